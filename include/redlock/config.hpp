@@ -1,0 +1,105 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_CONFIG_HPP
+#define REDLOCK_CONFIG_HPP
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <redlock/error.hpp>
+
+namespace redlock {
+
+/// @brief How a master's TLS connection is set up (`rediss://` URIs).
+///
+/// Peer verification and SNI are on by default. With no CA file nor CA directory, the system's
+/// default trust store is used.
+struct tls_options
+{
+    bool verify_peer = true;   ///< Verify the server certificate chain and host name.
+    std::string ca_file;       ///< PEM file of trusted CAs.
+    std::string ca_dir;        ///< Directory of hashed CA certificates (c_rehash layout).
+    std::string cert_file;     ///< Client certificate (PEM), for mutual TLS.
+    std::string key_file;      ///< Client private key (PEM), for mutual TLS.
+    std::string server_name;   ///< Name for SNI and verification; empty: the URI's host.
+};
+
+/// @brief Where one Redis master is and how to log in to it.
+///
+/// Usually made by parse_master_uri(). The password is a secret: to_string() and every error
+/// message redlock produces leave it out.
+struct master_config
+{
+    enum class transport_kind : std::uint8_t
+    {
+        tcp,          ///< `redis://host:port`
+        tls,          ///< `rediss://host:port`
+        unix_socket,  ///< `unix:///path/to/socket`
+    };
+
+    transport_kind transport = transport_kind::tcp;
+    std::string host = "127.0.0.1";  ///< Host name or IP literal (tcp, tls).
+    std::uint16_t port = 6379;       ///< TCP port (tcp, tls).
+    std::string path;                ///< Socket path (unix_socket).
+    std::string username;            ///< ACL user; empty with a password: the default user.
+    std::string password;            ///< Empty: no AUTH.
+    int db = 0;                      ///< SELECT this database after connecting (0: no SELECT).
+    tls_options tls;
+
+    /// The URI of this master with any password replaced by "***".
+    std::string to_string() const;
+};
+
+/// @brief Parses `redis://[user:password@]host[:port][/db]`,
+/// `rediss://[user:password@]host[:port][/db]` or `unix://[user:password@]/path[?db=N]`.
+///
+/// User name and password are percent-decoded; an IPv6 host is written in brackets
+/// (`redis://[::1]:6379`). The default port is 6379.
+///
+/// @param uri  The URI.
+/// @param ec   Set to error::invalid_uri on failure.
+/// @param why  On failure, a message that names the problem; it never contains the password.
+/// @returns The configuration; unspecified on failure.
+master_config parse_master_uri(std::string_view uri, error_code& ec, std::string& why);
+
+/// Like the overload above; throws boost::system::system_error (error::invalid_uri, with the
+/// message that names the problem) on failure.
+master_config parse_master_uri(std::string_view uri);
+
+/// @brief How one connection to a master behaves.
+struct connection_options
+{
+    /// Sent with CLIENT SETNAME during the handshake; empty: not sent.
+    std::string client_name = "redlock";
+
+    /// Resolve + connect + TLS handshake + Redis handshake must finish within this time.
+    std::chrono::milliseconds connect_timeout{2000};
+
+    /// An idle connection sends PING after this long without traffic. Zero disables it.
+    std::chrono::milliseconds health_check_interval{1000};
+
+    /// A request (user request or health PING) that has waited for its reply longer than
+    /// this declares the connection dead: in-flight requests fail with connection_lost and
+    /// the connection reconnects. Zero disables it.
+    std::chrono::milliseconds health_check_timeout{3000};
+
+    /// Reconnect backoff: the first delay, doubled after each failed attempt up to the
+    /// maximum; each delay is drawn uniformly from [delay/2, delay] (jitter).
+    std::chrono::milliseconds reconnect_min_delay{50};
+    std::chrono::milliseconds reconnect_max_delay{2000};
+
+    /// Limits on what the server may send (protection against a broken or hostile peer).
+    std::size_t max_nesting_depth = 32;
+    std::size_t max_bulk_length = 64u * 1024 * 1024;
+    std::size_t max_aggregate_size = 1u << 20;
+
+    /// Checks every field; on failure sets ec to error::invalid_option and why to a message
+    /// that names the field.
+    void validate(error_code& ec, std::string& why) const;
+};
+
+}  // namespace redlock
+
+#endif
