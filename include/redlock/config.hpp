@@ -56,7 +56,20 @@ struct master_config
 /// `rediss://[user:password@]host[:port][/db]` or `unix://[user:password@]/path[?db=N]`.
 ///
 /// User name and password are percent-decoded; an IPv6 host is written in brackets
-/// (`redis://[::1]:6379`). The default port is 6379.
+/// (`redis://[::1]:6379`, a zone as `[fe80::1%25eth0]`). The default port is 6379. The scheme
+/// is case-insensitive.
+///
+/// Details:
+/// - `redis://:password@host` gives a password for the default user. A user name without a
+///   password (`redis://name@host`, `redis://name:@host`) is rejected: it is ambiguous, and
+///   an empty password would silently skip AUTH.
+/// - In the user name and password, `@ / ? # [ ]` must be percent-encoded (`%40`...); `+` is
+///   a plus, not a space.
+/// - For redis:// and rediss:// the db is the path (`/2`) and no query is accepted; for
+///   unix:// the db is `?db=2`. The db is 0 to 2147483647.
+/// - The unix socket path is percent-decoded and must be absolute, at most 107 bytes, with
+///   no NUL.
+/// - Spaces and control characters anywhere are rejected (percent-encode them).
 ///
 /// @param uri  The URI.
 /// @param ec   Set to error::invalid_uri on failure.
@@ -96,7 +109,9 @@ struct connection_options
     std::size_t max_aggregate_size = 1u << 20;
 
     /// Checks every field; on failure sets ec to error::invalid_option and why to a message
-    /// that names the field.
+    /// that names the field, on success clears both. Besides the ranges above, client_name
+    /// may hold only printable ASCII without spaces (what CLIENT SETNAME accepts), and
+    /// max_nesting_depth is at most 1024.
     void validate(error_code& ec, std::string& why) const;
 };
 

@@ -1,0 +1,173 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_CONNECTION_HPP
+#define REDLOCK_CONNECTION_HPP
+
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/deferred.hpp>
+
+#include <redlock/config.hpp>
+#include <redlock/error.hpp>
+#include <redlock/resp.hpp>
+
+namespace redlock {
+
+namespace asio = boost::asio;
+
+namespace detail {
+class node_connection;
+}
+
+/// @brief One Redis command, encoded once as a RESP array of bulk strings (binary-safe).
+class command
+{
+public:
+    command() = default;
+
+    /// Each argument is a string (any bytes) or an integer.
+    template <class... Args>
+        requires(sizeof...(Args) > 0 &&
+                 ((std::convertible_to<const Args&, std::string_view> || std::integral<Args>) && ...))
+    explicit command(const Args&... args)
+    {
+        begin(sizeof...(Args));
+        (add(args), ...);
+    }
+
+    command(std::initializer_list<std::string_view> args);
+
+    /// The RESP bytes of the command.
+    std::string_view bytes() const noexcept { return bytes_; }
+
+private:
+    void begin(std::size_t n);
+    void add(std::string_view arg);
+    void add(std::int64_t arg);
+    template <std::integral I>
+        requires(!std::same_as<I, std::int64_t>)
+    void add(I arg)
+    {
+        add(static_cast<std::int64_t>(arg));
+    }
+
+    std::string bytes_;
+};
+
+/// Counters of one connection, for monitoring and benchmarks.
+struct connection_stats
+{
+    std::uint64_t requests = 0;  ///< Requests accepted (health PINGs included).
+    std::uint64_t replies = 0;   ///< Replies read.
+    std::uint64_t writes = 0;    ///< Writes issued; requests / writes is the coalescing factor.
+    std::uint64_t connects = 0;  ///< Successful (re)connections.
+    std::uint64_t drops = 0;     ///< Connections lost after being established.
+};
+
+/// @brief A multiplexed, pipelined, self-healing connection to one Redis master.
+///
+/// Connects on construction and keeps reconnecting (exponential backoff with jitter) until
+/// closed or destroyed. Any number of async_exec operations may be outstanding; the commands of
+/// all of them go out coalesced into as few writes as possible and the replies come back in
+/// order. This is the transport that redlock::client uses, exposed for raw commands.
+///
+/// @par Thread safety
+/// Distinct objects: safe. Shared objects: async_exec, async_wait_connected and close may be
+/// called from any thread; all work runs on a strand of the executor given at construction.
+class connection
+{
+public:
+    using executor_type = asio::any_io_executor;
+
+    /// Starts connecting to the master described by `cfg`.
+    /// Throws boost::system::system_error (error::invalid_option) when `opts` is invalid.
+    connection(executor_type ex, master_config cfg, connection_options opts = {});
+
+    /// Parses `uri` (see parse_master_uri) and starts connecting; throws on a bad URI or options.
+    connection(executor_type ex, std::string_view uri, connection_options opts = {});
+
+    /// Closes the connection; outstanding operations complete with connection_closed.
+    ~connection();
+
+    connection(const connection&) = delete;
+    connection& operator=(const connection&) = delete;
+
+    /// The strand on which the connection runs.
+    executor_type get_executor() const noexcept;
+
+    /// @brief Sends `cmd` and completes with its reply.
+    ///
+    /// A server error reply completes with the error value of its prefix (error::noscript,
+    /// error::wrongtype, ..., error::server_error) and the reply, whose single node holds the
+    /// server's message.
+    ///
+    /// @param timeout Deadline for the reply; zero means none (the connection's health check
+    /// still bounds the wait). On expiry: error::request_timeout.
+    ///
+    /// @par Handler signature
+    /// `void(error_code, resp::reply)`
+    ///
+    /// @par Per-operation cancellation
+    /// terminal, partial and total: the operation completes with operation_aborted at once; the
+    /// command may still have been executed by the server, and its reply is read and dropped, so
+    /// later requests are unaffected.
+    template <class CompletionToken = asio::deferred_t>
+    auto async_exec(command cmd, std::chrono::milliseconds timeout, CompletionToken&& token = {})
+    {
+        return asio::async_initiate<CompletionToken, void(error_code, resp::reply)>(
+            [this](auto handler, command c, std::chrono::milliseconds t) {
+                async_exec_impl(std::move(c), t, std::move(handler));
+            },
+            token, std::move(cmd), timeout);
+    }
+
+    /// async_exec without a deadline.
+    template <class CompletionToken = asio::deferred_t>
+    auto async_exec(command cmd, CompletionToken&& token = {})
+    {
+        return async_exec(std::move(cmd), std::chrono::milliseconds(0),
+                          std::forward<CompletionToken>(token));
+    }
+
+    /// @brief Completes when the current connection attempt settles: with no error when the
+    /// connection is ready, else with the reason it is down (see last_error_detail()).
+    ///
+    /// @par Handler signature
+    /// `void(error_code)`
+    template <class CompletionToken = asio::deferred_t>
+    auto async_wait_connected(CompletionToken&& token = {})
+    {
+        return asio::async_initiate<CompletionToken, void(error_code)>(
+            [this](auto handler) { async_wait_connected_impl(std::move(handler)); }, token);
+    }
+
+    /// Closes for good: outstanding operations fail with connection_closed. Idempotent.
+    void close();
+
+    /// Counters; call on the connection's executor (or when nothing runs).
+    connection_stats stats() const;
+
+    /// Why the connection is down, naming the master (never its password); empty when up.
+    /// Call on the connection's executor.
+    std::string last_error_detail() const;
+
+private:
+    void async_exec_impl(command cmd, std::chrono::milliseconds timeout,
+                         asio::any_completion_handler<void(error_code, resp::reply)> handler);
+    void async_wait_connected_impl(asio::any_completion_handler<void(error_code)> handler);
+
+    std::shared_ptr<detail::node_connection> impl_;
+};
+
+}  // namespace redlock
+
+#endif

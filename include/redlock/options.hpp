@@ -1,0 +1,63 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_OPTIONS_HPP
+#define REDLOCK_OPTIONS_HPP
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <redlock/config.hpp>
+
+namespace redlock {
+
+/// @brief How one lock is taken. The defaults, and why, are in docs/algorithm.md.
+struct lock_options
+{
+    /// Time to live of the keys (PX). The lock's validity is at most ttl - drift.
+    std::chrono::milliseconds ttl{10000};
+
+    /// How long one attempt waits for the masters' answers. Zero: derived from the TTL,
+    /// ttl / 20 clamped to [10 ms, 200 ms] — small compared with the TTL, as the spec asks,
+    /// yet many round trips long.
+    std::chrono::milliseconds attempt_timeout{0};
+
+    /// Clock drift allowance: drift = ttl * drift_factor + 2 ms is subtracted from validity.
+    double drift_factor = 0.01;
+
+    /// Attempts in all (1: a single attempt). Used by async_lock; async_try_lock makes one.
+    std::uint32_t max_attempts = 3;
+
+    /// Delay between attempts: retry_delay + a uniform random part in [0, retry_jitter].
+    std::chrono::milliseconds retry_delay{50};
+    std::chrono::milliseconds retry_jitter{150};
+
+    /// Optional budget for the whole acquisition (attempts + delays); zero: no budget.
+    std::chrono::milliseconds max_wait{0};
+
+    /// Deadline of the release sent after a failed attempt (and by async_unlock). The
+    /// caller's cancellation does not cut it short.
+    std::chrono::milliseconds release_timeout{200};
+};
+
+/// @brief What a client needs to know: its masters and the defaults of its locks.
+struct client_config
+{
+    /// The masters, e.g. "redis://127.0.0.1:6379". An odd number (3, 5, 7) is usual.
+    std::vector<std::string> masters;
+
+    /// Prepended to every resource name to form the key; empty by default, so that the key is
+    /// the resource name exactly as the Redlock spec (and node-redlock, redsync) write it.
+    std::string key_prefix;
+
+    connection_options connection;
+    lock_options defaults;
+};
+
+/// Checks the values of a lock_options; on failure ec = error::invalid_option and `why`
+/// names the field.
+void validate(const lock_options& o, error_code& ec, std::string& why);
+
+}  // namespace redlock
+
+#endif

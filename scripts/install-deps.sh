@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what redlock needs to build, test and benchmark, from Debian bookworm's packages,
+# when it is missing. Safe to run again: it installs nothing that is already there.
+set -euo pipefail
+
+packages=(
+    g++ cmake make
+    libboost1.81-dev   # Asio 1.81 (co_composed, any_completion_handler); 1.74 is too old
+    libssl-dev         # TLS and the CSPRNG for lock tokens
+    catch2             # 2.13, the test framework
+    redis-server redis-tools  # real masters for the live tests, the examples and the bench
+    openssl            # only for inspecting the test certificates by hand
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+    echo "install-deps: installing ${missing[*]}"
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The redis-server package may enable a system service; redlock never uses it (every test and
+# tool starts its own masters on free loopback ports).

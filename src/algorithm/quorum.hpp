@@ -1,0 +1,115 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_ALGORITHM_QUORUM_HPP
+#define REDLOCK_SRC_ALGORITHM_QUORUM_HPP
+
+#include <redlock/error.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace redlock::detail {
+
+/// @brief What one master answered in one round (acquire, extend or release).
+enum class master_outcome : std::uint8_t
+{
+    pending,        ///< No answer yet.
+    granted,        ///< The master agreed (SET NX succeeded, the script returned 1...).
+    held_by_other,  ///< The master answered, but the key holds another owner's token.
+    failed,         ///< Transport or server error.
+    timed_out,      ///< No answer within the per-attempt deadline.
+};
+
+/// @brief The decision of one round.
+enum class quorum_state : std::uint8_t
+{
+    undecided,  ///< Some masters are pending and both outcomes are still possible.
+    reached,    ///< A majority granted.
+    failed,     ///< Too few masters are left pending for a majority to grant.
+};
+
+/// @brief Counts the outcomes of one round over N masters and decides as early as certain.
+///
+/// The quorum is Q = N/2 + 1. The state becomes `reached` as soon as Q masters granted and
+/// `failed` as soon as granted + pending < Q: from then on no later answer can change the
+/// result, so the caller can complete (or release and retry) without waiting for the slow
+/// masters. Once decided the state never changes; later outcomes are still stored and
+/// counted, for diagnostics.
+///
+/// Outcomes live in an inline buffer for N <= 16 (the tracker does not allocate then) and
+/// on the heap beyond.
+///
+/// @par Thread safety
+/// Distinct objects: safe. Shared objects: unsafe.
+class quorum_tracker
+{
+public:
+    /// Masters handled without a heap allocation.
+    static constexpr std::size_t inline_capacity = 16;
+
+    /// @brief A tracker with every master pending.
+    /// @param masters  N, at least 1.
+    /// @throws std::invalid_argument if masters is 0.
+    explicit quorum_tracker(std::size_t masters);
+
+    /// @brief N.
+    std::size_t masters() const noexcept { return masters_; }
+
+    /// @brief Q = N/2 + 1, the number of grants that make a majority.
+    std::size_t quorum() const noexcept { return masters_ / 2 + 1; }
+
+    /// @brief Records master `master`'s outcome and returns the state after it.
+    ///
+    /// Only the first non-pending outcome of a master counts: later ones, `pending`, and an
+    /// out-of-range index are ignored and return the current state (a duplicate or stray
+    /// reply must not count twice toward the majority).
+    quorum_state record(std::size_t master, master_outcome o) noexcept;
+
+    /// @brief The decision so far; sticky once not `undecided`.
+    quorum_state state() const noexcept { return state_; }
+
+    /// @brief Master `master`'s recorded outcome (`pending` for an out-of-range index).
+    master_outcome outcome(std::size_t master) const noexcept;
+
+    /// @brief Masters that granted.
+    std::size_t granted() const noexcept { return granted_; }
+
+    /// @brief Masters that answered with another owner's token.
+    std::size_t held_by_other() const noexcept { return held_; }
+
+    /// @brief Masters that failed or timed out.
+    std::size_t failed() const noexcept { return failed_; }
+
+    /// @brief Masters with no outcome yet.
+    std::size_t pending() const noexcept { return masters_ - granted_ - held_ - failed_; }
+
+    /// @brief Why the round failed: error::contended when another owner was seen at least as
+    /// often as failures (held_by_other() > 0 and held_by_other() >= failed()), otherwise
+    /// error::no_quorum.
+    ///
+    /// Meaningful when state() is `failed`; it reflects every outcome recorded so far,
+    /// including those after the decision.
+    redlock::error failure_reason() const noexcept;
+
+private:
+    master_outcome* data() noexcept { return heap_.empty() ? inline_.data() : heap_.data(); }
+    const master_outcome* data() const noexcept
+    {
+        return heap_.empty() ? inline_.data() : heap_.data();
+    }
+
+    std::size_t masters_;
+    std::size_t granted_ = 0;
+    std::size_t held_ = 0;
+    std::size_t failed_ = 0;
+    quorum_state state_ = quorum_state::undecided;
+    // Both members rather than a pointer into inline_, so that the defaulted copy and move
+    // stay correct; an empty vector does not allocate.
+    std::array<master_outcome, inline_capacity> inline_{};
+    std::vector<master_outcome> heap_;
+};
+
+}  // namespace redlock::detail
+
+#endif

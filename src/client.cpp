@@ -1,0 +1,655 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include <redlock/client.hpp>
+
+#include <algorithm>
+
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/system/system_error.hpp>
+
+#include "algorithm/backoff.hpp"
+#include "algorithm/validity.hpp"
+#include "client_impl.hpp"
+#include "detail/completion.hpp"
+#include "round.hpp"
+
+namespace redlock {
+
+namespace detail {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+std::chrono::milliseconds attempt_timeout_of(const lock_options& o)
+{
+    if (o.attempt_timeout.count() > 0)
+        return o.attempt_timeout;
+    return std::clamp(o.ttl / 20, std::chrono::milliseconds(10), std::chrono::milliseconds(200));
+}
+
+// Connects a per-operation cancellation slot to `op->cancel()`, run on the client's strand.
+template <class Handler, class Op>
+void connect_cancellation(Handler& h, const std::shared_ptr<Op>& op, const asio::any_io_executor& strand)
+{
+    auto slot = asio::get_associated_cancellation_slot(h);
+    if (!slot.is_connected())
+        return;
+    slot.assign([weak = std::weak_ptr<Op>(op), strand](asio::cancellation_type) {
+        // The signal may be emitted on another thread: hop onto the strand.
+        asio::dispatch(strand, [weak] {
+            if (auto self = weak.lock())
+                self->cancel();
+        });
+    });
+}
+
+template <class Handler>
+void disconnect_cancellation(Handler& h)
+{
+    auto slot = asio::get_associated_cancellation_slot(h);
+    if (slot.is_connected())
+        slot.clear();
+}
+
+// ---- acquisition ----------------------------------------------------------------------------
+
+class acquire_op final : public round_listener,
+                         public timed_entry,
+                         public std::enable_shared_from_this<acquire_op>
+{
+public:
+    using lock_handler = asio::any_completion_handler<void(error_code, lock)>;
+    using try_handler = asio::any_completion_handler<void(error_code, std::optional<lock>)>;
+
+    acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o)
+        : c_(std::move(c)), resource_(std::move(resource)), o_(o),
+          retry_(retry_policy{o.max_attempts, o.retry_delay, o.retry_jitter, o.max_wait},
+                 c_->jitter_rng())
+    {
+        key_.reserve(c_->cfg.key_prefix.size() + resource_.size());
+        key_.append(c_->cfg.key_prefix).append(resource_);
+    }
+
+    // Boost 1.81's any_completion_handler move-assignment recurses without end (fixed in
+    // 1.82), so handlers are only ever move-constructed: here, into an optional.
+    void start(lock_handler h)
+    {
+        h_lock_.emplace(std::move(h));
+        begin();
+    }
+
+    void start(try_handler h)
+    {
+        h_try_.emplace(std::move(h));
+        try_mode_ = true;
+        begin();
+    }
+
+    void cancel()
+    {
+        if (phase_ == phase::done)
+            return;
+        cancelled_ = true;
+        if (phase_ == phase::attempting)
+        {
+            fail_attempt(asio::error::operation_aborted);
+        }
+        else if (phase_ == phase::backing_off)
+        {
+            c_->deadlines.cancel(*this);
+            complete(asio::error::operation_aborted, {});
+        }
+        // releasing: completes with operation_aborted once the release is done.
+    }
+
+    std::shared_ptr<void> hold() override { return shared_from_this(); }
+
+private:
+    enum class phase : std::uint8_t
+    {
+        idle,
+        attempting,
+        releasing,
+        backing_off,
+        done
+    };
+
+    void begin()
+    {
+        initiating_ = true;
+        error_code ec;
+        std::string why;
+        validate(o_, ec, why);
+        if (!ec && resource_.empty())
+            ec = error::invalid_argument;
+        if (!ec && c_->closed)
+            ec = error::connection_closed;
+        if (ec)
+        {
+            complete(ec, {});
+            return;
+        }
+        self_ = shared_from_this();
+        if (try_mode_)
+            connect_cancellation(*h_try_, self_, c_->strand);
+        else
+            connect_cancellation(*h_lock_, self_, c_->strand);
+        start_ = clock::now();
+        attempt();
+        initiating_ = false;
+    }
+
+    void attempt()
+    {
+        phase_ = phase::attempting;
+        c_->tokens.next(std::span<char, token_source::token_chars>(token_));
+        attempt_.start(*c_, round::kind::acquire, key_, token_view(), o_.ttl,
+                       clock::now() + attempt_timeout_of(o_), this);
+    }
+
+    std::string_view token_view() const { return {token_, token_source::token_chars}; }
+
+    void on_round_decided(round& r) override
+    {
+        if (&r != &attempt_)
+            return;
+        const auto& q = r.tracker();
+        if (q.state() == quorum_state::reached)
+        {
+            const auto elapsed = clock::now() - r.started();
+            // Never hand out an expired lock: the validity left must be positive.
+            if (remaining_validity(o_.ttl, elapsed, o_.drift_factor) > clock::duration::zero())
+            {
+                attempt_.stop();
+                auto st = std::make_shared<lock_state>();
+                st->resource = std::move(resource_);
+                st->key = std::move(key_);
+                st->token.assign(token_view());
+                st->valid_until = validity_deadline(r.started(), o_.ttl, o_.drift_factor);
+                st->masters = attempt_.take_diagnostics();
+                complete({}, lock(std::move(st)));
+                return;
+            }
+            fail_attempt(error::validity_expired);
+            return;
+        }
+        fail_attempt(q.failure_reason());
+    }
+
+    void on_round_finished(round& r) override
+    {
+        if (&r == &release_)
+            after_release();
+    }
+
+    void fail_attempt(error_code reason)
+    {
+        attempt_.stop();
+        if (reason != asio::error::operation_aborted || !last_error_)
+            last_error_ = reason;
+        diagnostics_ = attempt_.diagnostics();
+        phase_ = phase::releasing;
+        // Release on every master, also those that timed out or never answered: a grant may
+        // still arrive, and the release queued behind it on the same connection undoes it.
+        release_.start(*c_, round::kind::release, key_, token_view(), o_.ttl,
+                       clock::now() + o_.release_timeout, this);
+    }
+
+    void after_release()
+    {
+        if (cancelled_)
+            return complete(asio::error::operation_aborted, {});
+        if (!try_mode_)
+        {
+            if (auto delay = retry_.next_delay(clock::now() - start_))
+            {
+                phase_ = phase::backing_off;
+                c_->deadlines.schedule(*this, clock::now() + *delay);
+                return;
+            }
+        }
+        complete(last_error_, {});
+    }
+
+    void on_deadline() override
+    {
+        // The backoff delay is over.
+        attempt();
+    }
+
+    void complete(error_code ec, lock l)
+    {
+        phase_ = phase::done;
+        if (ec && !l.state())
+        {
+            auto st = std::make_shared<lock_state>();
+            st->resource = resource_;
+            st->key = key_;
+            st->masters = std::move(diagnostics_);
+            l = lock(std::move(st));
+        }
+        if (try_mode_)
+        {
+            disconnect_cancellation(*h_try_);
+            std::optional<lock> result;
+            if (!ec)
+                result = std::move(l);
+            if (ec == error::contended)
+                ec = {};  // contention is an outcome of try_lock, not an error
+            deliver(*h_try_, ec, std::move(result));
+        }
+        else
+        {
+            disconnect_cancellation(*h_lock_);
+            deliver(*h_lock_, ec, std::move(l));
+        }
+        self_.reset();
+    }
+
+    template <class Handler, class... Args>
+    void deliver(Handler& h, Args&&... args)
+    {
+        if (initiating_)
+            post_completion(h, c_->strand, std::forward<Args>(args)...);
+        else
+            dispatch_completion(h, c_->strand, std::forward<Args>(args)...);
+    }
+
+    std::shared_ptr<client_impl> c_;
+    std::string resource_;
+    std::string key_;
+    lock_options o_;
+    std::optional<lock_handler> h_lock_;
+    std::optional<try_handler> h_try_;
+    round attempt_;
+    round release_;
+    retry_schedule retry_;
+    clock::time_point start_{};
+    error_code last_error_;
+    std::vector<master_diagnostic> diagnostics_;
+    char token_[token_source::token_chars]{};
+    phase phase_ = phase::idle;
+    bool try_mode_ = false;
+    bool cancelled_ = false;
+    bool initiating_ = false;
+    std::shared_ptr<acquire_op> self_;
+};
+
+// ---- release --------------------------------------------------------------------------------
+
+class unlock_op final : public round_listener, public std::enable_shared_from_this<unlock_op>
+{
+public:
+    using handler = asio::any_completion_handler<void(error_code)>;
+
+    unlock_op(std::shared_ptr<client_impl> c, lock l, handler h)
+        : c_(std::move(c)), l_(std::move(l)), h_(std::move(h))
+    {}
+
+    void start()
+    {
+        const auto& st = l_.state();
+        if (!st || st->token.empty())
+            return finish(error::invalid_argument, true);
+        if (c_->closed)
+            return finish(error::connection_closed, true);
+        self_ = shared_from_this();
+        connect_cancellation(h_, self_, c_->strand);
+        initiating_ = true;
+        release_.start(*c_, round::kind::release, st->key, st->token, {},
+                       clock::now() + c_->cfg.defaults.release_timeout, this);
+        initiating_ = false;
+    }
+
+    void cancel()
+    {
+        if (done_)
+            return;
+        release_.stop();
+        finish(asio::error::operation_aborted, false);
+    }
+
+    std::shared_ptr<void> hold() override { return shared_from_this(); }
+
+private:
+    void on_round_decided(round&) override {}
+
+    void on_round_finished(round& r) override
+    {
+        const auto& q = r.tracker();
+        const auto quorum = q.quorum();
+        error_code ec;
+        if (q.granted() >= quorum)
+            ec = {};
+        else if (q.failed() > q.masters() - quorum)
+            ec = error::no_quorum;
+        else
+            ec = error::lock_lost;
+        finish(ec, initiating_);
+    }
+
+    void finish(error_code ec, bool immediate)
+    {
+        done_ = true;
+        disconnect_cancellation(h_);
+        if (immediate)
+            post_completion(h_, c_->strand, ec);
+        else
+            dispatch_completion(h_, c_->strand, ec);
+        self_.reset();
+    }
+
+    std::shared_ptr<client_impl> c_;
+    lock l_;
+    handler h_;
+    round release_;
+    bool done_ = false;
+    bool initiating_ = false;
+    std::shared_ptr<unlock_op> self_;
+};
+
+// ---- extension ------------------------------------------------------------------------------
+
+class extend_op final : public round_listener, public std::enable_shared_from_this<extend_op>
+{
+public:
+    using handler = asio::any_completion_handler<void(error_code, lock)>;
+
+    extend_op(std::shared_ptr<client_impl> c, lock l, std::chrono::milliseconds ttl, handler h)
+        : c_(std::move(c)), l_(std::move(l)), ttl_(ttl), h_(std::move(h))
+    {}
+
+    void start()
+    {
+        const auto& st = l_.state();
+        lock_options o = c_->cfg.defaults;
+        o.ttl = ttl_;
+        error_code vec;
+        std::string why;
+        validate(o, vec, why);
+        if (!st || st->token.empty() || vec)
+            return finish(error::invalid_argument, {}, true);
+        if (c_->closed)
+            return finish(error::connection_closed, {}, true);
+        self_ = shared_from_this();
+        connect_cancellation(h_, self_, c_->strand);
+        initiating_ = true;
+        extend_.start(*c_, round::kind::extend, st->key, st->token, ttl_,
+                      clock::now() + attempt_timeout_of(o), this);
+        initiating_ = false;
+    }
+
+    void cancel()
+    {
+        if (done_)
+            return;
+        extend_.stop();
+        release_.stop();
+        finish(asio::error::operation_aborted, {}, false);
+    }
+
+    std::shared_ptr<void> hold() override { return shared_from_this(); }
+
+private:
+    void on_round_decided(round& r) override
+    {
+        if (&r != &extend_)
+            return;
+        const auto& q = r.tracker();
+        const auto& st = l_.state();
+        if (q.state() == quorum_state::reached)
+        {
+            const auto drift = c_->cfg.defaults.drift_factor;
+            if (remaining_validity(ttl_, clock::now() - r.started(), drift) > clock::duration::zero())
+            {
+                extend_.stop();
+                auto ns = std::make_shared<lock_state>();
+                ns->resource = st->resource;
+                ns->key = st->key;
+                ns->token = st->token;
+                ns->valid_until = validity_deadline(r.started(), ttl_, drift);
+                ns->masters = extend_.take_diagnostics();
+                return finish({}, lock(std::move(ns)), initiating_);
+            }
+            reason_ = error::validity_expired;
+        }
+        else
+        {
+            reason_ = error::lock_lost;
+        }
+        // The lock is gone: release what is still ours so that it does not linger until TTL.
+        extend_.stop();
+        diagnostics_ = extend_.diagnostics();
+        release_.start(*c_, round::kind::release, st->key, st->token, {},
+                       clock::now() + c_->cfg.defaults.release_timeout, this);
+    }
+
+    void on_round_finished(round& r) override
+    {
+        if (&r != &release_)
+            return;
+        auto ns = std::make_shared<lock_state>();
+        const auto& st = l_.state();
+        ns->resource = st->resource;
+        ns->key = st->key;
+        ns->masters = std::move(diagnostics_);
+        finish(reason_, lock(std::move(ns)), initiating_);
+    }
+
+    void finish(error_code ec, lock result, bool immediate)
+    {
+        done_ = true;
+        disconnect_cancellation(h_);
+        if (!result.state())
+            result = l_;
+        if (immediate)
+            post_completion(h_, c_->strand, ec, std::move(result));
+        else
+            dispatch_completion(h_, c_->strand, ec, std::move(result));
+        self_.reset();
+    }
+
+    std::shared_ptr<client_impl> c_;
+    lock l_;
+    std::chrono::milliseconds ttl_;
+    handler h_;
+    round extend_;
+    round release_;
+    error_code reason_;
+    std::vector<master_diagnostic> diagnostics_;
+    bool done_ = false;
+    bool initiating_ = false;
+    std::shared_ptr<extend_op> self_;
+};
+
+}  // namespace
+
+// ---- client_impl ----------------------------------------------------------------------------
+
+client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<master_config> masters)
+    : strand(asio::make_strand(std::move(ex))), cfg(std::move(c)), deadlines(strand)
+{
+    conns.reserve(masters.size());
+    for (auto& m : masters)
+        conns.push_back(std::make_shared<node_connection>(strand, std::move(m), cfg.connection));
+}
+
+client_impl::~client_impl() = default;
+
+void client_impl::start()
+{
+    for (auto& c : conns)
+        c->start();
+}
+
+void client_impl::close()
+{
+    if (closed)
+        return;
+    closed = true;
+    for (auto& c : conns)
+        c->close();
+    deadlines.clear();
+}
+
+}  // namespace detail
+
+// ---- client ---------------------------------------------------------------------------------
+
+client::client(executor_type ex, client_config cfg)
+{
+    if (cfg.masters.empty())
+        throw boost::system::system_error(error::invalid_option, "client_config::masters is empty");
+    std::vector<master_config> masters;
+    for (const auto& uri : cfg.masters)
+        masters.push_back(parse_master_uri(uri));
+    error_code ec;
+    std::string why;
+    cfg.connection.validate(ec, why);
+    if (!ec)
+        validate(cfg.defaults, ec, why);
+    if (ec)
+        throw boost::system::system_error(ec, why);
+    impl_ = std::make_shared<detail::client_impl>(std::move(ex), std::move(cfg), std::move(masters));
+    asio::dispatch(impl_->strand, [impl = impl_] { impl->start(); });
+}
+
+client::~client() { close(); }
+
+client::executor_type client::get_executor() const noexcept { return impl_->strand; }
+
+std::size_t client::size() const noexcept { return impl_->size(); }
+
+const lock_options& client::default_options() const noexcept { return impl_->cfg.defaults; }
+
+void client::close()
+{
+    asio::dispatch(impl_->strand, [impl = impl_] { impl->close(); });
+}
+
+void client::async_lock_impl(std::string resource, const lock_options& opts,
+                             asio::any_completion_handler<void(error_code, lock)> handler)
+{
+    asio::dispatch(impl_->strand, [impl = impl_, r = std::move(resource), opts,
+                                   h = std::move(handler)]() mutable {
+        std::make_shared<detail::acquire_op>(impl, std::move(r), opts)->start(std::move(h));
+    });
+}
+
+void client::async_try_lock_impl(std::string resource, const lock_options& opts,
+                                 asio::any_completion_handler<void(error_code, std::optional<lock>)> handler)
+{
+    asio::dispatch(impl_->strand, [impl = impl_, r = std::move(resource), opts,
+                                   h = std::move(handler)]() mutable {
+        std::make_shared<detail::acquire_op>(impl, std::move(r), opts)->start(std::move(h));
+    });
+}
+
+void client::async_unlock_impl(const lock& l, asio::any_completion_handler<void(error_code)> handler)
+{
+    asio::dispatch(impl_->strand, [impl = impl_, l, h = std::move(handler)]() mutable {
+        std::make_shared<detail::unlock_op>(impl, std::move(l), std::move(h))->start();
+    });
+}
+
+void client::async_extend_impl(const lock& l, std::chrono::milliseconds ttl,
+                               asio::any_completion_handler<void(error_code, lock)> handler)
+{
+    asio::dispatch(impl_->strand, [impl = impl_, l, ttl, h = std::move(handler)]() mutable {
+        std::make_shared<detail::extend_op>(impl, std::move(l), ttl, std::move(h))->start();
+    });
+}
+
+void client::async_wait_connected_impl(asio::any_completion_handler<void(error_code, std::size_t)> handler)
+{
+    asio::dispatch(impl_->strand, [impl = impl_, h = std::move(handler)]() mutable {
+        struct state
+        {
+            explicit state(asio::any_completion_handler<void(error_code, std::size_t)> handler)
+                : h(std::move(handler))
+            {}
+            asio::any_completion_handler<void(error_code, std::size_t)> h;
+            std::size_t waiting = 0;
+            std::size_t ready = 0;
+        };
+        auto st = std::make_shared<state>(std::move(h));
+        st->waiting = impl->conns.size();
+        for (auto& c : impl->conns)
+        {
+            c->wait_settled([impl, st](error_code ec) {
+                if (!ec)
+                    ++st->ready;
+                if (--st->waiting == 0)
+                {
+                    error_code result = st->ready >= impl->quorum() ? error_code() : error_code(error::no_quorum);
+                    detail::dispatch_completion(st->h, impl->strand, result, st->ready);
+                }
+            });
+        }
+    });
+}
+
+// ---- small helpers of the public types ------------------------------------------------------
+
+std::string_view to_string(master_status s) noexcept
+{
+    switch (s)
+    {
+    case master_status::pending: return "pending";
+    case master_status::granted: return "granted";
+    case master_status::held_by_other: return "held_by_other";
+    case master_status::error: return "error";
+    case master_status::timed_out: return "timed_out";
+    }
+    return "unknown";
+}
+
+std::string lock::describe() const
+{
+    std::string out = "lock '" + std::string(resource()) + "': ";
+    if (held())
+        out += "held, " +
+               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(remaining()).count()) +
+               " ms left";
+    else
+        out += "not held";
+    out += "; masters:";
+    for (const auto& m : masters())
+    {
+        out += " [" + std::to_string(m.index) + "] " + std::string(to_string(m.status));
+        if (m.ec)
+            out += " (" + m.ec.message() + (m.message.empty() ? "" : ": " + m.message) + ")";
+        out += " " + std::to_string(m.latency.count()) + "us";
+    }
+    return out;
+}
+
+void validate(const lock_options& o, error_code& ec, std::string& why)
+{
+    auto bad = [&](const char* msg) {
+        ec = error::invalid_option;
+        why = msg;
+    };
+    ec = {};
+    if (o.ttl.count() <= 0)
+        return bad("lock_options::ttl must be positive");
+    if (o.attempt_timeout.count() < 0)
+        return bad("lock_options::attempt_timeout must not be negative");
+    if (!(o.drift_factor >= 0.0 && o.drift_factor < 1.0))
+        return bad("lock_options::drift_factor must be in [0, 1)");
+    if (o.max_attempts < 1)
+        return bad("lock_options::max_attempts must be at least 1");
+    if (o.retry_delay.count() < 0 || o.retry_jitter.count() < 0)
+        return bad("lock_options::retry_delay and retry_jitter must not be negative");
+    if (o.max_wait.count() < 0)
+        return bad("lock_options::max_wait must not be negative");
+    if (o.release_timeout.count() <= 0)
+        return bad("lock_options::release_timeout must be positive");
+    if (detail::remaining_validity(o.ttl, std::chrono::steady_clock::duration::zero(), o.drift_factor) <=
+        std::chrono::steady_clock::duration::zero())
+        return bad("lock_options::ttl is not longer than the clock drift allowance");
+}
+
+}  // namespace redlock

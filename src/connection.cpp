@@ -1,0 +1,178 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include <redlock/connection.hpp>
+
+#include <boost/asio/associated_cancellation_slot.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/system/system_error.hpp>
+
+#include "detail/completion.hpp"
+#include "protocol/resp_encoder.hpp"
+#include "transport/node_connection.hpp"
+
+namespace redlock {
+
+// ---- command --------------------------------------------------------------------------------
+
+command::command(std::initializer_list<std::string_view> args)
+{
+    begin(args.size());
+    for (auto a : args)
+        add(a);
+}
+
+void command::begin(std::size_t n) { resp::append_array_header(bytes_, n); }
+void command::add(std::string_view arg) { resp::append_bulk(bytes_, arg); }
+void command::add(std::int64_t arg) { resp::append_bulk(bytes_, arg); }
+
+// ---- connection -----------------------------------------------------------------------------
+
+namespace {
+
+resp::reply to_owning(std::span<const resp::node_view> nodes)
+{
+    resp::reply r;
+    r.reserve(nodes.size());
+    for (const auto& n : nodes)
+        r.push_back(resp::node{n.data_type, n.depth, n.size, std::string(n.value)});
+    return r;
+}
+
+// One async_exec in flight. Owned by itself (keep_alive_) until it completes; the connection
+// only holds a raw sink pointer, which the op removes (abandon) before it dies.
+class exec_op final : public detail::reply_sink, public std::enable_shared_from_this<exec_op>
+{
+public:
+    using handler_type = asio::any_completion_handler<void(error_code, resp::reply)>;
+
+    exec_op(std::shared_ptr<detail::node_connection> conn, handler_type h)
+        : conn_(std::move(conn)), handler_(std::move(h)), timer_(conn_->get_executor())
+    {}
+
+    void start(const command& cmd, std::chrono::milliseconds timeout)
+    {
+        auto ec = conn_->submit(this, 0, [&](std::string& out) { out.append(cmd.bytes()); }, ticket_);
+        if (ec)
+        {
+            done_ = true;
+            detail::post_completion(handler_, conn_->get_executor(), ec, resp::reply{});
+            return;
+        }
+        keep_alive_ = shared_from_this();
+        if (timeout.count() > 0)
+        {
+            timer_.expires_after(timeout);
+            timer_.async_wait([self = shared_from_this()](const error_code& wec) {
+                if (!wec)
+                    self->finish_early(error::request_timeout);
+            });
+        }
+        auto slot = asio::get_associated_cancellation_slot(handler_);
+        if (slot.is_connected())
+        {
+            slot.assign([weak = weak_from_this(), ex = conn_->get_executor()](asio::cancellation_type) {
+                // The signal may be emitted from another thread: hop onto the strand.
+                asio::dispatch(ex, [weak] {
+                    if (auto self = weak.lock())
+                        self->finish_early(asio::error::operation_aborted);
+                });
+            });
+        }
+    }
+
+    void on_reply(std::uint32_t, const error_code& ec, std::span<const resp::node_view> nodes) override
+    {
+        if (done_)
+            return;
+        if (ec)
+            return finish(ec, {});
+        error_code rec;
+        if (resp::is_error(nodes[0].data_type))
+            rec = error_from_server_reply(nodes[0].value);
+        finish(rec, to_owning(nodes));
+    }
+
+private:
+    void finish_early(const error_code& ec)
+    {
+        if (done_)
+            return;
+        conn_->abandon(ticket_);
+        finish(ec, {});
+    }
+
+    void finish(const error_code& ec, resp::reply r)
+    {
+        done_ = true;
+        timer_.cancel();
+        auto slot = asio::get_associated_cancellation_slot(handler_);
+        if (slot.is_connected())
+            slot.clear();
+        detail::dispatch_completion(handler_, conn_->get_executor(), ec, std::move(r));
+        keep_alive_.reset();
+    }
+
+    std::shared_ptr<detail::node_connection> conn_;
+    handler_type handler_;
+    asio::steady_timer timer_;
+    detail::request_ticket ticket_;
+    bool done_ = false;
+    std::shared_ptr<exec_op> keep_alive_;
+};
+
+}  // namespace
+
+connection::connection(executor_type ex, master_config cfg, connection_options opts)
+{
+    error_code ec;
+    std::string why;
+    opts.validate(ec, why);
+    if (ec)
+        throw boost::system::system_error(ec, why);
+    impl_ = std::make_shared<detail::node_connection>(asio::make_strand(std::move(ex)),
+                                                      std::move(cfg), std::move(opts));
+    asio::dispatch(impl_->get_executor(), [impl = impl_] { impl->start(); });
+}
+
+connection::connection(executor_type ex, std::string_view uri, connection_options opts)
+    : connection(std::move(ex), parse_master_uri(uri), std::move(opts))
+{}
+
+connection::~connection() { close(); }
+
+connection::executor_type connection::get_executor() const noexcept { return impl_->get_executor(); }
+
+void connection::close()
+{
+    asio::dispatch(impl_->get_executor(), [impl = impl_] { impl->close(); });
+}
+
+connection_stats connection::stats() const
+{
+    const auto& s = impl_->stats();
+    return {s.requests, s.replies, s.writes, s.connects, s.drops};
+}
+
+std::string connection::last_error_detail() const { return impl_->last_error_detail(); }
+
+void connection::async_exec_impl(command cmd, std::chrono::milliseconds timeout,
+                                 asio::any_completion_handler<void(error_code, resp::reply)> handler)
+{
+    asio::dispatch(impl_->get_executor(),
+                   [impl = impl_, cmd = std::move(cmd), timeout, h = std::move(handler)]() mutable {
+                       auto op = std::make_shared<exec_op>(impl, std::move(h));
+                       op->start(cmd, timeout);
+                   });
+}
+
+void connection::async_wait_connected_impl(asio::any_completion_handler<void(error_code)> handler)
+{
+    asio::dispatch(impl_->get_executor(), [impl = impl_, h = std::move(handler)]() mutable {
+        auto shared_h = std::make_shared<decltype(h)>(std::move(h));
+        impl->wait_settled([impl, shared_h](error_code ec) {
+            detail::dispatch_completion(*shared_h, impl->get_executor(), ec);
+        });
+    });
+}
+
+}  // namespace redlock

@@ -1,0 +1,68 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include "detail/deadline_list.hpp"
+
+namespace redlock::detail {
+
+void deadline_list::schedule(timed_entry& e, timed_entry::time_point when)
+{
+    if (e.linked_)
+        cancel(e);
+    e.deadline_ = when;
+    e.linked_ = true;
+    // Walk back from the tail: operations mostly share one timeout, so this stops at once.
+    timed_entry* after = tail_;
+    while (after && after->deadline_ > when)
+        after = after->prev_;
+    e.prev_ = after;
+    e.next_ = after ? after->next_ : head_;
+    (e.next_ ? e.next_->prev_ : tail_) = &e;
+    (after ? after->next_ : head_) = &e;
+    if (when < armed_for_)
+        arm(when);
+}
+
+void deadline_list::cancel(timed_entry& e) noexcept
+{
+    if (!e.linked_)
+        return;
+    (e.prev_ ? e.prev_->next_ : head_) = e.next_;
+    (e.next_ ? e.next_->prev_ : tail_) = e.prev_;
+    e.prev_ = e.next_ = nullptr;
+    e.linked_ = false;
+}
+
+void deadline_list::clear() noexcept
+{
+    while (head_)
+        cancel(*head_);
+    timer_.cancel();
+    armed_for_ = timed_entry::time_point::max();
+}
+
+void deadline_list::arm(timed_entry::time_point when)
+{
+    armed_for_ = when;
+    timer_.expires_at(when);
+    // The list outlives the wait: its owner clears it (cancelling the timer) before dying, and
+    // an aborted wait returns before touching `this`.
+    timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec)
+            on_timer();
+    });
+}
+
+void deadline_list::on_timer()
+{
+    armed_for_ = timed_entry::time_point::max();
+    const auto now = std::chrono::steady_clock::now();
+    while (head_ && head_->deadline_ <= now)
+    {
+        timed_entry& e = *head_;
+        cancel(e);
+        e.on_deadline();  // may schedule or cancel other entries, and re-arm
+    }
+    if (head_ && head_->deadline_ < armed_for_)
+        arm(head_->deadline_);
+}
+
+}  // namespace redlock::detail

@@ -1,0 +1,212 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include "round.hpp"
+
+#include "client_impl.hpp"
+#include "protocol/resp_encoder.hpp"
+#include "protocol/scripts.hpp"
+
+namespace redlock::detail {
+
+namespace {
+
+constexpr std::uint32_t fallback_bit = 1u << 31;
+
+void encode(std::string& out, round::kind k, bool fallback, std::string_view key,
+            std::string_view token, std::chrono::milliseconds ttl)
+{
+    const auto ttl_ms = static_cast<std::int64_t>(ttl.count());
+    switch (k)
+    {
+    case round::kind::acquire:
+        resp::append_command(out, "SET", key, token, "NX", "PX", ttl_ms);
+        return;
+    case round::kind::release:
+        if (fallback)
+            resp::append_command(out, "EVAL", release_script().body, "1", key, token);
+        else
+            resp::append_command(out, "EVALSHA", release_script().sha1, "1", key, token);
+        return;
+    case round::kind::extend:
+        if (fallback)
+            resp::append_command(out, "EVAL", extend_script().body, "1", key, token, ttl_ms);
+        else
+            resp::append_command(out, "EVALSHA", extend_script().sha1, "1", key, token, ttl_ms);
+        return;
+    }
+}
+
+}  // namespace
+
+void round::start(client_impl& c, kind k, std::string_view key, std::string_view token,
+                  std::chrono::milliseconds ttl, time_point deadline, round_listener* l)
+{
+    const auto n = c.size();
+    c_ = &c;
+    l_ = l;
+    k_ = k;
+    key_ = key;
+    token_ = token;
+    ttl_ = ttl;
+    q_ = quorum_tracker(n);
+    m_.assign(n, per_master{});
+    diag_.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+        diag_[i] = master_diagnostic{i, master_status::pending, {}, {}, {}};
+    outstanding_ = 0;
+    active_ = true;
+    decided_sent_ = false;
+    cmd_.clear();
+    encode(cmd_, k_, false, key_, token_, ttl_);
+
+    // t0 is taken before the first byte is queued: validity counts every microsecond spent.
+    t0_ = std::chrono::steady_clock::now();
+    auto hold = l_->hold();
+    for (std::size_t i = 0; i < n; ++i)
+        send(i, false);
+    if (outstanding_ > 0)
+        c_->deadlines.schedule(*this, deadline);
+    notify();
+}
+
+bool round::send(std::size_t i, bool fallback)
+{
+    auto& pm = m_[i];
+    auto& conn = *c_->conns[i];
+    const auto tag = static_cast<std::uint32_t>(i) | (fallback ? fallback_bit : 0u);
+    error_code ec;
+    if (fallback)
+        ec = conn.submit(this, tag, [&](std::string& out) { encode(out, k_, true, key_, token_, ttl_); },
+                         pm.ticket);
+    else
+        ec = conn.submit(this, tag, [&](std::string& out) { out.append(cmd_); }, pm.ticket);
+    if (ec)
+    {
+        settle(i, master_outcome::failed, ec, conn.last_error_detail());
+        return false;
+    }
+    pm.outstanding = true;
+    pm.fallback = fallback;
+    ++outstanding_;
+    return true;
+}
+
+void round::stop() noexcept
+{
+    if (!active_)
+        return;
+    active_ = false;
+    c_->deadlines.cancel(*this);
+    for (std::size_t i = 0; i < m_.size(); ++i)
+    {
+        if (m_[i].outstanding)
+        {
+            c_->conns[i]->abandon(m_[i].ticket);
+            m_[i].outstanding = false;
+        }
+    }
+    outstanding_ = 0;
+}
+
+void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg)
+{
+    auto& d = diag_[i];
+    switch (o)
+    {
+    case master_outcome::granted: d.status = master_status::granted; break;
+    case master_outcome::held_by_other: d.status = master_status::held_by_other; break;
+    case master_outcome::timed_out: d.status = master_status::timed_out; break;
+    default: d.status = master_status::error; break;
+    }
+    d.ec = ec;
+    if (!msg.empty())
+        d.message.assign(msg);
+    d.latency = std::chrono::duration_cast<std::chrono::microseconds>(
+        std::chrono::steady_clock::now() - t0_);
+    q_.record(i, o);
+}
+
+void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes)
+{
+    const std::size_t i = tag & ~fallback_bit;
+    const bool fallback = (tag & fallback_bit) != 0;
+    auto& pm = m_[i];
+    pm.outstanding = false;
+    --outstanding_;
+    auto hold = l_->hold();
+
+    if (ec)
+    {
+        settle(i, master_outcome::failed, ec, c_->conns[i]->last_error_detail());
+    }
+    else
+    {
+        const auto& v = nodes[0];
+        using resp::type;
+        if (resp::is_error(v.data_type))
+        {
+            const auto e = error_from_server_reply(v.value);
+            // A master that restarted or ran SCRIPT FLUSH lost the script: EVAL sends the body
+            // (and caches it again). Only once per round and master.
+            if (e == error::noscript && k_ != kind::acquire && !fallback && send(i, true))
+                return;
+            settle(i, master_outcome::failed, e, v.value);
+        }
+        else if (k_ == kind::acquire)
+        {
+            if (v.data_type == type::simple_string && v.value == "OK")
+                settle(i, master_outcome::granted, {}, {});
+            else if (v.data_type == type::null)
+                settle(i, master_outcome::held_by_other, {}, {});
+            else
+                settle(i, master_outcome::failed, error::unexpected_reply,
+                       "SET returned " + std::string(resp::to_string(v.data_type)));
+        }
+        else
+        {
+            if (v.data_type == type::integer && v.value == "1")
+                settle(i, master_outcome::granted, {}, {});
+            else if (v.data_type == type::integer && v.value == "0")
+                settle(i, master_outcome::held_by_other, {}, {});
+            else
+                settle(i, master_outcome::failed, error::unexpected_reply,
+                       "script returned " + std::string(resp::to_string(v.data_type)));
+        }
+    }
+    notify();
+}
+
+void round::on_deadline()
+{
+    auto hold = l_->hold();
+    for (std::size_t i = 0; i < m_.size(); ++i)
+    {
+        if (!m_[i].outstanding)
+            continue;
+        c_->conns[i]->abandon(m_[i].ticket);
+        m_[i].outstanding = false;
+        settle(i, master_outcome::timed_out, error::request_timeout, {});
+    }
+    outstanding_ = 0;
+    notify();
+}
+
+void round::notify()
+{
+    if (!active_)
+        return;
+    if (!decided_sent_ && q_.state() != quorum_state::undecided)
+    {
+        decided_sent_ = true;
+        l_->on_round_decided(*this);
+        if (!active_ || !decided_sent_)
+            return;  // stopped or restarted by the listener
+    }
+    if (outstanding_ == 0)
+    {
+        active_ = false;
+        c_->deadlines.cancel(*this);
+        l_->on_round_finished(*this);
+    }
+}
+
+}  // namespace redlock::detail

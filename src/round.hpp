@@ -1,0 +1,103 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_ROUND_HPP
+#define REDLOCK_SRC_ROUND_HPP
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <redlock/lock.hpp>
+
+#include "algorithm/quorum.hpp"
+#include "detail/deadline_list.hpp"
+#include "transport/node_connection.hpp"
+
+namespace redlock::detail {
+
+class client_impl;
+class round;
+
+/// The owner of a round: told when its outcome is decided and when every master has answered.
+class round_listener
+{
+public:
+    /// The quorum outcome is certain (reached or failed); called once per round.
+    virtual void on_round_decided(round& r) = 0;
+    /// Every master answered or timed out (after on_round_decided); called once per round.
+    virtual void on_round_finished(round& r) = 0;
+    /// Keeps the listener alive while a callback of the round runs.
+    virtual std::shared_ptr<void> hold() = 0;
+
+protected:
+    ~round_listener() = default;
+};
+
+/// @brief One command sent to every master at once, outcomes gathered against a deadline.
+///
+/// The unit of the Redlock algorithm: an acquisition attempt (SET NX PX), a release
+/// (compare-and-delete) or an extension (compare-and-PEXPIRE). Each reply is classified into a
+/// master_outcome and fed to a quorum_tracker, which decides as early as the outcome is certain.
+/// A script that the master does not have cached (NOSCRIPT) is sent again with EVAL, which
+/// also caches it. The deadline marks every master still silent as timed out.
+class round final : public reply_sink, public timed_entry
+{
+public:
+    enum class kind : std::uint8_t
+    {
+        acquire,
+        release,
+        extend
+    };
+
+    using time_point = std::chrono::steady_clock::time_point;
+
+    /// Sends to all masters. `key` and `token` must stay valid while the round is active.
+    /// May call the listener before returning (e.g. when every master is down).
+    void start(client_impl& c, kind k, std::string_view key, std::string_view token,
+               std::chrono::milliseconds ttl, time_point deadline, round_listener* l);
+
+    /// No more callbacks: outstanding requests are abandoned (their replies dropped).
+    void stop() noexcept;
+
+    bool active() const noexcept { return active_; }
+    const quorum_tracker& tracker() const noexcept { return q_; }
+    time_point started() const noexcept { return t0_; }
+    const std::vector<master_diagnostic>& diagnostics() const noexcept { return diag_; }
+    std::vector<master_diagnostic> take_diagnostics() noexcept { return std::move(diag_); }
+
+private:
+    void on_reply(std::uint32_t tag, const error_code& ec,
+                  std::span<const resp::node_view> nodes) override;
+    void on_deadline() override;
+    bool send(std::size_t i, bool fallback);
+    void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg);
+    void notify();
+
+    struct per_master
+    {
+        request_ticket ticket;
+        bool outstanding = false;
+        bool fallback = false;
+    };
+
+    client_impl* c_ = nullptr;
+    round_listener* l_ = nullptr;
+    kind k_ = kind::acquire;
+    std::string_view key_;
+    std::string_view token_;
+    std::chrono::milliseconds ttl_{0};
+    std::string cmd_;  // encoded once, appended to every master's output buffer
+    quorum_tracker q_{1};
+    std::vector<per_master> m_;
+    std::vector<master_diagnostic> diag_;
+    std::size_t outstanding_ = 0;
+    time_point t0_{};
+    bool active_ = false;
+    bool decided_sent_ = false;
+};
+
+}  // namespace redlock::detail
+
+#endif

@@ -1,0 +1,539 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+//
+// Master URIs: redis://, rediss:// and unix://.
+//
+// The one rule that shapes this parser: the password is a secret, so no error message may
+// quote it, not even in part. The user-info part is therefore cut off *first*, at the last
+// '@' (redis, rediss) or the last "@/" (unix), before anything else is looked at. Everything
+// after that cut (host, port, db, socket path, query names) can then be quoted safely, and
+// nothing before it ever is: a password with an unescaped '/', '?' or '@' stays on the
+// user-info side and is rejected there with a message that names the character, not the text.
+#include <redlock/config.hpp>
+
+#include <arpa/inet.h>
+#include <sys/un.h>
+
+#include <array>
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <boost/system/system_error.hpp>
+
+namespace redlock {
+namespace {
+
+constexpr std::string_view accepted_schemes = "redis://, rediss://, unix://";
+
+// sun_path holds the path and its terminating NUL.
+constexpr std::size_t max_socket_path = sizeof(sockaddr_un{}.sun_path) - 1;
+
+constexpr std::int64_t max_db = 2147483647;  // SELECT takes a signed 32-bit index.
+
+bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+bool is_alnum(char c) noexcept { return is_alpha(c) || is_digit(c); }
+
+bool is_unreserved(char c) noexcept
+{
+    return is_alnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
+}
+
+bool is_sub_delim(char c) noexcept
+{
+    switch (c)
+    {
+    case '!': case '$': case '&': case '\'': case '(': case ')':
+    case '*': case '+': case ',': case ';': case '=':
+        return true;
+    default:
+        return false;
+    }
+}
+
+int hex_value(char c) noexcept
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+char ascii_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool iequals(std::string_view a, std::string_view b) noexcept
+{
+    if (a.size() != b.size())
+        return false;
+    for (std::size_t i = 0; i != a.size(); ++i)
+        if (ascii_lower(a[i]) != ascii_lower(b[i]))
+            return false;
+    return true;
+}
+
+// Decodes %XX escapes. `+` stays a plus: these are URIs, not HTML form data.
+bool percent_decode(std::string_view in, std::string& out)
+{
+    out.clear();
+    out.reserve(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i)
+    {
+        if (in[i] != '%')
+        {
+            out.push_back(in[i]);
+            continue;
+        }
+        if (i + 2 >= in.size())
+            return false;
+        const int hi = hex_value(in[i + 1]);
+        const int lo = hex_value(in[i + 2]);
+        if (hi < 0 || lo < 0)
+            return false;
+        out.push_back(static_cast<char>(hi * 16 + lo));
+        i += 2;
+    }
+    return true;
+}
+
+// Appends `in`, escaping every byte that `keep` does not accept.
+template <class Keep>
+void percent_encode(std::string_view in, std::string& out, Keep keep)
+{
+    static constexpr char digits[] = "0123456789ABCDEF";
+    for (char c : in)
+    {
+        if (keep(c))
+        {
+            out.push_back(c);
+            continue;
+        }
+        const auto b = static_cast<unsigned char>(c);
+        out.push_back('%');
+        out.push_back(digits[b >> 4]);
+        out.push_back(digits[b & 0x0f]);
+    }
+}
+
+std::string quoted(std::string_view s)
+{
+    std::string r;
+    r.reserve(s.size() + 2);
+    r.push_back('\'');
+    r.append(s);
+    r.push_back('\'');
+    return r;
+}
+
+// The parse state; every check returns false after putting its message in why_.
+class uri_parser
+{
+public:
+    uri_parser(std::string_view uri, master_config& out, std::string& why)
+        : uri_(uri), cfg_(out), why_(why)
+    {}
+
+    bool parse()
+    {
+        if (uri_.empty())
+            return fail("the URI is empty (expected redis://host:port, rediss://host:port or "
+                        "unix:///path/to/socket)");
+
+        // Checked before anything else, so that a password with a stray newline is never
+        // split into pieces that later messages would quote.
+        for (std::size_t i = 0; i != uri_.size(); ++i)
+        {
+            const auto b = static_cast<unsigned char>(uri_[i]);
+            if (b <= 0x20 || b == 0x7f)
+                return fail("the URI contains a space or control character at offset " +
+                            std::to_string(i) + " (percent-encode it, e.g. %20)");
+        }
+
+        const auto sep = uri_.find("://");
+        const auto scheme = uri_.substr(0, sep == std::string_view::npos ? 0 : sep);
+        if (sep == std::string_view::npos || !is_scheme(scheme))
+            return fail("missing or malformed scheme (accepted: " + std::string(accepted_schemes) +
+                        ")");
+
+        const auto rest = uri_.substr(sep + 3);
+        if (iequals(scheme, "redis"))
+            return parse_network(master_config::transport_kind::tcp, rest);
+        if (iequals(scheme, "rediss"))
+            return parse_network(master_config::transport_kind::tls, rest);
+        if (iequals(scheme, "unix"))
+            return parse_unix(rest);
+        return fail("unknown scheme " + quoted(scheme) + " (accepted: " +
+                    std::string(accepted_schemes) + ")");
+    }
+
+private:
+    static bool is_scheme(std::string_view s) noexcept
+    {
+        if (s.empty() || !is_alpha(s.front()))
+            return false;
+        for (char c : s)
+            if (!is_alnum(c) && c != '+' && c != '-' && c != '.')
+                return false;
+        return true;
+    }
+
+    bool fail(std::string msg)
+    {
+        why_ = std::move(msg);
+        return false;
+    }
+
+    // ---- redis:// and rediss:// ---------------------------------------------------------
+    bool parse_network(master_config::transport_kind kind, std::string_view rest)
+    {
+        cfg_.transport = kind;
+
+        // Host, port and db never contain '@', so the last one ends the user info even when
+        // the password holds an unescaped '@' or '/'.
+        auto hostpart = rest;
+        if (const auto at = rest.rfind('@'); at != std::string_view::npos)
+        {
+            if (!parse_userinfo(rest.substr(0, at)))
+                return false;
+            hostpart = rest.substr(at + 1);
+        }
+
+        const auto end = hostpart.find_first_of("/?#");
+        if (!parse_host_port(hostpart.substr(0, end)))
+            return false;
+        if (end == std::string_view::npos)
+            return true;
+
+        auto tail = hostpart.substr(end);
+        if (tail.front() == '/')
+        {
+            const auto stop = tail.find_first_of("/?#", 1);
+            const auto segment = tail.substr(1, stop == std::string_view::npos ? stop : stop - 1);
+            if (!segment.empty() && !parse_db(segment, cfg_.db))
+                return false;
+            if (stop == std::string_view::npos)
+                return true;
+            tail = tail.substr(stop);
+            if (tail.front() == '/')
+                return fail("unexpected " + quoted(tail) +
+                            " after the db (the path is only the db number, e.g. /2)");
+        }
+        return parse_query(tail, false);
+    }
+
+    bool parse_host_port(std::string_view hp)
+    {
+        if (hp.empty())
+            return fail("empty host");
+
+        std::string_view after;
+        if (hp.front() == '[')
+        {
+            const auto close = hp.find(']');
+            if (close == std::string_view::npos)
+                return fail("unterminated IPv6 address: '[' without a closing ']'");
+            if (!parse_ipv6(hp.substr(1, close - 1)))
+                return false;
+            after = hp.substr(close + 1);
+            if (!after.empty() && after.front() != ':')
+                return fail("unexpected " + quoted(after) +
+                            " after the IPv6 address (expected ':port', '/db' or the end)");
+        }
+        else
+        {
+            const auto colon = hp.find(':');
+            if (colon != std::string_view::npos && hp.find(':', colon + 1) != std::string_view::npos)
+                return fail("an IPv6 address must be written in brackets, e.g. redis://[::1]:6379");
+            const auto host = hp.substr(0, colon);
+            if (host.empty())
+                return fail("empty host");
+            for (char c : host)
+                if (!is_alnum(c) && c != '-' && c != '.' && c != '_')
+                    return fail("invalid character " + quoted(std::string_view(&c, 1)) +
+                                " in host " + quoted(host));
+            cfg_.host.assign(host);
+            after = colon == std::string_view::npos ? std::string_view{} : hp.substr(colon);
+        }
+
+        if (after.empty())
+        {
+            cfg_.port = 6379;
+            return true;
+        }
+        return parse_port(after.substr(1));
+    }
+
+    bool parse_ipv6(std::string_view inner)
+    {
+        if (inner.empty())
+            return fail("empty IPv6 address '[]'");
+
+        // RFC 6874 zone identifiers: [fe80::1%25eth0]; the resolver wants "fe80::1%eth0".
+        auto address = inner;
+        std::string_view zone;
+        if (const auto pct = inner.find('%'); pct != std::string_view::npos)
+        {
+            address = inner.substr(0, pct);
+            if (inner.substr(pct, 3) != "%25" || inner.size() == pct + 3)
+                return fail("bad IPv6 zone identifier in " + quoted(inner) +
+                            " (write it as %25 followed by the zone, e.g. [fe80::1%25eth0])");
+            zone = inner.substr(pct + 3);
+            for (char c : zone)
+                if (!is_unreserved(c))
+                    return fail("invalid character " + quoted(std::string_view(&c, 1)) +
+                                " in the IPv6 zone identifier " + quoted(zone));
+        }
+
+        std::array<char, 64> text{};
+        std::array<unsigned char, 16> binary{};
+        if (address.size() >= text.size())
+            return fail("invalid IPv6 address " + quoted(inner));
+        address.copy(text.data(), address.size());
+        if (::inet_pton(AF_INET6, text.data(), binary.data()) != 1)
+            return fail("invalid IPv6 address " + quoted(inner));
+
+        cfg_.host.assign(address);
+        if (!zone.empty())
+        {
+            cfg_.host.push_back('%');
+            cfg_.host.append(zone);
+        }
+        return true;
+    }
+
+    bool parse_port(std::string_view text)
+    {
+        if (text.empty())
+            return fail("empty port after ':' (expected a number from 1 to 65535)");
+        // Not quoted: in "redis://user:secret" (the "@host" forgotten) the password is
+        // where the port would be.
+        for (char c : text)
+            if (!is_digit(c))
+                return fail("the port is not a number (expected 1 to 65535)");
+        std::uint64_t value = 0;
+        const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc{} || p != text.data() + text.size() || value == 0 || value > 65535)
+            return fail("the port is out of range (expected 1 to 65535)");
+        cfg_.port = static_cast<std::uint16_t>(value);
+        return true;
+    }
+
+    bool parse_db(std::string_view text, int& db)
+    {
+        if (text.empty())
+            return fail("empty db (expected an integer from 0 to 2147483647)");
+        for (char c : text)
+            if (!is_digit(c))
+                return fail("db " + quoted(text) + " is not a non-negative integer");
+        std::int64_t value = 0;
+        const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc{} || p != text.data() + text.size() || value > max_db)
+            return fail("db " + quoted(text) + " is out of range (0 to 2147483647)");
+        db = static_cast<int>(value);
+        return true;
+    }
+
+    // ---- unix:// ------------------------------------------------------------------------
+    bool parse_unix(std::string_view rest)
+    {
+        cfg_.transport = master_config::transport_kind::unix_socket;
+
+        // The path starts with '/', so user info ends at an "@/"; the last one, for the
+        // same reason as the last '@' above.
+        auto pathpart = rest;
+        if (rest.empty() || rest.front() != '/')
+        {
+            const auto at = rest.rfind("@/");
+            if (at == std::string_view::npos)
+                return fail("unix:// needs an absolute socket path: unix:///path/to/socket or "
+                            "unix://user:password@/path/to/socket");
+            if (!parse_userinfo(rest.substr(0, at)))
+                return false;
+            pathpart = rest.substr(at + 1);
+        }
+
+        const auto stop = pathpart.find_first_of("?#");
+        if (!percent_decode(pathpart.substr(0, stop), cfg_.path))
+            return fail("bad percent escape in the socket path ('%' must be followed by two hex "
+                        "digits)");
+        if (cfg_.path == "/")
+            return fail("empty socket path (expected unix:///path/to/socket)");
+        if (cfg_.path.find('\0') != std::string::npos)
+            return fail("the socket path contains a NUL byte (%00)");
+        if (cfg_.path.size() > max_socket_path)
+            return fail("the socket path is " + std::to_string(cfg_.path.size()) +
+                        " bytes long; the limit is " + std::to_string(max_socket_path));
+        if (stop == std::string_view::npos)
+            return true;
+        return parse_query(pathpart.substr(stop), true);
+    }
+
+    // `tail` starts with '?' or '#'. Only unix:// has parameters (db); redis:// takes the db
+    // as its path, so any parameter there is unknown.
+    bool parse_query(std::string_view tail, bool unix_socket)
+    {
+        if (tail.front() == '#')
+            return fail("a fragment ('#...') is not accepted in a master URI");
+
+        auto query = tail.substr(1);
+        const auto hash = query.find('#');
+        if (hash != std::string_view::npos)
+            return fail("a fragment ('#...') is not accepted in a master URI");
+
+        bool have_db = false;
+        while (!query.empty())
+        {
+            const auto amp = query.find('&');
+            const auto param = query.substr(0, amp);
+            query = amp == std::string_view::npos ? std::string_view{} : query.substr(amp + 1);
+            if (param.empty())
+                continue;
+
+            // Only the name is ever quoted: a value could be a secret put in the wrong place.
+            const auto eq = param.find('=');
+            const auto name = param.substr(0, eq);
+            if (!unix_socket)
+                return fail("unknown query parameter " + quoted(name) +
+                            " (redis:// and rediss:// take no parameters; the db is the path, "
+                            "e.g. redis://host:6379/2)");
+            if (name != "db")
+                return fail("unknown query parameter " + quoted(name) + " (accepted: db)");
+            if (eq == std::string_view::npos)
+                return fail("query parameter 'db' has no value (e.g. ?db=2)");
+            if (have_db)
+                return fail("query parameter 'db' is given more than once");
+            have_db = true;
+            if (!parse_db(param.substr(eq + 1), cfg_.db))
+                return false;
+        }
+        return true;
+    }
+
+    // ---- user info (never quoted) -----------------------------------------------------------
+    bool parse_userinfo(std::string_view info)
+    {
+        for (char c : info)
+        {
+            switch (c)
+            {
+            case '@': return fail("the user name or password contains an unescaped '@' (write it as %40)");
+            case '/': return fail("the user name or password contains an unescaped '/' (write it as %2F)");
+            case '?': return fail("the user name or password contains an unescaped '?' (write it as %3F)");
+            case '#': return fail("the user name or password contains an unescaped '#' (write it as %23)");
+            case '[': return fail("the user name or password contains an unescaped '[' (write it as %5B)");
+            case ']': return fail("the user name or password contains an unescaped ']' (write it as %5D)");
+            default: break;
+            }
+        }
+
+        const auto colon = info.find(':');
+        if (!percent_decode(info.substr(0, colon), cfg_.username))
+            return fail("bad percent escape in the user name ('%' must be followed by two hex "
+                        "digits)");
+        if (colon == std::string_view::npos)
+        {
+            // "redis://secret@host" is ambiguous (user or password?) and, read as a user
+            // name, would print the secret in to_string(). Refuse it.
+            if (!cfg_.username.empty())
+                return fail("a user name without a password; write redis://:password@host for "
+                            "a password alone, or redis://user:password@host");
+            return true;
+        }
+        if (!percent_decode(info.substr(colon + 1), cfg_.password))
+            return fail("bad percent escape in the password ('%' must be followed by two hex "
+                        "digits)");
+        if (cfg_.password.empty() && !cfg_.username.empty())
+            return fail("empty password for user " + quoted(cfg_.username) +
+                        " (an empty password means no AUTH, which would log in as the default "
+                        "user)");
+        return true;
+    }
+
+    std::string_view uri_;
+    master_config& cfg_;
+    std::string& why_;
+};
+
+}  // namespace
+
+std::string master_config::to_string() const
+{
+    std::string out;
+    switch (transport)
+    {
+    case transport_kind::tcp: out = "redis://"; break;
+    case transport_kind::tls: out = "rediss://"; break;
+    case transport_kind::unix_socket: out = "unix://"; break;
+    }
+
+    if (!username.empty() || !password.empty())
+    {
+        percent_encode(username, out, [](char c) { return is_unreserved(c) || is_sub_delim(c); });
+        if (!password.empty())
+            out += ":***";
+        out += '@';
+    }
+
+    if (transport == transport_kind::unix_socket)
+    {
+        // '@' is escaped so that the output parses back: an "@/" would end the user info.
+        percent_encode(path, out, [](char c) {
+            return is_unreserved(c) || is_sub_delim(c) || c == '/' || c == ':';
+        });
+        if (db != 0)
+            out += "?db=" + std::to_string(db);
+        return out;
+    }
+
+    if (host.find(':') != std::string::npos)
+    {
+        out += '[';
+        const auto pct = host.find('%');
+        out.append(host, 0, pct);
+        if (pct != std::string::npos)
+        {
+            out += "%25";
+            out.append(host, pct + 1);
+        }
+        out += ']';
+    }
+    else
+    {
+        out += host;
+    }
+    out += ':';
+    out += std::to_string(port);
+    if (db != 0)
+        out += '/' + std::to_string(db);
+    return out;
+}
+
+master_config parse_master_uri(std::string_view uri, error_code& ec, std::string& why)
+{
+    master_config cfg;
+    std::string message;
+    if (uri_parser(uri, cfg, message).parse())
+    {
+        ec = {};
+        why.clear();
+    }
+    else
+    {
+        ec = make_error_code(error::invalid_uri);
+        why = std::move(message);
+    }
+    return cfg;
+}
+
+master_config parse_master_uri(std::string_view uri)
+{
+    error_code ec;
+    std::string why;
+    auto cfg = parse_master_uri(uri, ec, why);
+    if (ec)
+        throw boost::system::system_error(ec, why);
+    return cfg;
+}
+
+}  // namespace redlock

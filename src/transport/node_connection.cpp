@@ -1,0 +1,629 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include "transport/node_connection.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+
+#include <openssl/ssl.h>
+
+#include "protocol/resp_encoder.hpp"
+
+namespace redlock::detail {
+
+namespace {
+
+constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
+constexpr std::size_t min_read_space = 16 * 1024;
+
+resp::parser_limits limits_of(const connection_options& o)
+{
+    resp::parser_limits l;
+    l.max_depth = o.max_nesting_depth;
+    l.max_bulk_length = o.max_bulk_length;
+    l.max_aggregate_size = o.max_aggregate_size;
+    return l;
+}
+
+bool is_ip_literal(const std::string& host)
+{
+    error_code ec;
+    asio::ip::make_address(host, ec);
+    return !ec;
+}
+
+// Reconnect jitter is not security-sensitive; a per-thread PRNG seeded once is enough.
+std::chrono::milliseconds jittered(std::chrono::milliseconds d)
+{
+    thread_local std::minstd_rand rng{std::random_device{}()};
+    auto half = d.count() / 2;
+    std::uniform_int_distribution<long long> dist(half, std::max<long long>(half, d.count()));
+    return std::chrono::milliseconds(dist(rng));
+}
+
+std::unique_ptr<asio::ssl::context> make_tls_context(const master_config& cfg, error_code& ec,
+                                                     std::string& why)
+{
+    auto ctx = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_client);
+    ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                     asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                     asio::ssl::context::no_tlsv1_1);
+    const auto& t = cfg.tls;
+    auto fail = [&](const char* what, const std::string& file, const error_code& e) {
+        ec = error::invalid_option;
+        why = std::string(what) + " '" + file + "': " + e.message();
+        return nullptr;
+    };
+    error_code e;
+    if (!t.ca_file.empty() && ctx->load_verify_file(t.ca_file, e))
+        return fail("cannot load CA file", t.ca_file, e);
+    if (!t.ca_dir.empty() && ctx->add_verify_path(t.ca_dir, e))
+        return fail("cannot use CA directory", t.ca_dir, e);
+    if (t.ca_file.empty() && t.ca_dir.empty() && ctx->set_default_verify_paths(e))
+        return fail("cannot load the default trust store", "", e);
+    if (!t.cert_file.empty() && ctx->use_certificate_chain_file(t.cert_file, e))
+        return fail("cannot load client certificate", t.cert_file, e);
+    if (!t.key_file.empty() && ctx->use_private_key_file(t.key_file, asio::ssl::context::pem, e))
+        return fail("cannot load client key", t.key_file, e);
+    ctx->set_verify_mode(t.verify_peer ? asio::ssl::verify_peer : asio::ssl::verify_none);
+    return ctx;
+}
+
+}  // namespace
+
+node_connection::node_connection(asio::any_io_executor ex, master_config cfg,
+                                 connection_options opts)
+    : ex_(std::move(ex)), cfg_(std::move(cfg)), opts_(std::move(opts)), stream_(ex_),
+      resolver_(ex_), connect_timer_(ex_), backoff_timer_(ex_), event_(ex_), health_timer_(ex_),
+      parser_(limits_of(opts_))
+{
+    slots_.resize(64);
+    rbuf_.resize(min_read_space * 2);
+    auto first = [](std::chrono::milliseconds a, std::chrono::milliseconds b) {
+        if (a.count() == 0)
+            return b;
+        if (b.count() == 0)
+            return a;
+        return std::min(a, b);
+    };
+    auto base = first(opts_.health_check_interval, opts_.health_check_timeout);
+    if (base.count() > 0)
+        tick_ = std::max(std::chrono::milliseconds(5), base / 4);
+}
+
+node_connection::~node_connection() = default;
+
+void node_connection::start()
+{
+    asio::co_spawn(ex_, run(shared_from_this()), asio::detached);
+}
+
+void node_connection::close()
+{
+    if (closed_)
+        return;
+    closed_ = true;
+    resolver_.cancel();
+    connect_timer_.cancel();
+    backoff_timer_.cancel();
+    drop(error::connection_closed, "connection closed by its owner");
+    state_ = state::closed;
+    settle();
+}
+
+void node_connection::wait_settled(std::function<void(error_code)> fn)
+{
+    if (state_ == state::connecting)
+    {
+        settle_waiters_.push_back(std::move(fn));
+        return;
+    }
+    error_code ec = state_ == state::ready    ? error_code()
+                    : state_ == state::closed ? error_code(error::connection_closed)
+                                              : last_error_;
+    asio::post(ex_, [fn = std::move(fn), ec] { fn(ec); });
+}
+
+void node_connection::settle()
+{
+    auto waiters = std::move(settle_waiters_);
+    settle_waiters_.clear();
+    error_code ec = state_ == state::ready    ? error_code()
+                    : state_ == state::closed ? error_code(error::connection_closed)
+                                              : last_error_;
+    for (auto& w : waiters)
+        asio::post(ex_, [w = std::move(w), ec] { w(ec); });
+}
+
+void node_connection::set_error(const error_code& ec, std::string detail)
+{
+    last_error_ = ec;
+    last_error_detail_ = cfg_.to_string() + ": " + detail;
+}
+
+// ---- The lifecycle --------------------------------------------------------------------------
+
+asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self)
+{
+    auto delay = opts_.reconnect_min_delay;
+    while (!closed_)
+    {
+        state_ = state::connecting;
+        error_code ec = co_await connect_once();
+        if (closed_)
+            break;
+        if (ec)
+        {
+            // Requests queued while connecting belong to this attempt: they fail with its cause.
+            drop(ec, {});
+            settle();
+            backoff_timer_.expires_after(jittered(delay));
+            co_await backoff_timer_.async_wait(as_tuple_awaitable);
+            delay = std::min(delay * 2, opts_.reconnect_max_delay);
+            continue;
+        }
+
+        delay = opts_.reconnect_min_delay;
+        state_ = state::ready;
+        ++stats_.connects;
+        last_error_ = {};
+        last_error_detail_.clear();
+        settle();
+        start_read();
+        if (!out_queue_.empty())
+            start_write();
+        arm_health_timer();
+
+        event_.expires_at(asio::steady_timer::time_point::max());
+        co_await event_.async_wait(as_tuple_awaitable);
+        // Woken by drop(): in-flight requests have failed; reconnect at once, because a master
+        // that restarts is usually back before any backoff would end.
+    }
+    state_ = state::closed;
+    settle();
+    (void)self;
+}
+
+asio::awaitable<error_code> node_connection::connect_once()
+{
+    connect_timed_out_ = false;
+    const auto gen = gen_;
+    connect_timer_.expires_after(opts_.connect_timeout);
+    connect_timer_.async_wait([this, gen](const error_code& ec) {
+        if (ec || gen != gen_ || state_ != state::connecting)
+            return;
+        connect_timed_out_ = true;
+        resolver_.cancel();
+        stream_.close();
+    });
+
+    error_code ec = co_await connect_stream();
+    if (!ec)
+        ec = co_await handshake();
+    connect_timer_.cancel();
+    if (ec && connect_timed_out_)
+    {
+        set_error(error::connect_failed,
+                  "connection attempt timed out after " +
+                      std::to_string(opts_.connect_timeout.count()) + " ms");
+        ec = error::connect_failed;
+    }
+    co_return ec;
+}
+
+asio::awaitable<error_code> node_connection::connect_stream()
+{
+    using transport = master_config::transport_kind;
+    if (cfg_.transport == transport::unix_socket)
+    {
+        auto& s = stream_.emplace_unix();
+        auto [ec] = co_await s.async_connect(asio::local::stream_protocol::endpoint(cfg_.path),
+                                             as_tuple_awaitable);
+        if (ec)
+        {
+            set_error(error::connect_failed, "cannot connect to socket: " + ec.message());
+            co_return error::connect_failed;
+        }
+        co_return error_code{};
+    }
+
+    auto [rec, endpoints] =
+        co_await resolver_.async_resolve(cfg_.host, std::to_string(cfg_.port), as_tuple_awaitable);
+    if (rec)
+    {
+        set_error(error::resolve_failed, "cannot resolve host '" + cfg_.host + "': " + rec.message());
+        co_return error::resolve_failed;
+    }
+
+    asio::ip::tcp::socket* sock = nullptr;
+    if (cfg_.transport == transport::tls)
+    {
+        if (!tls_ctx_)
+        {
+            error_code cec;
+            std::string why;
+            tls_ctx_ = make_tls_context(cfg_, cec, why);
+            if (cec)
+            {
+                set_error(cec, why);
+                co_return cec;
+            }
+        }
+        sock = &stream_.emplace_tls(*tls_ctx_).next_layer();
+    }
+    else
+    {
+        sock = &stream_.emplace_tcp();
+    }
+
+    auto [cec, ep] = co_await asio::async_connect(*sock, endpoints, as_tuple_awaitable);
+    if (cec)
+    {
+        set_error(error::connect_failed, "cannot connect: " + cec.message());
+        co_return error::connect_failed;
+    }
+    error_code ignored;
+    // Lock requests are tiny and latency-bound: never let Nagle hold them back.
+    sock->set_option(asio::ip::tcp::no_delay(true), ignored);
+
+    if (cfg_.transport == transport::tls)
+    {
+        auto& tls = stream_.tls();
+        const std::string& name = cfg_.tls.server_name.empty() ? cfg_.host : cfg_.tls.server_name;
+        // SNI carries host names only (RFC 6066 forbids IP literals there).
+        if (!is_ip_literal(name))
+            SSL_set_tlsext_host_name(tls.native_handle(), name.c_str());
+        if (cfg_.tls.verify_peer)
+            tls.set_verify_callback(asio::ssl::host_name_verification(name));
+        auto [hec] = co_await tls.async_handshake(asio::ssl::stream_base::client, as_tuple_awaitable);
+        if (hec)
+        {
+            set_error(error::tls_handshake_failed, "TLS handshake failed: " + hec.message());
+            co_return error::tls_handshake_failed;
+        }
+    }
+    co_return error_code{};
+}
+
+asio::awaitable<error_code> node_connection::handshake()
+{
+    // RESP2 login (AUTH / SELECT / CLIENT SETNAME), pipelined in one write. It works on every
+    // Redis from 6.0 on (ACL users) without depending on HELLO; the parser reads RESP3 anyway.
+    std::string out;
+    int expected = 0;
+    if (!cfg_.password.empty())
+    {
+        if (cfg_.username.empty())
+            resp::append_command(out, "AUTH", cfg_.password);
+        else
+            resp::append_command(out, "AUTH", cfg_.username, cfg_.password);
+        ++expected;
+    }
+    if (cfg_.db != 0)
+    {
+        resp::append_command(out, "SELECT", static_cast<std::int64_t>(cfg_.db));
+        ++expected;
+    }
+    if (!opts_.client_name.empty())
+    {
+        resp::append_command(out, "CLIENT", "SETNAME", opts_.client_name);
+        ++expected;
+    }
+    if (expected == 0)
+        co_return error_code{};
+
+    auto [wec, wn] = co_await asio::async_write(stream_, asio::buffer(out), as_tuple_awaitable);
+    (void)wn;
+    if (wec)
+    {
+        set_error(error::handshake_failed, "handshake write failed: " + wec.message());
+        co_return error::handshake_failed;
+    }
+
+    error_code first_error;
+    std::string first_detail;
+    for (int got = 0; got < expected;)
+    {
+        auto st = parser_.parse({rbuf_.data() + rbeg_, rend_ - rbeg_});
+        if (st == resp::parse_status::failed)
+        {
+            set_error(error::protocol_error, std::string("handshake: ") +
+                                                 std::string(parser_.error_message()));
+            co_return error::protocol_error;
+        }
+        if (st == resp::parse_status::done)
+        {
+            auto nodes = parser_.nodes();
+            if (nodes[0].data_type == resp::type::push)
+            {
+                rbeg_ += parser_.consumed();
+                continue;
+            }
+            if (resp::is_error(nodes[0].data_type) && !first_error)
+            {
+                first_error = error_from_server_reply(nodes[0].value);
+                first_detail = "handshake rejected: " + std::string(nodes[0].value);
+            }
+            rbeg_ += parser_.consumed();
+            ++got;
+            continue;
+        }
+        ensure_read_space(min_read_space);
+        auto [rec, n] = co_await stream_.async_read_some(
+            asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_), as_tuple_awaitable);
+        if (rec)
+        {
+            set_error(error::handshake_failed, "handshake read failed: " + rec.message());
+            co_return error::handshake_failed;
+        }
+        rend_ += n;
+    }
+    if (rbeg_ == rend_)
+        rbeg_ = rend_ = 0;
+    if (first_error)
+    {
+        set_error(first_error, first_detail);
+        co_return first_error;
+    }
+    co_return error_code{};
+}
+
+// ---- The request FIFO -----------------------------------------------------------------------
+
+std::uint64_t node_connection::push_slot(reply_sink* sink, std::uint32_t tag)
+{
+    if (tail_seq_ - head_seq_ == slots_.size())
+        grow_slots();
+    slots_[tail_seq_ & (slots_.size() - 1)] = slot{sink, tag};
+    ++stats_.requests;
+    return tail_seq_++;
+}
+
+void node_connection::grow_slots()
+{
+    std::vector<slot> bigger(slots_.size() * 2);
+    for (auto s = head_seq_; s != tail_seq_; ++s)
+        bigger[s & (bigger.size() - 1)] = slots_[s & (slots_.size() - 1)];
+    slots_.swap(bigger);
+}
+
+node_connection::slot node_connection::pop_slot() noexcept
+{
+    return slots_[head_seq_++ & (slots_.size() - 1)];
+}
+
+void node_connection::abandon(request_ticket ticket) noexcept
+{
+    if (ticket.seq >= head_seq_ && ticket.seq < tail_seq_)
+        slots_[ticket.seq & (slots_.size() - 1)].sink = nullptr;
+}
+
+void node_connection::fail_pending(const error_code& ec)
+{
+    // Sinks may submit again from on_reply; those calls see the new state and are refused,
+    // so this loop terminates.
+    while (head_seq_ != tail_seq_)
+    {
+        slot s = pop_slot();
+        if (s.sink)
+            s.sink->on_reply(s.tag, ec, {});
+    }
+}
+
+// ---- Writing --------------------------------------------------------------------------------
+
+void node_connection::request_write()
+{
+    if (state_ != state::ready || writing_ || kick_posted_)
+        return;
+    if (in_read_batch_)
+    {
+        // Everything the replies of this batch trigger goes out in one write after the batch.
+        write_after_batch_ = true;
+        return;
+    }
+    // Deferring the write to the end of the current handler coalesces all the requests that
+    // this handler (and any queued before the kick runs) submits.
+    kick_posted_ = true;
+    asio::post(ex_, [self = shared_from_this()] {
+        self->kick_posted_ = false;
+        if (self->state_ == state::ready && !self->writing_ && !self->out_queue_.empty())
+            self->start_write();
+    });
+}
+
+void node_connection::start_write()
+{
+    writing_ = true;
+    out_writing_.swap(out_queue_);
+    ++stats_.writes;
+    asio::async_write(stream_, asio::buffer(out_writing_),
+                      [self = shared_from_this(), gen = gen_](const error_code& ec, std::size_t) {
+                          if (gen != self->gen_)
+                              return;
+                          self->writing_ = false;
+                          self->out_writing_.clear();
+                          if (ec)
+                          {
+                              self->drop(error::connection_lost, "write failed: " + ec.message());
+                              return;
+                          }
+                          if (!self->out_queue_.empty())
+                              self->start_write();
+                      });
+}
+
+// ---- Reading --------------------------------------------------------------------------------
+
+void node_connection::ensure_read_space(std::size_t min_free)
+{
+    if (rbuf_.size() - rend_ >= min_free)
+        return;
+    if (rbeg_ > 0)
+    {
+        std::memmove(rbuf_.data(), rbuf_.data() + rbeg_, rend_ - rbeg_);
+        rend_ -= rbeg_;
+        rbeg_ = 0;
+    }
+    if (rbuf_.size() - rend_ < min_free)
+        rbuf_.resize(std::max(rbuf_.size() * 2, rend_ + min_free));
+}
+
+void node_connection::start_read()
+{
+    ensure_read_space(min_read_space);
+    stream_.async_read_some(asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_),
+                            [self = shared_from_this(), gen = gen_](const error_code& ec,
+                                                                    std::size_t n) {
+                                self->on_read(ec, n, gen);
+                            });
+}
+
+void node_connection::on_read(const error_code& ec, std::size_t n, std::uint64_t gen)
+{
+    if (gen != gen_)
+        return;
+    if (ec)
+    {
+        drop(error::connection_lost, ec == asio::error::eof ? std::string("server closed the connection")
+                                                            : "read failed: " + ec.message());
+        return;
+    }
+    rend_ += n;
+    in_read_batch_ = true;
+    for (;;)
+    {
+        auto st = parser_.parse({rbuf_.data() + rbeg_, rend_ - rbeg_});
+        if (st == resp::parse_status::needs_more)
+            break;
+        if (st == resp::parse_status::failed)
+        {
+            in_read_batch_ = false;
+            drop(error::protocol_error, "invalid reply: " + std::string(parser_.error_message()));
+            return;
+        }
+        auto nodes = parser_.nodes();
+        const auto used = parser_.consumed();
+        if (nodes[0].data_type == resp::type::push)
+        {
+            rbeg_ += used;
+            continue;
+        }
+        if (head_seq_ == tail_seq_)
+        {
+            in_read_batch_ = false;
+            drop(error::protocol_error, "reply received with no request pending");
+            return;
+        }
+        slot s = pop_slot();
+        ++stats_.replies;
+        if (s.sink)
+        {
+            s.sink->on_reply(s.tag, {}, nodes);
+            if (gen != gen_)
+            {
+                // The sink closed the connection; the buffer is gone.
+                in_read_batch_ = false;
+                return;
+            }
+        }
+        rbeg_ += used;
+    }
+    in_read_batch_ = false;
+    if (rbeg_ == rend_)
+        rbeg_ = rend_ = 0;
+    if (write_after_batch_)
+    {
+        write_after_batch_ = false;
+        if (!writing_ && !out_queue_.empty())
+            start_write();
+    }
+    start_read();
+}
+
+// ---- Health check and teardown --------------------------------------------------------------
+
+void node_connection::arm_health_timer()
+{
+    if (tick_.count() == 0)
+        return;
+    seen_replies_ = stats_.replies;
+    seen_writes_ = stats_.writes;
+    stalled_for_ = idle_for_ = std::chrono::milliseconds(0);
+    health_timer_.expires_after(tick_);
+    health_timer_.async_wait([self = shared_from_this(), gen = gen_](const error_code& ec) {
+        if (!ec)
+            self->on_health_tick(gen);
+    });
+}
+
+void node_connection::on_health_tick(std::uint64_t gen)
+{
+    if (gen != gen_ || state_ != state::ready)
+        return;
+    const bool progressed = stats_.replies != seen_replies_;
+    const bool wrote = stats_.writes != seen_writes_;
+    seen_replies_ = stats_.replies;
+    seen_writes_ = stats_.writes;
+
+    if (pending() > 0 && !progressed)
+        stalled_for_ += tick_;
+    else
+        stalled_for_ = std::chrono::milliseconds(0);
+    if (opts_.health_check_timeout.count() > 0 && stalled_for_ >= opts_.health_check_timeout)
+    {
+        drop(error::connection_lost,
+             "no reply for " + std::to_string(stalled_for_.count()) + " ms (health check)");
+        return;
+    }
+
+    if (pending() == 0 && !progressed && !wrote)
+        idle_for_ += tick_;
+    else
+        idle_for_ = std::chrono::milliseconds(0);
+    if (opts_.health_check_interval.count() > 0 && idle_for_ >= opts_.health_check_interval)
+    {
+        idle_for_ = std::chrono::milliseconds(0);
+        push_slot(nullptr, 0);
+        resp::append_command(out_queue_, "PING");
+        request_write();
+    }
+
+    health_timer_.expires_after(tick_);
+    health_timer_.async_wait([self = shared_from_this(), gen](const error_code& ec) {
+        if (!ec)
+            self->on_health_tick(gen);
+    });
+}
+
+void node_connection::drop(const error_code& ec, std::string detail)
+{
+    const bool was_up = state_ == state::ready;
+    ++gen_;
+    if (was_up)
+        ++stats_.drops;
+    if (ec != error::connection_closed && !detail.empty())
+        set_error(ec, std::move(detail));
+    state_ = closed_ ? state::closed : state::down;
+    stream_.close();
+    health_timer_.cancel();
+    writing_ = false;
+    write_after_batch_ = false;
+    out_queue_.clear();
+    out_writing_.clear();
+    rbeg_ = rend_ = 0;
+    parser_.reset();
+    fail_pending(ec);
+    event_.cancel();
+}
+
+}  // namespace redlock::detail

@@ -1,0 +1,209 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_TRANSPORT_NODE_CONNECTION_HPP
+#define REDLOCK_SRC_TRANSPORT_NODE_CONNECTION_HPP
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <redlock/config.hpp>
+#include <redlock/error.hpp>
+#include <redlock/resp.hpp>
+
+#include "protocol/resp_parser.hpp"
+#include "transport/stream.hpp"
+
+namespace redlock::detail {
+
+/// @brief Receives the outcome of one request sent through a node_connection.
+///
+/// on_reply runs on the connection's executor, exactly once per accepted request unless the
+/// request was abandoned first. With `ec` set (connection lost, connect failed, closed) `nodes`
+/// is empty; otherwise `nodes` is the reply (possibly a server error reply) and views the read
+/// buffer: copy what must outlive the call.
+class reply_sink
+{
+public:
+    virtual void on_reply(std::uint32_t tag, const error_code& ec,
+                          std::span<const resp::node_view> nodes) = 0;
+
+protected:
+    ~reply_sink() = default;
+};
+
+/// Identifies an accepted request for abandon().
+struct request_ticket
+{
+    std::uint64_t seq = 0;
+};
+
+/// @brief One multiplexed, pipelined connection to one Redis master.
+///
+/// Requests are appended to a single output buffer; whatever accumulates while a write is in
+/// flight goes out in the next single write. Replies are matched to requests in FIFO order,
+/// and every complete reply in the read buffer is dispatched before the next read. A request
+/// that its owner abandons (deadline, cancellation) keeps its place in the FIFO: its reply is
+/// consumed and dropped, so the stream never desynchronises.
+///
+/// Lifecycle: connecting (requests are queued and sent after the handshake) -> ready -> on a
+/// drop, in-flight requests fail with connection_lost and a reconnection starts at once; when
+/// it fails the connection is `down` (requests fail fast with not_connected) until the next
+/// attempt, after an exponential backoff with jitter.
+///
+/// @par Thread safety
+/// Every member must be called on the executor given at construction (a strand when the
+/// io_context runs on several threads).
+class node_connection : public std::enable_shared_from_this<node_connection>
+{
+public:
+    enum class state : std::uint8_t
+    {
+        connecting,
+        ready,
+        down,
+        closed
+    };
+
+    struct statistics
+    {
+        std::uint64_t requests = 0;    ///< Accepted requests (health PINGs included).
+        std::uint64_t replies = 0;     ///< Replies read.
+        std::uint64_t writes = 0;      ///< Write operations started (one per coalesced batch).
+        std::uint64_t connects = 0;    ///< Successful connections (handshake done).
+        std::uint64_t drops = 0;       ///< Connections lost after being ready.
+    };
+
+    node_connection(asio::any_io_executor ex, master_config cfg, connection_options opts);
+    ~node_connection();
+
+    node_connection(const node_connection&) = delete;
+    node_connection& operator=(const node_connection&) = delete;
+
+    /// Starts connecting (and keeps the connection up until close()).
+    void start();
+
+    /// Stops for good: pending requests fail with connection_closed; no reconnection.
+    void close();
+
+    /// @brief Queues one command; `encode(std::string&)` appends its RESP bytes.
+    /// @returns An empty error_code when accepted (the sink will be called), else the reason the
+    /// master cannot take requests now (not_connected, connection_closed); the sink is then
+    /// never called.
+    template <class Encode>
+    error_code submit(reply_sink* sink, std::uint32_t tag, Encode&& encode, request_ticket& ticket)
+    {
+        if (state_ != state::ready && state_ != state::connecting)
+            return state_ == state::closed ? error_code(error::connection_closed)
+                                           : error_code(error::not_connected);
+        encode(out_queue_);
+        ticket.seq = push_slot(sink, tag);
+        request_write();
+        return {};
+    }
+
+    /// The sink of this request will not be called; its reply is still read and dropped.
+    void abandon(request_ticket ticket) noexcept;
+
+    state current_state() const noexcept { return state_; }
+    const master_config& config() const noexcept { return cfg_; }
+    const statistics& stats() const noexcept { return stats_; }
+    std::size_t pending() const noexcept { return static_cast<std::size_t>(tail_seq_ - head_seq_); }
+
+    /// Why the last connection attempt failed or the connection dropped (empty when none).
+    const error_code& last_error() const noexcept { return last_error_; }
+    /// A human-readable detail for last_error(), naming the master (never its password).
+    const std::string& last_error_detail() const noexcept { return last_error_detail_; }
+
+    const asio::any_io_executor& get_executor() const noexcept { return ex_; }
+
+    /// Completes (on the executor) once the connection is ready, or failed/closed while trying;
+    /// used to wait for the first connection. Called with the state's error, if any.
+    void wait_settled(std::function<void(error_code)> fn);
+
+private:
+    struct slot
+    {
+        reply_sink* sink;
+        std::uint32_t tag;
+    };
+
+    asio::awaitable<void> run(std::shared_ptr<node_connection> self);
+    asio::awaitable<error_code> connect_once();
+    asio::awaitable<error_code> connect_stream();
+    asio::awaitable<error_code> handshake();
+
+    std::uint64_t push_slot(reply_sink* sink, std::uint32_t tag);
+    slot pop_slot() noexcept;
+    void grow_slots();
+    void fail_pending(const error_code& ec);
+
+    void request_write();
+    void start_write();
+    void start_read();
+    void on_read(const error_code& ec, std::size_t n, std::uint64_t gen);
+    void arm_health_timer();
+    void on_health_tick(std::uint64_t gen);
+    void drop(const error_code& ec, std::string detail);
+    void settle();
+    void set_error(const error_code& ec, std::string detail);
+    void ensure_read_space(std::size_t min_free);
+
+    asio::any_io_executor ex_;
+    master_config cfg_;
+    connection_options opts_;
+    std::unique_ptr<asio::ssl::context> tls_ctx_;
+    any_stream stream_;
+    asio::ip::tcp::resolver resolver_;
+    asio::steady_timer connect_timer_;
+    asio::steady_timer backoff_timer_;
+    asio::steady_timer event_;        // cancelled to wake run() when the connection drops
+    asio::steady_timer health_timer_;
+
+    state state_ = state::connecting;
+    bool closed_ = false;
+    std::uint64_t gen_ = 0;           // bumped at every drop; stale handlers check it
+    bool connect_timed_out_ = false;
+
+    // FIFO of requests awaiting replies: a ring indexed by sequence number.
+    std::vector<slot> slots_;
+    std::uint64_t head_seq_ = 0;
+    std::uint64_t tail_seq_ = 0;
+
+    std::string out_queue_;           // accumulates while a write is in flight
+    std::string out_writing_;         // the bytes of the write in flight
+    bool writing_ = false;
+    bool kick_posted_ = false;
+    bool in_read_batch_ = false;
+    bool write_after_batch_ = false;
+
+    std::vector<char> rbuf_;
+    std::size_t rbeg_ = 0;
+    std::size_t rend_ = 0;
+    resp::parser parser_;
+
+    // Health check bookkeeping, advanced by the periodic tick.
+    std::chrono::milliseconds tick_{0};
+    std::uint64_t seen_replies_ = 0;
+    std::uint64_t seen_writes_ = 0;
+    std::chrono::milliseconds stalled_for_{0};
+    std::chrono::milliseconds idle_for_{0};
+
+    error_code last_error_;
+    std::string last_error_detail_;
+    std::vector<std::function<void(error_code)>> settle_waiters_;
+    statistics stats_;
+};
+
+}  // namespace redlock::detail
+
+#endif

@@ -1,0 +1,531 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include <redlock/config.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <boost/system/system_error.hpp>
+
+#include <string>
+#include <vector>
+
+using redlock::master_config;
+using redlock::parse_master_uri;
+using kind = redlock::master_config::transport_kind;
+
+namespace {
+
+master_config parse_ok(const std::string& uri)
+{
+    redlock::error_code ec;
+    std::string why = "stale";
+    auto cfg = parse_master_uri(uri, ec, why);
+    INFO("uri: " << uri << "  why: " << why);
+    REQUIRE_FALSE(ec);
+    CHECK(why.empty());
+    return cfg;
+}
+
+// Returns the message; checks the error code.
+std::string parse_fail(const std::string& uri)
+{
+    redlock::error_code ec;
+    std::string why;
+    parse_master_uri(uri, ec, why);
+    INFO("uri: " << uri);
+    REQUIRE(ec == redlock::error::invalid_uri);
+    REQUIRE_FALSE(why.empty());
+    return why;
+}
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("master URI: redis:// forms", "[uri]")
+{
+    SECTION("host only: default port, no auth, db 0")
+    {
+        const auto c = parse_ok("redis://localhost");
+        CHECK(c.transport == kind::tcp);
+        CHECK(c.host == "localhost");
+        CHECK(c.port == 6379);
+        CHECK(c.username.empty());
+        CHECK(c.password.empty());
+        CHECK(c.db == 0);
+    }
+    SECTION("host, port, db")
+    {
+        const auto c = parse_ok("redis://redis-1.example.com:7000/3");
+        CHECK(c.host == "redis-1.example.com");
+        CHECK(c.port == 7000);
+        CHECK(c.db == 3);
+    }
+    SECTION("empty path and '/' mean db 0")
+    {
+        CHECK(parse_ok("redis://h/").db == 0);
+        CHECK(parse_ok("redis://h:1/").port == 1);
+    }
+    SECTION("port limits")
+    {
+        CHECK(parse_ok("redis://h:1").port == 1);
+        CHECK(parse_ok("redis://h:65535").port == 65535);
+        CHECK(parse_ok("redis://h:06379").port == 6379);
+    }
+    SECTION("db limit is INT_MAX")
+    {
+        CHECK(parse_ok("redis://h/2147483647").db == 2147483647);
+        CHECK(parse_ok("redis://h/007").db == 7);
+    }
+    SECTION("IPv4 and underscores")
+    {
+        CHECK(parse_ok("redis://10.0.0.1:6380").host == "10.0.0.1");
+        CHECK(parse_ok("redis://redis_master").host == "redis_master");
+    }
+    SECTION("scheme is case-insensitive")
+    {
+        CHECK(parse_ok("REDIS://h").transport == kind::tcp);
+        CHECK(parse_ok("Rediss://h").transport == kind::tls);
+        CHECK(parse_ok("UNIX:///s").transport == kind::unix_socket);
+    }
+}
+
+TEST_CASE("master URI: user info", "[uri]")
+{
+    SECTION("user and password")
+    {
+        const auto c = parse_ok("redis://alice:s3cret@h:6380/1");
+        CHECK(c.username == "alice");
+        CHECK(c.password == "s3cret");
+        CHECK(c.host == "h");
+        CHECK(c.port == 6380);
+        CHECK(c.db == 1);
+    }
+    SECTION("password only: default user")
+    {
+        const auto c = parse_ok("redis://:s3cret@h");
+        CHECK(c.username.empty());
+        CHECK(c.password == "s3cret");
+    }
+    SECTION("percent-decoding, '+' is not a space, ':' in the password")
+    {
+        const auto c = parse_ok("redis://al%69ce%40corp:p%40ss%2Fw%3Ard+x:y@h");
+        CHECK(c.username == "alice@corp");
+        CHECK(c.password == "p@ss/w:rd+x:y");
+    }
+    SECTION("decoding gives raw bytes, upper and lower hex")
+    {
+        const auto c = parse_ok("redis://:%00%ff%FF%7e@h");
+        CHECK(c.password == std::string("\0\xff\xff~", 4));
+    }
+    SECTION("empty user info is no auth")
+    {
+        CHECK(parse_ok("redis://@h").password.empty());
+        CHECK(parse_ok("redis://:@h").password.empty());
+    }
+    SECTION("sub-delimiters are allowed unescaped")
+    {
+        CHECK(parse_ok("redis://u:!$&'()*+,;=@h").password == "!$&'()*+,;=");
+    }
+}
+
+TEST_CASE("master URI: rediss:// and IPv6", "[uri]")
+{
+    SECTION("TLS")
+    {
+        const auto c = parse_ok("rediss://u:p@cache.example.com:6380/2");
+        CHECK(c.transport == kind::tls);
+        CHECK(c.host == "cache.example.com");
+        CHECK(c.port == 6380);
+        CHECK(c.db == 2);
+    }
+    SECTION("IPv6 with and without port")
+    {
+        CHECK(parse_ok("redis://[::1]").host == "::1");
+        CHECK(parse_ok("redis://[::1]").port == 6379);
+        const auto c = parse_ok("redis://:pw@[2001:db8::7]:7001/4");
+        CHECK(c.host == "2001:db8::7");
+        CHECK(c.port == 7001);
+        CHECK(c.db == 4);
+        CHECK(parse_ok("redis://[::ffff:10.0.0.1]").host == "::ffff:10.0.0.1");
+    }
+    SECTION("IPv6 zone identifier (RFC 6874)")
+    {
+        CHECK(parse_ok("redis://[fe80::1%25eth0]:6379").host == "fe80::1%eth0");
+    }
+}
+
+TEST_CASE("master URI: unix://", "[uri]")
+{
+    SECTION("path only")
+    {
+        const auto c = parse_ok("unix:///var/run/redis/redis.sock");
+        CHECK(c.transport == kind::unix_socket);
+        CHECK(c.path == "/var/run/redis/redis.sock");
+        CHECK(c.db == 0);
+        CHECK(c.password.empty());
+    }
+    SECTION("user info and db")
+    {
+        const auto c = parse_ok("unix://bob:pw%2F1@/tmp/redis.sock?db=5");
+        CHECK(c.username == "bob");
+        CHECK(c.password == "pw/1");
+        CHECK(c.path == "/tmp/redis.sock");
+        CHECK(c.db == 5);
+    }
+    SECTION("password only")
+    {
+        const auto c = parse_ok("unix://:pw@/s");
+        CHECK(c.username.empty());
+        CHECK(c.password == "pw");
+        CHECK(c.path == "/s");
+    }
+    SECTION("path is percent-decoded and may hold '@'")
+    {
+        CHECK(parse_ok("unix:///tmp/my%20redis.sock").path == "/tmp/my redis.sock");
+        CHECK(parse_ok("unix:///run/redis@main.sock").path == "/run/redis@main.sock");
+        CHECK(parse_ok("unix://:pw@/run/redis@main.sock").path == "/run/redis@main.sock");
+    }
+    SECTION("empty query and empty parameters are ignored")
+    {
+        CHECK(parse_ok("unix:///s?").db == 0);
+        CHECK(parse_ok("unix:///s?&db=3&").db == 3);
+    }
+    SECTION("longest accepted path")
+    {
+        const std::string path = "/" + std::string(106, 'a');  // 107 bytes: sun_path - 1
+        CHECK(parse_ok("unix://" + path).path == path);
+    }
+}
+
+TEST_CASE("master URI: rejections name the problem", "[uri]")
+{
+    struct bad
+    {
+        std::string uri;
+        std::string expected;  // part of the message
+    };
+    const std::vector<bad> cases = {
+        {"", "empty"},
+        {"localhost:6379", "scheme"},
+        {"redis:/h", "scheme"},
+        {"://h", "scheme"},
+        {"1redis://h", "scheme"},
+        {"http://h", "unknown scheme 'http'"},
+        {"http://h", "redis://, rediss://, unix://"},
+        {"redis+sentinel://h", "unknown scheme"},
+        {"redis://", "empty host"},
+        {"redis://:6379", "empty host"},
+        {"redis://:pw@", "empty host"},
+        {"redis://:pw@/1", "empty host"},
+        {"redis://h:", "empty port"},
+        {"redis://h:abc", "port is not a number"},
+        {"redis://h:-1", "not a number"},
+        {"redis://h:+1", "not a number"},
+        {"redis://h:0", "port is out of range"},
+        {"redis://h:65536", "out of range"},
+        {"redis://h:99999999999999999999999", "out of range"},
+        {"redis://h:6379x", "not a number"},
+        {"redis://h/x", "db 'x' is not a non-negative integer"},
+        {"redis://h/-1", "not a non-negative integer"},
+        {"redis://h/1.5", "not a non-negative integer"},
+        {"redis://h/2147483648", "out of range"},
+        {"redis://h/99999999999999999999999", "out of range"},
+        {"redis://h/1/2", "after the db"},
+        {"redis://h//", "after the db"},
+        {"redis://h/1#frag", "fragment"},
+        {"redis://h#frag", "fragment"},
+        {"redis://h?db=1", "unknown query parameter 'db'"},
+        {"redis://h/1?timeout=1", "unknown query parameter 'timeout'"},
+        {"redis://h%41", "invalid character '%'"},
+        {"redis://h!x", "invalid character '!'"},
+        {"redis://::1:6379", "brackets"},
+        {"redis://[::1", "unterminated IPv6"},
+        {"redis://[::1:6379/0", "unterminated IPv6"},
+        {"redis://[]", "empty IPv6"},
+        {"redis://[::g]", "invalid IPv6 address"},
+        {"redis://[1.2.3.4]", "invalid IPv6 address"},
+        {"redis://[::1]x", "after the IPv6 address"},
+        {"redis://[::1]:", "empty port"},
+        {"redis://[::1]:0", "out of range"},
+        {"redis://[fe80::1%eth0]", "zone"},
+        {"redis://[fe80::1%25]", "zone"},
+        {"redis://[fe80::1%25e/th]", "unterminated IPv6"},
+        {"redis://[fe80::1%25e!]", "zone"},
+        {"redis://h x", "space or control character at offset 9"},
+        {" redis://h", "offset 0"},
+        {"redis://h\n", "control character"},
+        {"redis://h\t:1", "control character"},
+        {"redis://h\x7f", "control character"},
+        {"redis://u%zz:pw@h", "bad percent escape in the user name"},
+        {"redis://u:p%4@h", "bad percent escape in the password"},
+        {"redis://u:p%@h", "bad percent escape in the password"},
+        {"redis://u@h", "user name without a password"},
+        {"redis://u:@h", "empty password for user 'u'"},
+        {"redis://u:p/q@h", "unescaped '/'"},
+        {"redis://u:p?q@h", "unescaped '?'"},
+        {"redis://u:p#q@h", "unescaped '#'"},
+        {"redis://u:p@q@h", "unescaped '@'"},
+        {"redis://u:p[q@h", "unescaped '['"},
+        {"redis://u:p]q@h", "unescaped ']'"},
+        {"unix://", "absolute socket path"},
+        {"unix://tmp/redis.sock", "absolute socket path"},
+        {"unix://localhost/tmp/redis.sock", "absolute socket path"},
+        {"unix://:pw@tmp/redis.sock", "absolute socket path"},
+        {"unix:///", "empty socket path"},
+        {"unix:///?db=1", "empty socket path"},
+        {"unix:///s%zz", "bad percent escape in the socket path"},
+        {"unix:///s%00x", "NUL"},
+        {"unix:///" + std::string(107, 'a'), "limit is 107"},
+        {"unix:///s?db=x", "db 'x' is not a non-negative integer"},
+        {"unix:///s?db=-2", "not a non-negative integer"},
+        {"unix:///s?db=2147483648", "out of range"},
+        {"unix:///s?db=", "empty db"},
+        {"unix:///s?db", "'db' has no value"},
+        {"unix:///s?db=1&db=2", "more than once"},
+        {"unix:///s?timeout=5", "unknown query parameter 'timeout' (accepted: db)"},
+        {"unix:///s?db=1#x", "fragment"},
+        {"unix:///s#x", "fragment"},
+        {"unix://u@/s", "user name without a password"},
+        {"unix://u:p/q@/s", "unescaped '/'"},
+    };
+    for (const auto& c : cases)
+    {
+        const auto why = parse_fail(c.uri);
+        INFO("uri: " << c.uri << "\nwhy: " << why);
+        CHECK(contains(why, c.expected));
+    }
+}
+
+TEST_CASE("master URI: the password never appears in a message", "[uri][secret]")
+{
+    const std::string secret = "Hunter2Secret";
+    // Malformed in every part, with the secret as password (plain, with characters that
+    // must be escaped, or percent-encoded).
+    const std::vector<std::string> passwords = {
+        secret,
+        secret + "/x",
+        "x/" + secret,
+        secret + "@x",
+        secret + "?db=1",
+        secret + "#x",
+        secret + ":" + secret,
+        "%48unter2Secret",  // decodes to the secret
+        secret + "%zz",
+        secret + "%4",
+        secret + "[",
+        secret + "]:1",
+    };
+    const std::vector<std::string> shapes = {
+        "redis://user:{}@",
+        "redis://user:{}@:1",
+        "redis://:{}@h:abc",
+        "redis://:{}@h:0",
+        "redis://:{}@h:70000",
+        "redis://:{}@h/x",
+        "redis://:{}@h/-1",
+        "redis://:{}@h/1/2",
+        "redis://:{}@h?db=1",
+        "redis://:{}@h#x",
+        "redis://:{}@[::1",
+        "redis://:{}@[zz]",
+        "redis://:{}@[::1]x",
+        "redis://:{}@::1",
+        "redis://:{}@h!",
+        "redis://user:{}@h x",
+        "redis://user:{} @h",
+        "redis://user:{}\n@h",
+        "rediss://u%zz:{}@h",
+        "http://user:{}@h",
+        "user:{}@h:6379",
+        "redis:/user:{}@h",
+        "redis://user:{}",
+        "redis://user:{}:6379",
+        "redis://user:{}/0",
+        "unix://user:{}@",
+        "unix://user:{}@tmp/s",
+        "unix://user:{}/tmp/s",
+        "unix://user:{}@/",
+        "unix://user:{}@/s?db=x",
+        "unix://user:{}@/s?nope=1",
+        "unix://user:{}@/s%zz",
+        "unix://:{}@/s#f",
+        "unix://{}@/s",
+        "redis://{}@h",
+    };
+    int failures_checked = 0;
+    for (const auto& shape : shapes)
+    {
+        for (const auto& pw : passwords)
+        {
+            std::string uri = shape;
+            uri.replace(uri.find("{}"), 2, pw);
+            redlock::error_code ec;
+            std::string why;
+            const auto cfg = parse_master_uri(uri, ec, why);
+            INFO("uri: " << uri << "\nwhy: " << why);
+            if (ec)
+            {
+                ++failures_checked;
+                CHECK_FALSE(contains(why, secret));
+                CHECK_FALSE(contains(why, "Hunter2"));
+                CHECK_FALSE(contains(why, "2Secret"));
+                try
+                {
+                    parse_master_uri(uri);
+                    FAIL("the throwing overload did not throw");
+                }
+                catch (const boost::system::system_error& e)
+                {
+                    CHECK(e.code() == redlock::error::invalid_uri);
+                    CHECK_FALSE(contains(e.what(), secret));
+                    CHECK_FALSE(contains(e.what(), "Hunter2"));
+                }
+            }
+            else
+            {
+                // A few shapes are valid for some passwords: "{}@h" with "secret:secret"
+                // is user "secret" (which may be printed) and password "secret" (which may
+                // not). The printed form must mask the password.
+                CHECK(contains(cfg.to_string(), ":***@"));
+                if (!contains(cfg.username, "Hunter2"))
+                    CHECK_FALSE(contains(cfg.to_string(), "Hunter2"));
+            }
+        }
+    }
+    CHECK(failures_checked > 350);
+}
+
+TEST_CASE("master URI: to_string hides the password and parses back", "[uri]")
+{
+    SECTION("masked")
+    {
+        CHECK(parse_ok("redis://alice:s3cret@h:7000/2").to_string() == "redis://alice:***@h:7000/2");
+        CHECK(parse_ok("redis://:s3cret@h").to_string() == "redis://:***@h:6379");
+        CHECK(parse_ok("rediss://h").to_string() == "rediss://h:6379");
+        CHECK(parse_ok("redis://[::1]:7/1").to_string() == "redis://[::1]:7/1");
+        CHECK(parse_ok("redis://[fe80::1%25eth0]").to_string() == "redis://[fe80::1%25eth0]:6379");
+        CHECK(parse_ok("unix://u:s3cret@/tmp/r.sock?db=3").to_string() ==
+              "unix://u:***@/tmp/r.sock?db=3");
+        CHECK(parse_ok("unix:///tmp/a%20b@c.sock").to_string() == "unix:///tmp/a%20b%40c.sock");
+        CHECK(parse_ok("redis://a%40b%3Ac:pw@h").to_string() == "redis://a%40b%3Ac:***@h:6379");
+    }
+    SECTION("a config built in code with odd bytes")
+    {
+        master_config c;
+        c.host = "h";
+        c.username = "u";
+        c.password = "Hunter2Secret";
+        CHECK(c.to_string() == "redis://u:***@h:6379");
+        c.password.clear();
+        CHECK(c.to_string() == "redis://u@h:6379");
+    }
+    SECTION("round trip without a password")
+    {
+        for (const std::string uri : {"redis://h:1", "rediss://host.example:6380/15",
+                                      "redis://[2001:db8::1]:6379/2", "unix:///tmp/x%3Fy.sock?db=1",
+                                      "unix:///run/redis@main.sock", "unix:///a:b/c"})
+        {
+            const auto a = parse_ok(uri);
+            const auto b = parse_ok(a.to_string());
+            INFO(uri << " -> " << a.to_string());
+            CHECK(a.transport == b.transport);
+            CHECK(a.host == b.host);
+            CHECK(a.port == b.port);
+            CHECK(a.path == b.path);
+            CHECK(a.db == b.db);
+        }
+    }
+}
+
+TEST_CASE("master URI: the throwing overload", "[uri]")
+{
+    CHECK(parse_master_uri("redis://h:1").port == 1);
+    try
+    {
+        parse_master_uri("redis://h:0");
+        FAIL("did not throw");
+    }
+    catch (const boost::system::system_error& e)
+    {
+        CHECK(e.code() == redlock::error::invalid_uri);
+        CHECK(contains(e.what(), "port is out of range"));
+    }
+}
+
+TEST_CASE("connection_options::validate", "[options]")
+{
+    using std::chrono::milliseconds;
+    redlock::error_code ec = redlock::error::no_quorum;  // overwritten on success
+    std::string why = "stale";
+
+    SECTION("defaults are valid")
+    {
+        redlock::connection_options{}.validate(ec, why);
+        CHECK_FALSE(ec);
+        CHECK(why.empty());
+    }
+    SECTION("boundary values are valid")
+    {
+        redlock::connection_options o;
+        o.connect_timeout = milliseconds{1};
+        o.health_check_interval = milliseconds{0};
+        o.health_check_timeout = milliseconds{0};
+        o.reconnect_min_delay = milliseconds{1};
+        o.reconnect_max_delay = milliseconds{1};
+        o.max_nesting_depth = 1024;
+        o.max_bulk_length = 1;
+        o.max_aggregate_size = 1;
+        o.client_name.clear();
+        o.validate(ec, why);
+        CHECK_FALSE(ec);
+    }
+
+    struct bad
+    {
+        const char* name;
+        void (*mutate)(redlock::connection_options&);
+        const char* expected;
+    };
+    const bad cases[] = {
+        {"connect_timeout 0", [](auto& o) { o.connect_timeout = milliseconds{0}; },
+         "connect_timeout must be positive"},
+        {"connect_timeout < 0", [](auto& o) { o.connect_timeout = milliseconds{-5}; },
+         "connect_timeout must be positive (got -5 ms)"},
+        {"health_check_interval < 0", [](auto& o) { o.health_check_interval = milliseconds{-1}; },
+         "health_check_interval must not be negative"},
+        {"health_check_timeout < 0", [](auto& o) { o.health_check_timeout = milliseconds{-1}; },
+         "health_check_timeout must not be negative"},
+        {"reconnect_min_delay 0", [](auto& o) { o.reconnect_min_delay = milliseconds{0}; },
+         "reconnect_min_delay must be positive"},
+        {"reconnect_min_delay < 0", [](auto& o) { o.reconnect_min_delay = milliseconds{-1}; },
+         "reconnect_min_delay must be positive"},
+        {"max < min",
+         [](auto& o) {
+             o.reconnect_min_delay = milliseconds{100};
+             o.reconnect_max_delay = milliseconds{99};
+         },
+         "reconnect_max_delay must not be less than reconnect_min_delay"},
+        {"max_nesting_depth 0", [](auto& o) { o.max_nesting_depth = 0; },
+         "max_nesting_depth must be positive"},
+        {"max_nesting_depth 1025", [](auto& o) { o.max_nesting_depth = 1025; },
+         "max_nesting_depth must not exceed 1024"},
+        {"max_bulk_length 0", [](auto& o) { o.max_bulk_length = 0; },
+         "max_bulk_length must be positive"},
+        {"max_aggregate_size 0", [](auto& o) { o.max_aggregate_size = 0; },
+         "max_aggregate_size must be positive"},
+        {"client_name with space", [](auto& o) { o.client_name = "my app"; }, "client_name"},
+        {"client_name with newline", [](auto& o) { o.client_name = "app\n"; }, "client_name"},
+        {"client_name non-ASCII", [](auto& o) { o.client_name = "caf\xc3\xa9"; }, "client_name"},
+    };
+    for (const auto& c : cases)
+    {
+        redlock::connection_options o;
+        c.mutate(o);
+        ec = {};
+        why.clear();
+        o.validate(ec, why);
+        INFO(c.name << ": " << why);
+        CHECK(ec == redlock::error::invalid_option);
+        CHECK(contains(why, c.expected));
+    }
+}
