@@ -194,7 +194,7 @@ private:
         // Release on every master, also those that timed out or never answered: a grant may
         // still arrive, and the release queued behind it on the same connection undoes it.
         release_.start(*c_, round::kind::release, key_, token_view(), o_.ttl,
-                       clock::now() + o_.release_timeout, this);
+                       clock::now() + o_.release_timeout, this, &attempt_.tracker());
     }
 
     void after_release()
@@ -423,7 +423,7 @@ private:
         extend_.stop();
         diagnostics_ = extend_.diagnostics();
         release_.start(*c_, round::kind::release, st->key, st->token, {},
-                       clock::now() + c_->cfg.defaults.release_timeout, this);
+                       clock::now() + c_->cfg.defaults.release_timeout, this, &extend_.tracker());
     }
 
     void on_round_finished(round& r) override

@@ -1,6 +1,8 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include <redlock/connection.hpp>
 
+#include <optional>
+
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/strand.hpp>
@@ -38,24 +40,44 @@ resp::reply to_owning(std::span<const resp::node_view> nodes)
     return r;
 }
 
-// One async_exec in flight. Owned by itself (keep_alive_) until it completes; the connection
-// only holds a raw sink pointer, which the op removes (abandon) before it dies.
+// One async_exec in flight (one command or a batch). Owned by itself (keep_alive_) until it
+// completes; the connection only holds a raw sink pointer, which the op removes (abandon)
+// before it dies.
 class exec_op final : public detail::reply_sink, public std::enable_shared_from_this<exec_op>
 {
 public:
-    using handler_type = asio::any_completion_handler<void(error_code, resp::reply)>;
+    using single_handler = asio::any_completion_handler<void(error_code, resp::reply)>;
+    using batch_handler = asio::any_completion_handler<void(error_code, std::vector<resp::reply>)>;
 
-    exec_op(std::shared_ptr<detail::node_connection> conn, handler_type h)
-        : conn_(std::move(conn)), handler_(std::move(h)), timer_(conn_->get_executor())
-    {}
-
-    void start(const command& cmd, std::chrono::milliseconds timeout)
+    // Boost 1.81's any_completion_handler move-assignment recurses without end (fixed in
+    // 1.82): handlers are only move-constructed, here into optionals.
+    exec_op(std::shared_ptr<detail::node_connection> conn, single_handler h)
+        : conn_(std::move(conn)), timer_(conn_->get_executor())
     {
-        auto ec = conn_->submit(this, 0, [&](std::string& out) { out.append(cmd.bytes()); }, ticket_);
+        single_.emplace(std::move(h));
+    }
+
+    exec_op(std::shared_ptr<detail::node_connection> conn, batch_handler h)
+        : conn_(std::move(conn)), timer_(conn_->get_executor())
+    {
+        batch_.emplace(std::move(h));
+    }
+
+    void start(std::string_view bytes, std::uint32_t count, std::chrono::milliseconds timeout)
+    {
+        count_ = count;
+        if (count == 0)
+        {
+            done_ = true;
+            post_result({});
+            return;
+        }
+        replies_.reserve(count);
+        auto ec = conn_->submit_batch(this, bytes, count, first_);
         if (ec)
         {
             done_ = true;
-            detail::post_completion(handler_, conn_->get_executor(), ec, resp::reply{});
+            post_result(ec);
             return;
         }
         keep_alive_ = shared_from_this();
@@ -67,7 +89,8 @@ public:
                     self->finish_early(error::request_timeout);
             });
         }
-        auto slot = asio::get_associated_cancellation_slot(handler_);
+        auto slot = single_ ? asio::get_associated_cancellation_slot(*single_)
+                            : asio::get_associated_cancellation_slot(*batch_);
         if (slot.is_connected())
         {
             slot.assign([weak = weak_from_this(), ex = conn_->get_executor()](asio::cancellation_type) {
@@ -85,11 +108,19 @@ public:
         if (done_)
             return;
         if (ec)
-            return finish(ec, {});
-        error_code rec;
-        if (resp::is_error(nodes[0].data_type))
-            rec = error_from_server_reply(nodes[0].value);
-        finish(rec, to_owning(nodes));
+        {
+            // The connection failed: the rest of the batch fails with it (no further calls
+            // come for this op once it abandons the remainder).
+            conn_->abandon(detail::request_ticket{first_.seq + replies_.size() + 1},
+                           count_ - static_cast<std::uint32_t>(replies_.size()) - 1);
+            replies_.clear();
+            return finish(ec);
+        }
+        if (resp::is_error(nodes[0].data_type) && !first_error_)
+            first_error_ = error_from_server_reply(nodes[0].value);
+        replies_.push_back(to_owning(nodes));
+        if (replies_.size() == count_)
+            finish(first_error_);
     }
 
 private:
@@ -97,25 +128,51 @@ private:
     {
         if (done_)
             return;
-        conn_->abandon(ticket_);
-        finish(ec, {});
+        conn_->abandon(first_, count_);
+        replies_.clear();
+        finish(ec);
     }
 
-    void finish(const error_code& ec, resp::reply r)
+    void finish(const error_code& ec)
     {
         done_ = true;
         timer_.cancel();
-        auto slot = asio::get_associated_cancellation_slot(handler_);
-        if (slot.is_connected())
-            slot.clear();
-        detail::dispatch_completion(handler_, conn_->get_executor(), ec, std::move(r));
+        if (single_)
+        {
+            auto slot = asio::get_associated_cancellation_slot(*single_);
+            if (slot.is_connected())
+                slot.clear();
+            resp::reply r;
+            if (!replies_.empty())
+                r = std::move(replies_.front());
+            detail::dispatch_completion(*single_, conn_->get_executor(), ec, std::move(r));
+        }
+        else
+        {
+            auto slot = asio::get_associated_cancellation_slot(*batch_);
+            if (slot.is_connected())
+                slot.clear();
+            detail::dispatch_completion(*batch_, conn_->get_executor(), ec, std::move(replies_));
+        }
         keep_alive_.reset();
     }
 
+    void post_result(const error_code& ec)
+    {
+        if (single_)
+            detail::post_completion(*single_, conn_->get_executor(), ec, resp::reply{});
+        else
+            detail::post_completion(*batch_, conn_->get_executor(), ec, std::vector<resp::reply>{});
+    }
+
     std::shared_ptr<detail::node_connection> conn_;
-    handler_type handler_;
+    std::optional<single_handler> single_;
+    std::optional<batch_handler> batch_;
     asio::steady_timer timer_;
-    detail::request_ticket ticket_;
+    detail::request_ticket first_;
+    std::uint32_t count_ = 0;
+    std::vector<resp::reply> replies_;
+    error_code first_error_;
     bool done_ = false;
     std::shared_ptr<exec_op> keep_alive_;
 };
@@ -161,7 +218,18 @@ void connection::async_exec_impl(command cmd, std::chrono::milliseconds timeout,
     asio::dispatch(impl_->get_executor(),
                    [impl = impl_, cmd = std::move(cmd), timeout, h = std::move(handler)]() mutable {
                        auto op = std::make_shared<exec_op>(impl, std::move(h));
-                       op->start(cmd, timeout);
+                       op->start(cmd.bytes(), 1, timeout);
+                   });
+}
+
+void connection::async_exec_batch_impl(
+    request req, std::chrono::milliseconds timeout,
+    asio::any_completion_handler<void(error_code, std::vector<resp::reply>)> handler)
+{
+    asio::dispatch(impl_->get_executor(),
+                   [impl = impl_, req = std::move(req), timeout, h = std::move(handler)]() mutable {
+                       auto op = std::make_shared<exec_op>(impl, std::move(h));
+                       op->start(req.bytes(), static_cast<std::uint32_t>(req.size()), timeout);
                    });
 }
 

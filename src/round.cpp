@@ -21,10 +21,11 @@ void encode(std::string& out, round::kind k, bool fallback, std::string_view key
         resp::append_command(out, "SET", key, token, "NX", "PX", ttl_ms);
         return;
     case round::kind::release:
-        if (fallback)
-            resp::append_command(out, "EVAL", release_script().body, "1", key, token);
-        else
-            resp::append_command(out, "EVALSHA", release_script().sha1, "1", key, token);
+        // Always EVAL, never EVALSHA: a release is often abandoned at its deadline (a slow or
+        // paused master) and still runs when the master gets to it, behind the SET it must
+        // undo. A NOSCRIPT reply then reaches no one and no EVAL follows, so on a master
+        // whose script cache is empty (restarted, SCRIPT FLUSH) the key would stay until TTL.
+        resp::append_command(out, "EVAL", release_script().body, "1", key, token);
         return;
     case round::kind::extend:
         if (fallback)
@@ -38,7 +39,8 @@ void encode(std::string& out, round::kind k, bool fallback, std::string_view key
 }  // namespace
 
 void round::start(client_impl& c, kind k, std::string_view key, std::string_view token,
-                  std::chrono::milliseconds ttl, time_point deadline, round_listener* l)
+                  std::chrono::milliseconds ttl, time_point deadline, round_listener* l,
+                  const quorum_tracker* previous)
 {
     const auto n = c.size();
     c_ = &c;
@@ -62,7 +64,15 @@ void round::start(client_impl& c, kind k, std::string_view key, std::string_view
     t0_ = std::chrono::steady_clock::now();
     auto hold = l_->hold();
     for (std::size_t i = 0; i < n; ++i)
-        send(i, false);
+    {
+        if (send(i, false) && previous && previous->outcome(i) == master_outcome::timed_out)
+        {
+            // Sent, not awaited (see start()): the reply will be dropped.
+            c_->conns[i]->abandon(m_[i].ticket);
+            m_[i].outstanding = false;
+            --outstanding_;
+        }
+    }
     if (outstanding_ > 0)
         c_->deadlines.schedule(*this, deadline);
     notify();

@@ -53,10 +53,17 @@ public:
 
     using time_point = std::chrono::steady_clock::time_point;
 
-    /// Sends to all masters. `key` and `token` must stay valid while the round is active.
+    /// @brief Sends to all masters. `key` and `token` must stay valid while the round is active.
     /// May call the listener before returning (e.g. when every master is down).
+    ///
+    /// @param previous For a release after a failed attempt: the attempt's outcomes. Masters
+    /// that timed out in the attempt still get the release, queued on their connection right
+    /// behind the SET, so the master executes it after the SET whenever it wakes up; waiting for
+    /// their answer would add no safety, only the release deadline to the caller's latency. Their
+    /// status stays `pending`.
     void start(client_impl& c, kind k, std::string_view key, std::string_view token,
-               std::chrono::milliseconds ttl, time_point deadline, round_listener* l);
+               std::chrono::milliseconds ttl, time_point deadline, round_listener* l,
+               const quorum_tracker* previous = nullptr);
 
     /// No more callbacks: outstanding requests are abandoned (their replies dropped).
     void stop() noexcept;

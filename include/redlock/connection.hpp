@@ -63,6 +63,47 @@ private:
     std::string bytes_;
 };
 
+/// @brief Several commands sent as one pipelined batch; see connection::async_exec.
+class request
+{
+public:
+    request() = default;
+
+    /// Appends one command; each argument is a string (any bytes) or an integer.
+    template <class... Args>
+        requires(sizeof...(Args) > 0 &&
+                 ((std::convertible_to<const Args&, std::string_view> || std::integral<Args>) && ...))
+    request& push(const Args&... args)
+    {
+        command c(args...);
+        bytes_.append(c.bytes());
+        ++size_;
+        return *this;
+    }
+
+    /// Appends an already encoded command.
+    request& push(const command& c)
+    {
+        bytes_.append(c.bytes());
+        ++size_;
+        return *this;
+    }
+
+    /// The number of commands.
+    std::size_t size() const noexcept { return size_; }
+    /// The RESP bytes of all the commands.
+    std::string_view bytes() const noexcept { return bytes_; }
+    void clear() noexcept
+    {
+        bytes_.clear();
+        size_ = 0;
+    }
+
+private:
+    std::string bytes_;
+    std::size_t size_ = 0;
+};
+
 /// Counters of one connection, for monitoring and benchmarks.
 struct connection_stats
 {
@@ -130,6 +171,23 @@ public:
             token, std::move(cmd), timeout);
     }
 
+    /// @brief Sends every command of `req` in one batch and completes with all the replies,
+    /// in order. The error is the first server error among them (the replies are all there),
+    /// or the transport's error (then the replies are empty). Same deadline and cancellation
+    /// rules as the single-command overload. An empty request completes at once with no reply.
+    ///
+    /// @par Handler signature
+    /// `void(error_code, std::vector<resp::reply>)`
+    template <class CompletionToken = asio::deferred_t>
+    auto async_exec(request req, std::chrono::milliseconds timeout, CompletionToken&& token = {})
+    {
+        return asio::async_initiate<CompletionToken, void(error_code, std::vector<resp::reply>)>(
+            [this](auto handler, request r, std::chrono::milliseconds t) {
+                async_exec_batch_impl(std::move(r), t, std::move(handler));
+            },
+            token, std::move(req), timeout);
+    }
+
     /// async_exec without a deadline.
     template <class CompletionToken = asio::deferred_t>
     auto async_exec(command cmd, CompletionToken&& token = {})
@@ -163,6 +221,9 @@ public:
 private:
     void async_exec_impl(command cmd, std::chrono::milliseconds timeout,
                          asio::any_completion_handler<void(error_code, resp::reply)> handler);
+    void async_exec_batch_impl(
+        request req, std::chrono::milliseconds timeout,
+        asio::any_completion_handler<void(error_code, std::vector<resp::reply>)> handler);
     void async_wait_connected_impl(asio::any_completion_handler<void(error_code)> handler);
 
     std::shared_ptr<detail::node_connection> impl_;

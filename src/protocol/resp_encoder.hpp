@@ -73,7 +73,20 @@ constexpr std::size_t decimal_length(T v) noexcept
 inline char* write_header(char* p, char prefix, std::size_t n) noexcept
 {
     *p++ = prefix;
-    p = std::to_chars(p, p + decimal_digits(n), static_cast<std::uint64_t>(n)).ptr;
+    // Argument lengths and counts are nearly always below 100: skip to_chars for them.
+    if (n < 10)
+    {
+        *p++ = static_cast<char>('0' + n);
+    }
+    else if (n < 100)
+    {
+        *p++ = static_cast<char>('0' + n / 10);
+        *p++ = static_cast<char>('0' + n % 10);
+    }
+    else
+    {
+        p = std::to_chars(p, p + decimal_digits(n), static_cast<std::uint64_t>(n)).ptr;
+    }
     *p++ = '\r';
     *p++ = '\n';
     return p;

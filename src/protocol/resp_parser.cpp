@@ -2,7 +2,6 @@
 #include "protocol/resp_parser.hpp"
 
 #include <charconv>
-#include <cstring>
 #include <limits>
 #include <utility>
 
@@ -143,7 +142,7 @@ void parser::reset() noexcept
     in_payload_ = false;
     raw_.clear();
     stack_.clear();
-    views_.clear();
+    view_count_ = 0;
     error_.clear();
 }
 
@@ -184,22 +183,26 @@ parse_status parser::parse(std::string_view buf)
             return fail(std::move(message));
         }
 
-        // Resume the CR search where the last call gave up, so a line fed byte by byte is
-        // scanned once in total, not once per call.
+        // Resume the search where the last call gave up, so a line fed byte by byte is scanned
+        // once in total. The search stops at the CR position of a line of max_line_length
+        // bytes: a peer that never sends CR costs that much scanning, not the whole buffer.
         const std::size_t begin = pos_ + 1;
-        const std::size_t scan = line_scan_ > begin ? line_scan_ : begin;
-        const void* const cr =
-            scan < buf.size() ? std::memchr(buf.data() + scan, '\r', buf.size() - scan) : nullptr;
-        if (cr == nullptr)
+        const bool capped = buf.size() - begin > limits_.max_line_length;
+        const std::size_t stop = capped ? begin + limits_.max_line_length + 1 : buf.size();
+        // Lines are short (statuses, numbers, headers): a plain loop beats a memchr call, and
+        // finds a bare LF (forbidden in every line) in the same pass.
+        std::size_t cr_at = line_scan_ > begin ? line_scan_ : begin;
+        while (cr_at < stop && buf[cr_at] != '\r' && buf[cr_at] != '\n')
+            ++cr_at;
+        if (cr_at == stop)
         {
-            if (buf.size() - begin > limits_.max_line_length)
+            if (capped)
                 return fail(with_number("line length exceeds limit ", limits_.max_line_length));
-            line_scan_ = buf.size();
+            line_scan_ = cr_at;
             return parse_status::needs_more;
         }
-        const auto cr_at = static_cast<std::size_t>(static_cast<const char*>(cr) - buf.data());
-        if (cr_at - begin > limits_.max_line_length)
-            return fail(with_number("line length exceeds limit ", limits_.max_line_length));
+        if (buf[cr_at] == '\n')
+            return fail("LF without CR");
         if (cr_at + 1 == buf.size())
         {
             line_scan_ = cr_at;
@@ -216,16 +219,14 @@ parse_status parser::parse(std::string_view buf)
 
 parse_status parser::on_line(std::string_view buf, char type_byte, std::size_t begin, std::size_t end)
 {
-    const std::string_view text = buf.substr(begin, end - begin);
+    const std::string_view text(buf.data() + begin, end - begin);
     pos_ = end + 2;
 
     switch (type_byte)
     {
     case '+':
     case '-':
-        // The specification forbids CR and LF inside; a bare CR already failed the line.
-        if (std::memchr(text.data(), '\n', text.size()) != nullptr)
-            return fail("LF inside a simple string");
+        // CR and LF, forbidden inside by the specification, already failed the line scan.
         push_leaf(type_byte == '+' ? type::simple_string : type::simple_error, begin, text.size());
         break;
 
@@ -364,11 +365,15 @@ bool parser::finish_element(bool is_attribute) noexcept
 
 parse_status parser::complete(std::string_view buf)
 {
-    views_.resize(raw_.size());
+    // views_ only grows: shrinking and regrowing it would value-initialise it on every reply.
+    if (views_.size() < raw_.size())
+        views_.resize(raw_.size());
+    view_count_ = raw_.size();
     for (std::size_t i = 0; i < raw_.size(); ++i)
     {
         const raw_node& r = raw_[i];
-        views_[i] = node_view{r.data_type, r.depth, r.size, buf.substr(r.offset, r.length)};
+        // Offsets were checked against the buffer as they were recorded.
+        views_[i] = node_view{r.data_type, r.depth, r.size, std::string_view(buf.data() + r.offset, r.length)};
     }
     status_ = parse_status::done;
     return status_;
@@ -378,7 +383,7 @@ parse_status parser::fail(std::string message)
 {
     status_ = parse_status::failed;
     error_ = std::move(message);
-    views_.clear();
+    view_count_ = 0;
     return status_;
 }
 

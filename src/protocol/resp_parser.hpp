@@ -25,7 +25,8 @@ struct parser_limits
     std::size_t max_bulk_length = 64u << 20;
     /// Elements of one aggregate as sent on the wire: a map of n pairs has 2n elements.
     std::size_t max_aggregate_size = 1u << 20;
-    /// Bytes between a type byte and its CRLF (simple strings, numbers, headers).
+    /// Bytes between a type byte and its CRLF (simple strings, numbers, headers). Bulk payloads
+    /// are bounded by max_bulk_length instead.
     std::size_t max_line_length = 64u << 10;
 };
 
@@ -66,7 +67,7 @@ public:
 
     /// After done: the nodes of the value in pre-order, viewing the `buf` of the last parse().
     /// Valid until the next parse() or reset(); empty in any other state.
-    std::span<const node_view> nodes() const noexcept { return views_; }
+    std::span<const node_view> nodes() const noexcept { return {views_.data(), view_count_}; }
 
     /// After done: how many bytes of `buf` the value occupied.
     std::size_t consumed() const noexcept { return pos_; }
@@ -112,7 +113,8 @@ private:
     std::size_t payload_length_ = 0;
     std::vector<raw_node> raw_;
     std::vector<frame> stack_;
-    std::vector<node_view> views_;
+    std::vector<node_view> views_;  // materialised at done; the first view_count_ are valid
+    std::size_t view_count_ = 0;
     std::string error_;
 };
 

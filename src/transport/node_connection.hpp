@@ -111,8 +111,31 @@ public:
         return {};
     }
 
+    /// @brief Queues `count` commands whose RESP bytes are `bytes`, as one pipelined batch:
+    /// their replies reach `sink` with tags 0..count-1, in order. `first` identifies the first.
+    error_code submit_batch(reply_sink* sink, std::string_view bytes, std::uint32_t count,
+                            request_ticket& first)
+    {
+        if (state_ != state::ready && state_ != state::connecting)
+            return state_ == state::closed ? error_code(error::connection_closed)
+                                           : error_code(error::not_connected);
+        out_queue_.append(bytes);
+        first.seq = tail_seq_;
+        for (std::uint32_t i = 0; i < count; ++i)
+            push_slot(sink, i);
+        request_write();
+        return {};
+    }
+
     /// The sink of this request will not be called; its reply is still read and dropped.
     void abandon(request_ticket ticket) noexcept;
+
+    /// abandon() for the `count` consecutive requests of a batch starting at `first`.
+    void abandon(request_ticket first, std::uint32_t count) noexcept
+    {
+        for (std::uint32_t i = 0; i < count; ++i)
+            abandon(request_ticket{first.seq + i});
+    }
 
     state current_state() const noexcept { return state_; }
     const master_config& config() const noexcept { return cfg_; }

@@ -1,0 +1,86 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include "common.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <sstream>
+
+#include <sys/resource.h>
+
+namespace redlock::bench {
+
+double samples::percentile_us(double p)
+{
+    if (v_.empty())
+        return 0;
+    if (!sorted_)
+    {
+        std::sort(v_.begin(), v_.end());
+        sorted_ = true;
+    }
+    auto idx = static_cast<std::size_t>(p / 100.0 * static_cast<double>(v_.size() - 1) + 0.5);
+    return static_cast<double>(v_[std::min(idx, v_.size() - 1)]) / 1000.0;
+}
+
+double samples::max_us() { return percentile_us(100); }
+
+std::chrono::microseconds process_cpu_time()
+{
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    auto us = [](const timeval& t) {
+        return std::chrono::seconds(t.tv_sec) + std::chrono::microseconds(t.tv_usec);
+    };
+    return us(ru.ru_utime) + us(ru.ru_stime);
+}
+
+std::string run_capture(const std::string& cmd)
+{
+    std::string out;
+    FILE* f = popen(cmd.c_str(), "r");
+    if (!f)
+        return out;
+    std::array<char, 4096> buf{};
+    std::size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), f)) > 0)
+        out.append(buf.data(), n);
+    pclose(f);
+    return out;
+}
+
+std::optional<double> redis_benchmark_rps(const std::string& args)
+{
+    // CSV: a header line, then "SET","123456.78",... per test.
+    auto out = run_capture("redis-benchmark " + args + " --csv 2>/dev/null");
+    std::istringstream in(out);
+    std::string line;
+    while (std::getline(in, line))
+    {
+        if (line.rfind("\"test\"", 0) == 0 || line.empty())
+            continue;
+        auto a = line.find("\",\"");
+        if (a == std::string::npos)
+            continue;
+        auto b = line.find('"', a + 3);
+        try
+        {
+            return std::stod(line.substr(a + 3, b - a - 3));
+        }
+        catch (...)
+        {
+            return std::nullopt;
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> arg_value(int argc, char** argv, const std::string& name)
+{
+    for (int i = 1; i + 1 < argc; ++i)
+        if (argv[i] == name)
+            return std::string(argv[i + 1]);
+    return std::nullopt;
+}
+
+}  // namespace redlock::bench

@@ -1,0 +1,45 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+// Small pieces shared by the benchmark programs.
+#ifndef REDLOCK_BENCH_COMMON_HPP
+#define REDLOCK_BENCH_COMMON_HPP
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace redlock::bench {
+
+/// Latency samples in nanoseconds; percentiles from all samples (sorted), not a subsample.
+class samples
+{
+public:
+    void reserve(std::size_t n) { v_.reserve(n); }
+    void add(std::chrono::nanoseconds d) { v_.push_back(d.count()); }
+    std::size_t size() const noexcept { return v_.size(); }
+    /// p in [0, 100]; microseconds. Sorts on first use.
+    double percentile_us(double p);
+    double max_us();
+
+private:
+    std::vector<std::int64_t> v_;
+    bool sorted_ = false;
+};
+
+/// User + system CPU time of this process.
+std::chrono::microseconds process_cpu_time();
+
+/// Runs a shell command and returns its standard output (empty on failure).
+std::string run_capture(const std::string& cmd);
+
+/// Runs `redis-benchmark` with `args` (e.g. "-p 6379 -t set -P 32 -c 50 -n 1000000") and
+/// returns the requests/s of its first test, parsed from its CSV output.
+std::optional<double> redis_benchmark_rps(const std::string& args);
+
+/// The value of `--name` in argv (or nullopt).
+std::optional<std::string> arg_value(int argc, char** argv, const std::string& name);
+
+}  // namespace redlock::bench
+
+#endif

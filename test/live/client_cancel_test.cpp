@@ -1,0 +1,251 @@
+// Acceptance: per-operation cancellation of async_lock, in an attempt and in a backoff delay.
+#include "client_fixture.hpp"
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
+#include <variant>
+
+using namespace redlock::test;
+using redlock::client;
+using redlock::error;
+using redlock::error_code;
+using redlock::lock;
+using redlock::lock_options;
+using redlock::master_status;
+
+TEST_CASE("client: cancellation during an attempt completes promptly with operation_aborted",
+          "[live][client]")
+{
+    local_masters m({.count = 5});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.attempt_timeout = 2000ms;  // far beyond the cancellation: only the signal can end it
+    opts.release_timeout = 200ms;
+    opts.max_attempts = 3;
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        for (std::size_t i = 0; i < m.size(); ++i)
+            m.pause(i);
+
+        asio::cancellation_signal sig;
+        asio::steady_timer t(co_await asio::this_coro::executor, 50ms);
+        steady::time_point emitted{};
+        t.async_wait([&](error_code) {
+            emitted = steady::now();
+            sig.emit(asio::cancellation_type::terminal);
+        });
+        const auto t0 = steady::now();
+        auto [ec, l] = co_await c.async_lock("cancel-attempt", opts,
+                                             asio::bind_cancellation_slot(sig.slot(), tuple_awaitable));
+        const auto done = steady::now();
+        INFO("completed " << ms(done - t0) << " ms after the start, " << ms(done - emitted)
+                          << " ms after the signal: " << l.describe());
+        CHECK(ec == asio::error::operation_aborted);
+        CHECK_FALSE(l.held());
+        // The release after the cancelled attempt keeps its own deadline (200 ms).
+        CHECK(ms(done - emitted) <= 200.0 + 100.0);
+        CHECK(ms(done - t0) < 1000.0);
+
+        for (std::size_t i = 0; i < m.size(); ++i)
+            m.resume(i);
+        co_await sleep_for(100ms);
+        INFO("after resuming: " << describe_keys(m));
+        CHECK(total_keys(m) == 0);
+    }(), 10s);
+}
+
+TEST_CASE("client: cancellation during a backoff delay completes at once", "[live][client]")
+{
+    local_masters m({.count = 5});
+    asio::io_context io;
+    client ours(io.get_executor(), config_for(m));
+    client theirs(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.max_attempts = 10;
+    opts.retry_delay = 1000ms;
+    opts.retry_jitter = 0ms;
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(ours);
+        co_await require_connected(theirs);
+        auto [hec, held] = co_await theirs.async_lock("cancel-backoff", tuple_awaitable);
+        REQUIRE_FALSE(hec);
+
+        for (const auto type : {asio::cancellation_type::terminal, asio::cancellation_type::partial,
+                                asio::cancellation_type::total})
+        {
+            INFO("cancellation type " << static_cast<int>(type));
+            asio::cancellation_signal sig;
+            asio::steady_timer t(co_await asio::this_coro::executor, 200ms);
+            steady::time_point emitted{};
+            t.async_wait([&](error_code) {
+                emitted = steady::now();
+                sig.emit(type);
+            });
+            const auto t0 = steady::now();
+            auto [ec, l] = co_await ours.async_lock(
+                "cancel-backoff", opts, asio::bind_cancellation_slot(sig.slot(), tuple_awaitable));
+            const auto done = steady::now();
+            INFO("completed " << ms(done - t0) << " ms after the start, " << ms(done - emitted)
+                              << " ms after the signal: " << l.describe());
+            CHECK(ec == asio::error::operation_aborted);
+            CHECK(emitted != steady::time_point{});
+            CHECK(ms(done - emitted) < 100.0);
+        }
+
+        // Only the holder's key is there.
+        for (std::size_t i = 0; i < m.size(); ++i)
+            CHECK(get_on(m, i, "cancel-backoff") == std::string(held.token()));
+        auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
+        CHECK_FALSE(uec);
+    }(), 10s);
+}
+
+TEST_CASE("client: awaitable_operators || with a timer times out a lock", "[live][client]")
+{
+    using namespace asio::experimental::awaitable_operators;
+    local_masters m({.count = 3});
+    asio::io_context io;
+    client ours(io.get_executor(), config_for(m));
+    client theirs(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.max_attempts = 100;
+    opts.retry_delay = 20ms;
+    opts.retry_jitter = 20ms;
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(ours);
+        co_await require_connected(theirs);
+        auto [hec, held] = co_await theirs.async_lock("or-timer", tuple_awaitable);
+        REQUIRE_FALSE(hec);
+
+        // Contended: the timer wins, and the lock operation is cancelled.
+        {
+            asio::steady_timer timer(co_await asio::this_coro::executor, 150ms);
+            const auto t0 = steady::now();
+            auto result = co_await (ours.async_lock("or-timer", opts, asio::use_awaitable) ||
+                                    timer.async_wait(asio::use_awaitable));
+            const auto elapsed = ms(steady::now() - t0);
+            INFO("took " << elapsed << " ms");
+            CHECK(result.index() == 1);
+            CHECK(elapsed < 150.0 + 100.0);
+        }
+        auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
+        CHECK_FALSE(uec);
+        CHECK(total_keys(m) == 0);
+
+        // Free: the lock wins and the timer is cancelled.
+        {
+            asio::steady_timer timer(co_await asio::this_coro::executor, 5s);
+            auto result = co_await (ours.async_lock("or-timer", opts, asio::use_awaitable) ||
+                                    timer.async_wait(asio::use_awaitable));
+            REQUIRE(result.index() == 0);
+            lock l = std::get<0>(result);
+            CHECK(l.held());
+            co_await ours.async_unlock(l);
+        }
+        CHECK(total_keys(m) == 0);
+    }(), 10s);
+}
+
+// Asio's rule: an operation honours a cancellation emitted at any time after its initiating
+// function has returned. The slot must therefore be connected during initiation.
+TEST_CASE("client: a cancellation emitted right after initiation is honoured", "[live][client]")
+{
+    local_masters m({.count = 3});
+    asio::io_context io;
+    client ours(io.get_executor(), config_for(m));
+    client theirs(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.max_attempts = 5;
+    opts.retry_delay = 200ms;
+    opts.retry_jitter = 0ms;
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(ours);
+        co_await require_connected(theirs);
+        auto [hec, held] = co_await theirs.async_lock("early-cancel", tuple_awaitable);
+        REQUIRE_FALSE(hec);
+
+        asio::cancellation_signal sig;
+        bool done = false;
+        error_code result = redlock::error::server_error;
+        const auto t0 = steady::now();
+        ours.async_lock("early-cancel", opts,
+                        asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, lock) {
+                            result = ec;
+                            done = true;
+                        }));
+        sig.emit(asio::cancellation_type::terminal);
+        while (!done && steady::now() - t0 < 3s)
+            co_await sleep_for(2ms);
+        const auto elapsed = ms(steady::now() - t0);
+        INFO("completed after " << elapsed << " ms with " << result.message());
+        REQUIRE(done);
+        CHECK(result == asio::error::operation_aborted);
+        // Without the cancellation: 5 attempts and 4 delays of 200 ms, then contended.
+        CHECK(elapsed < 100.0);
+
+        auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
+        CHECK_FALSE(uec);
+    }(), 10s);
+}
+
+// The same, initiated from a thread that is not running the io_context (so the initiation
+// cannot run the operation inline), e.g. the caller of a use_future operation.
+TEST_CASE("client: a cancellation emitted right after initiation from outside the io_context",
+          "[live][client]")
+{
+    local_masters m({.count = 3});
+    asio::io_context io;
+    client ours(io.get_executor(), config_for(m));
+    client theirs(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.max_attempts = 5;
+    opts.retry_delay = 200ms;
+    opts.retry_jitter = 0ms;
+
+    lock held;
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(ours);
+        co_await require_connected(theirs);
+        auto [hec, l] = co_await theirs.async_lock("early-cancel", tuple_awaitable);
+        REQUIRE_FALSE(hec);
+        held = l;
+    }(), 10s);
+
+    // Not inside io.run(): the initiation cannot complete inline.
+    asio::cancellation_signal sig;
+    bool done = false;
+    error_code result = redlock::error::server_error;
+    const auto t0 = steady::now();
+    ours.async_lock("early-cancel", opts,
+                    asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, lock) {
+                        result = ec;
+                        done = true;
+                    }));
+    sig.emit(asio::cancellation_type::terminal);
+
+    const auto deadline = steady::now() + 5s;
+    while (!done && steady::now() < deadline)
+        io.run_one_until(deadline);
+    const auto elapsed = ms(steady::now() - t0);
+    INFO("completed after " << elapsed << " ms with " << result.message());
+    REQUIRE(done);
+    CHECK(result == asio::error::operation_aborted);
+    CHECK(elapsed < 100.0);
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
+        CHECK_FALSE(uec);
+    }(), 10s);
+}

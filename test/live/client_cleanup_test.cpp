@@ -1,0 +1,247 @@
+// Acceptance: what failed attempts leave behind on the masters; script cache loss; extension.
+#include "client_fixture.hpp"
+
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+
+using namespace redlock::test;
+using redlock::client;
+using redlock::error;
+using redlock::error_code;
+using redlock::lock;
+using redlock::lock_options;
+using redlock::master_status;
+
+TEST_CASE("client: a contended attempt leaves only the holder's keys", "[live][client]")
+{
+    local_masters m({.count = 5});
+    asio::io_context io;
+    client ours(io.get_executor(), config_for(m));
+    client theirs(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.max_attempts = 2;
+    opts.retry_delay = 10ms;
+    opts.retry_jitter = 10ms;
+
+    SECTION("held on every master by another client")
+    {
+        run_bounded(io, [&]() -> asio::awaitable<void> {
+            co_await require_connected(ours);
+            co_await require_connected(theirs);
+            auto [hec, held] = co_await theirs.async_lock("contended", tuple_awaitable);
+            REQUIRE_FALSE(hec);
+
+            auto [tec, tl] = co_await ours.async_try_lock("contended", opts, tuple_awaitable);
+            CHECK_FALSE(tec);
+            CHECK_FALSE(tl.has_value());
+            auto [lec, l] = co_await ours.async_lock("contended", opts, tuple_awaitable);
+            INFO(l.describe());
+            CHECK(lec == error::contended);
+            // Decided once 3 masters said "held"; the others may not have answered yet.
+            CHECK(count_status(l, master_status::held_by_other) >= 3);
+            CHECK(count_status(l, master_status::held_by_other) +
+                      count_status(l, master_status::pending) == 5);
+
+            INFO(describe_keys(m));
+            for (std::size_t i = 0; i < m.size(); ++i)
+            {
+                CHECK(keys_on(m, i) == std::vector<std::string>{"contended"});
+                CHECK(get_on(m, i, "contended") == std::string(held.token()));
+            }
+            auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
+            CHECK_FALSE(uec);
+        }(), 10s);
+    }
+    SECTION("held on 3 of 5 masters: the 2 keys we set are released")
+    {
+        run_bounded(io, [&]() -> asio::awaitable<void> {
+            co_await require_connected(ours);
+            for (std::size_t i : {0u, 1u, 2u})
+                REQUIRE(m.command(i, {"SET", "partly", "othervalue", "NX", "PX", "10000"}) == "+OK\r\n");
+
+            auto [tec, tl] = co_await ours.async_try_lock("partly", opts, tuple_awaitable);
+            CHECK_FALSE(tec);
+            CHECK_FALSE(tl.has_value());
+            auto [lec, l] = co_await ours.async_lock("partly", opts, tuple_awaitable);
+            INFO(l.describe());
+            CHECK(lec == error::contended);
+            CHECK(count_status(l, master_status::held_by_other) == 3);
+            // Decided as soon as 3 masters said "held": the 2 others may not have answered yet.
+            CHECK(count_status(l, master_status::granted) + count_status(l, master_status::pending) == 2);
+
+            INFO(describe_keys(m));
+            for (std::size_t i : {0u, 1u, 2u})
+                CHECK(get_on(m, i, "partly") == std::string("othervalue"));
+            for (std::size_t i : {3u, 4u})
+                CHECK(keys_on(m, i).empty());
+        }(), 10s);
+    }
+}
+
+// The masters that time out get our SET later (it waits in their socket buffer) and the
+// release queued behind it must undo it. The masters' script cache is flushed first, as after
+// a restart, so the release cannot rely on a cached EVALSHA.
+TEST_CASE("client: an attempt without quorum leaves no key once the masters come back",
+          "[live][client]")
+{
+    const bool flushed = GENERATE(false, true);
+    local_masters m({.count = 5});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.attempt_timeout = 200ms;
+    opts.release_timeout = 100ms;
+    opts.max_attempts = 1;
+
+    INFO("script cache flushed before the attempt: " << flushed);
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        if (flushed)
+            flush_scripts(m);
+        else
+        {
+            // Prime the script cache of every master with a full lock / unlock.
+            auto [ec, l] = co_await c.async_lock("warm-up", tuple_awaitable);
+            REQUIRE_FALSE(ec);
+            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+            REQUIRE_FALSE(uec);
+        }
+
+        for (std::size_t i : {0u, 1u, 2u})
+            m.pause(i);
+        auto [ec, l] = co_await c.async_lock("no-quorum", opts, tuple_awaitable);
+        INFO(l.describe());
+        CHECK(ec == error::no_quorum);
+        for (std::size_t i : {3u, 4u})
+            CHECK(keys_on(m, i).empty());
+        for (std::size_t i : {0u, 1u, 2u})
+            m.resume(i);
+
+        co_await sleep_for(100ms);
+        INFO("after resuming: " << describe_keys(m));
+        CHECK(total_keys(m) == 0);
+    }(), 10s);
+}
+
+TEST_CASE("client: a cancelled attempt leaves no key once the masters come back", "[live][client]")
+{
+    const bool flushed = GENERATE(false, true);
+    local_masters m({.count = 5});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.attempt_timeout = 2000ms;
+    opts.release_timeout = 100ms;
+
+    INFO("script cache flushed before the attempt: " << flushed);
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        if (flushed)
+            flush_scripts(m);
+        else
+        {
+            auto [ec, l] = co_await c.async_lock("warm-up", tuple_awaitable);
+            REQUIRE_FALSE(ec);
+            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+            REQUIRE_FALSE(uec);
+        }
+
+        for (std::size_t i : {0u, 1u, 2u})
+            m.pause(i);
+        asio::cancellation_signal sig;
+        asio::steady_timer t(co_await asio::this_coro::executor, 30ms);
+        t.async_wait([&](error_code) { sig.emit(asio::cancellation_type::terminal); });
+        auto [ec, l] = co_await c.async_lock("cancelled", opts,
+                                             asio::bind_cancellation_slot(sig.slot(), tuple_awaitable));
+        CHECK(ec == asio::error::operation_aborted);
+        for (std::size_t i : {3u, 4u})
+            CHECK(keys_on(m, i).empty());
+        for (std::size_t i : {0u, 1u, 2u})
+            m.resume(i);
+
+        co_await sleep_for(100ms);
+        INFO("after resuming: " << describe_keys(m));
+        CHECK(total_keys(m) == 0);
+    }(), 10s);
+}
+
+TEST_CASE("client: unlock and extend survive SCRIPT FLUSH (NOSCRIPT -> EVAL)", "[live][client]")
+{
+    local_masters m({.count = 3});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+
+        // unlock: once with scripts never loaded, once after they were loaded and flushed.
+        for (int k = 0; k < 2; ++k)
+        {
+            auto [ec, l] = co_await c.async_lock("flushed", tuple_awaitable);
+            REQUIRE_FALSE(ec);
+            flush_scripts(m);
+            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+            CHECK_FALSE(uec);
+            CHECK(total_keys(m) == 0);
+        }
+
+        // extend: from a 1 s TTL to 20 s, with the script cache flushed before each call.
+        lock_options opts;
+        opts.ttl = 1000ms;
+        auto [ec, l] = co_await c.async_lock("flushed", opts, tuple_awaitable);
+        REQUIRE_FALSE(ec);
+        for (int k = 0; k < 2; ++k)
+        {
+            flush_scripts(m);
+            auto [eec, extended] = co_await c.async_extend(l, 20000ms, tuple_awaitable);
+            INFO(extended.describe());
+            REQUIRE_FALSE(eec);
+            CHECK(extended.token() == l.token());
+            CHECK(extended.valid_until() > l.valid_until());
+            CHECK(extended.remaining() > 15s);
+            CHECK(count_status(extended, master_status::granted) >= 2);
+            for (std::size_t i = 0; i < m.size(); ++i)
+            {
+                const std::string raw = m.command(i, {"PTTL", "flushed"});
+                REQUIRE(raw[0] == ':');
+                CHECK(std::stol(raw.substr(1)) > 15000);
+            }
+            l = extended;
+        }
+        flush_scripts(m);
+        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+        CHECK_FALSE(uec);
+        CHECK(total_keys(m) == 0);
+    }(), 10s);
+}
+
+TEST_CASE("client: extending an expired lock fails with lock_lost and re-creates nothing",
+          "[live][client]")
+{
+    local_masters m({.count = 5});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.ttl = 50ms;
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        auto [ec, l] = co_await c.async_lock("short-lived", opts, tuple_awaitable);
+        REQUIRE_FALSE(ec);
+        co_await sleep_for(100ms);
+        CHECK_FALSE(l.held());
+
+        auto [eec, extended] = co_await c.async_extend(l, 10000ms, tuple_awaitable);
+        INFO(extended.describe());
+        CHECK(eec == error::lock_lost);
+        CHECK_FALSE(extended.held());
+        CHECK(count_status(extended, master_status::held_by_other) >= 3);
+        CHECK(count_status(extended, master_status::granted) == 0);
+        for (std::size_t i = 0; i < m.size(); ++i)
+            CHECK(m.command(i, {"EXISTS", "short-lived"}) == ":0\r\n");
+    }(), 10s);
+}

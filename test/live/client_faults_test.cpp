@@ -1,0 +1,249 @@
+// Acceptance: acquisition with paused, killed and slow masters; the validity rule.
+#include "client_fixture.hpp"
+
+using namespace redlock::test;
+using redlock::client;
+using redlock::error;
+using redlock::error_code;
+using redlock::lock;
+using redlock::lock_options;
+using redlock::master_status;
+
+TEST_CASE("client: 2 of 5 masters paused, the acquisition takes one round trip of the majority",
+          "[live][client]")
+{
+    local_masters m({.count = 5});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.attempt_timeout = 500ms;
+    opts.max_attempts = 1;
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        m.pause(1);
+        m.pause(3);
+
+        const auto t0 = steady::now();
+        auto [ec, l] = co_await c.async_lock("paused-minority", opts, tuple_awaitable);
+        const auto elapsed = steady::now() - t0;
+        INFO(l.describe());
+        REQUIRE_FALSE(ec);
+        CHECK(l.held());
+        CHECK(ms(elapsed) < 100.0);
+        CHECK(count_status(l, master_status::granted) == 3);
+        for (std::size_t i : {1u, 3u})
+        {
+            const auto s = l.masters()[i].status;
+            CHECK((s == master_status::pending || s == master_status::timed_out));
+        }
+        for (std::size_t i : {0u, 2u, 4u})
+            CHECK(get_on(m, i, "paused-minority") == std::string(l.token()));
+
+        // The release succeeds on the majority; the paused masters run out its deadline.
+        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+        CHECK_FALSE(uec);
+        for (std::size_t i : {0u, 2u, 4u})
+            CHECK_FALSE(get_on(m, i, "paused-minority"));
+
+        m.resume(1);
+        m.resume(3);
+    }(), 10s);
+}
+
+TEST_CASE("client: 3 of 5 masters paused, the attempt fails with no_quorum at its deadline",
+          "[live][client]")
+{
+    local_masters m({.count = 5});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.attempt_timeout = 500ms;
+    opts.release_timeout = 100ms;
+    opts.max_attempts = 1;
+    constexpr double slack_ms = 150.0;
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        for (std::size_t i : {0u, 2u, 4u})
+            m.pause(i);
+
+        {
+            const auto t0 = steady::now();
+            auto [ec, l] = co_await c.async_try_lock("paused-majority", opts, tuple_awaitable);
+            const auto elapsed = ms(steady::now() - t0);
+            INFO("try_lock took " << elapsed << " ms");
+            CHECK(ec == error::no_quorum);
+            CHECK_FALSE(l.has_value());
+            CHECK(elapsed >= 500.0);
+            CHECK(elapsed <= 500.0 + 100.0 + slack_ms);
+        }
+        {
+            // async_lock (one attempt) returns the diagnostics with the error.
+            const auto t0 = steady::now();
+            auto [ec, l] = co_await c.async_lock("paused-majority", opts, tuple_awaitable);
+            const auto elapsed = ms(steady::now() - t0);
+            INFO("lock took " << elapsed << " ms: " << l.describe());
+            CHECK(ec == error::no_quorum);
+            CHECK_FALSE(l.held());
+            CHECK(elapsed >= 500.0);
+            CHECK(elapsed <= 500.0 + 100.0 + slack_ms);
+            REQUIRE(l.masters().size() == 5);
+            for (std::size_t i : {0u, 2u, 4u})
+            {
+                CHECK(l.masters()[i].status == master_status::timed_out);
+                CHECK(l.masters()[i].ec == error::request_timeout);
+            }
+            for (std::size_t i : {1u, 3u})
+                CHECK(l.masters()[i].status == master_status::granted);
+            // The release after the failed attempt deleted the keys on the reachable masters.
+            for (std::size_t i : {1u, 3u})
+                CHECK(keys_on(m, i).empty());
+        }
+        for (std::size_t i : {0u, 2u, 4u})
+            m.resume(i);
+    }(), 10s);
+}
+
+TEST_CASE("client: 3 of 5 masters killed, the attempt fails fast with no_quorum",
+          "[live][client]")
+{
+    local_masters m({.count = 5});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.attempt_timeout = 500ms;
+    opts.release_timeout = 100ms;
+    opts.max_attempts = 1;
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        for (std::size_t i : {0u, 1u, 2u})
+            m.kill(i);
+
+        {
+            const auto t0 = steady::now();
+            auto [ec, l] = co_await c.async_try_lock("killed-majority", opts, tuple_awaitable);
+            const auto elapsed = ms(steady::now() - t0);
+            INFO("try_lock took " << elapsed << " ms");
+            CHECK(ec == error::no_quorum);
+            CHECK_FALSE(l.has_value());
+            CHECK(elapsed < 100.0);
+        }
+        {
+            const auto t0 = steady::now();
+            auto [ec, l] = co_await c.async_lock("killed-majority", opts, tuple_awaitable);
+            const auto elapsed = ms(steady::now() - t0);
+            INFO("lock took " << elapsed << " ms: " << l.describe());
+            CHECK(ec == error::no_quorum);
+            CHECK(elapsed < 100.0);
+            REQUIRE(l.masters().size() == 5);
+            for (std::size_t i : {0u, 1u, 2u})
+            {
+                CHECK(l.masters()[i].status == master_status::error);
+                const auto e = l.masters()[i].ec;
+                CHECK((e == error::not_connected || e == error::connection_lost ||
+                       e == error::connect_failed));
+            }
+            // Decided at once (3 failures): the live masters' answers were not needed.
+            for (std::size_t i : {3u, 4u})
+                CHECK((l.masters()[i].status == master_status::granted ||
+                       l.masters()[i].status == master_status::pending));
+            for (std::size_t i : {3u, 4u})
+                CHECK(keys_on(m, i).empty());
+        }
+    }(), 10s);
+}
+
+TEST_CASE("client: the validity of a lock ends before any of its keys expires", "[live][client]")
+{
+    local_masters m({.count = 5});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        for (const auto ttl : {10000ms, 1000ms, 100ms})
+        {
+            INFO("ttl " << ttl.count() << " ms");
+            lock_options opts;
+            opts.ttl = ttl;
+            const auto drift = std::chrono::duration_cast<steady::duration>(
+                std::chrono::duration<double, std::milli>(static_cast<double>(ttl.count()) * 0.01 + 2.0));
+
+            const auto before = steady::now();
+            auto [ec, l] = co_await c.async_lock("validity", opts, tuple_awaitable);
+            const auto after = steady::now();
+            REQUIRE_FALSE(ec);
+            CHECK(l.held());
+            CHECK(l.remaining() > steady::duration::zero());
+            // t0 is taken inside the call: valid_until = t0 + ttl - drift, before <= t0 <= after.
+            CHECK(l.valid_until() - before >= ttl - drift);
+            CHECK(l.valid_until() - before <= (ttl - drift) + (after - before));
+            CHECK(l.valid_until() - after <= ttl - drift);
+
+            // The safety property itself: the validity ends no later than the earliest expiry
+            // of a key on the masters, as the masters see it (PTTL, sent at `asked`).
+            for (std::size_t i = 0; i < m.size(); ++i)
+            {
+                const auto asked = steady::now();
+                const std::string raw = m.command(i, {"PTTL", "validity"});
+                REQUIRE(raw.size() > 1);
+                REQUIRE(raw[0] == ':');
+                const long pttl = std::stol(raw.substr(1));
+                REQUIRE(pttl > 0);
+                const auto expiry_lower_bound = asked + std::chrono::milliseconds(pttl);
+                INFO("master " << i << " pttl " << pttl << " ms, validity ends "
+                               << ms(expiry_lower_bound - l.valid_until()) << " ms before");
+                CHECK(l.valid_until() <= expiry_lower_bound);
+            }
+            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+            CHECK_FALSE(uec);
+        }
+        CHECK(total_keys(m) == 0);
+    }(), 10s);
+}
+
+TEST_CASE("client: an attempt slower than the TTL never reports success", "[live][client]")
+{
+    local_masters m({.count = 5});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.ttl = 30ms;
+    opts.attempt_timeout = 500ms;
+    opts.max_attempts = 1;
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        for (int round = 0; round < 3; ++round)
+        {
+            INFO("round " << round);
+            for (std::size_t i = 0; i < m.size(); ++i)
+                m.pause(i);
+            // The masters come back after twice the TTL: every grant arrives too late.
+            asio::steady_timer resume_timer(co_await asio::this_coro::executor, 60ms);
+            resume_timer.async_wait([&](error_code) {
+                for (std::size_t i = 0; i < m.size(); ++i)
+                    m.resume(i);
+            });
+
+            const auto t0 = steady::now();
+            auto [ec, l] = co_await c.async_lock("slow", opts, tuple_awaitable);
+            const auto elapsed = ms(steady::now() - t0);
+            INFO("took " << elapsed << " ms: " << l.describe());
+            CHECK((ec == error::validity_expired || ec == error::no_quorum));
+            CHECK_FALSE(l.held());
+            CHECK(elapsed >= 55.0);
+            if (ec == error::validity_expired)
+                CHECK(count_status(l, master_status::granted) >= 3);
+
+            co_await sleep_for(50ms);
+            CHECK(total_keys(m) == 0);
+        }
+    }(), 10s);
+}

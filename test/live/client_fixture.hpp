@@ -1,0 +1,193 @@
+// Shared helpers of the live acceptance tests of redlock::client (test/live/client_*.cpp).
+#pragma once
+
+#include "local_masters.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <redlock/redlock.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace redlock::test {
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+using steady = std::chrono::steady_clock;
+
+/// `co_await op(..., tuple_awaitable)` yields (error_code, results...) instead of throwing.
+inline constexpr auto tuple_awaitable = asio::as_tuple(asio::use_awaitable);
+
+/// Milliseconds as a double, for messages and comparisons.
+inline double ms(steady::duration d)
+{
+    return std::chrono::duration<double, std::milli>(d).count();
+}
+
+/// A client configuration for all of `m`'s masters; connection timeouts stay at their
+/// defaults (a paused master is declared dead only after 3 s, longer than any test pause).
+inline client_config config_for(const local_masters& m, lock_options defaults = {})
+{
+    client_config cfg;
+    cfg.masters = m.uris();
+    cfg.defaults = defaults;
+    return cfg;
+}
+
+/// Waits `d` on the current coroutine's executor.
+inline asio::awaitable<void> sleep_for(steady::duration d)
+{
+    asio::steady_timer t(co_await asio::this_coro::executor, d);
+    co_await t.async_wait(tuple_awaitable);
+}
+
+/// @brief Runs the coroutine `aw` on `io` (on the calling thread) until it completes or
+/// `limit` passes, so that a bug fails the test instead of hanging it.
+///
+/// An exception thrown by the coroutine (a failed REQUIRE included) is rethrown here.
+template <class Awaitable>
+void run_bounded(asio::io_context& io, Awaitable aw, steady::duration limit)
+{
+    bool done = false;
+    std::exception_ptr ep;
+    asio::co_spawn(io, std::move(aw), [&](std::exception_ptr e) {
+        done = true;
+        ep = e;
+    });
+    const auto deadline = steady::now() + limit;
+    while (!done && steady::now() < deadline)
+    {
+        io.run_one_until(deadline);
+        if (io.stopped())
+        {
+            if (done)
+                break;
+            io.restart();
+        }
+    }
+    if (ep)
+        std::rethrow_exception(ep);
+    if (!done)
+        FAIL("the test body did not complete within " << ms(limit) << " ms (hang?)");
+}
+
+// ---- Looking at the masters behind the client's back -------------------------------------
+
+/// Parses a raw RESP2 reply that is an array of bulk strings (KEYS *) into its strings.
+inline std::vector<std::string> parse_bulk_array(std::string_view raw)
+{
+    auto fail = [&] { throw std::runtime_error("not an array of bulk strings: " + std::string(raw)); };
+    auto read_line = [&](std::string_view& s) {
+        const auto eol = s.find("\r\n");
+        if (eol == std::string_view::npos)
+            fail();
+        auto line = s.substr(0, eol);
+        s.remove_prefix(eol + 2);
+        return line;
+    };
+    std::string_view s = raw;
+    auto head = read_line(s);
+    if (head.empty() || head[0] != '*')
+        fail();
+    const long n = std::stol(std::string(head.substr(1)));
+    std::vector<std::string> out;
+    for (long k = 0; k < n; ++k)
+    {
+        auto len_line = read_line(s);
+        if (len_line.empty() || len_line[0] != '$')
+            fail();
+        const auto len = static_cast<std::size_t>(std::stol(std::string(len_line.substr(1))));
+        if (s.size() < len + 2)
+            fail();
+        out.emplace_back(s.substr(0, len));
+        s.remove_prefix(len + 2);
+    }
+    return out;
+}
+
+/// Every key on master `i`.
+inline std::vector<std::string> keys_on(const local_masters& m, std::size_t i)
+{
+    return parse_bulk_array(m.command(i, {"KEYS", "*"}));
+}
+
+/// The value of `key` on master `i`; nullopt when the key does not exist.
+inline std::optional<std::string> get_on(const local_masters& m, std::size_t i, std::string_view key)
+{
+    const std::string raw = m.command(i, {"GET", key});
+    if (raw == "$-1\r\n" || raw == "_\r\n")
+        return std::nullopt;
+    if (raw.size() < 4 || raw[0] != '$')
+        throw std::runtime_error("GET: unexpected reply " + raw);
+    const auto eol = raw.find("\r\n");
+    const auto len = static_cast<std::size_t>(std::stol(raw.substr(1, eol - 1)));
+    return raw.substr(eol + 2, len);
+}
+
+/// Total number of keys over every master.
+inline std::size_t total_keys(const local_masters& m)
+{
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < m.size(); ++i)
+        n += keys_on(m, i).size();
+    return n;
+}
+
+/// "master 0: [a b] master 1: [] ..." for failure messages.
+inline std::string describe_keys(const local_masters& m)
+{
+    std::string out;
+    for (std::size_t i = 0; i < m.size(); ++i)
+    {
+        out += "master " + std::to_string(i) + ": [";
+        for (const auto& k : keys_on(m, i))
+        {
+            const auto v = get_on(m, i, k);
+            out += " " + k + "=" + (v ? *v : std::string("(nil)"));
+        }
+        out += " ] ";
+    }
+    return out;
+}
+
+/// SCRIPT FLUSH on every master: the state of a master that restarted, as far as the script
+/// cache goes.
+inline void flush_scripts(const local_masters& m)
+{
+    for (std::size_t i = 0; i < m.size(); ++i)
+        REQUIRE(m.command(i, {"SCRIPT", "FLUSH"}) == "+OK\r\n");
+}
+
+/// Counts the masters of `l` whose diagnostics show status `s`.
+inline std::size_t count_status(const lock& l, master_status s)
+{
+    std::size_t n = 0;
+    for (const auto& d : l.masters())
+        n += d.status == s ? 1 : 0;
+    return n;
+}
+
+/// Waits until every master of `c` is connected (the first connections are made in the
+/// background); fails the test otherwise.
+inline asio::awaitable<void> require_connected(client& c)
+{
+    auto [ec, n] = co_await c.async_wait_connected(tuple_awaitable);
+    REQUIRE_FALSE(ec);
+    REQUIRE(n == c.size());
+}
+
+}  // namespace redlock::test

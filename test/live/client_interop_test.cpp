@@ -1,0 +1,297 @@
+// Acceptance: interoperation with plain SET NX users of the same keys; outcomes and errors.
+#include "client_fixture.hpp"
+
+#include <boost/system/system_error.hpp>
+
+using namespace redlock::test;
+using redlock::client;
+using redlock::client_config;
+using redlock::error;
+using redlock::error_code;
+using redlock::lock;
+using redlock::lock_options;
+using redlock::master_status;
+
+TEST_CASE("client: interoperates with raw SET NX PX on the same key", "[live][client]")
+{
+    local_masters m({.count = 5});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    lock_options opts;
+    opts.max_attempts = 2;
+    opts.retry_delay = 10ms;
+    opts.retry_jitter = 10ms;
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+
+        // Somebody else's key, set with the spec's own command, blocks us...
+        for (std::size_t i = 0; i < m.size(); ++i)
+            REQUIRE(m.command(i, {"SET", "interop", "othervalue", "NX", "PX", "10000"}) == "+OK\r\n");
+        {
+            auto [ec, l] = co_await c.async_try_lock("interop", opts, tuple_awaitable);
+            CHECK_FALSE(ec);
+            CHECK_FALSE(l.has_value());
+        }
+        {
+            auto [ec, l] = co_await c.async_lock("interop", opts, tuple_awaitable);
+            INFO(l.describe());
+            CHECK(ec == error::contended);
+            CHECK_FALSE(l.held());
+            CHECK(l.token().empty());
+        }
+        // ...and is left alone.
+        for (std::size_t i = 0; i < m.size(); ++i)
+            CHECK(get_on(m, i, "interop") == std::string("othervalue"));
+        for (std::size_t i = 0; i < m.size(); ++i)
+            REQUIRE(m.command(i, {"DEL", "interop"}) == ":1\r\n");
+
+        // Our key is the resource name itself, holding our token, and blocks a plain SET NX.
+        auto [ec, l] = co_await c.async_lock("interop", opts, tuple_awaitable);
+        REQUIRE_FALSE(ec);
+        CHECK(l.key() == "interop");
+        for (std::size_t i = 0; i < m.size(); ++i)
+        {
+            CHECK(get_on(m, i, "interop") == std::string(l.token()));
+            const std::string raw = m.command(i, {"SET", "interop", "x", "NX"});
+            CHECK((raw == "$-1\r\n" || raw == "_\r\n"));
+            const std::string pttl = m.command(i, {"PTTL", "interop"});
+            REQUIRE(pttl[0] == ':');
+            CHECK(std::stol(pttl.substr(1)) > 0);
+            CHECK(std::stol(pttl.substr(1)) <= 10000);
+        }
+        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+        CHECK_FALSE(uec);
+        CHECK(total_keys(m) == 0);
+    }(), 10s);
+}
+
+TEST_CASE("client: key_prefix is prepended to the resource", "[live][client]")
+{
+    local_masters m({.count = 3});
+    asio::io_context io;
+    auto cfg = config_for(m);
+    cfg.key_prefix = "app:";
+    client c(io.get_executor(), cfg);
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        auto [ec, l] = co_await c.async_lock("res", tuple_awaitable);
+        REQUIRE_FALSE(ec);
+        CHECK(l.resource() == "res");
+        CHECK(l.key() == "app:res");
+        for (std::size_t i = 0; i < m.size(); ++i)
+            CHECK(keys_on(m, i) == std::vector<std::string>{"app:res"});
+        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+        CHECK_FALSE(uec);
+        CHECK(total_keys(m) == 0);
+    }(), 10s);
+}
+
+TEST_CASE("client: outcomes and errors of lock, try_lock, unlock and extend", "[live][client]")
+{
+    local_masters m({.count = 3});
+    asio::io_context io;
+    client ours(io.get_executor(), config_for(m));
+    client theirs(io.get_executor(), config_for(m));
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(ours);
+        co_await require_connected(theirs);
+
+        // try_lock contention is an outcome, not an error.
+        auto [hec, held] = co_await theirs.async_lock("errors", tuple_awaitable);
+        REQUIRE_FALSE(hec);
+        {
+            auto [ec, l] = co_await ours.async_try_lock("errors", tuple_awaitable);
+            CHECK(ec == error_code{});
+            CHECK_FALSE(l.has_value());
+        }
+        // Unlock with a lock of the same key but another token: lock_lost, their key stays
+        // (compare-and-delete).
+        {
+            auto forged_state = std::make_shared<redlock::detail::lock_state>();
+            forged_state->resource = "errors";
+            forged_state->key = "errors";
+            forged_state->token = std::string(40, 'f');
+            forged_state->valid_until = steady::now() + 10s;
+            auto [uec] = co_await ours.async_unlock(lock(std::move(forged_state)), tuple_awaitable);
+            CHECK(uec == error::lock_lost);
+            for (std::size_t i = 0; i < m.size(); ++i)
+                CHECK(get_on(m, i, "errors") == std::string(held.token()));
+        }
+        {
+            auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
+            CHECK_FALSE(uec);
+        }
+        CHECK(total_keys(m) == 0);
+
+        // Unlock of an expired lock: lock_lost.
+        {
+            lock_options o;
+            o.ttl = 30ms;
+            auto [ec, l] = co_await ours.async_lock("errors", o, tuple_awaitable);
+            REQUIRE_FALSE(ec);
+            co_await sleep_for(60ms);
+            auto [uec] = co_await ours.async_unlock(l, tuple_awaitable);
+            CHECK(uec == error::lock_lost);
+        }
+        // Unlock of a lock taken over by somebody else: lock_lost, and their key stays.
+        {
+            lock_options o;
+            o.ttl = 30ms;
+            auto [ec, l] = co_await ours.async_lock("errors", o, tuple_awaitable);
+            REQUIRE_FALSE(ec);
+            co_await sleep_for(60ms);
+            auto [tec, their] = co_await theirs.async_lock("errors", tuple_awaitable);
+            REQUIRE_FALSE(tec);
+            auto [uec] = co_await ours.async_unlock(l, tuple_awaitable);
+            CHECK(uec == error::lock_lost);
+            for (std::size_t i = 0; i < m.size(); ++i)
+                CHECK(get_on(m, i, "errors") == std::string(their.token()));
+            auto [uec2] = co_await theirs.async_unlock(their, tuple_awaitable);
+            CHECK_FALSE(uec2);
+        }
+        // A default-constructed lock: invalid_argument, for unlock and extend.
+        {
+            auto [uec] = co_await ours.async_unlock(lock{}, tuple_awaitable);
+            CHECK(uec == error::invalid_argument);
+            auto [eec, el] = co_await ours.async_extend(lock{}, 1000ms, tuple_awaitable);
+            CHECK(eec == error::invalid_argument);
+        }
+        // Bad per-call options: invalid_option (validate(lock_options)); bad arguments:
+        // invalid_argument.
+        {
+            lock_options bad;
+            bad.ttl = 0ms;
+            auto [ec, l] = co_await ours.async_lock("errors", bad, tuple_awaitable);
+            CHECK(ec == error::invalid_option);
+            auto [tec, tl] = co_await ours.async_try_lock("errors", bad, tuple_awaitable);
+            CHECK(tec == error::invalid_option);
+            CHECK_FALSE(tl.has_value());
+
+            lock_options no_attempts;
+            no_attempts.max_attempts = 0;
+            auto [aec, al] = co_await ours.async_lock("errors", no_attempts, tuple_awaitable);
+            CHECK(aec == error::invalid_option);
+
+            auto [rec, rl] = co_await ours.async_lock("", tuple_awaitable);
+            CHECK(rec == error::invalid_argument);
+
+            auto [lec, good] = co_await ours.async_lock("errors", tuple_awaitable);
+            REQUIRE_FALSE(lec);
+            auto [eec, el] = co_await ours.async_extend(good, 0ms, tuple_awaitable);
+            CHECK(eec == error::invalid_argument);
+            CHECK(good.held());
+            auto [uec] = co_await ours.async_unlock(good, tuple_awaitable);
+            CHECK_FALSE(uec);
+        }
+        CHECK(total_keys(m) == 0);
+    }(), 10s);
+}
+
+TEST_CASE("client: immediate errors never complete inside the initiating function",
+          "[live][client]")
+{
+    local_masters m({.count = 3});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    int completed = 0;
+    bool initiating = true;
+    c.async_unlock(lock{}, [&](error_code ec) {
+        CHECK_FALSE(initiating);
+        CHECK(ec == error::invalid_argument);
+        ++completed;
+    });
+    lock_options bad;
+    bad.ttl = 0ms;
+    c.async_lock("x", bad, [&](error_code ec, lock) {
+        CHECK_FALSE(initiating);
+        CHECK(ec == error::invalid_option);
+        ++completed;
+    });
+    c.async_try_lock("", [&](error_code ec, std::optional<lock>) {
+        CHECK_FALSE(initiating);
+        CHECK(ec == error::invalid_argument);
+        ++completed;
+    });
+    initiating = false;
+    const auto deadline = steady::now() + 5s;
+    while (completed < 3 && steady::now() < deadline)
+        io.run_one_until(deadline);
+    CHECK(completed == 3);
+
+    // Also when initiated from a completion handler of the client, which runs on its strand.
+    bool nested_initiating = false;
+    c.async_lock("nested", [&](error_code ec, lock l) {
+        CHECK_FALSE(ec);
+        nested_initiating = true;
+        c.async_unlock(lock{}, [&](error_code uec) {
+            CHECK_FALSE(nested_initiating);
+            CHECK(uec == error::invalid_argument);
+            ++completed;
+        });
+        c.async_unlock(l, [&](error_code uec) {
+            CHECK_FALSE(nested_initiating);
+            CHECK_FALSE(uec);
+            ++completed;
+        });
+        nested_initiating = false;
+    });
+    while (completed < 5 && steady::now() < deadline)
+        io.run_one_until(deadline);
+    CHECK(completed == 5);
+    CHECK(total_keys(m) == 0);
+}
+
+TEST_CASE("client: bad configuration throws system_error at construction", "[live][client]")
+{
+    asio::io_context io;
+    auto code_of = [&](const client_config& cfg) -> error_code {
+        try
+        {
+            client c(io.get_executor(), cfg);
+        }
+        catch (const boost::system::system_error& e)
+        {
+            return e.code();
+        }
+        return {};
+    };
+
+    client_config bad_uri;
+    bad_uri.masters = {"redis://127.0.0.1:6379", "http://127.0.0.1:6380", "redis://127.0.0.1:6381"};
+    CHECK(code_of(bad_uri) == error::invalid_uri);
+
+    client_config bad_port;
+    bad_port.masters = {"redis://127.0.0.1:99999"};
+    CHECK(code_of(bad_port) == error::invalid_uri);
+
+    client_config no_masters;
+    CHECK(code_of(no_masters) == error::invalid_option);
+
+    client_config bad_ttl;
+    bad_ttl.masters = {"redis://127.0.0.1:6379"};
+    bad_ttl.defaults.ttl = 0ms;
+    CHECK(code_of(bad_ttl) == error::invalid_option);
+
+    client_config bad_connection;
+    bad_connection.masters = {"redis://127.0.0.1:6379"};
+    bad_connection.connection.client_name = "has space";
+    CHECK(code_of(bad_connection) == error::invalid_option);
+
+    // The message names the problem but never the password.
+    client_config secret;
+    secret.masters = {"redis://user:s3cret@127.0.0.1:6379/notadb"};
+    try
+    {
+        client c(io.get_executor(), secret);
+        FAIL("a bad db was accepted");
+    }
+    catch (const boost::system::system_error& e)
+    {
+        CHECK(e.code() == error::invalid_uri);
+        CHECK(std::string(e.what()).find("s3cret") == std::string::npos);
+    }
+}

@@ -1,0 +1,216 @@
+// Acceptance: mutual exclusion under real concurrency, and a multi-threaded io_context.
+#include "client_fixture.hpp"
+
+#include <boost/asio/detached.hpp>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+using namespace redlock::test;
+using redlock::client;
+using redlock::error;
+using redlock::error_code;
+using redlock::lock;
+using redlock::lock_options;
+
+namespace {
+
+/// Errors seen on worker threads (Catch2 assertions are for the test thread only).
+struct error_log
+{
+    void add(std::string s)
+    {
+        std::lock_guard g(m);
+        if (v.size() < 20)
+            v.push_back(std::move(s));
+    }
+    std::string str()
+    {
+        std::lock_guard g(m);
+        std::string out;
+        for (auto& s : v)
+            out += s + "\n";
+        return out;
+    }
+    std::size_t size()
+    {
+        std::lock_guard g(m);
+        return v.size();
+    }
+    std::mutex m;
+    std::vector<std::string> v;
+};
+
+}  // namespace
+
+TEST_CASE("client: concurrent clients never hold one resource at once", "[live][client]")
+{
+    const std::size_t n_masters = GENERATE(3u, 5u);
+    constexpr int n_clients = 4;
+    constexpr int per_client = 8;
+    constexpr auto run_time = 1500ms;
+    INFO("masters: " << n_masters);
+
+    local_masters m({.count = n_masters});
+
+    lock_options opts;
+    opts.ttl = 2000ms;
+    opts.max_attempts = 1000;
+    opts.retry_delay = 0ms;
+    opts.retry_jitter = 5ms;
+    opts.max_wait = 300ms;  // so that a contender notices the end of the run
+
+    std::atomic<int> holders{0};
+    std::atomic<int> max_holders{0};
+    std::atomic<long> acquisitions{0};
+    std::atomic<long> contended{0};
+    error_log errors;
+
+    const auto stop_at = steady::now() + run_time;
+    auto worker = [&](int id) {
+        try
+        {
+            asio::io_context io;
+            client c(io.get_executor(), config_for(m));
+            int finished = 0;
+            auto body = [&](int k) -> asio::awaitable<void> {
+                (void)k;
+                while (steady::now() < stop_at)
+                {
+                    auto [ec, l] = co_await c.async_lock("shared-resource", opts, tuple_awaitable);
+                    if (ec == error::contended)
+                    {
+                        ++contended;
+                        continue;
+                    }
+                    if (ec)
+                    {
+                        errors.add("client " + std::to_string(id) + " lock: " + ec.message() + " " +
+                                   l.describe());
+                        co_await sleep_for(10ms);
+                        continue;
+                    }
+                    const int now_holding = holders.fetch_add(1) + 1;
+                    int seen = max_holders.load();
+                    while (now_holding > seen && !max_holders.compare_exchange_weak(seen, now_holding))
+                    {
+                    }
+                    if (!l.held() || l.remaining() <= steady::duration::zero())
+                        errors.add("acquired a lock that is not held: " + l.describe());
+                    co_await sleep_for(1ms);
+                    if (holders.load() != 1)
+                        errors.add("holders = " + std::to_string(holders.load()) + " while holding");
+                    holders.fetch_sub(1);
+                    auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+                    if (uec)
+                        errors.add("unlock: " + uec.message());
+                    ++acquisitions;
+                }
+            };
+            for (int k = 0; k < per_client; ++k)
+                asio::co_spawn(io, body(k), [&](std::exception_ptr e) {
+                    if (e)
+                        errors.add("coroutine threw");
+                    if (++finished == per_client)
+                        io.stop();
+                });
+            io.run_for(run_time + 5s);
+            if (finished != per_client)
+                errors.add("client " + std::to_string(id) + ": only " + std::to_string(finished) +
+                           " coroutines finished (hang?)");
+        }
+        catch (const std::exception& e)
+        {
+            errors.add(std::string("worker threw: ") + e.what());
+        }
+    };
+
+    const auto t0 = steady::now();
+    std::vector<std::thread> threads;
+    for (int id = 0; id < n_clients; ++id)
+        threads.emplace_back(worker, id);
+    for (auto& t : threads)
+        t.join();
+    const auto elapsed = steady::now() - t0;
+
+    INFO("acquisitions " << acquisitions << ", contended completions " << contended << ", in "
+                         << ms(elapsed) << " ms");
+    INFO(errors.str());
+    CHECK(errors.size() == 0);
+    CHECK(max_holders.load() == 1);
+    CHECK(acquisitions.load() >= 100);
+    WARN("N=" << n_masters << ": " << acquisitions << " exclusive acquisitions in " << ms(elapsed)
+              << " ms by " << n_clients * per_client << " contenders");
+    CHECK(total_keys(m) == 0);
+}
+
+TEST_CASE("client: multi-threaded io_context, 64 coroutines on distinct resources",
+          "[live][client]")
+{
+    constexpr int n_coroutines = 64;
+    constexpr int n_iterations = 200;
+    local_masters m({.count = 5});
+
+    asio::io_context io(4);
+    client c(io.get_executor(), config_for(m));
+
+    std::atomic<long> ok{0};
+    std::atomic<int> finished{0};
+    error_log errors;
+
+    auto body = [&](int k) -> asio::awaitable<void> {
+        for (int j = 0; j < n_iterations; ++j)
+        {
+            const std::string resource = "mt:" + std::to_string(k) + ":" + std::to_string(j);
+            auto [ec, l] = co_await c.async_lock(resource, tuple_awaitable);
+            if (ec)
+            {
+                errors.add(resource + " lock: " + ec.message() + " " + l.describe());
+                continue;
+            }
+            if (l.resource() != resource || l.key() != resource || l.token().size() != 40)
+                errors.add(resource + ": bad lock fields");
+            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+            if (uec)
+                errors.add(resource + " unlock: " + uec.message());
+            else
+                ++ok;
+        }
+    };
+
+    for (int k = 0; k < n_coroutines; ++k)
+        asio::co_spawn(io, body(k), [&](std::exception_ptr e) {
+            if (e)
+                errors.add("coroutine threw");
+            if (++finished == n_coroutines)
+                io.stop();
+        });
+
+    // Watchdog: a hang fails the test instead of blocking it.
+    asio::steady_timer watchdog(io, 30s);
+    std::atomic<bool> timed_out{false};
+    watchdog.async_wait([&](error_code ec) {
+        if (!ec)
+        {
+            timed_out = true;
+            io.stop();
+        }
+    });
+
+    const auto t0 = steady::now();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&] { io.run(); });
+    for (auto& t : threads)
+        t.join();
+    const auto elapsed = steady::now() - t0;
+
+    INFO(errors.str());
+    REQUIRE_FALSE(timed_out.load());
+    CHECK(finished.load() == n_coroutines);
+    CHECK(errors.size() == 0);
+    CHECK(ok.load() == long{n_coroutines} * n_iterations);
+    WARN(ok.load() << " lock+unlock pairs on a 4-thread io_context in " << ms(elapsed) << " ms");
+    CHECK(total_keys(m) == 0);
+}
