@@ -63,34 +63,11 @@ public:
         batch_.emplace(std::move(h));
     }
 
-    void start(std::string_view bytes, std::uint32_t count, std::chrono::milliseconds timeout)
+    // Runs in the initiating function, before start() reaches the strand: per-operation
+    // cancellation applies from the moment async_exec returns, not from when start() runs.
+    void bind_cancellation()
     {
-        count_ = count;
-        if (count == 0)
-        {
-            done_ = true;
-            post_result({});
-            return;
-        }
-        replies_.reserve(count);
-        auto ec = conn_->submit_batch(this, bytes, count, first_);
-        if (ec)
-        {
-            done_ = true;
-            post_result(ec);
-            return;
-        }
-        keep_alive_ = shared_from_this();
-        if (timeout.count() > 0)
-        {
-            timer_.expires_after(timeout);
-            timer_.async_wait([self = shared_from_this()](const error_code& wec) {
-                if (!wec)
-                    self->finish_early(error::request_timeout);
-            });
-        }
-        auto slot = single_ ? asio::get_associated_cancellation_slot(*single_)
-                            : asio::get_associated_cancellation_slot(*batch_);
+        auto slot = cancellation_slot();
         if (slot.is_connected())
         {
             slot.assign([weak = weak_from_this(), ex = conn_->get_executor()](asio::cancellation_type) {
@@ -99,6 +76,39 @@ public:
                     if (auto self = weak.lock())
                         self->finish_early(asio::error::operation_aborted);
                 });
+            });
+        }
+    }
+
+    void start(std::string_view bytes, std::uint32_t count, std::chrono::milliseconds timeout)
+    {
+        if (done_)
+            return;  // cancelled before it reached the strand: nothing was sent
+        count_ = count;
+        if (count == 0)
+        {
+            done_ = true;
+            clear_cancellation_slot();
+            post_result({});
+            return;
+        }
+        replies_.reserve(count);
+        auto ec = conn_->submit_batch(this, bytes, count, first_);
+        if (ec)
+        {
+            done_ = true;
+            clear_cancellation_slot();
+            post_result(ec);
+            return;
+        }
+        started_ = true;
+        keep_alive_ = shared_from_this();
+        if (timeout.count() > 0)
+        {
+            timer_.expires_after(timeout);
+            timer_.async_wait([self = shared_from_this()](const error_code& wec) {
+                if (!wec)
+                    self->finish_early(error::request_timeout);
             });
         }
     }
@@ -128,7 +138,8 @@ private:
     {
         if (done_)
             return;
-        conn_->abandon(first_, count_);
+        if (started_)
+            conn_->abandon(first_, count_);
         replies_.clear();
         finish(ec);
     }
@@ -137,11 +148,9 @@ private:
     {
         done_ = true;
         timer_.cancel();
+        clear_cancellation_slot();
         if (single_)
         {
-            auto slot = asio::get_associated_cancellation_slot(*single_);
-            if (slot.is_connected())
-                slot.clear();
             resp::reply r;
             if (!replies_.empty())
                 r = std::move(replies_.front());
@@ -149,12 +158,22 @@ private:
         }
         else
         {
-            auto slot = asio::get_associated_cancellation_slot(*batch_);
-            if (slot.is_connected())
-                slot.clear();
             detail::dispatch_completion(*batch_, conn_->get_executor(), ec, std::move(replies_));
         }
         keep_alive_.reset();
+    }
+
+    asio::cancellation_slot cancellation_slot() const
+    {
+        return single_ ? asio::get_associated_cancellation_slot(*single_)
+                       : asio::get_associated_cancellation_slot(*batch_);
+    }
+
+    void clear_cancellation_slot()
+    {
+        auto slot = cancellation_slot();
+        if (slot.is_connected())
+            slot.clear();
     }
 
     void post_result(const error_code& ec)
@@ -174,6 +193,7 @@ private:
     std::vector<resp::reply> replies_;
     error_code first_error_;
     bool done_ = false;
+    bool started_ = false;  // submitted: first_ names its requests
     std::shared_ptr<exec_op> keep_alive_;
 };
 
@@ -215,22 +235,22 @@ std::string connection::last_error_detail() const { return impl_->last_error_det
 void connection::async_exec_impl(command cmd, std::chrono::milliseconds timeout,
                                  asio::any_completion_handler<void(error_code, resp::reply)> handler)
 {
-    asio::dispatch(impl_->get_executor(),
-                   [impl = impl_, cmd = std::move(cmd), timeout, h = std::move(handler)]() mutable {
-                       auto op = std::make_shared<exec_op>(impl, std::move(h));
-                       op->start(cmd.bytes(), 1, timeout);
-                   });
+    auto op = std::make_shared<exec_op>(impl_, std::move(handler));
+    op->bind_cancellation();
+    asio::dispatch(impl_->get_executor(), [op, cmd = std::move(cmd), timeout] {
+        op->start(cmd.bytes(), 1, timeout);
+    });
 }
 
 void connection::async_exec_batch_impl(
     request req, std::chrono::milliseconds timeout,
     asio::any_completion_handler<void(error_code, std::vector<resp::reply>)> handler)
 {
-    asio::dispatch(impl_->get_executor(),
-                   [impl = impl_, req = std::move(req), timeout, h = std::move(handler)]() mutable {
-                       auto op = std::make_shared<exec_op>(impl, std::move(h));
-                       op->start(req.bytes(), static_cast<std::uint32_t>(req.size()), timeout);
-                   });
+    auto op = std::make_shared<exec_op>(impl_, std::move(handler));
+    op->bind_cancellation();
+    asio::dispatch(impl_->get_executor(), [op, req = std::move(req), timeout] {
+        op->start(req.bytes(), static_cast<std::uint32_t>(req.size()), timeout);
+    });
 }
 
 void connection::async_wait_connected_impl(asio::any_completion_handler<void(error_code)> handler)

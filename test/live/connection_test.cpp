@@ -230,7 +230,7 @@ private:
 
 // ---- 1. Pipelining and write coalescing ---------------------------------------------------
 
-TEST_CASE("connection: 10,000 concurrent requests on one connection complete in order, coalesced",
+TEST_CASE("connection: 10000 concurrent requests on one connection complete in order and are coalesced",
           "[live][connection]")
 {
     local_masters masters({.count = 1});
@@ -311,7 +311,7 @@ TEST_CASE("connection: 10,000 concurrent requests on one connection complete in 
 
 // ---- 2. A master dies with requests in flight, and comes back ------------------------------
 
-TEST_CASE("connection: requests in flight fail promptly when the master dies; it recovers by itself",
+TEST_CASE("connection: requests in flight fail promptly when the master dies and the connection recovers by itself",
           "[live][connection]")
 {
     local_masters masters({.count = 1});
@@ -374,7 +374,7 @@ TEST_CASE("connection: requests in flight fail promptly when the master dies; it
 
 // ---- 3. Per-request deadlines on a stalled master --------------------------------------------
 
-TEST_CASE("connection: request deadlines on a paused master, and late replies never reach the wrong request",
+TEST_CASE("connection: request deadlines on a paused master and late replies never reach the wrong request",
           "[live][connection]")
 {
     local_masters masters({.count = 1});
@@ -428,7 +428,7 @@ TEST_CASE("connection: request deadlines on a paused master, and late replies ne
 
 // ---- 4. Health check --------------------------------------------------------------------------
 
-TEST_CASE("connection: the health check declares a stalled master dead, and the connection comes back",
+TEST_CASE("connection: the health check declares a stalled master dead and the connection comes back",
           "[live][connection]")
 {
     local_masters masters({.count = 1});
@@ -573,7 +573,7 @@ TEST_CASE("connection: cancellation emitted right after async_exec returns is ho
 
 // ---- 6. TLS -------------------------------------------------------------------------------------
 
-TEST_CASE("connection: TLS with the right CA works, a wrong CA is refused", "[live][connection]")
+TEST_CASE("connection: TLS with the right CA works and a wrong CA is refused", "[live][connection]")
 {
     local_masters masters({.count = 1, .tls = true});
     asio::io_context io;
@@ -624,7 +624,7 @@ TEST_CASE("connection: TLS with the right CA works, a wrong CA is refused", "[li
 
 // ---- 7. Authentication ----------------------------------------------------------------------
 
-TEST_CASE("connection: ACL user login, and a wrong password is reported without leaking it",
+TEST_CASE("connection: ACL user login and a wrong password is reported without leaking it",
           "[live][connection]")
 {
     local_masters masters({.count = 1, .extra_config = {"user alice on >s3cret ~* +@all"}});
@@ -693,7 +693,7 @@ TEST_CASE("connection: password-only AUTH for the default user (requirepass)", "
 
 // ---- 8. Unix sockets and SELECT ------------------------------------------------------------
 
-TEST_CASE("connection: Unix socket, and the db of the URI is selected", "[live][connection]")
+TEST_CASE("connection: Unix socket and the db of the URI is selected", "[live][connection]")
 {
     local_masters masters({.count = 1, .unix_sockets = true});
     asio::io_context io;
@@ -765,7 +765,7 @@ TEST_CASE("connection: server error replies complete with the error of their pre
 
 // ---- 10. Bad input ------------------------------------------------------------------------------
 
-TEST_CASE("connection: bad URI, unresolvable host, refused port", "[live][connection]")
+TEST_CASE("connection: bad URI / unresolvable host / refused port", "[live][connection]")
 {
     asio::io_context io;
 
@@ -992,7 +992,7 @@ TEST_CASE("connection: every completion-token style works with async_exec", "[li
 
 // ---- 12. Many threads ---------------------------------------------------------------------------
 
-TEST_CASE("connection: 8 threads x 2,000 requests on one connection, io_context on 4 threads",
+TEST_CASE("connection: 8 threads x 2000 requests on one connection with the io_context on 4 threads",
           "[live][connection]")
 {
     local_masters masters({.count = 1});
