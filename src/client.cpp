@@ -30,10 +30,13 @@ std::chrono::milliseconds attempt_timeout_of(const lock_options& o)
 }
 
 // Connects a per-operation cancellation slot to `op->cancel()`, run on the client's strand.
-template <class Handler, class Op>
-void connect_cancellation(Handler& h, const std::shared_ptr<Op>& op, const asio::any_io_executor& strand)
+// Called in the initiating function, on the caller's thread: a signal emitted as soon as the
+// initiating function has returned must reach the operation, and the slot must not be touched
+// from the strand while the caller may emit on it.
+template <class Op>
+void connect_cancellation(asio::cancellation_slot slot, const std::shared_ptr<Op>& op,
+                          const asio::any_io_executor& strand)
 {
-    auto slot = asio::get_associated_cancellation_slot(h);
     if (!slot.is_connected())
         return;
     slot.assign([weak = std::weak_ptr<Op>(op), strand](asio::cancellation_type) {
@@ -65,8 +68,7 @@ public:
 
     acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o)
         : c_(std::move(c)), resource_(std::move(resource)), o_(o),
-          retry_(retry_policy{o.max_attempts, o.retry_delay, o.retry_jitter, o.max_wait},
-                 c_->jitter_rng())
+          retry_(retry_policy{o.max_attempts, o.retry_delay, o.retry_jitter, o.max_wait}, 0)
     {
         key_.reserve(c_->cfg.key_prefix.size() + resource_.size());
         key_.append(c_->cfg.key_prefix).append(resource_);
@@ -126,16 +128,17 @@ private:
             ec = error::invalid_argument;
         if (!ec && c_->closed)
             ec = error::connection_closed;
+        if (!ec && cancelled_)
+            ec = asio::error::operation_aborted;
         if (ec)
         {
             complete(ec, {});
             return;
         }
         self_ = shared_from_this();
-        if (try_mode_)
-            connect_cancellation(*h_try_, self_, c_->strand);
-        else
-            connect_cancellation(*h_lock_, self_, c_->strand);
+        // Seeded here, on the strand: the client's generator is not thread-safe.
+        retry_ = retry_schedule(retry_policy{o_.max_attempts, o_.retry_delay, o_.retry_jitter, o_.max_wait},
+                                c_->jitter_rng());
         start_ = clock::now();
         attempt();
         initiating_ = false;
@@ -290,13 +293,14 @@ public:
 
     void start()
     {
+        if (done_)
+            return;  // cancelled before it started
         const auto& st = l_.state();
         if (!st || st->token.empty())
             return finish(error::invalid_argument, true);
         if (c_->closed)
             return finish(error::connection_closed, true);
         self_ = shared_from_this();
-        connect_cancellation(h_, self_, c_->strand);
         initiating_ = true;
         release_.start(*c_, round::kind::release, st->key, st->token, {},
                        clock::now() + c_->cfg.defaults.release_timeout, this);
@@ -363,6 +367,8 @@ public:
 
     void start()
     {
+        if (done_)
+            return;  // cancelled before it started
         const auto& st = l_.state();
         lock_options o = c_->cfg.defaults;
         o.ttl = ttl_;
@@ -374,7 +380,6 @@ public:
         if (c_->closed)
             return finish(error::connection_closed, {}, true);
         self_ = shared_from_this();
-        connect_cancellation(h_, self_, c_->strand);
         initiating_ = true;
         extend_.start(*c_, round::kind::extend, st->key, st->token, ttl_,
                       clock::now() + attempt_timeout_of(o), this);
@@ -529,37 +534,40 @@ void client::close()
     asio::dispatch(impl_->strand, [impl = impl_] { impl->close(); });
 }
 
+// The operations are made and their cancellation slot connected here, in the initiating
+// function (see connect_cancellation); everything else runs on the strand.
+
 void client::async_lock_impl(std::string resource, const lock_options& opts,
                              asio::any_completion_handler<void(error_code, lock)> handler)
 {
-    asio::dispatch(impl_->strand, [impl = impl_, r = std::move(resource), opts,
-                                   h = std::move(handler)]() mutable {
-        std::make_shared<detail::acquire_op>(impl, std::move(r), opts)->start(std::move(h));
-    });
+    auto op = std::make_shared<detail::acquire_op>(impl_, std::move(resource), opts);
+    detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_->strand);
+    asio::dispatch(impl_->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
 
 void client::async_try_lock_impl(std::string resource, const lock_options& opts,
                                  asio::any_completion_handler<void(error_code, std::optional<lock>)> handler)
 {
-    asio::dispatch(impl_->strand, [impl = impl_, r = std::move(resource), opts,
-                                   h = std::move(handler)]() mutable {
-        std::make_shared<detail::acquire_op>(impl, std::move(r), opts)->start(std::move(h));
-    });
+    auto op = std::make_shared<detail::acquire_op>(impl_, std::move(resource), opts);
+    detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_->strand);
+    asio::dispatch(impl_->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
 
 void client::async_unlock_impl(const lock& l, asio::any_completion_handler<void(error_code)> handler)
 {
-    asio::dispatch(impl_->strand, [impl = impl_, l, h = std::move(handler)]() mutable {
-        std::make_shared<detail::unlock_op>(impl, std::move(l), std::move(h))->start();
-    });
+    auto slot = asio::get_associated_cancellation_slot(handler);
+    auto op = std::make_shared<detail::unlock_op>(impl_, l, std::move(handler));
+    detail::connect_cancellation(slot, op, impl_->strand);
+    asio::dispatch(impl_->strand, [op] { op->start(); });
 }
 
 void client::async_extend_impl(const lock& l, std::chrono::milliseconds ttl,
                                asio::any_completion_handler<void(error_code, lock)> handler)
 {
-    asio::dispatch(impl_->strand, [impl = impl_, l, ttl, h = std::move(handler)]() mutable {
-        std::make_shared<detail::extend_op>(impl, std::move(l), ttl, std::move(h))->start();
-    });
+    auto slot = asio::get_associated_cancellation_slot(handler);
+    auto op = std::make_shared<detail::extend_op>(impl_, l, ttl, std::move(handler));
+    detail::connect_cancellation(slot, op, impl_->strand);
+    asio::dispatch(impl_->strand, [op] { op->start(); });
 }
 
 void client::async_wait_connected_impl(asio::any_completion_handler<void(error_code, std::size_t)> handler)

@@ -11,7 +11,8 @@ namespace {
 
 constexpr std::uint32_t fallback_bit = 1u << 31;
 
-void encode(std::string& out, round::kind k, bool fallback, std::string_view key,
+// `eval`: send the script's body (EVAL) rather than its SHA1 (EVALSHA).
+void encode(std::string& out, round::kind k, bool eval, std::string_view key,
             std::string_view token, std::chrono::milliseconds ttl)
 {
     const auto ttl_ms = static_cast<std::int64_t>(ttl.count());
@@ -21,17 +22,16 @@ void encode(std::string& out, round::kind k, bool fallback, std::string_view key
         resp::append_command(out, "SET", key, token, "NX", "PX", ttl_ms);
         return;
     case round::kind::release:
-        // Always EVAL, never EVALSHA: a release is often abandoned at its deadline (a slow or
-        // paused master) and still runs when the master gets to it, behind the SET it must
-        // undo. A NOSCRIPT reply then reaches no one and no EVAL follows, so on a master
-        // whose script cache is empty (restarted, SCRIPT FLUSH) the key would stay until TTL.
-        resp::append_command(out, "EVAL", release_script().body, "1", key, token);
+        if (eval)
+            resp::append_command(out, "EVAL", release_script().body, "1", key, token);
+        else
+            resp::append_command(out, "EVALSHA", release_script().sha1, "1", key, token);
         return;
     case round::kind::extend:
-        if (fallback)
-            resp::append_command(out, "EVAL", extend_script().body, "1", key, token, ttl_ms);
-        else
-            resp::append_command(out, "EVALSHA", extend_script().sha1, "1", key, token, ttl_ms);
+        // Always EVAL: once the quorum is reached the round stops listening to the slower
+        // masters, so a NOSCRIPT from one of them (restarted, SCRIPT FLUSH) would reach no one
+        // and leave it unextended. Extensions are rare enough for the longer command.
+        resp::append_command(out, "EVAL", extend_script().body, "1", key, token, ttl_ms);
         return;
     }
 }
@@ -65,9 +65,10 @@ void round::start(client_impl& c, kind k, std::string_view key, std::string_view
     auto hold = l_->hold();
     for (std::size_t i = 0; i < n; ++i)
     {
-        if (send(i, false) && previous && previous->outcome(i) == master_outcome::timed_out)
+        const bool awaited = !previous || previous->outcome(i) != master_outcome::timed_out;
+        // Sent, not awaited (see start()): nobody will see a NOSCRIPT, so the body goes along.
+        if (send(i, !awaited) && !awaited)
         {
-            // Sent, not awaited (see start()): the reply will be dropped.
             c_->conns[i]->abandon(m_[i].ticket);
             m_[i].outstanding = false;
             --outstanding_;
@@ -192,8 +193,18 @@ void round::on_deadline()
     {
         if (!m_[i].outstanding)
             continue;
-        c_->conns[i]->abandon(m_[i].ticket);
+        auto& conn = *c_->conns[i];
+        conn.abandon(m_[i].ticket);
         m_[i].outstanding = false;
+        if (k_ == kind::release && !m_[i].fallback)
+        {
+            // The EVALSHA will still run when the master gets to it, but a NOSCRIPT reply would
+            // now reach no one. An EVAL queued behind it covers that case; when the EVALSHA did
+            // delete the key, the EVAL finds nothing and returns 0.
+            request_ticket ignored;
+            (void)conn.submit(nullptr, 0, [&](std::string& out) { encode(out, k_, true, key_, token_, ttl_); },
+                              ignored);
+        }
         settle(i, master_outcome::timed_out, error::request_timeout, {});
     }
     outstanding_ = 0;

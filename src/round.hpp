@@ -39,8 +39,11 @@ protected:
 /// The unit of the Redlock algorithm: an acquisition attempt (SET NX PX), a release
 /// (compare-and-delete) or an extension (compare-and-PEXPIRE). Each reply is classified into a
 /// master_outcome and fed to a quorum_tracker, which decides as early as the outcome is certain.
-/// A script that the master does not have cached (NOSCRIPT) is sent again with EVAL, which
-/// also caches it. The deadline marks every master still silent as timed out.
+/// A release goes as EVALSHA; a master without the script cached (NOSCRIPT) gets it again as
+/// EVAL, which also caches it. A release that will not be awaited goes as EVAL from the start,
+/// and one still unanswered at the deadline gets an EVAL queued behind it, so that a key is
+/// never left behind for lack of a script. Extensions always go as EVAL (see round.cpp). The
+/// deadline marks every master still silent as timed out.
 class round final : public reply_sink, public timed_entry
 {
 public:

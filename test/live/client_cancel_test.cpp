@@ -76,6 +76,7 @@ TEST_CASE("client: cancellation during a backoff delay completes at once", "[liv
         co_await require_connected(theirs);
         auto [hec, held] = co_await theirs.async_lock("cancel-backoff", tuple_awaitable);
         REQUIRE_FALSE(hec);
+        REQUIRE(co_await eventually([&] { return on_every_master(m, "cancel-backoff", held.token()); }));
 
         for (const auto type : {asio::cancellation_type::terminal, asio::cancellation_type::partial,
                                 asio::cancellation_type::total})
@@ -248,4 +249,63 @@ TEST_CASE("client: a cancellation emitted right after initiation from outside th
         auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
         CHECK_FALSE(uec);
     }(), 10s);
+}
+
+TEST_CASE("client: unlock and extend honour a cancellation emitted right after initiation",
+          "[live][client]")
+{
+    local_masters m({.count = 3});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+
+    lock held;
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        auto [ec, l] = co_await c.async_lock("early-cancel", tuple_awaitable);
+        REQUIRE_FALSE(ec);
+        held = l;
+    }(), 10s);
+
+    auto run_until = [&](const bool& done) {
+        const auto deadline = steady::now() + 5s;
+        while (!done && steady::now() < deadline)
+            io.run_one_until(deadline);
+        REQUIRE(done);
+    };
+
+    {
+        asio::cancellation_signal sig;
+        bool done = false;
+        error_code result = error::server_error;
+        lock extended;
+        c.async_extend(held, 20000ms, asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, lock l) {
+                           result = ec;
+                           extended = l;
+                           done = true;
+                       }));
+        sig.emit(asio::cancellation_type::terminal);
+        run_until(done);
+        CHECK(result == asio::error::operation_aborted);
+        // "The lock is left as it was."
+        CHECK(extended.valid_until() == held.valid_until());
+    }
+    {
+        asio::cancellation_signal sig;
+        bool done = false;
+        error_code result = error::server_error;
+        c.async_unlock(held, asio::bind_cancellation_slot(sig.slot(), [&](error_code ec) {
+                           result = ec;
+                           done = true;
+                       }));
+        sig.emit(asio::cancellation_type::terminal);
+        run_until(done);
+        CHECK(result == asio::error::operation_aborted);
+    }
+    // "The release requests already sent still execute on the masters": whether they were
+    // sent before the cancellation arrived is not specified, so a second release may find
+    // the keys gone.
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        auto [uec] = co_await c.async_unlock(held, tuple_awaitable);
+        CHECK((!uec || uec == error::lock_lost));
+    }(), 10s);
+    CHECK(total_keys(m) == 0);
 }

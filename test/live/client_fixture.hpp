@@ -181,6 +181,33 @@ inline std::size_t count_status(const lock& l, master_status s)
     return n;
 }
 
+/// @brief Polls `pred` every 2 ms until it holds or `limit` passes; returns its last value.
+///
+/// A lock completes once a majority granted; the other masters' replies may still be on their
+/// way, so a check of *every* master waits for them with this.
+template <class Pred>
+asio::awaitable<bool> eventually(Pred pred, steady::duration limit = 1s)
+{
+    const auto deadline = steady::now() + limit;
+    for (;;)
+    {
+        if (pred())
+            co_return true;
+        if (steady::now() >= deadline)
+            co_return false;
+        co_await sleep_for(2ms);
+    }
+}
+
+/// True when every master holds `key` with value `value`.
+inline bool on_every_master(const local_masters& m, std::string_view key, std::string_view value)
+{
+    for (std::size_t i = 0; i < m.size(); ++i)
+        if (get_on(m, i, key) != std::string(value))
+            return false;
+    return true;
+}
+
 /// Waits until every master of `c` is connected (the first connections are made in the
 /// background); fails the test otherwise.
 inline asio::awaitable<void> require_connected(client& c)
