@@ -204,6 +204,8 @@ private:
     {
         if (cancelled_)
             return complete(asio::error::operation_aborted, {});
+        if (c_->closed)
+            return complete(error::connection_closed, {});
         if (!try_mode_)
         {
             if (auto delay = retry_.next_delay(clock::now() - start_))
@@ -218,7 +220,9 @@ private:
 
     void on_deadline() override
     {
-        // The backoff delay is over.
+        // The backoff delay is over (or the client is closing).
+        if (c_->closed)
+            return complete(error::connection_closed, {});
         attempt();
     }
 
@@ -496,7 +500,8 @@ void client_impl::close()
     closed = true;
     for (auto& c : conns)
         c->close();
-    deadlines.clear();
+    // Operations waiting for a deadline (a retry delay) complete now, with connection_closed.
+    deadlines.expire_all();
 }
 
 }  // namespace detail

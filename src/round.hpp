@@ -25,7 +25,9 @@ class round_listener
 public:
     /// The quorum outcome is certain (reached or failed); called once per round.
     virtual void on_round_decided(round& r) = 0;
-    /// Every master answered or timed out (after on_round_decided); called once per round.
+    /// Every awaited master answered or timed out; called once per round, after
+    /// on_round_decided when the round was decided (a release whose masters are not all awaited
+    /// may finish without a decision).
     virtual void on_round_finished(round& r) = 0;
     /// Keeps the listener alive while a callback of the round runs.
     virtual std::shared_ptr<void> hold() = 0;

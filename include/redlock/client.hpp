@@ -64,8 +64,9 @@ public:
     /// @brief Acquires `resource`, retrying with random backoff per `opts`.
     ///
     /// Completes with the held lock, or with error::contended, error::no_quorum,
-    /// error::validity_expired (the last attempt's cause), error::invalid_argument, or
-    /// operation_aborted; the lock then carries the diagnostics of the last attempt. After
+    /// error::validity_expired (the last attempt's cause), error::invalid_argument (empty
+    /// resource), error::invalid_option (bad `opts`), error::connection_closed (the client was
+    /// closed), or operation_aborted; the lock then carries the diagnostics of the last attempt. After
     /// every failed attempt the keys are released on every master before retrying or
     /// completing.
     ///
@@ -124,6 +125,7 @@ public:
     /// Completes with success when the token was deleted on a majority; error::lock_lost when
     /// it was no longer there on a majority (expired or taken over: the keys that were still
     /// ours are deleted all the same); error::no_quorum when too many masters failed to answer.
+    /// The deadline is the client's default `release_timeout`.
     ///
     /// @par Handler signature
     /// `void(error_code)`

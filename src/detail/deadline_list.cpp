@@ -31,10 +31,14 @@ void deadline_list::cancel(timed_entry& e) noexcept
     e.linked_ = false;
 }
 
-void deadline_list::clear() noexcept
+void deadline_list::expire_all()
 {
     while (head_)
-        cancel(*head_);
+    {
+        timed_entry& e = *head_;
+        cancel(e);
+        e.on_deadline();
+    }
     timer_.cancel();
     armed_for_ = timed_entry::time_point::max();
 }
@@ -43,10 +47,8 @@ void deadline_list::arm(timed_entry::time_point when)
 {
     armed_for_ = when;
     timer_.expires_at(when);
-    // The list outlives the wait: its owner clears it (cancelling the timer) before dying, and
-    // an aborted wait returns before touching `this`.
-    timer_.async_wait([this](const boost::system::error_code& ec) {
-        if (!ec)
+    timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
+        if (!ec && !alive.expired())
             on_timer();
     });
 }

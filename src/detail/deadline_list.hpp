@@ -3,6 +3,7 @@
 #define REDLOCK_SRC_DETAIL_DEADLINE_LIST_HPP
 
 #include <chrono>
+#include <memory>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -54,14 +55,18 @@ public:
 
     void schedule(timed_entry& e, timed_entry::time_point when);
     void cancel(timed_entry& e) noexcept;
-    /// Unlinks everything without calling on_deadline (used when closing).
-    void clear() noexcept;
+    /// Calls on_deadline for every entry now, in order (used when closing: each operation
+    /// then completes instead of waiting for a timer that will not fire), then stops the timer.
+    void expire_all();
 
 private:
     void arm(timed_entry::time_point when);
     void on_timer();
 
     asio::steady_timer timer_;
+    // A wait that has already expired cannot be cancelled: its handler may run after the list
+    // is gone. The handler holds a weak reference to this and does nothing once it is expired.
+    std::shared_ptr<int> alive_ = std::make_shared<int>(0);
     timed_entry::time_point armed_for_ = timed_entry::time_point::max();
     timed_entry* head_ = nullptr;
     timed_entry* tail_ = nullptr;
