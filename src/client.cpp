@@ -74,6 +74,19 @@ public:
         key_.append(c_->cfg.key_prefix).append(resource_);
     }
 
+    // A multi-resource lock: every key is set (all or none) by one script on each master.
+    acquire_op(std::shared_ptr<client_impl> c, std::vector<std::string> resources, const lock_options& o)
+        : acquire_op(std::move(c), resources.empty() ? std::string() : resources.front(), o)
+    {
+        if (resources.size() > 1)
+        {
+            keys_.reserve(resources.size());
+            for (const auto& r : resources)
+                keys_.push_back(c_->cfg.key_prefix + r);
+            resources_ = std::move(resources);
+        }
+    }
+
     // Boost 1.81's any_completion_handler move-assignment recurses without end (fixed in
     // 1.82), so handlers are only ever move-constructed: here, into an optional.
     void start(lock_handler h)
@@ -124,7 +137,7 @@ private:
         error_code ec;
         std::string why;
         validate(o_, ec, why);
-        if (!ec && resource_.empty())
+        if (!ec && !valid_resources())
             ec = error::invalid_argument;
         if (!ec && c_->closed)
             ec = error::connection_closed;
@@ -148,11 +161,31 @@ private:
     {
         phase_ = phase::attempting;
         c_->tokens.next(std::span<char, token_source::token_chars>(token_));
-        attempt_.start(*c_, round::kind::acquire, key_, token_view(), o_.ttl,
+        attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl,
                        clock::now() + attempt_timeout_of(o_), this);
     }
 
     std::string_view token_view() const { return {token_, token_source::token_chars}; }
+
+    std::span<const std::string> keys() const
+    {
+        return keys_.empty() ? std::span<const std::string>(&key_, 1) : std::span<const std::string>(keys_);
+    }
+
+    bool valid_resources() const
+    {
+        if (resource_.empty())
+            return false;
+        for (std::size_t i = 0; i < resources_.size(); ++i)
+        {
+            if (resources_[i].empty())
+                return false;
+            for (std::size_t j = 0; j < i; ++j)
+                if (resources_[i] == resources_[j])
+                    return false;  // the same key twice would make the lock its own rival
+        }
+        return true;
+    }
 
     void on_round_decided(round& r) override
     {
@@ -169,8 +202,11 @@ private:
                 auto st = std::make_shared<lock_state>();
                 st->resource = std::move(resource_);
                 st->key = std::move(key_);
+                st->resources = std::move(resources_);
+                st->keys = std::move(keys_);
                 st->token.assign(token_view());
                 st->valid_until = validity_deadline(r.started(), o_.ttl, o_.drift_factor);
+                st->ttl = o_.ttl;
                 st->masters = attempt_.take_diagnostics();
                 complete({}, lock(std::move(st)));
                 return;
@@ -196,7 +232,7 @@ private:
         phase_ = phase::releasing;
         // Release on every master, also those that timed out or never answered: a grant may
         // still arrive, and the release queued behind it on the same connection undoes it.
-        release_.start(*c_, round::kind::release, key_, token_view(), o_.ttl,
+        release_.start(*c_, round::kind::release, keys(), token_view(), o_.ttl,
                        clock::now() + o_.release_timeout, this, &attempt_.tracker());
     }
 
@@ -234,6 +270,8 @@ private:
             auto st = std::make_shared<lock_state>();
             st->resource = resource_;
             st->key = key_;
+            st->resources = resources_;
+            st->keys = keys_;
             st->masters = std::move(diagnostics_);
             l = lock(std::move(st));
         }
@@ -267,6 +305,8 @@ private:
     std::shared_ptr<client_impl> c_;
     std::string resource_;
     std::string key_;
+    std::vector<std::string> resources_;  // multi-resource locks only
+    std::vector<std::string> keys_;       // multi-resource locks only
     lock_options o_;
     std::optional<lock_handler> h_lock_;
     std::optional<try_handler> h_try_;
@@ -306,7 +346,7 @@ public:
             return finish(error::connection_closed, true);
         self_ = shared_from_this();
         initiating_ = true;
-        release_.start(*c_, round::kind::release, st->key, st->token, {},
+        release_.start(*c_, round::kind::release, st->key_span(), st->token, {},
                        clock::now() + c_->cfg.defaults.release_timeout, this);
         initiating_ = false;
     }
@@ -385,7 +425,7 @@ public:
             return finish(error::connection_closed, {}, true);
         self_ = shared_from_this();
         initiating_ = true;
-        extend_.start(*c_, round::kind::extend, st->key, st->token, ttl_,
+        extend_.start(*c_, round::kind::extend, st->key_span(), st->token, ttl_,
                       clock::now() + attempt_timeout_of(o), this);
         initiating_ = false;
     }
@@ -417,8 +457,11 @@ private:
                 auto ns = std::make_shared<lock_state>();
                 ns->resource = st->resource;
                 ns->key = st->key;
+                ns->resources = st->resources;
+                ns->keys = st->keys;
                 ns->token = st->token;
                 ns->valid_until = validity_deadline(r.started(), ttl_, drift);
+                ns->ttl = ttl_;
                 ns->masters = extend_.take_diagnostics();
                 return finish({}, lock(std::move(ns)), initiating_);
             }
@@ -431,7 +474,7 @@ private:
         // The lock is gone: release what is still ours so that it does not linger until TTL.
         extend_.stop();
         diagnostics_ = extend_.diagnostics();
-        release_.start(*c_, round::kind::release, st->key, st->token, {},
+        release_.start(*c_, round::kind::release, st->key_span(), st->token, {},
                        clock::now() + c_->cfg.defaults.release_timeout, this, &extend_.tracker());
     }
 
@@ -443,6 +486,8 @@ private:
         const auto& st = l_.state();
         ns->resource = st->resource;
         ns->key = st->key;
+        ns->resources = st->resources;
+        ns->keys = st->keys;
         ns->masters = std::move(diagnostics_);
         finish(reason_, lock(std::move(ns)), initiating_);
     }
@@ -471,6 +516,83 @@ private:
     bool done_ = false;
     bool initiating_ = false;
     std::shared_ptr<extend_op> self_;
+};
+
+// ---- check ----------------------------------------------------------------------------------
+
+class check_op final : public round_listener, public std::enable_shared_from_this<check_op>
+{
+public:
+    using handler = asio::any_completion_handler<void(error_code, check_result)>;
+
+    check_op(std::shared_ptr<client_impl> c, lock l, handler h)
+        : c_(std::move(c)), l_(std::move(l)), h_(std::move(h))
+    {}
+
+    void start()
+    {
+        if (done_)
+            return;  // cancelled before it started
+        const auto& st = l_.state();
+        if (!st || st->token.empty())
+            return finish(error::invalid_argument, {}, true);
+        if (c_->closed)
+            return finish(error::connection_closed, {}, true);
+        self_ = shared_from_this();
+        initiating_ = true;
+        lock_options o = c_->cfg.defaults;
+        if (st->ttl.count() > 0)
+            o.ttl = st->ttl;
+        check_.start(*c_, round::kind::check, st->key_span(), st->token, {},
+                     clock::now() + attempt_timeout_of(o), this);
+        initiating_ = false;
+    }
+
+    void cancel()
+    {
+        if (done_)
+            return;
+        check_.stop();
+        finish(asio::error::operation_aborted, {}, false);
+    }
+
+    std::shared_ptr<void> hold() override { return shared_from_this(); }
+
+private:
+    void on_round_decided(round&) override {}
+
+    void on_round_finished(round& r) override
+    {
+        check_result res;
+        res.holding = r.tracker().granted();
+        for (std::size_t i = 0; i < c_->size(); ++i)
+        {
+            const auto v = r.value(i);
+            if (v >= 0 && (res.min_pttl.count() < 0 || v < res.min_pttl.count()))
+                res.min_pttl = std::chrono::milliseconds(v);
+        }
+        res.masters = r.diagnostics();
+        finish({}, std::move(res), initiating_);
+    }
+
+    void finish(error_code ec, check_result res, bool immediate)
+    {
+        done_ = true;
+        disconnect_cancellation(h_);
+        if (immediate)
+            post_completion(h_, c_->strand, ec, std::move(res));
+        else
+            dispatch_completion(h_, c_->strand, ec, std::move(res));
+        self_.reset();
+    }
+
+    std::shared_ptr<client_impl> c_;
+    lock l_;
+    handler h_;
+    round check_;
+    bool done_ = false;
+    bool initiating_ = false;
+    std::shared_ptr<check_op> self_;
 };
 
 }  // namespace
@@ -556,6 +678,22 @@ void client::async_try_lock_impl(std::string resource, const lock_options& opts,
     auto op = std::make_shared<detail::acquire_op>(impl_, std::move(resource), opts);
     detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_->strand);
     asio::dispatch(impl_->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
+}
+
+void client::async_lock_all_impl(std::vector<std::string> resources, const lock_options& opts,
+                                 asio::any_completion_handler<void(error_code, lock)> handler)
+{
+    auto op = std::make_shared<detail::acquire_op>(impl_, std::move(resources), opts);
+    detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_->strand);
+    asio::dispatch(impl_->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
+}
+
+void client::async_check_impl(const lock& l, asio::any_completion_handler<void(error_code, check_result)> handler)
+{
+    auto slot = asio::get_associated_cancellation_slot(handler);
+    auto op = std::make_shared<detail::check_op>(impl_, l, std::move(handler));
+    detail::connect_cancellation(slot, op, impl_->strand);
+    asio::dispatch(impl_->strand, [op] { op->start(); });
 }
 
 void client::async_unlock_impl(const lock& l, asio::any_completion_handler<void(error_code)> handler)

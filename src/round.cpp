@@ -1,6 +1,8 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "round.hpp"
 
+#include <cstdlib>
+
 #include "client_impl.hpp"
 #include "protocol/resp_encoder.hpp"
 #include "protocol/scripts.hpp"
@@ -11,34 +13,70 @@ namespace {
 
 constexpr std::uint32_t fallback_bit = 1u << 31;
 
+void append_script(std::string& out, const lua_script& script, bool eval,
+                   std::span<const std::string> keys, std::string_view token, std::int64_t ttl_ms,
+                   bool with_ttl)
+{
+    resp::append_array_header(out, 3 + keys.size() + 1 + (with_ttl ? 1 : 0));
+    if (eval)
+    {
+        resp::append_bulk(out, "EVAL");
+        resp::append_bulk(out, script.body);
+    }
+    else
+    {
+        resp::append_bulk(out, "EVALSHA");
+        resp::append_bulk(out, script.sha1);
+    }
+    resp::append_bulk(out, static_cast<std::int64_t>(keys.size()));
+    for (const auto& k : keys)
+        resp::append_bulk(out, k);
+    resp::append_bulk(out, token);
+    if (with_ttl)
+        resp::append_bulk(out, ttl_ms);
+}
+
 // `eval`: send the script's body (EVAL) rather than its SHA1 (EVALSHA).
-void encode(std::string& out, round::kind k, bool eval, std::string_view key,
+void encode(std::string& out, round::kind k, bool eval, std::span<const std::string> keys,
             std::string_view token, std::chrono::milliseconds ttl)
 {
     const auto ttl_ms = static_cast<std::int64_t>(ttl.count());
+    const bool multi = keys.size() > 1;
     switch (k)
     {
     case round::kind::acquire:
-        resp::append_command(out, "SET", key, token, "NX", "PX", ttl_ms);
+        if (!multi)
+            resp::append_command(out, "SET", keys[0], token, "NX", "PX", ttl_ms);
+        else
+            // An abandoned multi-key SET that meets NOSCRIPT sets nothing: EVALSHA is safe here.
+            append_script(out, acquire_multi_script(), eval, keys, token, ttl_ms, true);
         return;
     case round::kind::release:
-        if (eval)
-            resp::append_command(out, "EVAL", release_script().body, "1", key, token);
+        if (!multi)
+        {
+            if (eval)
+                resp::append_command(out, "EVAL", release_script().body, "1", keys[0], token);
+            else
+                resp::append_command(out, "EVALSHA", release_script().sha1, "1", keys[0], token);
+        }
         else
-            resp::append_command(out, "EVALSHA", release_script().sha1, "1", key, token);
+            append_script(out, release_multi_script(), eval, keys, token, ttl_ms, false);
         return;
     case round::kind::extend:
         // Always EVAL: once the quorum is reached the round stops listening to the slower
         // masters, so a NOSCRIPT from one of them (restarted, SCRIPT FLUSH) would reach no one
         // and leave it unextended. Extensions are rare enough for the longer command.
-        resp::append_command(out, "EVAL", extend_script().body, "1", key, token, ttl_ms);
+        append_script(out, multi ? extend_multi_script() : extend_script(), true, keys, token, ttl_ms, true);
+        return;
+    case round::kind::check:
+        append_script(out, check_script(), eval, keys, token, ttl_ms, false);
         return;
     }
 }
 
 }  // namespace
 
-void round::start(client_impl& c, kind k, std::string_view key, std::string_view token,
+void round::start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
                   std::chrono::milliseconds ttl, time_point deadline, round_listener* l,
                   const quorum_tracker* previous)
 {
@@ -46,19 +84,21 @@ void round::start(client_impl& c, kind k, std::string_view key, std::string_view
     c_ = &c;
     l_ = l;
     k_ = k;
-    key_ = key;
+    keys_ = keys;
     token_ = token;
     ttl_ = ttl;
     q_ = quorum_tracker(n);
     m_.assign(n, per_master{});
     diag_.resize(n);
+    if (k == kind::check)
+        values_.assign(n, -3);
     for (std::size_t i = 0; i < n; ++i)
         diag_[i] = master_diagnostic{i, master_status::pending, {}, {}, {}};
     outstanding_ = 0;
     active_ = true;
     decided_sent_ = false;
     cmd_.clear();
-    encode(cmd_, k_, false, key_, token_, ttl_);
+    encode(cmd_, k_, false, keys_, token_, ttl_);
 
     // t0 is taken before the first byte is queued: validity counts every microsecond spent.
     t0_ = std::chrono::steady_clock::now();
@@ -86,7 +126,7 @@ bool round::send(std::size_t i, bool fallback)
     const auto tag = static_cast<std::uint32_t>(i) | (fallback ? fallback_bit : 0u);
     error_code ec;
     if (fallback)
-        ec = conn.submit(this, tag, [&](std::string& out) { encode(out, k_, true, key_, token_, ttl_); },
+        ec = conn.submit(this, tag, [&](std::string& out) { encode(out, k_, true, keys_, token_, ttl_); },
                          pm.ticket);
     else
         ec = conn.submit(this, tag, [&](std::string& out) { out.append(cmd_); }, pm.ticket);
@@ -158,11 +198,11 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
             const auto e = error_from_server_reply(v.value);
             // A master that restarted or ran SCRIPT FLUSH lost the script: EVAL sends the body
             // (and caches it again). Only once per round and master.
-            if (e == error::noscript && k_ != kind::acquire && !fallback && send(i, true))
+            if (e == error::noscript && !fallback && send(i, true))
                 return;
             settle(i, master_outcome::failed, e, v.value);
         }
-        else if (k_ == kind::acquire)
+        else if (k_ == kind::acquire && keys_.size() == 1)
         {
             if (v.data_type == type::simple_string && v.value == "OK")
                 settle(i, master_outcome::granted, {}, {});
@@ -171,6 +211,22 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
             else
                 settle(i, master_outcome::failed, error::unexpected_reply,
                        "SET returned " + std::string(resp::to_string(v.data_type)));
+        }
+        else if (k_ == kind::check)
+        {
+            std::int64_t pttl = -3;
+            if (v.data_type == type::integer)
+                pttl = std::strtoll(std::string(v.value).c_str(), nullptr, 10);
+            if (v.data_type != type::integer)
+                settle(i, master_outcome::failed, error::unexpected_reply,
+                       "script returned " + std::string(resp::to_string(v.data_type)));
+            else if (pttl == -3)
+                settle(i, master_outcome::held_by_other, {}, {});
+            else
+            {
+                values_[i] = pttl;
+                settle(i, master_outcome::granted, {}, {});
+            }
         }
         else
         {
@@ -202,7 +258,7 @@ void round::on_deadline()
             // now reach no one. An EVAL queued behind it covers that case; when the EVALSHA did
             // delete the key, the EVAL finds nothing and returns 0.
             request_ticket ignored;
-            (void)conn.submit(nullptr, 0, [&](std::string& out) { encode(out, k_, true, key_, token_, ttl_); },
+            (void)conn.submit(nullptr, 0, [&](std::string& out) { encode(out, k_, true, keys_, token_, ttl_); },
                               ignored);
         }
         settle(i, master_outcome::timed_out, error::request_timeout, {});

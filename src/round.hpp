@@ -3,7 +3,9 @@
 #define REDLOCK_SRC_ROUND_HPP
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,7 +55,8 @@ public:
     {
         acquire,
         release,
-        extend
+        extend,
+        check  ///< Does every key hold the token? Each master's answer is its smallest PTTL.
     };
 
     using time_point = std::chrono::steady_clock::time_point;
@@ -66,7 +69,7 @@ public:
     /// behind the SET, so the master executes it after the SET whenever it wakes up; waiting for
     /// their answer would add no safety, only the release deadline to the caller's latency. Their
     /// status stays `pending`.
-    void start(client_impl& c, kind k, std::string_view key, std::string_view token,
+    void start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
                std::chrono::milliseconds ttl, time_point deadline, round_listener* l,
                const quorum_tracker* previous = nullptr);
 
@@ -78,6 +81,8 @@ public:
     time_point started() const noexcept { return t0_; }
     const std::vector<master_diagnostic>& diagnostics() const noexcept { return diag_; }
     std::vector<master_diagnostic> take_diagnostics() noexcept { return std::move(diag_); }
+    /// kind::check: master i's smallest PTTL in ms (-1: no expiry), or -3 when not ours / unknown.
+    std::int64_t value(std::size_t i) const noexcept { return i < values_.size() ? values_[i] : -3; }
 
 private:
     void on_reply(std::uint32_t tag, const error_code& ec,
@@ -97,13 +102,14 @@ private:
     client_impl* c_ = nullptr;
     round_listener* l_ = nullptr;
     kind k_ = kind::acquire;
-    std::string_view key_;
+    std::span<const std::string> keys_;
     std::string_view token_;
     std::chrono::milliseconds ttl_{0};
     std::string cmd_;  // encoded once, appended to every master's output buffer
     quorum_tracker q_{1};
     std::vector<per_master> m_;
     std::vector<master_diagnostic> diag_;
+    std::vector<std::int64_t> values_;
     std::size_t outstanding_ = 0;
     time_point t0_{};
     bool active_ = false;

@@ -13,8 +13,24 @@
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/deferred.hpp>
 
+#include <exception>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include <redlock/config.hpp>
 #include <redlock/error.hpp>
+#include <redlock/hold.hpp>
 #include <redlock/lock.hpp>
 #include <redlock/options.hpp>
 
@@ -165,6 +181,94 @@ public:
             token, l, ttl);
     }
 
+    /// @brief Acquires several resources as one lock: on each master one script sets every key
+    /// with the token, or none of them (if any exists). Same quorum, validity, release,
+    /// extension and retry rules as async_lock; a conflict on any resource leaves no key.
+    /// Errors as async_lock; error::invalid_argument for an empty list, an empty resource or a
+    /// resource named twice.
+    ///
+    /// @par Handler signature
+    /// `void(error_code, lock)`
+    template <class CompletionToken = asio::deferred_t>
+    auto async_lock_all(std::vector<std::string> resources, lock_options opts, CompletionToken&& token = {})
+    {
+        return asio::async_initiate<CompletionToken, void(error_code, lock)>(
+            [this](auto handler, std::vector<std::string> r, const lock_options& o) {
+                async_lock_all_impl(std::move(r), o, std::move(handler));
+            },
+            token, std::move(resources), opts);
+    }
+
+    /// @brief Asks every master whether the lock's token is still in its keys.
+    ///
+    /// Completes with how many masters hold it and the smallest PTTL among them (waits for
+    /// every master or the attempt deadline). Errors: invalid_argument (empty lock),
+    /// connection_closed, operation_aborted.
+    ///
+    /// @par Handler signature
+    /// `void(error_code, check_result)`
+    template <class CompletionToken = asio::deferred_t>
+    auto async_check(const lock& l, CompletionToken&& token = {})
+    {
+        return asio::async_initiate<CompletionToken, void(error_code, check_result)>(
+            [this](auto handler, const lock& lk) { async_check_impl(lk, std::move(handler)); }, token, l);
+    }
+
+    /// @brief Acquires `resource`, runs `work(lock)` while the lock is kept alive by automatic
+    /// extension, and releases afterwards whatever happens.
+    ///
+    /// `work` is a callable taking a `redlock::lock` and returning `asio::awaitable<R>`. It runs
+    /// on a strand of the client's io_context, bound to the lock's loss signal: when the lock
+    /// is lost, its pending operation is cancelled (terminal) and, once it returns, the
+    /// operation completes with error::lock_lost. The release always runs: after a normal
+    /// return, an exception, a cancellation or a loss.
+    ///
+    /// Completes with the work's result; or with the acquisition's error (R default-constructed);
+    /// or with lock_lost; or operation_aborted; or with the work's exception.
+    ///
+    /// @par Handler signature
+    /// `void(std::exception_ptr, error_code, R)`, or `void(std::exception_ptr, error_code)` when
+    /// the work returns `awaitable<void>`. With `co_await`, the exception is rethrown, a non-empty
+    /// error_code is thrown as system_error, and R is returned.
+    ///
+    /// @par Per-operation cancellation
+    /// terminal, partial, total: during acquisition, as async_lock; while the work runs, the
+    /// work is cancelled, then the lock is released and the operation completes with
+    /// operation_aborted.
+    template <class Work, class CompletionToken = asio::deferred_t>
+    auto async_with_lock(std::string_view resource, lock_options opts, hold_options hold, Work work,
+                         CompletionToken&& token = {})
+    {
+        using awaitable_type = std::invoke_result_t<Work&, lock>;
+        using result_type = typename awaitable_type::value_type;
+        static_assert(std::is_void_v<result_type> || std::is_default_constructible_v<result_type>,
+                      "the work's result type must be default-constructible (it is produced on failure)");
+        if constexpr (std::is_void_v<result_type>)
+        {
+            return asio::async_initiate<CompletionToken, void(std::exception_ptr, error_code)>(
+                [this](auto handler, std::string r, lock_options o, hold_options h, Work w) {
+                    start_with_lock<void>(std::move(handler), std::move(r), o, h, std::move(w));
+                },
+                token, std::string(resource), opts, hold, std::move(work));
+        }
+        else
+        {
+            return asio::async_initiate<CompletionToken, void(std::exception_ptr, error_code, result_type)>(
+                [this](auto handler, std::string r, lock_options o, hold_options h, Work w) {
+                    start_with_lock<result_type>(std::move(handler), std::move(r), o, h, std::move(w));
+                },
+                token, std::string(resource), opts, hold, std::move(work));
+        }
+    }
+
+    /// async_with_lock with the client's default lock options and default hold options.
+    template <class Work, class CompletionToken = asio::deferred_t>
+    auto async_with_lock(std::string_view resource, Work work, CompletionToken&& token = {})
+    {
+        return async_with_lock(resource, default_options(), hold_options{}, std::move(work),
+                               std::forward<CompletionToken>(token));
+    }
+
     /// @brief Completes once every master's first connection attempt has settled, with the
     /// number of masters connected (an error only when fewer than a majority are).
     ///
@@ -184,6 +288,109 @@ public:
     void close();
 
 private:
+    friend class lock_holder;
+
+    // Cancellation of async_with_lock, shared between the initiating function (where the
+    // caller's slot is connected) and the body (where the phases are).
+    struct with_lock_control
+    {
+        asio::any_io_executor strand;
+        asio::cancellation_signal acquire;  // bound to the acquisition
+        lock_holder* holder = nullptr;      // set while the work runs
+        asio::cancellation_signal work;     // bound to the work (with the loss)
+        bool cancelled = false;
+    };
+
+    template <class R, class Work>
+    static asio::awaitable<std::tuple<error_code, std::conditional_t<std::is_void_v<R>, int, R>>>
+    with_lock_body(client& c, std::shared_ptr<with_lock_control> ctl, std::string resource,
+                   lock_options opts, hold_options hold, Work work)
+    {
+        using value_type = std::conditional_t<std::is_void_v<R>, int, R>;
+        auto [ec, l] = co_await c.async_lock(
+            resource, opts,
+            asio::bind_cancellation_slot(ctl->acquire.slot(), asio::as_tuple(asio::use_awaitable)));
+        if (ec)
+            co_return std::tuple<error_code, value_type>{ec, value_type{}};
+        if (ctl->cancelled)
+        {
+            co_await c.async_unlock(l, asio::as_tuple(asio::use_awaitable));
+            co_return std::tuple<error_code, value_type>{asio::error::operation_aborted, value_type{}};
+        }
+
+        lock_holder holder(c, l, hold, ctl->strand);
+        ctl->holder = &holder;
+        // The loss signal cancels the work through the work signal, so that the caller's
+        // cancellation can reach it too.
+        holder.loss_slot().assign([ctl](asio::cancellation_type t) { ctl->work.emit(t); });
+
+        std::exception_ptr failure;
+        value_type result{};
+        if constexpr (std::is_void_v<R>)
+        {
+            auto [e] = co_await asio::co_spawn(
+                ctl->strand, work(l),
+                asio::bind_cancellation_slot(ctl->work.slot(), asio::as_tuple(asio::use_awaitable)));
+            failure = e;
+        }
+        else
+        {
+            auto [e, r] = co_await asio::co_spawn(
+                ctl->strand, work(l),
+                asio::bind_cancellation_slot(ctl->work.slot(), asio::as_tuple(asio::use_awaitable)));
+            failure = e;
+            result = std::move(r);
+        }
+        ctl->holder = nullptr;
+        const error_code status = holder.status();
+        auto [rec] = co_await holder.async_release(asio::as_tuple(asio::use_awaitable));
+        (void)rec;
+        if (failure)
+            std::rethrow_exception(failure);
+        if (ctl->cancelled)
+            co_return std::tuple<error_code, value_type>{asio::error::operation_aborted, std::move(result)};
+        if (status && status != error::released)
+            co_return std::tuple<error_code, value_type>{error::lock_lost, std::move(result)};
+        co_return std::tuple<error_code, value_type>{error_code{}, std::move(result)};
+    }
+
+    template <class R, class Handler, class Work>
+    void start_with_lock(Handler handler, std::string resource, lock_options opts, hold_options hold, Work work)
+    {
+        auto ctl = std::make_shared<with_lock_control>();
+        ctl->strand = asio::make_strand(get_executor());
+        auto slot = asio::get_associated_cancellation_slot(handler);
+        if (slot.is_connected())
+        {
+            slot.assign([ctl](asio::cancellation_type t) {
+                asio::post(ctl->strand, [ctl, t] {
+                    ctl->cancelled = true;
+                    if (ctl->holder)
+                        ctl->work.emit(t);
+                    else
+                        ctl->acquire.emit(t);
+                });
+            });
+        }
+        // The completion runs on the handler's associated executor (co_spawn dispatches to the
+        // executor bound to its completion handler).
+        auto handler_ex = asio::get_associated_executor(handler, get_executor());
+        asio::co_spawn(ctl->strand,
+                       with_lock_body<R>(*this, ctl, std::move(resource), opts, hold, std::move(work)),
+                       asio::bind_executor(handler_ex, [h = std::move(handler), ctl](std::exception_ptr e, auto result) mutable {
+                           auto own_slot = asio::get_associated_cancellation_slot(h);
+                           if (own_slot.is_connected())
+                               own_slot.clear();
+                           if constexpr (std::is_void_v<R>)
+                               std::move(h)(e, std::get<0>(result));
+                           else
+                               std::move(h)(e, std::get<0>(result), std::move(std::get<1>(result)));
+                       }));
+    }
+
+    void async_lock_all_impl(std::vector<std::string> resources, const lock_options& opts,
+                             asio::any_completion_handler<void(error_code, lock)> handler);
+    void async_check_impl(const lock& l, asio::any_completion_handler<void(error_code, check_result)> handler);
     void async_lock_impl(std::string resource, const lock_options& opts,
                          asio::any_completion_handler<void(error_code, lock)> handler);
     void async_try_lock_impl(std::string resource, const lock_options& opts,

@@ -57,6 +57,9 @@ enum class error
     validity_expired,    ///< A majority agreed, but too late: no validity time was left.
     lock_lost,           ///< The lock is no longer held (extension failed, expired, or stolen).
     not_owner,           ///< The lock's token is not on a majority of masters.
+    lock_expired,        ///< The validity ran out before an extension succeeded.
+    extension_limit,     ///< The extension limit was reached; the lock was left to expire.
+    released,            ///< The lock was released by its holder.
 };
 
 /// @brief The category of redlock::error; its name is "redlock".

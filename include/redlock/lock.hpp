@@ -41,11 +41,19 @@ namespace detail {
 /// The immutable state shared by the copies of a lock.
 struct lock_state
 {
-    std::string resource;
-    std::string key;
+    std::string resource;   ///< The (first) resource.
+    std::string key;        ///< The (first) key.
     std::string token;
     std::chrono::steady_clock::time_point valid_until{};
+    std::chrono::milliseconds ttl{0};    ///< The TTL the keys were last set or extended with.
     std::vector<master_diagnostic> masters;
+    std::vector<std::string> resources;  ///< Multi-resource locks only: every resource.
+    std::vector<std::string> keys;       ///< Multi-resource locks only: every key.
+
+    std::span<const std::string> key_span() const noexcept
+    {
+        return keys.empty() ? std::span<const std::string>(&key, 1) : std::span<const std::string>(keys);
+    }
 };
 }  // namespace detail
 
@@ -65,12 +73,27 @@ public:
 
     /// The resource name as given to async_lock.
     std::string_view resource() const noexcept { return s_ ? std::string_view(s_->resource) : std::string_view(); }
-    /// The Redis key (key prefix + resource).
+    /// The Redis key (key prefix + resource); the first one of a multi-resource lock.
     std::string_view key() const noexcept { return s_ ? std::string_view(s_->key) : std::string_view(); }
+    /// Every key of the lock (one, or several for a multi-resource lock).
+    std::span<const std::string> keys() const noexcept
+    {
+        return s_ ? s_->key_span() : std::span<const std::string>();
+    }
+    /// Every resource of the lock.
+    std::span<const std::string> resources() const noexcept
+    {
+        if (!s_)
+            return {};
+        return s_->resources.empty() ? std::span<const std::string>(&s_->resource, 1)
+                                     : std::span<const std::string>(s_->resources);
+    }
     /// The random value stored in the keys: 40 hex characters; empty when never acquired.
     std::string_view token() const noexcept { return s_ ? std::string_view(s_->token) : std::string_view(); }
     /// The end of validity: t0 + ttl - drift, t0 taken before the first request was sent.
     clock::time_point valid_until() const noexcept { return s_ ? s_->valid_until : clock::time_point{}; }
+    /// The TTL the keys were last set (or extended) with.
+    std::chrono::milliseconds ttl() const noexcept { return s_ ? s_->ttl : std::chrono::milliseconds(0); }
     /// Validity left now (zero when past), on the monotonic clock.
     clock::duration remaining() const noexcept
     {

@@ -8,6 +8,7 @@
 #include <redlock/config.hpp>
 #include <redlock/connection.hpp>
 #include <redlock/error.hpp>
+#include <redlock/hold.hpp>
 #include <redlock/lock.hpp>
 #include <redlock/options.hpp>
 #include <redlock/resp.hpp>

@@ -51,4 +51,62 @@ const lua_script& extend_script()
     return s;
 }
 
+namespace {
+lua_script make(std::string_view body) { return lua_script{body, sha1_hex(body)}; }
+}  // namespace
+
+const lua_script& acquire_multi_script()
+{
+    static const lua_script s = make(
+        "for i = 1, #KEYS do\n"
+        "    if redis.call('exists', KEYS[i]) == 1 then return 0 end\n"
+        "end\n"
+        "for i = 1, #KEYS do\n"
+        "    redis.call('set', KEYS[i], ARGV[1], 'PX', ARGV[2])\n"
+        "end\n"
+        "return 1\n");
+    return s;
+}
+
+const lua_script& release_multi_script()
+{
+    static const lua_script s = make(
+        "local all = 1\n"
+        "for i = 1, #KEYS do\n"
+        "    if redis.call('get', KEYS[i]) == ARGV[1] then\n"
+        "        redis.call('del', KEYS[i])\n"
+        "    else\n"
+        "        all = 0\n"
+        "    end\n"
+        "end\n"
+        "return all\n");
+    return s;
+}
+
+const lua_script& extend_multi_script()
+{
+    static const lua_script s = make(
+        "for i = 1, #KEYS do\n"
+        "    if redis.call('get', KEYS[i]) ~= ARGV[1] then return 0 end\n"
+        "end\n"
+        "for i = 1, #KEYS do\n"
+        "    redis.call('pexpire', KEYS[i], ARGV[2])\n"
+        "end\n"
+        "return 1\n");
+    return s;
+}
+
+const lua_script& check_script()
+{
+    static const lua_script s = make(
+        "local least = -1\n"
+        "for i = 1, #KEYS do\n"
+        "    if redis.call('get', KEYS[i]) ~= ARGV[1] then return -3 end\n"
+        "    local t = redis.call('pttl', KEYS[i])\n"
+        "    if least < 0 or t < least then least = t end\n"
+        "end\n"
+        "return least\n");
+    return s;
+}
+
 }  // namespace redlock::detail

@@ -22,6 +22,22 @@ const lua_script& release_script();
 /// Returns 1 when extended, 0 otherwise; a missing key is never re-created.
 const lua_script& extend_script();
 
+/// Multi-key acquisition: sets every KEYS[i] to ARGV[1] with PX ARGV[2] only if none of them
+/// exists (all or nothing). Returns 1 when set, 0 otherwise.
+const lua_script& acquire_multi_script();
+
+/// Multi-key compare-and-delete: deletes each KEYS[i] that holds ARGV[1]. Returns 1 when every
+/// key held it, 0 otherwise (the keys that did are deleted all the same).
+const lua_script& release_multi_script();
+
+/// Multi-key compare-and-PEXPIRE: only if every KEYS[i] holds ARGV[1], sets their TTL to
+/// ARGV[2] ms. Returns 1 when extended, 0 otherwise (nothing is changed then).
+const lua_script& extend_multi_script();
+
+/// Ownership check: if every KEYS[i] holds ARGV[1], returns the smallest PTTL among them;
+/// otherwise -3.
+const lua_script& check_script();
+
 /// Hex SHA1 of `data` (OpenSSL).
 std::string sha1_hex(std::string_view data);
 

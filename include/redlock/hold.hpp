@@ -1,0 +1,134 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_HOLD_HPP
+#define REDLOCK_HOLD_HPP
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/deferred.hpp>
+
+#include <redlock/error.hpp>
+#include <redlock/lock.hpp>
+
+namespace redlock {
+
+namespace asio = boost::asio;
+
+class client;
+
+namespace detail {
+class hold_state;
+}
+
+/// @brief How a held lock is kept alive by automatic extension. See docs/usage.md.
+struct hold_options
+{
+    /// Extend when this much validity is left. Zero: derived from the lock, max(ttl / 3,
+    /// 3 x attempt_timeout) — early enough that a failed extension round can be retried before
+    /// the validity runs out.
+    std::chrono::milliseconds extend_before{0};
+
+    /// At most this many extensions (zero: no limit on the count).
+    std::uint32_t max_extensions = 0;
+
+    /// No extension is started once the lock has been held this long (zero: no limit). The
+    /// lock then expires at its current validity and the holder is told (extension_limit). The
+    /// spec asks for a bound: a holder that never lets go would make the resource unavailable
+    /// to everyone else forever.
+    std::chrono::milliseconds max_hold{std::chrono::minutes(10)};
+};
+
+/// What async_check found on the masters.
+struct check_result
+{
+    std::size_t holding = 0;             ///< Masters on which every key holds the token.
+    std::chrono::milliseconds min_pttl{-1};  ///< Smallest PTTL among those (-1: none holds it).
+    std::vector<master_diagnostic> masters;  ///< Per-master outcome of the check.
+};
+
+/// @brief A held lock kept alive by automatic extension, and a guard that releases it.
+///
+/// While it lives, an extension coroutine on the client's io_context extends the lock on all
+/// masters (compare-and-PEXPIRE; same quorum and validity rule as acquisition) before its
+/// validity runs out. When the lock is lost — an extension fails, the validity runs out before
+/// an extension succeeds, the extension limit is reached — the holder is told through Asio's
+/// cancellation machinery: a terminal cancellation is emitted on loss_slot(), to which the
+/// holder binds its work; status() then says why.
+///
+/// Destroying it (or release()) releases the lock without blocking and without throwing: the
+/// release runs asynchronously on the client's executor. The client must outlive the holder's
+/// release (destroy holders first, or keep running the io_context until releases complete).
+///
+/// @par Thread safety
+/// The accessors may be called from any thread. loss_slot() is emitted on the executor given
+/// at construction: bind to it only work that runs on that executor (a strand when the
+/// io_context runs on several threads).
+class lock_holder
+{
+public:
+    using executor_type = asio::any_io_executor;
+
+    /// An empty holder (holds nothing).
+    lock_holder() = default;
+
+    /// Starts keeping `l` (which must be held) alive. `work_executor` is where the loss signal is
+    /// emitted; by default, the client's executor.
+    lock_holder(client& c, lock l, hold_options o = {});
+    lock_holder(client& c, lock l, hold_options o, executor_type work_executor);
+
+    lock_holder(lock_holder&&) noexcept;
+    lock_holder& operator=(lock_holder&&) noexcept;
+    lock_holder(const lock_holder&) = delete;
+    lock_holder& operator=(const lock_holder&) = delete;
+
+    /// Releases the lock if it is still held (asynchronously; never blocks or throws).
+    ~lock_holder();
+
+    /// The lock as last extended (valid_until moves forward with each extension).
+    lock current() const;
+
+    /// True while the lock is held: not lost, not released, validity left.
+    bool held() const;
+
+    /// Empty while held; otherwise why not: error::released, error::lock_expired,
+    /// error::extension_limit, error::contended (the keys hold another token: taken over),
+    /// error::no_quorum (too many masters failed to extend), error::connection_closed.
+    error_code status() const;
+
+    /// Successful extensions so far.
+    std::uint32_t extensions() const;
+
+    /// A slot that receives a terminal cancellation when the lock is lost (not when it is
+    /// released). Bind the holder's work to it, e.g. with asio::bind_cancellation_slot.
+    asio::cancellation_slot loss_slot();
+
+    /// Stops extending and releases on every master, asynchronously. Idempotent.
+    void release() noexcept;
+
+    /// @brief Stops extending, releases, and completes with the release's outcome (as
+    /// client::async_unlock; error::lock_lost if the lock had already been lost).
+    ///
+    /// @par Handler signature
+    /// `void(error_code)`
+    template <class CompletionToken = asio::deferred_t>
+    auto async_release(CompletionToken&& token = {})
+    {
+        return asio::async_initiate<CompletionToken, void(error_code)>(
+            [this](auto handler) { async_release_impl(std::move(handler)); }, token);
+    }
+
+private:
+    void async_release_impl(asio::any_completion_handler<void(error_code)> handler);
+
+    std::shared_ptr<detail::hold_state> s_;
+};
+
+}  // namespace redlock
+
+#endif
