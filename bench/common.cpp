@@ -1,7 +1,6 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "common.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <sstream>
@@ -9,21 +8,6 @@
 #include <sys/resource.h>
 
 namespace redlock::bench {
-
-double samples::percentile_us(double p)
-{
-    if (v_.empty())
-        return 0;
-    if (!sorted_)
-    {
-        std::sort(v_.begin(), v_.end());
-        sorted_ = true;
-    }
-    auto idx = static_cast<std::size_t>(p / 100.0 * static_cast<double>(v_.size() - 1) + 0.5);
-    return static_cast<double>(v_[std::min(idx, v_.size() - 1)]) / 1000.0;
-}
-
-double samples::max_us() { return percentile_us(100); }
 
 std::chrono::microseconds process_cpu_time()
 {

@@ -4,28 +4,10 @@
 #define REDLOCK_BENCH_COMMON_HPP
 
 #include <chrono>
-#include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace redlock::bench {
-
-/// Latency samples in nanoseconds; percentiles from all samples (sorted), not a subsample.
-class samples
-{
-public:
-    void reserve(std::size_t n) { v_.reserve(n); }
-    void add(std::chrono::nanoseconds d) { v_.push_back(d.count()); }
-    std::size_t size() const noexcept { return v_.size(); }
-    /// p in [0, 100]; microseconds. Sorts on first use.
-    double percentile_us(double p);
-    double max_us();
-
-private:
-    std::vector<std::int64_t> v_;
-    bool sorted_ = false;
-};
 
 /// User + system CPU time of this process.
 std::chrono::microseconds process_cpu_time();
