@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs what redlock needs to build, test and benchmark, from Debian bookworm's packages,
 # when it is missing. Safe to run again: it installs nothing that is already there.
+#
+#   bash scripts/install-deps.sh          # build, run, test (gcc), benchmark
+#   bash scripts/install-deps.sh test     # also clang and its runtimes, for the libFuzzer
+#                                         # targets of scripts/test.sh's fuzz stage
 set -euo pipefail
 
 packages=(
@@ -11,6 +15,12 @@ packages=(
     redis-server redis-tools  # real masters for the live tests, the examples and the bench
     openssl            # only for inspecting the test certificates by hand
 )
+if [ "${1:-}" = test ]; then
+    packages+=(
+        clang              # 14: the fuzz stage's compiler (libFuzzer is clang's)
+        libclang-rt-14-dev # libFuzzer and clang's ASan/UBSan runtimes
+    )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

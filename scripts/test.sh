@@ -1,11 +1,175 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, builds, and runs the whole suite (unit, live
-# against real redis-server masters the tests start themselves, and the install check).
+# The test command: installs what is missing, then runs four stages, each with its own build
+# directory, and fails if any of them fails:
+#
+#   normal  RelWithDebInfo build with warnings as errors, the whole CTest suite (unit, live
+#           against real redis-server masters the tests start themselves, fake-server tests,
+#           the install check, the demo).
+#   asan    ASan+UBSan build (library, unit and live tests; -O1), their CTest tests: not the
+#           torture test, install check and demo, to which sanitizers add nothing but time.
+#           LSan checks for leaks.
+#   tsan    TSan build (library and live tests; -O1), the connection, client, fake-server and
+#           multi-threaded ([tsan]) live tests, with the io_context on 4 threads.
+#   fuzz    clang + libFuzzer build of test/fuzz/, each target fuzzed for a bounded time
+#           (REDLOCK_FUZZ_SECONDS, default 60; both at once, one per core).
+#
+# Environment:
+#   REDLOCK_TEST_STAGES   the stages to run, default "normal asan tsan fuzz"
+#   REDLOCK_FUZZ_SECONDS  seconds per fuzz target, default 60
+#   BUILD_DIR             the normal build directory (default build); the others are
+#                         $BUILD_DIR-asan, $BUILD_DIR-tsan, $BUILD_DIR-fuzz
+# Extra arguments go to the normal stage's ctest, e.g. bash scripts/test.sh -R '^unit:'.
+#
+# The last line is "N passed, N failed": tests over all the CTest stages, plus one per fuzz
+# target and one failure per stage that failed before its tests could run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/install-deps.sh
+stages=${REDLOCK_TEST_STAGES:-normal asan tsan fuzz}
+fuzz_seconds=${REDLOCK_FUZZ_SECONDS:-60}
 build=${BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDLOCK_WARNINGS_AS_ERRORS=ON
-cmake --build "$build" -j2
-ctest --test-dir "$build" --output-on-failure --timeout 600 "$@"
+jobs=2
+root=$PWD
+
+bash scripts/install-deps.sh test
+
+total_passed=0
+total_failed=0
+summary=()
+
+header() {
+    printf '\n======================================================================\n'
+    printf '==== %s\n' "$*"
+    printf '======================================================================\n'
+}
+
+# Runs ctest with the given arguments, streaming its output, and adds its counts to the totals.
+# Returns ctest's status.
+run_ctest() {
+    local log
+    log=$(mktemp)
+    local rc=0
+    ctest "$@" 2>&1 | tee "$log" || rc=$?
+    local line
+    line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1 || true)
+    if [[ $line =~ ([0-9]+)\ tests?\ failed\ out\ of\ ([0-9]+) ]]; then
+        local failed=${BASH_REMATCH[1]} all=${BASH_REMATCH[2]}
+        total_passed=$((total_passed + all - failed))
+        total_failed=$((total_failed + failed))
+        ctest_counted=1
+    fi
+    rm -f "$log"
+    return $rc
+}
+
+# stage NAME FUNCTION: runs the function, times it, records the outcome.
+stage() {
+    local name=$1 fn=$2
+    header "stage $name"
+    local start=$SECONDS rc=0
+    ctest_counted=0
+    "$fn" || rc=$?
+    local took=$((SECONDS - start))
+    if ((rc == 0)); then
+        summary+=("$(printf '%-7s passed  %4d s' "$name" "$took")")
+    else
+        summary+=("$(printf '%-7s FAILED  %4d s' "$name" "$took")")
+        # A stage that failed before its tests ran (a build error) counts as one failure.
+        ((ctest_counted)) || total_failed=$((total_failed + 1))
+    fi
+    printf '\n==== stage %s: %s in %d s\n' "$name" "$( ((rc == 0)) && echo passed || echo FAILED)" "$took"
+    return 0
+}
+
+# ---- normal --------------------------------------------------------------------------------
+normal_args=("$@")
+stage_normal() {
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDLOCK_WARNINGS_AS_ERRORS=ON &&
+        cmake --build "$build" -j$jobs &&
+        run_ctest --test-dir "$build" --output-on-failure --timeout 600 "${normal_args[@]}"
+}
+
+# ---- asan ----------------------------------------------------------------------------------
+# -O1: sanitizer builds of Asio code are slow to compile; -O1 keeps them usable and fast enough.
+sanitizer_cmake=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g"
+                 -DREDLOCK_BUILD_BENCH=OFF -DREDLOCK_BUILD_EXAMPLES=OFF)
+stage_asan() {
+    local dir=$build-asan
+    cmake -S . -B "$dir" "${sanitizer_cmake[@]}" -DREDLOCK_SANITIZE=address,undefined &&
+        cmake --build "$dir" -j$jobs --target redlock_unit_tests redlock_live_tests &&
+        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:strict_init_order=1 \
+        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        run_ctest --test-dir "$dir" --output-on-failure --timeout 900 -R '^(unit|live): '
+}
+
+# ---- tsan ----------------------------------------------------------------------------------
+stage_tsan() {
+    local dir=$build-tsan
+    cmake -S . -B "$dir" "${sanitizer_cmake[@]}" -DREDLOCK_SANITIZE=thread &&
+        cmake --build "$dir" -j$jobs --target redlock_live_tests &&
+        TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=4 suppressions=$root/test/tsan.supp" \
+        REDLOCK_TEST_THREADS=4 \
+        run_ctest --test-dir "$dir" --output-on-failure --timeout 900 \
+            -R '^live: (connection|client|fake server|threads):'
+}
+
+# ---- fuzz ----------------------------------------------------------------------------------
+stage_fuzz() {
+    local dir=$build-fuzz
+    cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DREDLOCK_BUILD_FUZZERS=ON -DREDLOCK_BUILD_TESTS=OFF -DREDLOCK_BUILD_BENCH=OFF \
+        -DREDLOCK_BUILD_EXAMPLES=OFF -DREDLOCK_WARNINGS_AS_ERRORS=ON || return 1
+    cmake --build "$dir" -j$jobs --target resp_parser_fuzz uri_fuzz || return 1
+    local targets=(resp_parser uri) pids=() t
+    for t in "${targets[@]}"; do
+        # New inputs go to a scratch corpus; the committed seeds and regressions are read only.
+        rm -rf "$dir/corpus/$t" "$dir/artifacts/$t"
+        mkdir -p "$dir/corpus/$t" "$dir/artifacts/$t"
+        ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            "$dir/test/fuzz/${t}_fuzz" -max_total_time="$fuzz_seconds" -max_len=4096 -timeout=10 \
+            -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$dir/artifacts/$t/" \
+            "$dir/corpus/$t" "test/fuzz/corpus/$t" "test/fuzz/regressions/$t" \
+            >"$dir/$t.log" 2>&1 &
+        pids+=($!)
+    done
+    local i failed=0
+    for i in "${!targets[@]}"; do
+        t=${targets[$i]}
+        if wait "${pids[$i]}"; then
+            total_passed=$((total_passed + 1))
+            local runs cov execs
+            runs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$dir/$t.log" | grep -oE '[0-9]+$' || echo '?')
+            execs=$(grep -oE 'stat::average_exec_per_sec: [0-9]+' "$dir/$t.log" | grep -oE '[0-9]+$' || echo '?')
+            cov=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$dir/$t.log" | tail -1 |
+                  grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9]+[a-zA-Z]*' || echo '?')
+            printf 'fuzz %-12s ok: %s runs in %s s (%s/s), %s\n' "$t" "$runs" "$fuzz_seconds" "$execs" "$cov"
+        else
+            total_failed=$((total_failed + 1))
+            failed=1
+            printf 'fuzz %-12s FAILED; the end of its log:\n' "$t"
+            tail -60 "$dir/$t.log"
+            printf 'The input is in %s/artifacts/%s/. Add it to test/fuzz/regressions/%s/ once fixed:\n' \
+                "$dir" "$t" "$t"
+            printf 'the unit test "fuzz regressions" replays every file there.\n'
+        fi
+    done
+    ctest_counted=1
+    return $failed
+}
+
+for s in $stages; do
+    case $s in
+    normal) stage normal stage_normal ;;
+    asan) stage asan stage_asan ;;
+    tsan) stage tsan stage_tsan ;;
+    fuzz) stage fuzz stage_fuzz ;;
+    *) echo "unknown stage '$s' (known: normal asan tsan fuzz)" >&2; exit 2 ;;
+    esac
+done
+
+header "summary"
+for line in "${summary[@]}"; do
+    echo "  $line"
+done
+echo "$total_passed passed, $total_failed failed"
+((total_failed == 0)) && [[ ! " ${summary[*]} " =~ FAILED ]]

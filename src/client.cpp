@@ -371,6 +371,8 @@ private:
         error_code ec;
         if (q.granted() >= quorum)
             ec = {};
+        else if (c_->closed)
+            ec = error::connection_closed;  // close() failed the requests, not the masters
         else if (q.failed() > q.masters() - quorum)
             ec = error::no_quorum;
         else
@@ -489,7 +491,7 @@ private:
         ns->resources = st->resources;
         ns->keys = st->keys;
         ns->masters = std::move(diagnostics_);
-        finish(reason_, lock(std::move(ns)), initiating_);
+        finish(c_->closed ? error_code(error::connection_closed) : reason_, lock(std::move(ns)), initiating_);
     }
 
     void finish(error_code ec, lock result, bool immediate)
@@ -651,6 +653,14 @@ client::client(executor_type ex, client_config cfg)
 client::~client() { close(); }
 
 client::executor_type client::get_executor() const noexcept { return impl_->strand; }
+
+client::executor_type client::base_executor() const noexcept
+{
+    // client_impl makes its strand with asio::make_strand(any_io_executor).
+    if (const auto* s = impl_->strand.target<asio::strand<asio::any_io_executor>>())
+        return s->get_inner_executor();
+    return impl_->strand;
+}
 
 std::size_t client::size() const noexcept { return impl_->size(); }
 

@@ -24,12 +24,13 @@ using clock = std::chrono::steady_clock;
 /// strand (see lock_holder).
 ///
 /// waiting --(extend time)--> extending --(quorum, validity > 0)--> waiting
+///                                      --(failed, a retry fits)--> waiting (retry time)
 ///                                      --(taken over / no retry fits)--> lost
 ///            --(limit reached)--> expiring --(valid_until)--> lost
 /// any --(release())--> releasing --> done;  lost --> releasing (keys still ours) --> done
 ///
-/// One deadline_list entry serves every phase: the next extension time while waiting, the
-/// validity end while extending or expiring. Because the list fires every due entry in one
+/// One deadline_list entry serves every phase: the next extension (or retry) time while
+/// waiting, the validity end while extending or expiring. Because the list fires every due entry in one
 /// handler, the extensions of many locks due at the same time are queued in the same handler
 /// turn and leave in one write per master.
 class hold_state final : public timed_entry,
@@ -130,20 +131,25 @@ private:
         done
     };
 
+    bool limit_reached(clock::time_point now) const
+    {
+        return (o_.max_extensions > 0 && extensions_ >= o_.max_extensions) ||
+               (o_.max_hold.count() > 0 && now - acquired_at_ >= o_.max_hold);
+    }
+
+    // No more extensions: the lock runs out at its current validity, and then the holder is
+    // told. It keeps its lock until then.
+    void expire()
+    {
+        phase_ = phase::expiring;
+        c_->deadlines.schedule(*this, valid_until_);
+    }
+
     void schedule_next()
     {
         const auto now = clock::now();
-        const bool limit_reached =
-            (o_.max_extensions > 0 && extensions_ >= o_.max_extensions) ||
-            (o_.max_hold.count() > 0 && now - acquired_at_ >= o_.max_hold);
-        if (limit_reached)
-        {
-            // No more extensions: the lock runs out at its current validity, and then the holder
-            // is told. It keeps its lock until then.
-            phase_ = phase::expiring;
-            c_->deadlines.schedule(*this, valid_until_);
-            return;
-        }
+        if (limit_reached(now))
+            return expire();
         phase_ = phase::waiting;
         c_->deadlines.schedule(*this, std::max(now, valid_until_ - extend_before_));
     }
@@ -155,9 +161,15 @@ private:
         switch (phase_)
         {
         case phase::waiting:
-            if (clock::now() >= valid_until_)
+        {
+            const auto now = clock::now();
+            if (now >= valid_until_)
                 return lose(error::lock_expired);
+            // max_hold may have passed while waiting: no extension is started after it.
+            if (limit_reached(now))
+                return expire();
             return extend();
+        }
         case phase::extending:
             // The validity ran out before an extension succeeded.
             ext_.stop();
@@ -205,9 +217,18 @@ private:
         // expired there, and no retry can bring it back.
         if (reason == error::contended)
             return lose(reason);
-        // Masters failed or were slow: retry if another round still fits before the end of validity.
-        if (clock::now() + attempt_timeout_ < valid_until_)
-            return extend();
+        // Masters failed or were slow: retry if another round still fits before the end of
+        // validity. At most one round per attempt_timeout, and never from inside this callback:
+        // a round whose masters' connections are down fails inside round::start, and retrying
+        // it at once would recurse (start -> decided -> extend -> start ...) until the stack
+        // overflows, flooding the live masters with EVALs on the way.
+        const auto retry_at = std::max(clock::now(), r.started() + attempt_timeout_);
+        if (retry_at + attempt_timeout_ < valid_until_)
+        {
+            phase_ = phase::waiting;
+            c_->deadlines.schedule(*this, retry_at);
+            return;
+        }
         lose(reason);
     }
 

@@ -24,9 +24,11 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/error.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/system/system_error.hpp>
 
 #include <redlock/config.hpp>
 #include <redlock/error.hpp>
@@ -228,14 +230,23 @@ public:
     ///
     /// @par Handler signature
     /// `void(std::exception_ptr, error_code, R)`, or `void(std::exception_ptr, error_code)` when
-    /// the work returns `awaitable<void>`. With `co_await`, the exception is rethrown, a non-empty
-    /// error_code is thrown as system_error, and R is returned.
+    /// the work returns `awaitable<void>`. With `co_await` (the default token, or
+    /// `use_awaitable`) the work's exception is rethrown and the result is
+    /// `std::tuple<error_code, R>` (`error_code` alone for a void work): a lost lock is an
+    /// outcome to branch on, not an exception.
+    ///
+    /// @par Default completion token
+    /// `asio::use_awaitable`, not `asio::deferred`: Boost 1.81 cannot `co_await` a deferred
+    /// operation whose signature starts with `std::exception_ptr` followed by more arguments
+    /// (`awaitable_async_op_handler<R(std::exception_ptr, Ts...)>::resume` tests `*result`
+    /// instead of `*result.ex_` and does not compile). An explicit `asio::deferred` still works
+    /// for composition, but not with a direct `co_await` on 1.81.
     ///
     /// @par Per-operation cancellation
     /// terminal, partial, total: during acquisition, as async_lock; while the work runs, the
     /// work is cancelled, then the lock is released and the operation completes with
     /// operation_aborted.
-    template <class Work, class CompletionToken = asio::deferred_t>
+    template <class Work, class CompletionToken = asio::use_awaitable_t<>>
     auto async_with_lock(std::string_view resource, lock_options opts, hold_options hold, Work work,
                          CompletionToken&& token = {})
     {
@@ -262,7 +273,7 @@ public:
     }
 
     /// async_with_lock with the client's default lock options and default hold options.
-    template <class Work, class CompletionToken = asio::deferred_t>
+    template <class Work, class CompletionToken = asio::use_awaitable_t<>>
     auto async_with_lock(std::string_view resource, Work work, CompletionToken&& token = {})
     {
         return async_with_lock(resource, default_options(), hold_options{}, std::move(work),
@@ -284,7 +295,9 @@ public:
     /// The default lock options given in the configuration.
     const lock_options& default_options() const noexcept;
 
-    /// Closes every connection. Idempotent; the destructor calls it.
+    /// Closes every connection. Idempotent; the destructor calls it. Operations still in
+    /// progress complete with error::connection_closed (unless a quorum had already answered):
+    /// the keys they set, if any, expire by their TTL.
     void close();
 
 private:
@@ -301,6 +314,22 @@ private:
         bool cancelled = false;
     };
 
+    static bool is_operation_aborted(const std::exception_ptr& e) noexcept
+    {
+        try
+        {
+            std::rethrow_exception(e);
+        }
+        catch (const boost::system::system_error& se)
+        {
+            return se.code() == asio::error::operation_aborted;
+        }
+        catch (...)
+        {
+            return false;
+        }
+    }
+
     template <class R, class Work>
     static asio::awaitable<std::tuple<error_code, std::conditional_t<std::is_void_v<R>, int, R>>>
     with_lock_body(client& c, std::shared_ptr<with_lock_control> ctl, std::string resource,
@@ -312,6 +341,10 @@ private:
             asio::bind_cancellation_slot(ctl->acquire.slot(), asio::as_tuple(asio::use_awaitable)));
         if (ec)
             co_return std::tuple<error_code, value_type>{ec, value_type{}};
+        // The acquisition completed by dispatch from the client's strand, so this coroutine now
+        // runs nested inside the strand's handler; the work's first step would too, and would
+        // hold up the client's I/O on every thread while it runs. A post starts it afresh.
+        co_await asio::post(ctl->strand, asio::use_awaitable);
         if (ctl->cancelled)
         {
             co_await c.async_unlock(l, asio::as_tuple(asio::use_awaitable));
@@ -345,11 +378,16 @@ private:
         const error_code status = holder.status();
         auto [rec] = co_await holder.async_release(asio::as_tuple(asio::use_awaitable));
         (void)rec;
+        const bool lost = status && status != error::released;
+        // A work cancelled by the loss or by the caller usually ends with the operation_aborted
+        // exception of what it was awaiting: that is our cancellation, not the work's failure.
+        if (failure && (lost || ctl->cancelled) && is_operation_aborted(failure))
+            failure = nullptr;
         if (failure)
             std::rethrow_exception(failure);
         if (ctl->cancelled)
             co_return std::tuple<error_code, value_type>{asio::error::operation_aborted, std::move(result)};
-        if (status && status != error::released)
+        if (lost)
             co_return std::tuple<error_code, value_type>{error::lock_lost, std::move(result)};
         co_return std::tuple<error_code, value_type>{error_code{}, std::move(result)};
     }
@@ -358,15 +396,19 @@ private:
     void start_with_lock(Handler handler, std::string resource, lock_options opts, hold_options hold, Work work)
     {
         auto ctl = std::make_shared<with_lock_control>();
-        ctl->strand = asio::make_strand(get_executor());
+        // A strand of its own on the client's io_context: not the client's strand, so that a
+        // work that computes does not stop the client's I/O (the extensions among it).
+        ctl->strand = asio::make_strand(base_executor());
         auto slot = asio::get_associated_cancellation_slot(handler);
         if (slot.is_connected())
         {
             slot.assign([ctl](asio::cancellation_type t) {
                 asio::post(ctl->strand, [ctl, t] {
                     ctl->cancelled = true;
+                    // The work is a co_spawned coroutine, which lets only terminal cancellation
+                    // through: any type the caller asks for ends the work.
                     if (ctl->holder)
-                        ctl->work.emit(t);
+                        ctl->work.emit(asio::cancellation_type::terminal);
                     else
                         ctl->acquire.emit(t);
                 });
@@ -387,6 +429,9 @@ private:
                                std::move(h)(e, std::get<0>(result), std::move(std::get<1>(result)));
                        }));
     }
+
+    /// The executor the client was constructed with (get_executor() is the client's strand on it).
+    executor_type base_executor() const noexcept;
 
     void async_lock_all_impl(std::vector<std::string> resources, const lock_options& opts,
                              asio::any_completion_handler<void(error_code, lock)> handler);

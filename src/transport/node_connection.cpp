@@ -172,7 +172,6 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
             continue;
         }
 
-        delay = opts_.reconnect_min_delay;
         state_ = state::ready;
         ++stats_.connects;
         last_error_ = {};
@@ -182,11 +181,27 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
         if (!out_queue_.empty())
             start_write();
         arm_health_timer();
+        const auto replies_at_connect = stats_.replies;
 
         event_.expires_at(asio::steady_timer::time_point::max());
         co_await event_.async_wait(as_tuple_awaitable);
         // Woken by drop(): in-flight requests have failed; reconnect at once, because a master
-        // that restarts is usually back before any backoff would end.
+        // that restarts is usually back before any backoff would end. But only after a
+        // connection on which the master answered something (the handshake, or a reply since):
+        // with nothing to send in the handshake (no AUTH, SELECT or CLIENT SETNAME), a peer that
+        // accepts and closes at once (a proxy whose backend is down, a server at maxclients)
+        // would otherwise be reconnected to in a tight loop. That case backs off as a failed
+        // attempt does.
+        if (has_handshake() || stats_.replies != replies_at_connect)
+        {
+            delay = opts_.reconnect_min_delay;
+        }
+        else if (!closed_)
+        {
+            backoff_timer_.expires_after(jittered(delay));
+            co_await backoff_timer_.async_wait(as_tuple_awaitable);
+            delay = std::min(delay * 2, opts_.reconnect_max_delay);
+        }
     }
     state_ = state::closed;
     settle();
@@ -292,6 +307,11 @@ asio::awaitable<error_code> node_connection::connect_stream()
         }
     }
     co_return error_code{};
+}
+
+bool node_connection::has_handshake() const noexcept
+{
+    return !cfg_.password.empty() || cfg_.db != 0 || !opts_.client_name.empty();
 }
 
 asio::awaitable<error_code> node_connection::handshake()

@@ -164,6 +164,9 @@ private:
     asio::awaitable<error_code> connect_once();
     asio::awaitable<error_code> connect_stream();
     asio::awaitable<error_code> handshake();
+    /// Whether handshake() sends anything (AUTH, SELECT, CLIENT SETNAME), i.e. whether a
+    /// successful connection attempt means the master answered.
+    bool has_handshake() const noexcept;
 
     std::uint64_t push_slot(reply_sink* sink, std::uint32_t tag);
     slot pop_slot() noexcept;

@@ -1,0 +1,70 @@
+// The mutual-exclusion checker of the torture test: no two holds of one resource may overlap
+// within their validity windows.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "ledger.hpp"
+
+namespace redlock::torture {
+
+/**
+ * @brief What the checker found in the ledgers.
+ *
+ * **The interval asserted.** Redlock guarantees that a lock acquired by `async_lock` is
+ * exclusive until `lock.valid_until()` = t0 + ttl − drift on the holder's monotonic clock,
+ * where t0 was taken before the first request was sent. A hold is therefore the window
+ *
+ *     [t_acquired, min(valid_until, t_release)]
+ *
+ * - it starts when `async_lock` *completed* (`t_acquired`): not at `t_start`, because a caller
+ *   that waits behind a holder legitimately calls `async_lock` before that holder releases;
+ *   and not at t0, which is inside the library — the holder cannot act before it knows.
+ * - it ends at the validity deadline the holder computed (after it, the keys may expire and
+ *   the lock is free by design — a holder that sleeps past it is the Kleppmann case, which
+ *   no client can prevent and the checker does not count), or when the holder initiated the
+ *   release (`t_release`, taken just before `async_unlock`: the holder has stopped using the
+ *   resource, and the next holder may be granted as soon as the keys are deleted).
+ *
+ * An extension changes the end: a successful `async_extend` started at `t_extend` makes the
+ * lock exclusive until its new `valid_until_ext`. When it started before the first validity
+ * ended, the hold is one window up to min(valid_until_ext, t_release) (the keys were ours on a
+ * majority throughout). When it started later, the lock may have been free in between (a late
+ * SET can re-create a key with our token), so the hold is two windows: up to `valid_until`,
+ * and from the extension's completion up to min(valid_until_ext, t_release). A *failed*
+ * extension releases the keys before it completes (the library's contract: the lock is lost),
+ * so the hold ends at min(valid_until, t_extend) — `overlaps_if_failed_extend_kept` counts
+ * what a holder that kept working until the failure was reported would have met.
+ *
+ * Two windows of different tokens on one resource that intersect are an overlap.
+ */
+struct check_result
+{
+    std::size_t holds = 0;           ///< Hold records.
+    std::size_t failures = 0;        ///< Failure records.
+    std::size_t empty_holds = 0;     ///< Completed after their own validity had ended (never usable).
+    std::size_t overlaps = 0;        ///< Pairs of overlapping windows: must be 0.
+    std::size_t overlaps_if_failed_extend_kept = 0;  ///< Informative, see above.
+    std::size_t validity_errors = 0; ///< valid_until outside [t_start, t_acquired] + ttl − drift.
+    std::size_t order_errors = 0;    ///< Times out of order within one record.
+    std::size_t expiry_takeovers = 0;  ///< Holds that began after the previous holder's validity
+                                       ///< ended but before it released: the expiry path, exercised.
+    nanos min_gap = -1;              ///< Smallest gap between the end of a window and the start of
+                                     ///< the next one on the same resource (−1: no pair).
+    std::vector<std::string> details;  ///< The first problems found, described.
+
+    bool ok() const noexcept { return overlaps == 0 && validity_errors == 0 && order_errors == 0; }
+};
+
+/// The drift allowance the library subtracts: ttl × drift_factor + 2 ms (ttl in milliseconds).
+nanos drift_ns(std::int32_t ttl_ms, double drift_factor);
+
+/// Checks every record (of every process) against the rules above.
+check_result check(const std::vector<record>& records, double drift_factor = 0.01);
+
+/// Runs the checker on synthetic ledgers with known answers; returns the failures (empty: ok).
+std::vector<std::string> self_test();
+
+}  // namespace redlock::torture
