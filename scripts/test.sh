@@ -99,7 +99,7 @@ stage_asan() {
         cmake --build "$dir" -j$jobs --target redlock_unit_tests redlock_live_tests &&
         ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:strict_init_order=1 \
         UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        run_ctest --test-dir "$dir" --output-on-failure --timeout 900 -R '^(unit|live): '
+        run_ctest --test-dir "$dir" --output-on-failure --timeout 900 -R '^(unit|live):'
 }
 
 # ---- tsan ----------------------------------------------------------------------------------
@@ -110,7 +110,7 @@ stage_tsan() {
         TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=4 suppressions=$root/test/tsan.supp" \
         REDLOCK_TEST_THREADS=4 \
         run_ctest --test-dir "$dir" --output-on-failure --timeout 900 \
-            -R '^live: (connection|client|fake server|threads):'
+            -R '^live:(connection|client|fake server|threads):'
 }
 
 # ---- fuzz ----------------------------------------------------------------------------------
@@ -138,8 +138,8 @@ stage_fuzz() {
         if wait "${pids[$i]}"; then
             total_passed=$((total_passed + 1))
             local runs cov execs
-            runs=$(grep -oE 'stat::number_of_executed_units: [0-9]+' "$dir/$t.log" | grep -oE '[0-9]+$' || echo '?')
-            execs=$(grep -oE 'stat::average_exec_per_sec: [0-9]+' "$dir/$t.log" | grep -oE '[0-9]+$' || echo '?')
+            runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$dir/$t.log" | grep -oE '[0-9]+$' || echo '?')
+            execs=$(grep -oE 'stat::average_exec_per_sec: *[0-9]+' "$dir/$t.log" | grep -oE '[0-9]+$' || echo '?')
             cov=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' "$dir/$t.log" | tail -1 |
                   grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9]+[a-zA-Z]*' || echo '?')
             printf 'fuzz %-12s ok: %s runs in %s s (%s/s), %s\n' "$t" "$runs" "$fuzz_seconds" "$execs" "$cov"

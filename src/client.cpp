@@ -12,6 +12,7 @@
 #include "algorithm/validity.hpp"
 #include "client_impl.hpp"
 #include "detail/completion.hpp"
+#include "detail/strand.hpp"
 #include "round.hpp"
 
 namespace redlock {
@@ -362,10 +363,27 @@ public:
     std::shared_ptr<void> hold() override { return shared_from_this(); }
 
 private:
-    void on_round_decided(round&) override {}
+    // The release completes as soon as a quorum has deleted the key, provided the delete to
+    // every other master has already left this process: from then on no other client can be
+    // refused the lock for our sake (the keys left on the slower masters cannot make a
+    // majority), and those masters execute their delete even if the client is closed at once.
+    // The round goes on without the caller: a NOSCRIPT among them still gets its EVAL, and the
+    // operation stays alive until every awaited master has answered or the release deadline
+    // has passed. When a delete is still queued in the client, the release completes as
+    // before, once every master has answered.
+    void on_round_decided(round& r) override
+    {
+        if (!done_ && r.tracker().state() == quorum_state::reached && r.all_written())
+            finish({}, initiating_);
+    }
 
     void on_round_finished(round& r) override
     {
+        if (done_)
+        {
+            self_.reset();  // the background part of an early completion is over
+            return;
+        }
         const auto& q = r.tracker();
         const auto quorum = q.quorum();
         error_code ec;
@@ -384,11 +402,14 @@ private:
     {
         done_ = true;
         disconnect_cancellation(h_);
+        // Kept alive while the round still runs in the background (see on_round_decided).
+        auto keep = release_.active() ? self_ : nullptr;
+        self_.reset();
         if (immediate)
             post_completion(h_, c_->strand, ec);
         else
             dispatch_completion(h_, c_->strand, ec);
-        self_.reset();
+        self_ = std::move(keep);
     }
 
     std::shared_ptr<client_impl> c_;
@@ -602,7 +623,7 @@ private:
 // ---- client_impl ----------------------------------------------------------------------------
 
 client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<master_config> masters)
-    : strand(asio::make_strand(std::move(ex))), cfg(std::move(c)), deadlines(strand)
+    : strand(make_strand_of(ex)), cfg(std::move(c)), deadlines(strand)
 {
     conns.reserve(masters.size());
     for (auto& m : masters)
@@ -654,12 +675,9 @@ client::~client() { close(); }
 
 client::executor_type client::get_executor() const noexcept { return impl_->strand; }
 
-client::executor_type client::base_executor() const noexcept
+client::executor_type client::make_work_strand() const
 {
-    // client_impl makes its strand with asio::make_strand(any_io_executor).
-    if (const auto* s = impl_->strand.target<asio::strand<asio::any_io_executor>>())
-        return s->get_inner_executor();
-    return impl_->strand;
+    return detail::make_strand_of(detail::inner_executor_of(impl_->strand));
 }
 
 std::size_t client::size() const noexcept { return impl_->size(); }

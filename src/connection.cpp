@@ -9,6 +9,7 @@
 #include <boost/system/system_error.hpp>
 
 #include "detail/completion.hpp"
+#include "detail/strand.hpp"
 #include "protocol/resp_encoder.hpp"
 #include "transport/node_connection.hpp"
 
@@ -206,7 +207,7 @@ connection::connection(executor_type ex, master_config cfg, connection_options o
     opts.validate(ec, why);
     if (ec)
         throw boost::system::system_error(ec, why);
-    impl_ = std::make_shared<detail::node_connection>(asio::make_strand(std::move(ex)),
+    impl_ = std::make_shared<detail::node_connection>(detail::make_strand_of(ex),
                                                       std::move(cfg), std::move(opts));
     asio::dispatch(impl_->get_executor(), [impl = impl_] { impl->start(); });
 }

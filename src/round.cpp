@@ -97,8 +97,6 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
     outstanding_ = 0;
     active_ = true;
     decided_sent_ = false;
-    cmd_.clear();
-    encode(cmd_, k_, false, keys_, token_, ttl_);
 
     // t0 is taken before the first byte is queued: validity counts every microsecond spent.
     t0_ = std::chrono::steady_clock::now();
@@ -124,12 +122,10 @@ bool round::send(std::size_t i, bool fallback)
     auto& pm = m_[i];
     auto& conn = *c_->conns[i];
     const auto tag = static_cast<std::uint32_t>(i) | (fallback ? fallback_bit : 0u);
-    error_code ec;
-    if (fallback)
-        ec = conn.submit(this, tag, [&](std::string& out) { encode(out, k_, true, keys_, token_, ttl_); },
-                         pm.ticket);
-    else
-        ec = conn.submit(this, tag, [&](std::string& out) { out.append(cmd_); }, pm.ticket);
+    // Encoded straight into the connection's output buffer, once per master: cheaper than an
+    // allocation for a shared copy.
+    const error_code ec =
+        conn.submit(this, tag, [&](std::string& out) { encode(out, k_, fallback, keys_, token_, ttl_); }, pm.ticket);
     if (ec)
     {
         settle(i, master_outcome::failed, ec, conn.last_error_detail());
@@ -138,6 +134,14 @@ bool round::send(std::size_t i, bool fallback)
     pm.outstanding = true;
     pm.fallback = fallback;
     ++outstanding_;
+    return true;
+}
+
+bool round::all_written() const noexcept
+{
+    for (std::size_t i = 0; i < m_.size(); ++i)
+        if (m_[i].outstanding && !c_->conns[i]->written(m_[i].ticket))
+            return false;
     return true;
 }
 

@@ -4,11 +4,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include <redlock/lock.hpp>
 
@@ -77,10 +80,17 @@ public:
     void stop() noexcept;
 
     bool active() const noexcept { return active_; }
+    /// Whether the request to every master still awaited has left the client (see
+    /// node_connection::written): the round's outcome on them no longer needs this process.
+    bool all_written() const noexcept;
     const quorum_tracker& tracker() const noexcept { return q_; }
     time_point started() const noexcept { return t0_; }
-    const std::vector<master_diagnostic>& diagnostics() const noexcept { return diag_; }
-    std::vector<master_diagnostic> take_diagnostics() noexcept { return std::move(diag_); }
+    /// Each master's outcome so far, as a lock's diagnostics.
+    std::vector<master_diagnostic> diagnostics() const { return {diag_.begin(), diag_.end()}; }
+    std::vector<master_diagnostic> take_diagnostics()
+    {
+        return {std::make_move_iterator(diag_.begin()), std::make_move_iterator(diag_.end())};
+    }
     /// kind::check: master i's smallest PTTL in ms (-1: no expiry), or -3 when not ours / unknown.
     std::int64_t value(std::size_t i) const noexcept { return i < values_.size() ? values_[i] : -3; }
 
@@ -105,10 +115,12 @@ private:
     std::span<const std::string> keys_;
     std::string_view token_;
     std::chrono::milliseconds ttl_{0};
-    std::string cmd_;  // encoded once, appended to every master's output buffer
     quorum_tracker q_{1};
-    std::vector<per_master> m_;
-    std::vector<master_diagnostic> diag_;
+    // Inline up to 9 masters: a round is made for every operation, and these would otherwise
+    // be two allocations per round on the hot path.
+    static constexpr std::size_t inline_masters = 9;
+    boost::container::small_vector<per_master, inline_masters> m_;
+    boost::container::small_vector<master_diagnostic, inline_masters> diag_;
     std::vector<std::int64_t> values_;
     std::size_t outstanding_ = 0;
     time_point t0_{};

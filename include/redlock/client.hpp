@@ -398,7 +398,7 @@ private:
         auto ctl = std::make_shared<with_lock_control>();
         // A strand of its own on the client's io_context: not the client's strand, so that a
         // work that computes does not stop the client's I/O (the extensions among it).
-        ctl->strand = asio::make_strand(base_executor());
+        ctl->strand = make_work_strand();
         auto slot = asio::get_associated_cancellation_slot(handler);
         if (slot.is_connected())
         {
@@ -430,8 +430,9 @@ private:
                        }));
     }
 
-    /// The executor the client was constructed with (get_executor() is the client's strand on it).
-    executor_type base_executor() const noexcept;
+    /// A new strand on the executor the client was constructed with (get_executor() is the
+    /// client's own strand on it).
+    executor_type make_work_strand() const;
 
     void async_lock_all_impl(std::vector<std::string> resources, const lock_options& opts,
                              asio::any_completion_handler<void(error_code, lock)> handler);

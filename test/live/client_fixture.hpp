@@ -21,6 +21,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace redlock::test {
@@ -147,6 +148,31 @@ inline std::size_t total_keys(const local_masters& m)
     return n;
 }
 
+/// Keys left on all masters once the releases in flight have landed, waiting up to `limit`
+/// for none: async_unlock completes as soon as a quorum has deleted the key, and the slower
+/// masters' deletes (queued behind a write in progress, or an EVAL after a NOSCRIPT) go out
+/// just after, as long as the io_context runs: this runs `io` while it waits. In a coroutine,
+/// use settled_keys.
+/// The same where the clients are gone: what they sent is still executed by the masters.
+inline std::size_t settled_keys_sync(const local_masters& m, steady::duration limit = 1s)
+{
+    const auto deadline = steady::now() + limit;
+    while (total_keys(m) != 0 && steady::now() < deadline)
+        std::this_thread::sleep_for(2ms);
+    return total_keys(m);
+}
+
+inline std::size_t settled_keys_sync(asio::io_context& io, const local_masters& m, steady::duration limit = 1s)
+{
+    const auto deadline = steady::now() + limit;
+    while (total_keys(m) != 0 && steady::now() < deadline)
+    {
+        io.restart();
+        io.run_for(2ms);
+    }
+    return total_keys(m);
+}
+
 /// "master 0: [a b] master 1: [] ..." for failure messages.
 inline std::string describe_keys(const local_masters& m)
 {
@@ -197,6 +223,14 @@ asio::awaitable<bool> eventually(Pred pred, steady::duration limit = 1s)
             co_return false;
         co_await sleep_for(2ms);
     }
+}
+
+/// settled_keys_sync for coroutines: the io_context keeps running meanwhile, so that a
+/// release still going on in the background (a NOSCRIPT answered by an EVAL) can finish.
+inline asio::awaitable<std::size_t> settled_keys(const local_masters& m, steady::duration limit = 1s)
+{
+    co_await eventually([&] { return total_keys(m) == 0; }, limit);
+    co_return total_keys(m);
 }
 
 /// True when every master holds `key` with value `value`.

@@ -24,7 +24,7 @@ TEST_CASE("client: completion tokens: default (deferred) co_awaited", "[live][cl
         CHECK(l.held());
         CHECK(co_await eventually([&] { return on_every_master(m, "tok-default", l.token()); }));
         co_await c.async_unlock(l);
-        CHECK(total_keys(m) == 0);
+        CHECK(co_await settled_keys(m) == 0);
 
         // try_lock and extend with the default token as well.
         std::optional<lock> t = co_await c.async_try_lock("tok-default");
@@ -59,7 +59,7 @@ TEST_CASE("client: completion tokens: use_awaitable", "[live][client]")
         CHECK(l.held());
         CHECK(co_await eventually([&] { return on_every_master(m, "tok-awaitable", l.token()); }));
         co_await c.async_unlock(l, asio::use_awaitable);
-        CHECK(total_keys(m) == 0);
+        CHECK(co_await settled_keys(m) == 0);
     }(), 10s);
 }
 
@@ -95,7 +95,7 @@ TEST_CASE("client: completion tokens: plain callback", "[live][client]")
     CHECK_FALSE(lock_ec);
     CHECK(held.token().size() == 40);
     CHECK_FALSE(unlock_ec);
-    CHECK(total_keys(m) == 0);
+    CHECK(settled_keys_sync(io, m) == 0);
 }
 
 TEST_CASE("client: completion tokens: use_future with the io_context on another thread",
@@ -129,7 +129,7 @@ TEST_CASE("client: completion tokens: use_future with the io_context on another 
     std::future<void> u = c.async_unlock(l, asio::use_future);
     REQUIRE(u.wait_for(10s) == std::future_status::ready);
     CHECK_NOTHROW(u.get());
-    CHECK(total_keys(m) == 0);
+    CHECK(settled_keys_sync(io, m) == 0);
 
     // An error is delivered as an exception from get().
     std::future<void> bad = c.async_unlock(lock{}, asio::use_future);
@@ -157,12 +157,12 @@ TEST_CASE("client: completion tokens: asio::deferred composed", "[live][client]"
             auto op = c.async_lock("tok-deferred", asio::deferred);
             // Nothing is sent before the operation is launched.
             co_await sleep_for(20ms);
-            CHECK(total_keys(m) == 0);
+            CHECK(co_await settled_keys(m) == 0);
             lock l = co_await std::move(op);
             CHECK(l.held());
             auto unlock_op = c.async_unlock(l, asio::deferred);
             co_await std::move(unlock_op);
-            CHECK(total_keys(m) == 0);
+            CHECK(co_await settled_keys(m) == 0);
         }(), 10s);
     }
     SECTION("launch a deferred operation with a handler")
@@ -184,7 +184,7 @@ TEST_CASE("client: completion tokens: asio::deferred composed", "[live][client]"
         REQUIRE(done);
         CHECK_FALSE(lock_ec);
         CHECK_FALSE(unlock_ec);
-        CHECK(total_keys(m) == 0);
+        CHECK(settled_keys_sync(io, m) == 0);
     }
     SECTION("deferred composition: lock, then unlock, as one operation")
     {
@@ -205,6 +205,6 @@ TEST_CASE("client: completion tokens: asio::deferred composed", "[live][client]"
             io.run_one_until(deadline);
         REQUIRE(done);
         CHECK_FALSE(result);
-        CHECK(total_keys(m) == 0);
+        CHECK(settled_keys_sync(io, m) == 0);
     }
 }

@@ -358,7 +358,7 @@ TEST_CASE("fake server: a fake master that answers SET with :1 beside two real m
         CHECK(get_on(real, 1, "mixed") == std::string(l.token()));
         auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
         CHECK_FALSE(uec);
-        CHECK(total_keys(real) == 0);
+        CHECK(co_await settled_keys(real) == 0);
     }(), 20s);
     c.close();
     io.run_for(20ms);

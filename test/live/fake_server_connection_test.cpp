@@ -593,7 +593,7 @@ TEST_CASE("fake server: a batch whose second reply is garbage fails as a whole, 
 
 // ---- 5. Size limits --------------------------------------------------------------------------
 
-TEST_CASE("fake server: a large valid reply arrives whole; one over the configured limit is refused",
+TEST_CASE("fake server: a large valid reply arrives whole, one over the configured limit is refused",
           "[live][fake][connection]")
 {
     asio::io_context io;

@@ -1,5 +1,5 @@
 // Replays the fuzz corpus and every input a fuzzer ever failed on through the same invariant
-// checks as the libFuzzer targets, in every build (gcc, ASan+UBSan, TSan), so a fixed crash
+// checks as the libFuzzer targets, in the normal and the ASan+UBSan builds, so a fixed crash
 // stays fixed. A new crash file goes into test/fuzz/regressions/<target>/ (see
 // docs/reliability.md); this test picks it up with no code change.
 #include "resp_parser_check.hpp"

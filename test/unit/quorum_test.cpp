@@ -212,7 +212,7 @@ TEST_CASE("quorum: decides as early as certain (N = 5)", "[quorum]")
     }
 }
 
-TEST_CASE("quorum: a decision is sticky; late answers are stored", "[quorum]")
+TEST_CASE("quorum: a decision is sticky, late answers are stored", "[quorum]")
 {
     SECTION("reached stays reached")
     {
