@@ -163,7 +163,7 @@ private:
         phase_ = phase::attempting;
         c_->tokens.next(std::span<char, token_source::token_chars>(token_));
         attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl,
-                       clock::now() + attempt_timeout_of(o_), this);
+                       attempt_timeout_of(o_), this);
     }
 
     std::string_view token_view() const { return {token_, token_source::token_chars}; }
@@ -234,7 +234,7 @@ private:
         // Release on every master, also those that timed out or never answered: a grant may
         // still arrive, and the release queued behind it on the same connection undoes it.
         release_.start(*c_, round::kind::release, keys(), token_view(), o_.ttl,
-                       clock::now() + o_.release_timeout, this, &attempt_.tracker());
+                       o_.release_timeout, this, &attempt_.tracker());
     }
 
     void after_release()
@@ -348,7 +348,7 @@ public:
         self_ = shared_from_this();
         initiating_ = true;
         release_.start(*c_, round::kind::release, st->key_span(), st->token, {},
-                       clock::now() + c_->cfg.defaults.release_timeout, this);
+                       c_->cfg.defaults.release_timeout, this);
         initiating_ = false;
     }
 
@@ -449,7 +449,7 @@ public:
         self_ = shared_from_this();
         initiating_ = true;
         extend_.start(*c_, round::kind::extend, st->key_span(), st->token, ttl_,
-                      clock::now() + attempt_timeout_of(o), this);
+                      attempt_timeout_of(o), this);
         initiating_ = false;
     }
 
@@ -498,7 +498,7 @@ private:
         extend_.stop();
         diagnostics_ = extend_.diagnostics();
         release_.start(*c_, round::kind::release, st->key_span(), st->token, {},
-                       clock::now() + c_->cfg.defaults.release_timeout, this, &extend_.tracker());
+                       c_->cfg.defaults.release_timeout, this, &extend_.tracker());
     }
 
     void on_round_finished(round& r) override
@@ -567,7 +567,7 @@ public:
         if (st->ttl.count() > 0)
             o.ttl = st->ttl;
         check_.start(*c_, round::kind::check, st->key_span(), st->token, {},
-                     clock::now() + attempt_timeout_of(o), this);
+                     attempt_timeout_of(o), this);
         initiating_ = false;
     }
 

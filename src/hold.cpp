@@ -187,7 +187,7 @@ private:
         // While the round runs, the entry stands at the end of validity: the loss deadline.
         c_->deadlines.schedule(*this, valid_until_);
         ext_.start(*c_, round::kind::extend, base_->key_span(), base_->token, ttl_,
-                   std::min(clock::now() + attempt_timeout_, valid_until_), this);
+                   attempt_timeout_, this, nullptr, valid_until_);
     }
 
     void on_round_decided(round& r) override
@@ -277,7 +277,7 @@ private:
             return;
         }
         rel_.start(*c_, round::kind::release, base_->key_span(), base_->token, {},
-                   clock::now() + c_->cfg.defaults.release_timeout, this);
+                   c_->cfg.defaults.release_timeout, this);
     }
 
     void finish_now(error_code reason)

@@ -1,6 +1,7 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "round.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "client_impl.hpp"
@@ -77,8 +78,8 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
 }  // namespace
 
 void round::start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
-                  std::chrono::milliseconds ttl, time_point deadline, round_listener* l,
-                  const quorum_tracker* previous)
+                  std::chrono::milliseconds ttl, std::chrono::steady_clock::duration timeout, round_listener* l,
+                  const quorum_tracker* previous, time_point latest)
 {
     const auto n = c.size();
     c_ = &c;
@@ -113,7 +114,7 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
         }
     }
     if (outstanding_ > 0)
-        c_->deadlines.schedule(*this, deadline);
+        c_->deadlines.schedule(*this, std::min(t0_ + timeout, latest));
     notify();
 }
 
@@ -162,7 +163,7 @@ void round::stop() noexcept
     outstanding_ = 0;
 }
 
-void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg)
+void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg, time_point at)
 {
     auto& d = diag_[i];
     switch (o)
@@ -175,8 +176,7 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
     d.ec = ec;
     if (!msg.empty())
         d.message.assign(msg);
-    d.latency = std::chrono::duration_cast<std::chrono::microseconds>(
-        std::chrono::steady_clock::now() - t0_);
+    d.latency = std::chrono::duration_cast<std::chrono::microseconds>(std::max(at, t0_) - t0_);
     q_.record(i, o);
 }
 
@@ -196,6 +196,7 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
     else
     {
         const auto& v = nodes[0];
+        const auto at = c_->conns[i]->read_time();
         using resp::type;
         if (resp::is_error(v.data_type))
         {
@@ -204,17 +205,17 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
             // (and caches it again). Only once per round and master.
             if (e == error::noscript && !fallback && send(i, true))
                 return;
-            settle(i, master_outcome::failed, e, v.value);
+            settle(i, master_outcome::failed, e, v.value, at);
         }
         else if (k_ == kind::acquire && keys_.size() == 1)
         {
             if (v.data_type == type::simple_string && v.value == "OK")
-                settle(i, master_outcome::granted, {}, {});
+                settle(i, master_outcome::granted, {}, {}, at);
             else if (v.data_type == type::null)
-                settle(i, master_outcome::held_by_other, {}, {});
+                settle(i, master_outcome::held_by_other, {}, {}, at);
             else
                 settle(i, master_outcome::failed, error::unexpected_reply,
-                       "SET returned " + std::string(resp::to_string(v.data_type)));
+                       "SET returned " + std::string(resp::to_string(v.data_type)), at);
         }
         else if (k_ == kind::check)
         {
@@ -223,24 +224,24 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
                 pttl = std::strtoll(std::string(v.value).c_str(), nullptr, 10);
             if (v.data_type != type::integer)
                 settle(i, master_outcome::failed, error::unexpected_reply,
-                       "script returned " + std::string(resp::to_string(v.data_type)));
+                       "script returned " + std::string(resp::to_string(v.data_type)), at);
             else if (pttl == -3)
-                settle(i, master_outcome::held_by_other, {}, {});
+                settle(i, master_outcome::held_by_other, {}, {}, at);
             else
             {
                 values_[i] = pttl;
-                settle(i, master_outcome::granted, {}, {});
+                settle(i, master_outcome::granted, {}, {}, at);
             }
         }
         else
         {
             if (v.data_type == type::integer && v.value == "1")
-                settle(i, master_outcome::granted, {}, {});
+                settle(i, master_outcome::granted, {}, {}, at);
             else if (v.data_type == type::integer && v.value == "0")
-                settle(i, master_outcome::held_by_other, {}, {});
+                settle(i, master_outcome::held_by_other, {}, {}, at);
             else
                 settle(i, master_outcome::failed, error::unexpected_reply,
-                       "script returned " + std::string(resp::to_string(v.data_type)));
+                       "script returned " + std::string(resp::to_string(v.data_type)), at);
         }
     }
     notify();

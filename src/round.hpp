@@ -72,9 +72,11 @@ public:
     /// behind the SET, so the master executes it after the SET whenever it wakes up; waiting for
     /// their answer would add no safety, only the release deadline to the caller's latency. Their
     /// status stays `pending`.
+    /// @param timeout The round's deadline is `started() + timeout` (`started()` is read once,
+    /// just before the first request is queued), or `latest` if that is earlier.
     void start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
-               std::chrono::milliseconds ttl, time_point deadline, round_listener* l,
-               const quorum_tracker* previous = nullptr);
+               std::chrono::milliseconds ttl, std::chrono::steady_clock::duration timeout, round_listener* l,
+               const quorum_tracker* previous = nullptr, time_point latest = time_point::max());
 
     /// No more callbacks: outstanding requests are abandoned (their replies dropped).
     void stop() noexcept;
@@ -99,7 +101,12 @@ private:
                   std::span<const resp::node_view> nodes) override;
     void on_deadline() override;
     bool send(std::size_t i, bool fallback);
-    void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg);
+    // `at`: when the outcome became known (the read batch's time for a reply).
+    void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg, time_point at);
+    void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg)
+    {
+        settle(i, o, ec, msg, std::chrono::steady_clock::now());
+    }
     void notify();
 
     struct per_master

@@ -522,6 +522,7 @@ void node_connection::on_read(const error_code& ec, std::size_t n, std::uint64_t
         return;
     }
     rend_ += n;
+    read_at_ = std::chrono::steady_clock::now();
     in_read_batch_ = true;
     for (;;)
     {

@@ -141,6 +141,11 @@ public:
     /// from then on the master executes it even if this connection is closed at once.
     bool written(request_ticket ticket) const noexcept { return ticket.seq < flushed_seq_; }
 
+    /// When the read whose replies are being delivered completed: one clock reading per read
+    /// batch, for the latency diagnostics of every reply in it (valid inside reply_sink::on_reply
+    /// for a reply without error).
+    std::chrono::steady_clock::time_point read_time() const noexcept { return read_at_; }
+
     state current_state() const noexcept { return state_; }
     const master_config& config() const noexcept { return cfg_; }
     const statistics& stats() const noexcept { return stats_; }
@@ -216,6 +221,7 @@ private:
     bool writing_ = false;
     bool kick_posted_ = false;
     bool in_read_batch_ = false;
+    std::chrono::steady_clock::time_point read_at_{};
     bool write_after_batch_ = false;
 
     std::vector<char> rbuf_;
