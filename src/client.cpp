@@ -363,27 +363,14 @@ public:
     std::shared_ptr<void> hold() override { return shared_from_this(); }
 
 private:
-    // The release completes as soon as a quorum has deleted the key, provided the delete to
-    // every other master has already left this process: from then on no other client can be
-    // refused the lock for our sake (the keys left on the slower masters cannot make a
-    // majority), and those masters execute their delete even if the client is closed at once.
-    // The round goes on without the caller: a NOSCRIPT among them still gets its EVAL, and the
-    // operation stays alive until every awaited master has answered or the release deadline
-    // has passed. When a delete is still queued in the client, the release completes as
-    // before, once every master has answered.
-    void on_round_decided(round& r) override
-    {
-        if (!done_ && r.tracker().state() == quorum_state::reached && r.all_written())
-            finish({}, initiating_);
-    }
+    // The release completes once every master answered or the release deadline passed, not
+    // at the quorum: completing earlier would leave the operation running in the background,
+    // owning itself, and an io_context that is not run again after the client is gone would
+    // never let it go (LeakSanitizer found exactly that; see docs/performance.md).
+    void on_round_decided(round&) override {}
 
     void on_round_finished(round& r) override
     {
-        if (done_)
-        {
-            self_.reset();  // the background part of an early completion is over
-            return;
-        }
         const auto& q = r.tracker();
         const auto quorum = q.quorum();
         error_code ec;
@@ -402,14 +389,11 @@ private:
     {
         done_ = true;
         disconnect_cancellation(h_);
-        // Kept alive while the round still runs in the background (see on_round_decided).
-        auto keep = release_.active() ? self_ : nullptr;
-        self_.reset();
         if (immediate)
             post_completion(h_, c_->strand, ec);
         else
             dispatch_completion(h_, c_->strand, ec);
-        self_ = std::move(keep);
+        self_.reset();
     }
 
     std::shared_ptr<client_impl> c_;

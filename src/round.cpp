@@ -138,14 +138,6 @@ bool round::send(std::size_t i, bool fallback)
     return true;
 }
 
-bool round::all_written() const noexcept
-{
-    for (std::size_t i = 0; i < m_.size(); ++i)
-        if (m_[i].outstanding && !c_->conns[i]->written(m_[i].ticket))
-            return false;
-    return true;
-}
-
 void round::stop() noexcept
 {
     if (!active_)

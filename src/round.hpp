@@ -82,9 +82,6 @@ public:
     void stop() noexcept;
 
     bool active() const noexcept { return active_; }
-    /// Whether the request to every master still awaited has left the client (see
-    /// node_connection::written): the round's outcome on them no longer needs this process.
-    bool all_written() const noexcept;
     const quorum_tracker& tracker() const noexcept { return q_; }
     time_point started() const noexcept { return t0_; }
     /// Each master's outcome so far, as a lock's diagnostics.

@@ -137,10 +137,6 @@ public:
             abandon(request_ticket{first.seq + i});
     }
 
-    /// Whether the request's bytes have all been handed to the kernel (its write completed):
-    /// from then on the master executes it even if this connection is closed at once.
-    bool written(request_ticket ticket) const noexcept { return ticket.seq < flushed_seq_; }
-
     /// When the read whose replies are being delivered completed: one clock reading per read
     /// batch, for the latency diagnostics of every reply in it (valid inside reply_sink::on_reply
     /// for a reply without error).
@@ -213,8 +209,6 @@ private:
     std::vector<slot> slots_;
     std::uint64_t head_seq_ = 0;
     std::uint64_t tail_seq_ = 0;
-    std::uint64_t writing_upto_seq_ = 0;  // requests below it are in out_writing_ or before
-    std::uint64_t flushed_seq_ = 0;       // requests below it have been written (see written())
 
     std::string out_queue_;           // accumulates while a write is in flight
     std::string out_writing_;         // the bytes of the write in flight
