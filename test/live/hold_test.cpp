@@ -121,6 +121,7 @@ TEST_CASE("hold: auto-extension keeps a 1 s lock held for 10 s", "[live][hold]")
         CHECK(h.status() == error::released);
         CHECK(dbsize_all(m) == 0);
     }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("hold: keys stolen on a majority cancel the holder's work within one extension interval",
@@ -163,6 +164,7 @@ TEST_CASE("hold: keys stolen on a majority cancel the holder's work within one e
         auto [rec] = co_await h.async_release(tuple_awaitable);
         CHECK(rec == error::lock_lost);
     }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("hold: a majority paused cancels the holder's work by the end of validity", "[live][hold]")
@@ -207,6 +209,7 @@ TEST_CASE("hold: a majority paused cancels the holder's work by the end of valid
         // Once resumed, the masters run what was queued: the extensions, then the release.
         CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 2s));
     }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("hold: a majority of masters killed: the extension fails without spinning, the holder is told",
@@ -245,6 +248,7 @@ TEST_CASE("hold: a majority of masters killed: the extension fails without spinn
             CHECK(evals <= 10);
         }
     }(), 10s);
+    drain(io, c);
 }
 
 TEST_CASE("hold: max_extensions lets the lock lapse and tells the holder", "[live][hold]")
@@ -284,6 +288,7 @@ TEST_CASE("hold: max_extensions lets the lock lapse and tells the holder", "[liv
         auto [rec] = co_await h.async_release(tuple_awaitable);
         CHECK(rec == error::lock_lost);
     }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("hold: max_hold lets the lock lapse and tells the holder", "[live][hold]")
@@ -315,6 +320,7 @@ TEST_CASE("hold: max_hold lets the lock lapse and tells the holder", "[live][hol
         CHECK(loss.at - t0 <= 1500ms + 1000ms);  // max_hold + at most one TTL
         CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 500ms));
     }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("hold: release stops the extension at once, no extension is sent after it", "[live][hold]")
@@ -381,6 +387,7 @@ TEST_CASE("hold: release stops the extension at once, no extension is sent after
         CHECK(dbsize_all(m) == 0);
         CHECK_FALSE(loss_emitted);
     }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("hold: a guard given an expired lock holds nothing and extends nothing", "[live][hold]")
@@ -408,6 +415,7 @@ TEST_CASE("hold: a guard given an expired lock holds nothing and extends nothing
         auto [rec] = co_await empty.async_release(tuple_awaitable);
         CHECK(rec == error::invalid_argument);
     }(), 10s);
+    drain(io, c);
 }
 
 TEST_CASE("hold: moving a guard keeps one owner, assigning over a guard releases its lock", "[live][hold]")
@@ -435,6 +443,7 @@ TEST_CASE("hold: moving a guard keeps one owner, assigning over a guard releases
         CHECK(b.extensions() >= 1);
         CHECK(masters_holding(m, "hold:move-a", la.token()) == m.size());
     }(), 10s);
+    drain(io, c);
 }
 
 TEST_CASE("hold: closing or destroying the client tells the holder, the guard outliving it is safe",
@@ -517,6 +526,7 @@ TEST_CASE("hold: destroying 2,000 guards in one handler does not block the execu
                                         << " ms late (io thread CPU " << ms(cpu_until_fired) << " ms), all "
                                         << count * m.size() << " keys gone within " << ms(all_released) << " ms");
     }(), 60s);
+    drain(io, c);
 }
 
 TEST_CASE("hold: extensions of many locks due together leave together", "[live][hold]")
@@ -586,6 +596,7 @@ TEST_CASE("hold: extensions of many locks due together leave together", "[live][
                             << "; extension starts spread over " << ms(hi - lo) << " ms (acquisitions "
                             << ms(acquired_spread) << " ms)");
     }(), 30s);
+    drain(io, c);
 }
 
 }  // namespace redlock::test

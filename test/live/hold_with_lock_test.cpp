@@ -136,6 +136,7 @@ TEST_CASE("with_lock: every completion style delivers the work's result", "[live
             CHECK(dbsize_all(m) == 0);
         }
     }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("with_lock: an exception thrown by the work is propagated and the keys are released",
@@ -176,6 +177,7 @@ TEST_CASE("with_lock: an exception thrown by the work is propagated and the keys
         CHECK(seen);
         CHECK(dbsize_all(m) == 0);
     }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("with_lock: keys stolen on a majority cancel the work within one extension interval with lock_lost",
@@ -241,6 +243,7 @@ TEST_CASE("with_lock: keys stolen on a majority cancel the work within one exten
         WARN("with_lock steal: work cancelled " << ms(log.ended - stolen) << " ms after the DEL, operation completed "
                                                 << ms(completed - log.ended) << " ms later: " << ec.message());
     }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("with_lock: a majority paused cancels the work by the end of validity with lock_lost", "[live][hold]")
@@ -284,6 +287,7 @@ TEST_CASE("with_lock: a majority paused cancels the work by the end of validity 
                                                 << ms(completed - log.ended) << " ms later");
         CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 2s));
     }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("with_lock: CPU-bound work that yields between steps is stopped by the loss", "[live][hold]")
@@ -321,6 +325,7 @@ TEST_CASE("with_lock: CPU-bound work that yields between steps is stopped by the
         CHECK(steps > 100);
         CHECK(dbsize_all(m) == 0);
     }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("with_lock: a work that computes does not stop the client's extensions on a second thread",
@@ -437,6 +442,7 @@ TEST_CASE("with_lock: per-operation cancellation during the work cancels it, rel
         CHECK(completed - emitted < 100ms);
         CHECK(dbsize_all(m) == 0);
     }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("with_lock: cancellation during the acquisition, acquisition errors do not run the work",
