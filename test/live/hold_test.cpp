@@ -591,7 +591,9 @@ TEST_CASE("hold: extensions of many locks due together leave together", "[live][
             // INFO itself and a health-check PING add a read or two.
             CHECK(reads[i] <= 12);
         }
-        CHECK(hi - lo < 5ms);
+        // One deadline handler starts all of them: the spread is that handler's running time
+        // (2 to 3 ms in an optimised build, about 6 ms under ASan), not a timer's.
+        CHECK(hi - lo < 20ms);
         WARN("coalescing: " << count << " extensions, reads per master: " << per_master
                             << "; extension starts spread over " << ms(hi - lo) << " ms (acquisitions "
                             << ms(acquired_spread) << " ms)");
