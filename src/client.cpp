@@ -2,9 +2,13 @@
 #include <redlock/client.hpp>
 
 #include <algorithm>
+#include <mutex>
 
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/execution/context.hpp>
+#include <boost/asio/execution_context.hpp>
+#include <boost/asio/query.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/system/system_error.hpp>
 
@@ -34,33 +38,35 @@ std::chrono::milliseconds attempt_timeout_of(const lock_options& o)
 // Called in the initiating function, on the caller's thread: a signal emitted as soon as the
 // initiating function has returned must reach the operation, and the slot must not be touched
 // from the strand while the caller may emit on it.
+//
+// The slot is never cleared by the operation: the caller emits on its own executor, and a
+// clear() from the client's strand would race with that emit (TSan found it). As with Asio's
+// own operations, the handler stays installed until the caller's next operation on the slot
+// replaces it or the signal is destroyed; it holds only weak references, so it may outlive the
+// operation, the client and the io_context, and an emit after completion does nothing.
 template <class Op>
 void connect_cancellation(asio::cancellation_slot slot, const std::shared_ptr<Op>& op,
-                          const asio::any_io_executor& strand)
+                          const std::shared_ptr<client_impl>& c)
 {
     if (!slot.is_connected())
         return;
-    slot.assign([weak = std::weak_ptr<Op>(op), strand](asio::cancellation_type) {
+    slot.assign([op = std::weak_ptr<Op>(op), client = std::weak_ptr<client_impl>(c)](asio::cancellation_type) {
+        auto impl = client.lock();
+        if (!impl)
+            return;
         // The signal may be emitted on another thread: hop onto the strand.
-        asio::dispatch(strand, [weak] {
-            if (auto self = weak.lock())
+        asio::dispatch(impl->strand, [op] {
+            if (auto self = op.lock())
                 self->cancel();
         });
     });
-}
-
-template <class Handler>
-void disconnect_cancellation(Handler& h)
-{
-    auto slot = asio::get_associated_cancellation_slot(h);
-    if (slot.is_connected())
-        slot.clear();
 }
 
 // ---- acquisition ----------------------------------------------------------------------------
 
 class acquire_op final : public round_listener,
                          public timed_entry,
+                         public tracked_op,
                          public std::enable_shared_from_this<acquire_op>
 {
 public:
@@ -122,6 +128,14 @@ public:
 
     std::shared_ptr<void> hold() override { return shared_from_this(); }
 
+    void abandon() noexcept override
+    {
+        attempt_.stop();
+        release_.stop();
+        c_->deadlines.cancel(*this);
+        phase_ = phase::done;
+    }
+
 private:
     enum class phase : std::uint8_t
     {
@@ -149,7 +163,7 @@ private:
             complete(ec, {});
             return;
         }
-        self_ = shared_from_this();
+        c_->track(*this, shared_from_this());
         // Seeded here, on the strand: the client's generator is not thread-safe.
         retry_ = retry_schedule(retry_policy{o_.max_attempts, o_.retry_delay, o_.retry_jitter, o_.max_wait},
                                 c_->jitter_rng());
@@ -278,7 +292,6 @@ private:
         }
         if (try_mode_)
         {
-            disconnect_cancellation(*h_try_);
             std::optional<lock> result;
             if (!ec)
                 result = std::move(l);
@@ -288,10 +301,9 @@ private:
         }
         else
         {
-            disconnect_cancellation(*h_lock_);
             deliver(*h_lock_, ec, std::move(l));
         }
-        self_.reset();
+        c_->untrack(*this);
     }
 
     template <class Handler, class... Args>
@@ -322,12 +334,11 @@ private:
     bool try_mode_ = false;
     bool cancelled_ = false;
     bool initiating_ = false;
-    std::shared_ptr<acquire_op> self_;
 };
 
 // ---- release --------------------------------------------------------------------------------
 
-class unlock_op final : public round_listener, public std::enable_shared_from_this<unlock_op>
+class unlock_op final : public round_listener, public tracked_op, public std::enable_shared_from_this<unlock_op>
 {
 public:
     using handler = asio::any_completion_handler<void(error_code)>;
@@ -345,7 +356,7 @@ public:
             return finish(error::invalid_argument, true);
         if (c_->closed)
             return finish(error::connection_closed, true);
-        self_ = shared_from_this();
+        c_->track(*this, shared_from_this());
         initiating_ = true;
         release_.start(*c_, round::kind::release, st->key_span(), st->token, {},
                        c_->cfg.defaults.release_timeout, this);
@@ -362,15 +373,34 @@ public:
 
     std::shared_ptr<void> hold() override { return shared_from_this(); }
 
+    void abandon() noexcept override
+    {
+        release_.stop();
+        done_ = true;
+    }
+
 private:
-    // The release completes once every master answered or the release deadline passed, not
-    // at the quorum: completing earlier would leave the operation running in the background,
-    // owning itself, and an io_context that is not run again after the client is gone would
-    // never let it go (LeakSanitizer found exactly that; see docs/performance.md).
-    void on_round_decided(round&) override {}
+    // The release completes as soon as a quorum has deleted the key, provided the delete to
+    // every other master has already left this process: from then on no other client can be
+    // refused the lock for our sake (the keys left on the slower masters cannot make a
+    // majority), and those masters execute their delete even if the client is closed at once.
+    // The round goes on without the caller: a NOSCRIPT among them still gets its EVAL, and the
+    // operation stays alive until every awaited master has answered or the release deadline
+    // has passed. When a delete is still queued in the client, the release completes as
+    // before, once every master has answered.
+    void on_round_decided(round& r) override
+    {
+        if (!done_ && r.tracker().state() == quorum_state::reached && r.runs_without_us())
+            finish({}, initiating_);
+    }
 
     void on_round_finished(round& r) override
     {
+        if (done_)
+        {
+            c_->untrack(*this);  // the background part of an early completion is over
+            return;
+        }
         const auto& q = r.tracker();
         const auto quorum = q.quorum();
         error_code ec;
@@ -388,12 +418,16 @@ private:
     void finish(error_code ec, bool immediate)
     {
         done_ = true;
-        disconnect_cancellation(h_);
+        // An early completion (see on_round_decided) stays tracked, and alive, until its round
+        // has finished in the background; a completion inline in the handler's dispatch must
+        // not find the operation gone, hence the hold.
+        auto keep = hold();
         if (immediate)
             post_completion(h_, c_->strand, ec);
         else
             dispatch_completion(h_, c_->strand, ec);
-        self_.reset();
+        if (!release_.active())
+            c_->untrack(*this);
     }
 
     std::shared_ptr<client_impl> c_;
@@ -402,12 +436,11 @@ private:
     round release_;
     bool done_ = false;
     bool initiating_ = false;
-    std::shared_ptr<unlock_op> self_;
 };
 
 // ---- extension ------------------------------------------------------------------------------
 
-class extend_op final : public round_listener, public std::enable_shared_from_this<extend_op>
+class extend_op final : public round_listener, public tracked_op, public std::enable_shared_from_this<extend_op>
 {
 public:
     using handler = asio::any_completion_handler<void(error_code, lock)>;
@@ -430,7 +463,7 @@ public:
             return finish(error::invalid_argument, {}, true);
         if (c_->closed)
             return finish(error::connection_closed, {}, true);
-        self_ = shared_from_this();
+        c_->track(*this, shared_from_this());
         initiating_ = true;
         extend_.start(*c_, round::kind::extend, st->key_span(), st->token, ttl_,
                       attempt_timeout_of(o), this);
@@ -447,6 +480,13 @@ public:
     }
 
     std::shared_ptr<void> hold() override { return shared_from_this(); }
+
+    void abandon() noexcept override
+    {
+        extend_.stop();
+        release_.stop();
+        done_ = true;
+    }
 
 private:
     void on_round_decided(round& r) override
@@ -502,14 +542,13 @@ private:
     void finish(error_code ec, lock result, bool immediate)
     {
         done_ = true;
-        disconnect_cancellation(h_);
         if (!result.state())
             result = l_;
         if (immediate)
             post_completion(h_, c_->strand, ec, std::move(result));
         else
             dispatch_completion(h_, c_->strand, ec, std::move(result));
-        self_.reset();
+        c_->untrack(*this);
     }
 
     std::shared_ptr<client_impl> c_;
@@ -522,12 +561,11 @@ private:
     std::vector<master_diagnostic> diagnostics_;
     bool done_ = false;
     bool initiating_ = false;
-    std::shared_ptr<extend_op> self_;
 };
 
 // ---- check ----------------------------------------------------------------------------------
 
-class check_op final : public round_listener, public std::enable_shared_from_this<check_op>
+class check_op final : public round_listener, public tracked_op, public std::enable_shared_from_this<check_op>
 {
 public:
     using handler = asio::any_completion_handler<void(error_code, check_result)>;
@@ -545,7 +583,7 @@ public:
             return finish(error::invalid_argument, {}, true);
         if (c_->closed)
             return finish(error::connection_closed, {}, true);
-        self_ = shared_from_this();
+        c_->track(*this, shared_from_this());
         initiating_ = true;
         lock_options o = c_->cfg.defaults;
         if (st->ttl.count() > 0)
@@ -564,6 +602,12 @@ public:
     }
 
     std::shared_ptr<void> hold() override { return shared_from_this(); }
+
+    void abandon() noexcept override
+    {
+        check_.stop();
+        done_ = true;
+    }
 
 private:
     void on_round_decided(round&) override {}
@@ -585,12 +629,11 @@ private:
     void finish(error_code ec, check_result res, bool immediate)
     {
         done_ = true;
-        disconnect_cancellation(h_);
         if (immediate)
             post_completion(h_, c_->strand, ec, std::move(res));
         else
             dispatch_completion(h_, c_->strand, ec, std::move(res));
-        self_.reset();
+        c_->untrack(*this);
     }
 
     std::shared_ptr<client_impl> c_;
@@ -599,22 +642,111 @@ private:
     round check_;
     bool done_ = false;
     bool initiating_ = false;
-    std::shared_ptr<check_op> self_;
 };
 
 }  // namespace
 
 // ---- client_impl ----------------------------------------------------------------------------
 
+// ---- client_registry ------------------------------------------------------------------------
+
+/// A service of each execution context that clients are made on: on the context's shutdown
+/// (its destruction, with or without work outstanding), every client still alive abandons its
+/// operations in flight, so that they and their handlers are destroyed as Asio destroys its own
+/// pending handlers (see tracked_op).
+class client_registry final : public asio::execution_context::service
+{
+public:
+    static asio::execution_context::id id;
+
+    explicit client_registry(asio::execution_context& ctx) : service(ctx) {}
+
+    void add(client_impl* c)
+    {
+        std::lock_guard g(m_);
+        clients_.push_back(c);
+    }
+
+    void remove(client_impl* c) noexcept
+    {
+        std::lock_guard g(m_);
+        std::erase(clients_, c);
+    }
+
+private:
+    void shutdown() override
+    {
+        // No thread runs the context any more. A client whose last reference is being dropped
+        // cannot be locked; its destructor waits for the mutex to remove itself, so the
+        // pointer stays valid while it is held.
+        std::vector<std::shared_ptr<client_impl>> live;
+        {
+            std::lock_guard g(m_);
+            for (auto* c : clients_)
+                if (auto p = c->weak_from_this().lock())
+                    live.push_back(std::move(p));
+        }
+        for (auto& c : live)
+            c->abandon_all();
+    }
+
+    std::mutex m_;
+    std::vector<client_impl*> clients_;
+};
+
+asio::execution_context::id client_registry::id;
+
+// ---- client_impl ----------------------------------------------------------------------------
+
 client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<master_config> masters)
-    : strand(make_strand_of(ex)), cfg(std::move(c)), deadlines(strand)
+    : strand(make_strand_of(ex)), cfg(std::move(c)), deadlines(strand),
+      registry_(&asio::use_service<client_registry>(asio::query(ex, asio::execution::context)))
 {
     conns.reserve(masters.size());
     for (auto& m : masters)
         conns.push_back(std::make_shared<node_connection>(strand, std::move(m), cfg.connection));
+    registry_->add(this);
 }
 
-client_impl::~client_impl() = default;
+client_impl::~client_impl() { registry_->remove(this); }
+
+void client_impl::track(tracked_op& op, std::shared_ptr<void> self) noexcept
+{
+    if (op.self_)
+        return;
+    op.self_ = std::move(self);
+    op.prev_ = nullptr;
+    op.next_ = ops_;
+    if (ops_)
+        ops_->prev_ = &op;
+    ops_ = &op;
+}
+
+void client_impl::untrack(tracked_op& op) noexcept
+{
+    if (!op.self_)
+        return;
+    (op.prev_ ? op.prev_->next_ : ops_) = op.next_;
+    if (op.next_)
+        op.next_->prev_ = op.prev_;
+    op.prev_ = op.next_ = nullptr;
+    // Last: dropping the reference may destroy the operation, and with it this client.
+    auto self = std::move(op.self_);
+}
+
+void client_impl::abandon_all() noexcept
+{
+    closed = true;
+    while (ops_)
+    {
+        tracked_op& op = *ops_;
+        op.abandon();
+        untrack(op);
+    }
+    // What waits for a connection to settle (async_wait_connected) holds the client: let go.
+    for (auto& c : conns)
+        c->abandon_waiters();
+}
 
 void client_impl::start()
 {
@@ -680,7 +812,7 @@ void client::async_lock_impl(std::string resource, const lock_options& opts,
                              asio::any_completion_handler<void(error_code, lock)> handler)
 {
     auto op = std::make_shared<detail::acquire_op>(impl_, std::move(resource), opts);
-    detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_->strand);
+    detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_);
     asio::dispatch(impl_->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
 
@@ -688,7 +820,7 @@ void client::async_try_lock_impl(std::string resource, const lock_options& opts,
                                  asio::any_completion_handler<void(error_code, std::optional<lock>)> handler)
 {
     auto op = std::make_shared<detail::acquire_op>(impl_, std::move(resource), opts);
-    detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_->strand);
+    detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_);
     asio::dispatch(impl_->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
 
@@ -696,7 +828,7 @@ void client::async_lock_all_impl(std::vector<std::string> resources, const lock_
                                  asio::any_completion_handler<void(error_code, lock)> handler)
 {
     auto op = std::make_shared<detail::acquire_op>(impl_, std::move(resources), opts);
-    detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_->strand);
+    detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_);
     asio::dispatch(impl_->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
 
@@ -704,7 +836,7 @@ void client::async_check_impl(const lock& l, asio::any_completion_handler<void(e
 {
     auto slot = asio::get_associated_cancellation_slot(handler);
     auto op = std::make_shared<detail::check_op>(impl_, l, std::move(handler));
-    detail::connect_cancellation(slot, op, impl_->strand);
+    detail::connect_cancellation(slot, op, impl_);
     asio::dispatch(impl_->strand, [op] { op->start(); });
 }
 
@@ -712,7 +844,7 @@ void client::async_unlock_impl(const lock& l, asio::any_completion_handler<void(
 {
     auto slot = asio::get_associated_cancellation_slot(handler);
     auto op = std::make_shared<detail::unlock_op>(impl_, l, std::move(handler));
-    detail::connect_cancellation(slot, op, impl_->strand);
+    detail::connect_cancellation(slot, op, impl_);
     asio::dispatch(impl_->strand, [op] { op->start(); });
 }
 
@@ -721,7 +853,7 @@ void client::async_extend_impl(const lock& l, std::chrono::milliseconds ttl,
 {
     auto slot = asio::get_associated_cancellation_slot(handler);
     auto op = std::make_shared<detail::extend_op>(impl_, l, ttl, std::move(handler));
-    detail::connect_cancellation(slot, op, impl_->strand);
+    detail::connect_cancellation(slot, op, impl_);
     asio::dispatch(impl_->strand, [op] { op->start(); });
 }
 

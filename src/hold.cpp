@@ -35,6 +35,7 @@ using clock = std::chrono::steady_clock;
 /// turn and leave in one write per master.
 class hold_state final : public timed_entry,
                          public round_listener,
+                         public tracked_op,
                          public std::enable_shared_from_this<hold_state>
 {
 public:
@@ -59,7 +60,7 @@ public:
             return finish_now(error::lock_expired);
         if (c_->closed)
             return finish_now(error::connection_closed);
-        self_ = shared_from_this();
+        c_->track(*this, shared_from_this());
         schedule_next();
     }
 
@@ -80,6 +81,14 @@ public:
     }
 
     std::shared_ptr<void> hold() override { return shared_from_this(); }
+
+    void abandon() noexcept override
+    {
+        ext_.stop();
+        rel_.stop();
+        c_->deadlines.cancel(*this);
+        phase_ = phase::done;
+    }
 
     // ---- read from any thread ---------------------------------------------------------------
 
@@ -248,7 +257,7 @@ private:
                 ec = error::lock_lost;
             phase_ = phase::done;
             complete_release_waiters(ec);
-            self_.reset();
+            c_->untrack(*this);
         }
     }
 
@@ -273,7 +282,7 @@ private:
         {
             phase_ = phase::done;
             complete_release_waiters(error::connection_closed);
-            self_.reset();
+            c_->untrack(*this);
             return;
         }
         rel_.start(*c_, round::kind::release, base_->key_span(), base_->token, {},
@@ -315,7 +324,6 @@ private:
     phase phase_ = phase::idle;
     bool lost_before_release_ = false;
     std::vector<asio::any_completion_handler<void(error_code)>> release_waiters_;
-    std::shared_ptr<hold_state> self_;
 
     mutable std::mutex m_;  // guards what the accessors read from other threads
     clock::time_point valid_until_;

@@ -138,6 +138,22 @@ bool round::send(std::size_t i, bool fallback)
     return true;
 }
 
+bool round::runs_without_us() const noexcept
+{
+    for (std::size_t i = 0; i < m_.size(); ++i)
+    {
+        if (!m_[i].outstanding)
+            continue;
+        const auto& conn = *c_->conns[i];
+        if (!conn.written(m_[i].ticket))
+            return false;
+        // An EVALSHA that may meet NOSCRIPT needs us to send the body.
+        if (k_ == kind::release && !m_[i].fallback && !conn.script_known(release_script_id()))
+            return false;
+    }
+    return true;
+}
+
 void round::stop() noexcept
 {
     if (!active_)
@@ -195,6 +211,8 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
             const auto e = error_from_server_reply(v.value);
             // A master that restarted or ran SCRIPT FLUSH lost the script: EVAL sends the body
             // (and caches it again). Only once per round and master.
+            if (e == error::noscript && k_ == kind::release)
+                c_->conns[i]->note_script(release_script_id(), false);
             if (e == error::noscript && !fallback && send(i, true))
                 return;
             settle(i, master_outcome::failed, e, v.value, at);
@@ -227,6 +245,8 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
         }
         else
         {
+            if (k_ == kind::release)
+                c_->conns[i]->note_script(release_script_id(), true);  // it ran: the script is cached there
             if (v.data_type == type::integer && v.value == "1")
                 settle(i, master_outcome::granted, {}, {}, at);
             else if (v.data_type == type::integer && v.value == "0")

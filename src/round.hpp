@@ -78,10 +78,21 @@ public:
                std::chrono::milliseconds ttl, std::chrono::steady_clock::duration timeout, round_listener* l,
                const quorum_tracker* previous = nullptr, time_point latest = time_point::max());
 
+    round() = default;
+    round(const round&) = delete;
+    round& operator=(const round&) = delete;
+    /// An active round is stopped: the connections and the deadline list point at it.
+    ~round() { stop(); }
+
     /// No more callbacks: outstanding requests are abandoned (their replies dropped).
     void stop() noexcept;
 
     bool active() const noexcept { return active_; }
+    /// Whether the round's outcome on every master still awaited no longer needs this
+    /// process: each request has left the client (node_connection::written), and a release sent
+    /// as EVALSHA goes only to a master known to have the script (node_connection::script_known),
+    /// so that no NOSCRIPT will need an EVAL from us.
+    bool runs_without_us() const noexcept;
     const quorum_tracker& tracker() const noexcept { return q_; }
     time_point started() const noexcept { return t0_; }
     /// Each master's outcome so far, as a lock's diagnostics.
@@ -105,6 +116,8 @@ private:
         settle(i, o, ec, msg, std::chrono::steady_clock::now());
     }
     void notify();
+    // The script a release round runs, as a node_connection::script_known id.
+    unsigned release_script_id() const noexcept { return keys_.size() > 1 ? 1u : 0u; }
 
     struct per_master
     {

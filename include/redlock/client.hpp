@@ -140,8 +140,12 @@ public:
     /// @brief Releases `l` on every master (compare-and-delete: a key holding another token is
     /// left alone).
     ///
-    /// Waits for every master or the release deadline. Completes with success when the token
-    /// was deleted on a majority; error::lock_lost when
+    /// Completes with success as soon as the token was deleted on a majority and the delete to
+    /// every other master needs nothing more from this process (written to its connection, and
+    /// not an EVALSHA that might meet NOSCRIPT): the lock can then be taken by anyone, and the
+    /// other masters execute their delete without this process (the answers are still read in
+    /// the background until every master answered or the release deadline passed). Otherwise
+    /// it waits for every master or the release deadline. Completes with error::lock_lost when
     /// it was no longer there on a majority (expired or taken over: the keys that were still
     /// ours are deleted all the same); error::no_quorum when too many masters failed to answer.
     /// The deadline is the client's default `release_timeout`.

@@ -174,6 +174,7 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
 
         state_ = state::ready;
         ++stats_.connects;
+        scripts_known_ = 0;  // perhaps another server, or one that restarted
         last_error_ = {};
         last_error_detail_.clear();
         settle();
@@ -465,6 +466,8 @@ void node_connection::start_write()
 {
     writing_ = true;
     out_writing_.swap(out_queue_);
+    // Every request pushed so far has its bytes in out_writing_ (or written before).
+    writing_upto_seq_ = tail_seq_;
     ++stats_.writes;
     asio::async_write(stream_, asio::buffer(out_writing_),
                       [self = shared_from_this(), gen = gen_](const error_code& ec, std::size_t) {
@@ -477,6 +480,7 @@ void node_connection::start_write()
                               self->drop(error::connection_lost, "write failed: " + ec.message());
                               return;
                           }
+                          self->flushed_seq_ = self->writing_upto_seq_;
                           if (!self->out_queue_.empty())
                               self->start_write();
                       });

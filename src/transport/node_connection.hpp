@@ -137,6 +137,19 @@ public:
             abandon(request_ticket{first.seq + i});
     }
 
+    /// Whether the request's bytes have all been handed to the kernel (its write completed):
+    /// from then on the master executes it even if this connection is closed at once.
+    bool written(request_ticket ticket) const noexcept { return ticket.seq < flushed_seq_; }
+
+    /// Whether this connection has seen its master run script `id` (0-31; a reply to EVALSHA
+    /// that was not NOSCRIPT, or to EVAL): an EVALSHA of it will not need its body, barring a
+    /// SCRIPT FLUSH or restart since. Forgotten on reconnect.
+    bool script_known(unsigned id) const noexcept { return (scripts_known_ >> id) & 1u; }
+    void note_script(unsigned id, bool known) noexcept
+    {
+        scripts_known_ = known ? (scripts_known_ | (1u << id)) : (scripts_known_ & ~(1u << id));
+    }
+
     /// When the read whose replies are being delivered completed: one clock reading per read
     /// batch, for the latency diagnostics of every reply in it (valid inside reply_sink::on_reply
     /// for a reply without error).
@@ -157,6 +170,9 @@ public:
     /// Completes (on the executor) once the connection is ready, or failed/closed while trying;
     /// used to wait for the first connection. Called with the state's error, if any.
     void wait_settled(std::function<void(error_code)> fn);
+    /// Destroys the waiters of wait_settled without calling them (the execution context is
+    /// shutting down).
+    void abandon_waiters() noexcept { settle_waiters_.clear(); }
 
 private:
     struct slot
@@ -209,6 +225,9 @@ private:
     std::vector<slot> slots_;
     std::uint64_t head_seq_ = 0;
     std::uint64_t tail_seq_ = 0;
+    std::uint64_t writing_upto_seq_ = 0;  // requests below it are in out_writing_ or before
+    std::uint64_t flushed_seq_ = 0;       // requests below it have been written (see written())
+    std::uint32_t scripts_known_ = 0;     // see script_known()
 
     std::string out_queue_;           // accumulates while a write is in flight
     std::string out_writing_;         // the bytes of the write in flight

@@ -4,6 +4,8 @@
 
 #include <memory>
 
+#include <redlock/hold.hpp>
+
 namespace redlock::test {
 
 TEST_CASE("client: close completes an acquisition that is in flight or in a retry delay", "[live][client]")
@@ -63,6 +65,184 @@ TEST_CASE("client: destroying a client as its attempt deadline expires is safe",
     }
     // Each lock either succeeded before the reset or completed with connection_closed.
     CHECK(completed == 50);
+}
+
+namespace {
+
+std::size_t connected_clients(const local_masters& m, std::size_t i)
+{
+    const auto info = m.command(i, {"INFO", "clients"});
+    const auto at = info.find("connected_clients:");
+    REQUIRE(at != std::string::npos);
+    return std::stoul(info.substr(at + 18));
+}
+
+// Waits until master i counts `n` connected clients (the query's own included) or `limit`
+// passes; returns the last count.
+std::size_t settled_clients(const local_masters& m, std::size_t i, std::size_t n, steady::duration limit = 2s)
+{
+    const auto deadline = steady::now() + limit;
+    auto count = connected_clients(m, i);
+    while (count != n && steady::now() < deadline)
+    {
+        std::this_thread::sleep_for(5ms);
+        count = connected_clients(m, i);
+    }
+    return count;
+}
+
+template <class Pred>
+bool run_until(asio::io_context& io, Pred done, steady::duration limit = 5s)
+{
+    const auto deadline = steady::now() + limit;
+    while (!done() && steady::now() < deadline)
+        io.run_one_until(deadline);
+    return done();
+}
+
+}  // namespace
+
+TEST_CASE("client: destroying the io_context with operations in flight destroys their handlers and the client",
+          "[live][client]")
+{
+    // Asio's rule: handlers still pending when the execution context is destroyed are destroyed
+    // without being called. Ours are owned by operations that own themselves while they run;
+    // the context's shutdown must let them go, or the handlers, the client and its sockets
+    // would live on (LeakSanitizer reports that in the asan stage; here, the masters' client
+    // counts and the handlers' reference counts show it).
+    local_masters m({.count = 3});
+    std::vector<std::size_t> baseline;
+    for (std::size_t i = 0; i < m.size(); ++i)
+        baseline.push_back(connected_clients(m, i));
+
+    auto sentinel = std::make_shared<int>(0);
+    int called = 0;
+    {
+        asio::io_context io;
+        client_config cfg = config_for(m);
+        cfg.defaults.ttl = 30s;
+        cfg.defaults.attempt_timeout = 5s;
+        cfg.defaults.release_timeout = 5s;
+        auto c = std::make_unique<client>(io.get_executor(), cfg);
+        std::optional<lock> a, b;
+        c->async_lock("life:a", [&](error_code ec, lock l) {
+            if (!ec)
+                a = std::move(l);
+        });
+        c->async_lock("life:b", [&](error_code ec, lock l) {
+            if (!ec)
+                b = std::move(l);
+        });
+        REQUIRE(run_until(io, [&] { return a && b; }));
+
+        for (std::size_t i = 0; i < m.size(); ++i)
+            m.pause(i);  // every request from now on stays unanswered
+        c->async_lock("life:c", [&, s = sentinel](error_code, lock) { ++called; });
+        c->async_try_lock("life:d", [&, s = sentinel](error_code, std::optional<lock>) { ++called; });
+        c->async_extend(*a, 20s, [&, s = sentinel](error_code, lock) { ++called; });
+        c->async_check(*a, [&, s = sentinel](error_code, check_result) { ++called; });
+        c->async_unlock(*a, [&, s = sentinel](error_code) { ++called; });
+        c->async_wait_connected([&, s = sentinel](error_code, std::size_t) { ++called; });
+        {
+            lock_holder h(*c, std::move(*b));
+            h.async_release([&, s = sentinel](error_code) { ++called; });
+        }
+        io.run_for(50ms);  // everything is sent; nothing is answered
+        const auto in_flight = sentinel.use_count() - 1;
+        c.reset();  // its close() is queued on the strand, which never runs again
+        CHECK(called == 1);  // async_wait_connected: the connections were up
+        CHECK(in_flight == 6);
+    }
+    for (std::size_t i = 0; i < m.size(); ++i)
+        m.resume(i);
+    CHECK(called == 1);
+    CHECK(sentinel.use_count() == 1);  // every pending handler was destroyed
+    for (std::size_t i = 0; i < m.size(); ++i)
+    {
+        CAPTURE(i);
+        CHECK(settled_clients(m, i, baseline[i]) == baseline[i]);  // the client's sockets were closed
+    }
+}
+
+TEST_CASE("client: an unlock completes at the quorum and destroying everything during its background part leaks nothing",
+          "[live][client]")
+{
+    // The release completes once a majority deleted the key and the delete to every other
+    // master has left the process in a form that needs nothing more from it: the masters that
+    // are slow then delete without us. An EVALSHA to a master not known to have the script
+    // might meet NOSCRIPT, which needs our EVAL: then the release waits for the master (or
+    // the deadline, which queues the EVAL) as before.
+    const bool warm = GENERATE(true, false);
+    CAPTURE(warm);
+    local_masters m({.count = 5});
+    std::vector<std::size_t> baseline;
+    for (std::size_t i = 0; i < m.size(); ++i)
+        baseline.push_back(connected_clients(m, i));
+    double took_ms = 0;
+    const auto release_timeout = 300ms;
+    {
+        asio::io_context io;
+        client_config cfg = config_for(m);
+        cfg.defaults.release_timeout = release_timeout;
+        auto c = std::make_unique<client>(io.get_executor(), cfg);
+        auto lock_on_all = [&](const std::string& r) {
+            std::optional<lock> l;
+            c->async_lock(r, [&](error_code ec, lock got) {
+                if (!ec)
+                    l = std::move(got);
+            });
+            REQUIRE(run_until(io, [&] { return l.has_value(); }));
+            // The acquisition completed at the quorum; wait until every master has the key.
+            REQUIRE(run_until(io, [&] {
+                io.run_for(2ms);
+                return total_keys(m) == 5;
+            }));
+            return *l;
+        };
+        if (warm)
+        {
+            // One release on every master: each connection has seen the script run.
+            auto first = lock_on_all("early:warm-up");
+            bool done = false;
+            c->async_unlock(first, [&](error_code) { done = true; });
+            REQUIRE(run_until(io, [&] { return done; }));
+            REQUIRE(total_keys(m) == 0);
+        }
+        auto l = lock_on_all("early");
+
+        m.pause(3);
+        m.pause(4);
+        std::optional<error_code> result;
+        const auto t0 = steady::now();
+        c->async_unlock(l, [&](error_code ec) { result = ec; });
+        REQUIRE(run_until(io, [&] { return result.has_value(); }));
+        took_ms = ms(steady::now() - t0);
+        CHECK_FALSE(*result);
+        // Three masters deleted the key; two are silent, their deletes written to them.
+        for (std::size_t i = 0; i < 3; ++i)
+            CHECK(keys_on(m, i).empty());
+        // Cold: the deadline queued an EVAL behind each unanswered EVALSHA; it leaves with the
+        // next write, when the io_context runs on (as it does in a live program). Destroyed
+        // before that, the two keys would stay until their TTL (docs/algorithm.md).
+        if (!warm)
+            io.run_for(20ms);
+        c.reset();
+    }  // warm: the io_context goes while the release still waits for masters 3 and 4
+    m.resume(3);
+    m.resume(4);
+    INFO("unlock completed after " << took_ms << " ms with 2 of 5 masters paused, release deadline "
+                                   << release_timeout.count() << " ms");
+    if (warm)
+        CHECK(took_ms < 100);
+    else
+        CHECK(took_ms >= 300);
+    // The deletes the paused masters had received are executed when they wake.
+    CHECK(settled_keys_sync(m, 2s) == 0);
+    for (std::size_t i = 0; i < m.size(); ++i)
+    {
+        CAPTURE(i);
+        CHECK(settled_clients(m, i, baseline[i]) == baseline[i]);
+    }
 }
 
 }  // namespace redlock::test
