@@ -59,7 +59,9 @@ class client_impl;
 ///
 /// @par Object lifetimes
 /// The client must outlive the operations it started. Destroying it closes the connections:
-/// outstanding operations complete with connection_closed (keys they set expire by TTL).
+/// outstanding operations complete with connection_closed (keys they set expire by TTL), once
+/// the io_context runs. An io_context destroyed with operations outstanding destroys their
+/// handlers without calling them, as Asio does with its own, and frees the client's internals.
 class client
 {
 public:
