@@ -41,9 +41,11 @@ resp::reply to_owning(std::span<const resp::node_view> nodes)
     return r;
 }
 
-// One async_exec in flight (one command or a batch). Owned by itself (keep_alive_) until it
-// completes; the connection only holds a raw sink pointer, which the op removes (abandon)
-// before it dies.
+// One async_exec in flight (one command or a batch). Once submitted, it is owned by its
+// timer's wait (armed for the request's deadline, or for ever when there is none): an Asio
+// handler, so an io_context destroyed with the request in flight destroys the op and its
+// handler, uncalled, like its own. finish() cancels the wait, which lets the op go. The
+// connection only holds a raw sink pointer, which the op removes (abandon) before it dies.
 class exec_op final : public detail::reply_sink, public std::enable_shared_from_this<exec_op>
 {
 public:
@@ -71,12 +73,16 @@ public:
         auto slot = cancellation_slot();
         if (slot.is_connected())
         {
-            slot.assign([weak = weak_from_this(), ex = conn_->get_executor()](asio::cancellation_type) {
+            // Never cleared by the op (the caller emits on its own executor; a clear() from the
+            // connection's strand would race with it): the handler holds only a weak reference,
+            // so it may outlive the op, and an emit after completion does nothing.
+            slot.assign([weak = weak_from_this()](asio::cancellation_type) {
+                auto self = weak.lock();
+                if (!self)
+                    return;
                 // The signal may be emitted from another thread: hop onto the strand.
-                asio::dispatch(ex, [weak] {
-                    if (auto self = weak.lock())
-                        self->finish_early(asio::error::operation_aborted);
-                });
+                auto ex = self->conn_->get_executor();
+                asio::dispatch(ex, [self = std::move(self)] { self->finish_early(asio::error::operation_aborted); });
             });
         }
     }
@@ -89,7 +95,6 @@ public:
         if (count == 0)
         {
             done_ = true;
-            clear_cancellation_slot();
             post_result({});
             return;
         }
@@ -98,20 +103,26 @@ public:
         if (ec)
         {
             done_ = true;
-            clear_cancellation_slot();
             post_result(ec);
             return;
         }
         started_ = true;
-        keep_alive_ = shared_from_this();
         if (timeout.count() > 0)
-        {
             timer_.expires_after(timeout);
-            timer_.async_wait([self = shared_from_this()](const error_code& wec) {
-                if (!wec)
-                    self->finish_early(error::request_timeout);
-            });
-        }
+        else
+            timer_.expires_at(asio::steady_timer::time_point::max());
+        timer_.async_wait([self = shared_from_this()](const error_code& wec) {
+            if (!wec)
+                self->finish_early(error::request_timeout);
+        });
+    }
+
+    ~exec_op()
+    {
+        // Destroyed in flight only when its io_context is: the connection must not keep a
+        // pointer to it.
+        if (started_ && !done_)
+            conn_->abandon(first_, count_);
     }
 
     void on_reply(std::uint32_t, const error_code& ec, std::span<const resp::node_view> nodes) override
@@ -149,7 +160,6 @@ private:
     {
         done_ = true;
         timer_.cancel();
-        clear_cancellation_slot();
         if (single_)
         {
             resp::reply r;
@@ -161,20 +171,12 @@ private:
         {
             detail::dispatch_completion(*batch_, conn_->get_executor(), ec, std::move(replies_));
         }
-        keep_alive_.reset();
     }
 
     asio::cancellation_slot cancellation_slot() const
     {
         return single_ ? asio::get_associated_cancellation_slot(*single_)
                        : asio::get_associated_cancellation_slot(*batch_);
-    }
-
-    void clear_cancellation_slot()
-    {
-        auto slot = cancellation_slot();
-        if (slot.is_connected())
-            slot.clear();
     }
 
     void post_result(const error_code& ec)
@@ -195,7 +197,6 @@ private:
     error_code first_error_;
     bool done_ = false;
     bool started_ = false;  // submitted: first_ names its requests
-    std::shared_ptr<exec_op> keep_alive_;
 };
 
 }  // namespace
@@ -258,8 +259,10 @@ void connection::async_wait_connected_impl(asio::any_completion_handler<void(err
 {
     asio::dispatch(impl_->get_executor(), [impl = impl_, h = std::move(handler)]() mutable {
         auto shared_h = std::make_shared<decltype(h)>(std::move(h));
-        impl->wait_settled([impl, shared_h](error_code ec) {
-            detail::dispatch_completion(*shared_h, impl->get_executor(), ec);
+        // The connection keeps the waiter: a reference to it from there would be a cycle that
+        // an io_context destroyed while connecting could not break.
+        impl->wait_settled([ex = impl->get_executor(), shared_h](error_code ec) {
+            detail::dispatch_completion(*shared_h, ex, ec);
         });
     });
 }

@@ -122,6 +122,12 @@ bool round::send(std::size_t i, bool fallback)
 {
     auto& pm = m_[i];
     auto& conn = *c_->conns[i];
+    // A release goes as EVAL to a connection that has not seen the script run yet (the first
+    // release after connecting, or after a NOSCRIPT): it caches the script there, and nothing
+    // it sends can need a second request from us, so a release may complete at the quorum
+    // even when such a master is silent (see runs_without_us). EVALSHA afterwards.
+    if (k_ == kind::release && !conn.script_known(release_script_id()))
+        fallback = true;
     const auto tag = static_cast<std::uint32_t>(i) | (fallback ? fallback_bit : 0u);
     // Encoded straight into the connection's output buffer, once per master: cheaper than an
     // allocation for a shared copy.

@@ -46,8 +46,9 @@ protected:
 /// The unit of the Redlock algorithm: an acquisition attempt (SET NX PX), a release
 /// (compare-and-delete) or an extension (compare-and-PEXPIRE). Each reply is classified into a
 /// master_outcome and fed to a quorum_tracker, which decides as early as the outcome is certain.
-/// A release goes as EVALSHA; a master without the script cached (NOSCRIPT) gets it again as
-/// EVAL, which also caches it. A release that will not be awaited goes as EVAL from the start,
+/// A release goes as EVALSHA to a connection that has seen the script run, as EVAL to one that
+/// has not (which caches it there); a master that lost the script since (NOSCRIPT) gets it
+/// again as EVAL. A release that will not be awaited goes as EVAL from the start,
 /// and one still unanswered at the deadline gets an EVAL queued behind it, so that a key is
 /// never left behind for lack of a script. Extensions always go as EVAL (see round.cpp). The
 /// deadline marks every master still silent as timed out.
@@ -90,8 +91,9 @@ public:
     bool active() const noexcept { return active_; }
     /// Whether the round's outcome on every master still awaited no longer needs this
     /// process: each request has left the client (node_connection::written), and a release sent
-    /// as EVALSHA goes only to a master known to have the script (node_connection::script_known),
-    /// so that no NOSCRIPT will need an EVAL from us.
+    /// as EVALSHA went only to a master known to have the script (node_connection::script_known;
+    /// the others get EVAL), so that no NOSCRIPT will need an EVAL from us — barring a SCRIPT
+    /// FLUSH or restart since the connection last saw it.
     bool runs_without_us() const noexcept;
     const quorum_tracker& tracker() const noexcept { return q_; }
     time_point started() const noexcept { return t0_; }
