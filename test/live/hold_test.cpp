@@ -477,6 +477,14 @@ TEST_CASE("hold: closing or destroying the client tells the holder, the guard ou
     }(), 10s);
 }
 
+// Sanitizer builds run this path 10 to 100 times slower (the destroying handler runs the
+// releases it dispatches inline: 10,000 encodes); the bound is about blocking, not speed.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr auto bulk_destroy_bound = std::chrono::milliseconds(250);
+#else
+constexpr auto bulk_destroy_bound = std::chrono::milliseconds(50);
+#endif
+
 TEST_CASE("hold: destroying 2,000 guards in one handler does not block the executor", "[live][hold]")
 {
     local_masters m({.count = 5});
@@ -516,11 +524,12 @@ TEST_CASE("hold: destroying 2,000 guards in one handler does not block the execu
         INFO("destroying " << count << " guards took " << ms(destroy) << " ms; the 20 ms timer fired "
                            << ms(late) << " ms late, the io thread having run for " << ms(cpu_until_fired)
                            << " ms of CPU by then; all keys gone after " << ms(all_released) << " ms");
-        CHECK(destroy < 50ms);
+        CHECK(destroy < bulk_destroy_bound);
         // On time, give or take what the machine does to us: a timer is late by the time the io
         // thread spent in handlers past its due time, which is at most its CPU time minus the
         // 20 ms it had to wait. Preemption by other processes shows in the wall clock only.
-        CHECK(std::min(late, cpu_until_fired - std::min(cpu_until_fired, steady::duration(20ms))) < 50ms);
+        CHECK(std::min(late, cpu_until_fired - std::min(cpu_until_fired, steady::duration(20ms))) <
+              bulk_destroy_bound);
         CHECK(gone);
         WARN("bulk guards: destroying " << count << " took " << ms(destroy) << " ms, timer " << ms(late)
                                         << " ms late (io thread CPU " << ms(cpu_until_fired) << " ms), all "
