@@ -134,7 +134,12 @@ TEST_CASE("client: destroying the io_context with operations in flight destroys 
             if (!ec)
                 b = std::move(l);
         });
-        REQUIRE(run_until(io, [&] { return a && b; }));
+        // Every connection up first: one still in its handshake when its master is paused would
+        // keep the async_wait_connected below waiting (slow builds see that).
+        std::optional<std::size_t> ready;
+        c->async_wait_connected([&](error_code, std::size_t n) { ready = n; });
+        REQUIRE(run_until(io, [&] { return a && b && ready; }));
+        REQUIRE(*ready == m.size());
 
         for (std::size_t i = 0; i < m.size(); ++i)
             m.pause(i);  // every request from now on stays unanswered
