@@ -481,8 +481,10 @@ TEST_CASE("hold: closing or destroying the client tells the holder, the guard ou
 // releases it dispatches inline: 10,000 encodes); the bound is about blocking, not speed.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr auto bulk_destroy_bound = std::chrono::milliseconds(250);
+constexpr std::int64_t coalesced_reads_bound = 24;
 #else
 constexpr auto bulk_destroy_bound = std::chrono::milliseconds(50);
+constexpr std::int64_t coalesced_reads_bound = 12;
 #endif
 
 TEST_CASE("hold: destroying 2,000 guards in one handler does not block the executor", "[live][hold]")
@@ -597,8 +599,10 @@ TEST_CASE("hold: extensions of many locks due together leave together", "[live][
         for (std::size_t i = 0; i < m.size(); ++i)
         {
             CHECK(pexpire_after[i] - pexpire_before[i] == static_cast<std::int64_t>(count));
-            // INFO itself and a health-check PING add a read or two.
-            CHECK(reads[i] <= 12);
+            // INFO itself and a health-check PING add a read or two. Uncoalesced, it would be
+            // about 200; 9 to 10 in an optimised build, up to 16 seen under ASan, where the
+            // masters' reads catch the 45 KB write in more pieces.
+            CHECK(reads[i] <= coalesced_reads_bound);
         }
         // One deadline handler starts all of them: the spread is that handler's running time
         // (2 to 3 ms in an optimised build, about 6 ms under ASan), not a timer's.
