@@ -646,8 +646,6 @@ private:
 
 }  // namespace
 
-// ---- client_impl ----------------------------------------------------------------------------
-
 // ---- client_registry ------------------------------------------------------------------------
 
 /// A service of each execution context that clients are made on: on the context's shutdown
@@ -746,6 +744,10 @@ void client_impl::abandon_all() noexcept
     // What waits for a connection to settle (async_wait_connected) holds the client: let go.
     for (auto& c : conns)
         c->abandon_waiters();
+    // No handler runs any more, but what the connections sent or queued (releases that have
+    // completed at the quorum) must still reach every master: drained here, synchronously,
+    // within the connections' close_timeout (see node_connection::close).
+    node_connection::drain_now(conns, clock::now() + cfg.connection.close_timeout);
 }
 
 void client_impl::start()

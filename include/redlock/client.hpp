@@ -58,10 +58,12 @@ class client_impl;
 /// their associated executor.
 ///
 /// @par Object lifetimes
-/// The client must outlive the operations it started. Destroying it closes the connections:
-/// outstanding operations complete with connection_closed (keys they set expire by TTL), once
-/// the io_context runs. An io_context destroyed with operations outstanding destroys their
-/// handlers without calling them, as Asio does with its own, and frees the client's internals.
+/// The client must outlive the operations it started. Destroying it closes the connections
+/// (see close()): outstanding operations complete with connection_closed once the io_context
+/// runs. An io_context destroyed with operations outstanding destroys their handlers without
+/// calling them, as Asio does with its own, and frees the client's internals; its destructor
+/// first delivers what the connections had sent (see close()), blocking up to
+/// `connection_options::close_timeout`.
 class client
 {
 public:
@@ -302,9 +304,17 @@ public:
     /// The default lock options given in the configuration.
     const lock_options& default_options() const noexcept;
 
-    /// Closes every connection. Idempotent; the destructor calls it. Operations still in
-    /// progress complete with error::connection_closed (unless a quorum had already answered):
-    /// the keys they set, if any, expire by their TTL.
+    /// @brief Closes every connection. Idempotent; the destructor calls it.
+    ///
+    /// Operations still in progress complete with error::connection_closed (unless a quorum
+    /// had already answered). An acquisition attempt cut short still sends its release.
+    /// Nothing that was sent is lost: each connection writes what is queued, shuts down its
+    /// sending side and reads until the master closes, within
+    /// `connection_options::close_timeout` (1 s by default) while the io_context runs, so
+    /// every master executes the deletes of the releases that completed. When the io_context
+    /// is destroyed instead, its destructor does that drain synchronously, within the same
+    /// bound, for plain TCP and Unix-socket masters (a TLS connection is closed as it is).
+    /// Past the bound (a master that does not answer) the rest is left to the keys' TTL.
     void close();
 
 private:

@@ -98,6 +98,13 @@ struct connection_options
     /// the connection reconnects. Zero disables it.
     std::chrono::milliseconds health_check_timeout{3000};
 
+    /// How long close() may drain a connection that has requests written or queued: the queued
+    /// bytes are written, the sending side is shut down, and replies are read and dropped until
+    /// the master closes its side, so that it executes every command that left this process
+    /// (a master drops the unread commands of a client whose socket is reset). Past this bound
+    /// the socket is closed as it is. Zero closes at once. The io_context must run meanwhile.
+    std::chrono::milliseconds close_timeout{1000};
+
     /// Reconnect backoff: the first delay, doubled after each failed attempt up to the
     /// maximum; each delay is drawn uniformly from [delay/2, delay] (jitter).
     std::chrono::milliseconds reconnect_min_delay{50};

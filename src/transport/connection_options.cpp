@@ -41,6 +41,8 @@ void connection_options::validate(error_code& ec, std::string& why) const
     if (health_check_timeout < milliseconds::zero())
         return fail("health_check_timeout must not be negative (got " + ms(health_check_timeout) +
                     "; 0 disables it)");
+    if (close_timeout < milliseconds::zero())
+        return fail("close_timeout must not be negative (got " + ms(close_timeout) + "; 0 closes at once)");
     if (reconnect_min_delay <= milliseconds::zero())
         return fail("reconnect_min_delay must be positive (got " + ms(reconnect_min_delay) + ")");
     if (reconnect_max_delay < reconnect_min_delay)

@@ -84,6 +84,7 @@ node_connection::node_connection(asio::any_io_executor ex, master_config cfg,
                                  connection_options opts)
     : ex_(std::move(ex)), cfg_(std::move(cfg)), opts_(std::move(opts)), stream_(ex_),
       resolver_(ex_), connect_timer_(ex_), backoff_timer_(ex_), event_(ex_), health_timer_(ex_),
+      drain_timer_(ex_),
       parser_(limits_of(opts_))
 {
     slots_.resize(64);
@@ -105,19 +106,6 @@ node_connection::~node_connection() = default;
 void node_connection::start()
 {
     asio::co_spawn(ex_, run(shared_from_this()), asio::detached);
-}
-
-void node_connection::close()
-{
-    if (closed_)
-        return;
-    closed_ = true;
-    resolver_.cancel();
-    connect_timer_.cancel();
-    backoff_timer_.cancel();
-    drop(error::connection_closed, "connection closed by its owner");
-    state_ = state::closed;
-    settle();
 }
 
 void node_connection::wait_settled(std::function<void(error_code)> fn)
@@ -469,7 +457,15 @@ void node_connection::start_write()
     // Every request pushed so far has its bytes in out_writing_ (or written before).
     writing_upto_seq_ = tail_seq_;
     ++stats_.writes;
+    out_written_ = 0;
+    // The completion condition records how much has left: a graceful close at the execution
+    // context's shutdown writes the rest itself (drain_now).
     asio::async_write(stream_, asio::buffer(out_writing_),
+                      [this, gen = gen_](const error_code& ec, std::size_t n) -> std::size_t {
+                          if (gen == gen_)
+                              out_written_ = n;
+                          return ec ? 0 : 65536;
+                      },
                       [self = shared_from_this(), gen = gen_](const error_code& ec, std::size_t) {
                           if (gen != self->gen_)
                               return;
@@ -477,12 +473,16 @@ void node_connection::start_write()
                           self->out_writing_.clear();
                           if (ec)
                           {
+                              if (self->draining_)
+                                  return self->end_drain();
                               self->drop(error::connection_lost, "write failed: " + ec.message());
                               return;
                           }
                           self->flushed_seq_ = self->writing_upto_seq_;
                           if (!self->out_queue_.empty())
                               self->start_write();
+                          else if (self->draining_)
+                              self->half_close();
                       });
 }
 
@@ -516,6 +516,16 @@ void node_connection::on_read(const error_code& ec, std::size_t n, std::uint64_t
 {
     if (gen != gen_)
         return;
+    if (draining_)
+    {
+        // Closing gracefully: the replies have no reader any more; the master's end of stream
+        // (or an error) ends the drain.
+        if (ec)
+            return end_drain();
+        rbeg_ = rend_ = 0;
+        start_read();
+        return;
+    }
     if (ec)
     {
         drop(error::connection_lost, ec == asio::error::eof ? std::string("server closed the connection")
@@ -558,6 +568,15 @@ void node_connection::on_read(const error_code& ec, std::size_t n, std::uint64_t
             {
                 // The sink closed the connection; the buffer is gone.
                 in_read_batch_ = false;
+                return;
+            }
+            if (draining_)
+            {
+                // The sink closed the connection gracefully: the rest of the batch and what
+                // follows is dropped (see close()).
+                in_read_batch_ = false;
+                rbeg_ = rend_ = 0;
+                start_read();
                 return;
             }
         }

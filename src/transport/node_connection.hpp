@@ -92,7 +92,15 @@ public:
     /// Starts connecting (and keeps the connection up until close()).
     void start();
 
-    /// Stops for good: pending requests fail with connection_closed; no reconnection.
+    /// @brief Stops for good: pending requests fail with connection_closed; no reconnection.
+    ///
+    /// A ready connection with requests written or queued closes gracefully (draining): the
+    /// queued bytes are written, the sending side is shut down, and what the master still
+    /// sends is read and dropped until it closes its side or `close_timeout` passes. A master
+    /// frees a client whose replies cannot be written, dropping the commands it had received
+    /// but not yet read; the drain lets it execute every command that left this process. A
+    /// request submitted while draining (a release of an attempt that close() failed) is still
+    /// written, but never answered: submit() returns connection_closed for it.
     void close();
 
     /// @brief Queues one command; `encode(std::string&)` appends its RESP bytes.
@@ -103,8 +111,12 @@ public:
     error_code submit(reply_sink* sink, std::uint32_t tag, Encode&& encode, request_ticket& ticket)
     {
         if (state_ != state::ready && state_ != state::connecting)
+        {
+            if (draining_ && !half_closed_)
+                encode(out_queue_);  // sent before the drain's shutdown, never answered (close())
             return state_ == state::closed ? error_code(error::connection_closed)
                                            : error_code(error::not_connected);
+        }
         encode(out_queue_);
         ticket.seq = push_slot(sink, tag);
         request_write();
@@ -117,8 +129,12 @@ public:
                             request_ticket& first)
     {
         if (state_ != state::ready && state_ != state::connecting)
+        {
+            if (draining_ && !half_closed_)
+                out_queue_.append(bytes);  // as in submit()
             return state_ == state::closed ? error_code(error::connection_closed)
                                            : error_code(error::not_connected);
+        }
         out_queue_.append(bytes);
         first.seq = tail_seq_;
         for (std::uint32_t i = 0; i < count; ++i)
@@ -156,6 +172,8 @@ public:
     std::chrono::steady_clock::time_point read_time() const noexcept { return read_at_; }
 
     state current_state() const noexcept { return state_; }
+    /// Whether a graceful close (see close()) is still under way.
+    bool draining() const noexcept { return draining_; }
     const master_config& config() const noexcept { return cfg_; }
     const statistics& stats() const noexcept { return stats_; }
     std::size_t pending() const noexcept { return static_cast<std::size_t>(tail_seq_ - head_seq_); }
@@ -173,6 +191,16 @@ public:
     /// Destroys the waiters of wait_settled without calling them (the execution context is
     /// shutting down).
     void abandon_waiters() noexcept { settle_waiters_.clear(); }
+
+    /// @brief The graceful close of close(), done synchronously for every connection of
+    /// `conns` that has requests written or queued, when no handler will run again (the
+    /// execution context is shutting down): what is queued is written, the sending side shut
+    /// down, and replies read and dropped until each master closes or `deadline` passes. All
+    /// connections are drained at once (one poll), so a silent master costs the bound once.
+    /// TCP and Unix sockets only: a TLS stream's state cannot be driven without its handlers,
+    /// so a TLS connection is closed as it is.
+    static void drain_now(std::span<const std::shared_ptr<node_connection>> conns,
+                          std::chrono::steady_clock::time_point deadline) noexcept;
 
 private:
     struct slot
@@ -201,6 +229,9 @@ private:
     void arm_health_timer();
     void on_health_tick(std::uint64_t gen);
     void drop(const error_code& ec, std::string detail);
+    void start_drain();
+    void half_close();
+    void end_drain();
     void settle();
     void set_error(const error_code& ec, std::string detail);
     void ensure_read_space(std::size_t min_free);
@@ -215,11 +246,14 @@ private:
     asio::steady_timer backoff_timer_;
     asio::steady_timer event_;        // cancelled to wake run() when the connection drops
     asio::steady_timer health_timer_;
+    asio::steady_timer drain_timer_;  // bounds a graceful close (close())
 
     state state_ = state::connecting;
     bool closed_ = false;
     std::uint64_t gen_ = 0;           // bumped at every drop; stale handlers check it
     bool connect_timed_out_ = false;
+    bool draining_ = false;           // a graceful close is under way (close())
+    bool half_closed_ = false;        // ... and the sending side is shut down
 
     // FIFO of requests awaiting replies: a ring indexed by sequence number.
     std::vector<slot> slots_;
@@ -231,6 +265,7 @@ private:
 
     std::string out_queue_;           // accumulates while a write is in flight
     std::string out_writing_;         // the bytes of the write in flight
+    std::size_t out_written_ = 0;     // ... of which so many have been written
     bool writing_ = false;
     bool kick_posted_ = false;
     bool in_read_batch_ = false;

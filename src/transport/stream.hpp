@@ -60,6 +60,27 @@ public:
             u->close(ignored);
     }
 
+    /// Shuts down the sending direction of the socket (TCP or Unix; for TLS, of the TCP
+    /// layer under it): the peer reads end-of-stream after the bytes already written.
+    void shutdown_send() noexcept
+    {
+        boost::system::error_code ignored;
+        if (auto* s = tcp_layer())
+            s->shutdown(tcp_socket::shutdown_send, ignored);
+        else if (auto* u = std::get_if<unix_socket>(&v_))
+            u->shutdown(unix_socket::shutdown_send, ignored);
+    }
+
+    /// The file descriptor of a plain TCP or Unix socket that is open; -1 otherwise (TLS too).
+    int plain_native_handle() noexcept
+    {
+        if (auto* s = std::get_if<tcp_socket>(&v_); s && s->is_open())
+            return s->native_handle();
+        if (auto* u = std::get_if<unix_socket>(&v_); u && u->is_open())
+            return u->native_handle();
+        return -1;
+    }
+
     void reset() noexcept { v_.emplace<std::monostate>(); }
 
     template <class MutableBuffers, class Token>

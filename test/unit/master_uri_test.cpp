@@ -495,6 +495,8 @@ TEST_CASE("connection_options::validate", "[options]")
          "health_check_interval must not be negative"},
         {"health_check_timeout < 0", [](auto& o) { o.health_check_timeout = milliseconds{-1}; },
          "health_check_timeout must not be negative"},
+        {"close_timeout < 0", [](auto& o) { o.close_timeout = milliseconds{-1}; },
+         "close_timeout must not be negative"},
         {"reconnect_min_delay 0", [](auto& o) { o.reconnect_min_delay = milliseconds{0}; },
          "reconnect_min_delay must be positive"},
         {"reconnect_min_delay < 0", [](auto& o) { o.reconnect_min_delay = milliseconds{-1}; },

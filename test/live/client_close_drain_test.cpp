@@ -1,0 +1,106 @@
+// close() right after unlocks: every delete that left the client is executed by every master,
+// also by those still reading them when the client closes, and also when the io_context is
+// destroyed at once (issue 11, item 1: 79-289 keys were left at n = 500 before the drain).
+#include "client_fixture.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+
+namespace redlock::test {
+
+namespace {
+
+enum class ending
+{
+    close_and_run,      // close() in the last handler; the io_context runs on
+    destroy_and_run,    // the client destroyed in the last handler; the io_context runs on
+    close_and_destroy,  // close() and io_context::stop() in the last handler, then destroyed
+};
+
+// Two threads that keep both cores busy while they live: the masters and the client compete
+// for the CPU, as on a loaded machine.
+class cpu_load
+{
+public:
+    cpu_load()
+    {
+        for (auto& t : threads_)
+            t = std::thread([this] {
+                while (!stop_.load(std::memory_order_relaxed))
+                    ;
+            });
+    }
+    ~cpu_load()
+    {
+        stop_ = true;
+        for (auto& t : threads_)
+            t.join();
+    }
+
+private:
+    std::atomic<bool> stop_{false};
+    std::thread threads_[2];
+};
+
+// n concurrent lock+unlock pairs, then the ending from the handler of the last to complete.
+// Returns the number of unlocks that succeeded; the keys are checked by the caller.
+std::size_t lock_unlock_then_end(local_masters& m, std::size_t n, ending how)
+{
+    std::size_t unlocked = 0;
+    std::size_t done = 0;
+    asio::io_context io;
+    auto c = std::make_unique<client>(io.get_executor(), config_for(m));
+    auto end = [&] {
+        if (++done != n)
+            return;
+        if (how == ending::destroy_and_run)
+            return c.reset();
+        c->close();
+        if (how == ending::close_and_destroy)
+            io.stop();
+    };
+    run_bounded(io, require_connected(*c), 5s);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        c->async_lock("p9:" + std::to_string(i), [&](error_code ec, lock l) {
+            if (ec)
+                return end();
+            c->async_unlock(l, [&](error_code uec) {
+                unlocked += uec ? 0 : 1;
+                end();
+            });
+        });
+    }
+    io.restart();
+    io.run_for(30s);
+    REQUIRE(done == n);
+    return unlocked;  // the client, then the io_context, are destroyed here
+}
+
+}  // namespace
+
+TEST_CASE("client: closing right after 1,000 unlocks leaves no key on any master", "[live][client][close]")
+{
+    local_masters m({.count = 5});
+    const auto how = GENERATE(ending::close_and_run, ending::destroy_and_run, ending::close_and_destroy);
+    CAPTURE(static_cast<int>(how));
+    const char* env = std::getenv("REDLOCK_CLOSE_RUNS");
+    const int runs = env ? std::atoi(env) : 20;
+    cpu_load load;
+    for (int run = 0; run < runs; ++run)
+    {
+        CAPTURE(run);
+        const auto unlocked = lock_unlock_then_end(m, 1000, how);
+        CHECK(unlocked > 0);
+        // The masters execute what reached them; they get a moment to get through it.
+        const auto left = settled_keys_sync(m, 2s);
+        std::string where;
+        for (std::size_t i = 0; i < m.size() && left != 0; ++i)
+            where += "master " + std::to_string(i) + ": " + std::to_string(keys_on(m, i).size()) + " keys; ";
+        INFO(where);
+        REQUIRE(left == 0);
+    }
+}
+
+}  // namespace redlock::test
