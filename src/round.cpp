@@ -49,8 +49,10 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
         if (!multi)
             resp::append_command(out, "SET", keys[0], token, "NX", "PX", ttl_ms);
         else
-            // An abandoned multi-key SET that meets NOSCRIPT sets nothing: EVALSHA is safe here.
-            append_script(out, acquire_multi_script(), eval, keys, token, ttl_ms, true);
+            // Always EVAL, as the extension: once the quorum is reached the round no longer
+            // listens to the slower masters, so a NOSCRIPT from one of them would reach no one
+            // and leave the lock on fewer masters than a single-key lock would be.
+            append_script(out, acquire_multi_script(), true, keys, token, ttl_ms, true);
         return;
     case round::kind::release:
         if (!multi)

@@ -159,14 +159,10 @@ TEST_CASE("multi: success sets every key with one token, check, extend, hold and
     drain(io, c);
 }
 
-// Known library bug (reported): round.cpp sends the multi-key acquisition as EVALSHA. A master
-// that answers NOSCRIPT (fresh, restarted, SCRIPT FLUSH) after the quorum was reached is no
-// longer listened to, so nobody resends the script and the lock stays on fewer masters than a
-// single-key lock would be (down to a bare majority: one restart away from a second holder).
-// Observed on fresh masters in about 1 acquisition of 4. The fix is to send it as EVAL, as the
-// extension is. [!mayfail] keeps the suite green until then; remove it with the fix.
+// A multi-key acquisition goes as EVAL (it went as EVALSHA: a master that answered NOSCRIPT
+// after the quorum was no longer listened to, and the lock stayed on a bare majority).
 TEST_CASE("multi: masters answering after the quorum also get every key, script not cached",
-          "[live][hold][!mayfail]")
+          "[live][hold]")
 {
     local_masters m({.count = 5});
     asio::io_context io;
