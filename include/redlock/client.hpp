@@ -42,7 +42,38 @@ namespace asio = boost::asio;
 
 namespace detail {
 class client_impl;
-}
+
+// What async_with_lock's `work` is: callable with a lock, returning asio::awaitable<R>.
+// Computed without hard errors, so that a wrong work gets one static_assert with a sentence.
+template <class T>
+struct awaitable_result
+{
+    static constexpr bool is_awaitable = false;
+    using type = void;
+};
+
+template <class T, class Executor>
+struct awaitable_result<asio::awaitable<T, Executor>>
+{
+    static constexpr bool is_awaitable = true;
+    using type = T;
+};
+
+template <class Work, bool = std::is_invocable_v<Work&, lock>>
+struct with_lock_work
+{
+    static constexpr bool invocable = false;
+    static constexpr bool is_awaitable = false;
+    using result_type = void;
+};
+
+template <class Work>
+struct with_lock_work<Work, true> : awaitable_result<std::invoke_result_t<Work&, lock>>
+{
+    static constexpr bool invocable = true;
+    using result_type = typename awaitable_result<std::invoke_result_t<Work&, lock>>::type;
+};
+}  // namespace detail
 
 /// @brief A Redlock client over N independent Redis masters.
 ///
@@ -259,11 +290,21 @@ public:
     auto async_with_lock(std::string_view resource, lock_options opts, hold_options hold, Work work,
                          CompletionToken&& token = {})
     {
-        using awaitable_type = std::invoke_result_t<Work&, lock>;
-        using result_type = typename awaitable_type::value_type;
+        using traits = detail::with_lock_work<Work>;
+        using result_type = typename traits::result_type;
+        static_assert(traits::invocable,
+                      "async_with_lock: `work` must be callable with a redlock::lock, e.g. "
+                      "[](redlock::lock l) -> asio::awaitable<void> { ... }");
+        static_assert(!traits::invocable || traits::is_awaitable,
+                      "async_with_lock: `work(lock)` must return asio::awaitable<R> (write `work` as a "
+                      "coroutine: [](redlock::lock l) -> asio::awaitable<R> { ...; co_return ...; })");
         static_assert(std::is_void_v<result_type> || std::is_default_constructible_v<result_type>,
                       "the work's result type must be default-constructible (it is produced on failure)");
-        if constexpr (std::is_void_v<result_type>)
+        if constexpr (!traits::is_awaitable)
+        {
+            return;  // only the static_assert above is reported
+        }
+        else if constexpr (std::is_void_v<result_type>)
         {
             return asio::async_initiate<CompletionToken, void(std::exception_ptr, error_code)>(
                 [this](auto handler, std::string r, lock_options o, hold_options h, Work w) {
