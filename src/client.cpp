@@ -189,11 +189,11 @@ private:
 
     bool valid_resources() const
     {
-        if (resource_.empty())
+        if (resource_.empty() || key_.size() > max_key_size)
             return false;
         for (std::size_t i = 0; i < resources_.size(); ++i)
         {
-            if (resources_[i].empty())
+            if (resources_[i].empty() || keys_[i].size() > max_key_size)
                 return false;
             for (std::size_t j = 0; j < i; ++j)
                 if (resources_[i] == resources_[j])
@@ -947,6 +947,15 @@ void validate(const lock_options& o, error_code& ec, std::string& why)
     if (detail::remaining_validity(o.ttl, std::chrono::steady_clock::duration::zero(), o.drift_factor) <=
         std::chrono::steady_clock::duration::zero())
         return bad("lock_options::ttl is not longer than the clock drift allowance");
+    if (const auto attempt = detail::attempt_timeout_of(o); attempt > o.ttl)
+    {
+        ec = error::invalid_option;
+        why = "lock_options::attempt_timeout (" + std::to_string(attempt.count()) + " ms" +
+              (o.attempt_timeout.count() == 0 ? ", derived from the TTL" : "") +
+              ") must not be longer than lock_options::ttl (" + std::to_string(o.ttl.count()) +
+              " ms): a grant that arrives at the deadline is already expired";
+        return;
+    }
 }
 
 }  // namespace redlock

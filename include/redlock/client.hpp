@@ -118,7 +118,8 @@ public:
     ///
     /// Completes with the held lock, or with error::contended, error::no_quorum,
     /// error::validity_expired (the last attempt's cause), error::invalid_argument (empty
-    /// resource), error::invalid_option (bad `opts`), error::connection_closed (the client was
+    /// resource, or a key longer than max_key_size), error::invalid_option (bad `opts`, see
+    /// validate()), error::connection_closed (the client was
     /// closed), or operation_aborted; the lock then carries the diagnostics of the last attempt. After
     /// every failed attempt the keys are released on every master before retrying or
     /// completing.
@@ -226,8 +227,8 @@ public:
     /// @brief Acquires several resources as one lock: on each master one script sets every key
     /// with the token, or none of them (if any exists). Same quorum, validity, release,
     /// extension and retry rules as async_lock; a conflict on any resource leaves no key.
-    /// Errors as async_lock; error::invalid_argument for an empty list, an empty resource or a
-    /// resource named twice.
+    /// Errors as async_lock; error::invalid_argument for an empty list, an empty resource, a
+    /// key longer than max_key_size or a resource named twice.
     ///
     /// @par Handler signature
     /// `void(error_code, lock)`

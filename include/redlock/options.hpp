@@ -19,7 +19,9 @@ struct lock_options
 
     /// How long one attempt waits for the masters' answers. Zero: derived from the TTL,
     /// ttl / 20 clamped to [10 ms, 200 ms] — small compared with the TTL, as the spec asks,
-    /// yet many round trips long.
+    /// yet many round trips long. Must not be longer than the TTL (the derived value
+    /// included: a TTL under 10 ms needs an explicit, shorter attempt_timeout): a grant that
+    /// arrives at such a deadline is already expired.
     std::chrono::milliseconds attempt_timeout{0};
 
     /// Clock drift allowance: drift = ttl * drift_factor + 2 ms is subtracted from validity.
@@ -39,6 +41,11 @@ struct lock_options
     /// caller's cancellation does not cut it short.
     std::chrono::milliseconds release_timeout{200};
 };
+
+/// The longest key (key_prefix + resource) a lock accepts, in bytes: every command of the lock
+/// carries it to every master, and one huge key stalls the other locks of the connection
+/// behind it. A longer one fails with error::invalid_argument.
+inline constexpr std::size_t max_key_size = 4096;
 
 /// @brief What a client needs to know: its masters and the defaults of its locks.
 struct client_config

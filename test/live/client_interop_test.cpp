@@ -183,6 +183,18 @@ TEST_CASE("client: outcomes and errors of lock, try_lock, unlock and extend", "[
 
             auto [rec, rl] = co_await ours.async_lock("", tuple_awaitable);
             CHECK(rec == error::invalid_argument);
+            // A key over max_key_size, alone or in a multi-resource lock.
+            const std::string huge(redlock::max_key_size + 1, std::string::value_type{'k'});
+            auto [kec, kl] = co_await ours.async_lock(huge, tuple_awaitable);
+            CHECK(kec == error::invalid_argument);
+            std::vector<std::string> with_huge{"a", huge};  // built outside the co_await (GCC 12)
+            auto [mec, ml] = co_await ours.async_lock_all(with_huge, ours.default_options(), tuple_awaitable);
+            CHECK(mec == error::invalid_argument);
+            // A TTL shorter than the (derived) attempt timeout.
+            lock_options tiny;
+            tiny.ttl = 3ms;
+            auto [tyec, tyl] = co_await ours.async_lock("errors", tiny, tuple_awaitable);
+            CHECK(tyec == error::invalid_option);
 
             auto [lec, good] = co_await ours.async_lock("errors", tuple_awaitable);
             REQUIRE_FALSE(lec);

@@ -1,0 +1,67 @@
+// validate(lock_options): what cannot work is rejected, with a reason naming the field.
+#include <catch2/catch.hpp>
+
+#include <redlock/client.hpp>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string rejection(const redlock::lock_options& o)
+{
+    redlock::error_code ec;
+    std::string why;
+    redlock::validate(o, ec, why);
+    if (!ec)
+        return {};
+    CHECK(ec == redlock::error::invalid_option);
+    return why;
+}
+
+}  // namespace
+
+TEST_CASE("lock_options: the defaults are valid", "[unit][options]")
+{
+    CHECK(rejection({}).empty());
+}
+
+TEST_CASE("lock_options: an attempt timeout longer than the TTL is rejected", "[unit][options]")
+{
+    redlock::lock_options o;
+    o.ttl = 30ms;
+    o.attempt_timeout = 500ms;
+    CHECK_THAT(rejection(o), Catch::Contains("attempt_timeout (500 ms) must not be longer than "
+                                             "lock_options::ttl (30 ms)"));
+    o.attempt_timeout = 30ms;
+    CHECK(rejection(o).empty());
+
+    // A 3 ms TTL: the derived attempt timeout (10 ms at least) is longer; an explicit shorter
+    // one is accepted.
+    o.ttl = 3ms;
+    o.attempt_timeout = 0ms;
+    CHECK_THAT(rejection(o), Catch::Contains("attempt_timeout (10 ms, derived from the TTL)"));
+    o.attempt_timeout = 1ms;
+    CHECK(rejection(o).empty());
+}
+
+TEST_CASE("lock_options: a TTL within the drift allowance is rejected", "[unit][options]")
+{
+    redlock::lock_options o;
+    o.ttl = 2ms;  // drift is 2 ms + 1%
+    o.attempt_timeout = 1ms;
+    CHECK_THAT(rejection(o), Catch::Contains("not longer than the clock drift allowance"));
+}
+
+TEST_CASE("lock_options: each field's bounds", "[unit][options]")
+{
+    auto with = [](auto change) {
+        redlock::lock_options o;
+        change(o);
+        return rejection(o);
+    };
+    CHECK_THAT(with([](auto& o) { o.ttl = 0ms; }), Catch::Contains("ttl must be positive"));
+    CHECK_THAT(with([](auto& o) { o.attempt_timeout = -1ms; }), Catch::Contains("attempt_timeout must not be negative"));
+    CHECK_THAT(with([](auto& o) { o.drift_factor = 1.0; }), Catch::Contains("drift_factor"));
+    CHECK_THAT(with([](auto& o) { o.max_attempts = 0; }), Catch::Contains("max_attempts"));
+    CHECK_THAT(with([](auto& o) { o.release_timeout = 0ms; }), Catch::Contains("release_timeout"));
+}
