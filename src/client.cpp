@@ -16,6 +16,7 @@
 #include "algorithm/validity.hpp"
 #include "client_impl.hpp"
 #include "detail/completion.hpp"
+#include "detail/lock_state.hpp"
 #include "detail/strand.hpp"
 #include "round.hpp"
 
@@ -223,7 +224,7 @@ private:
                 st->valid_until = validity_deadline(r.started(), o_.ttl, o_.drift_factor);
                 st->ttl = o_.ttl;
                 st->masters = attempt_.take_diagnostics();
-                complete({}, lock(std::move(st)));
+                complete({}, access::make(std::move(st)));
                 return;
             }
             fail_attempt(error::validity_expired);
@@ -280,15 +281,14 @@ private:
     void complete(error_code ec, lock l)
     {
         phase_ = phase::done;
-        if (ec && !l.state())
+        if (ec && !access::state(l))
         {
-            auto st = std::make_shared<lock_state>();
-            st->resource = resource_;
-            st->key = key_;
-            st->resources = resources_;
-            st->keys = keys_;
-            st->masters = std::move(diagnostics_);
-            l = lock(std::move(st));
+            lock_state names;
+            names.resource = resource_;
+            names.key = key_;
+            names.resources = resources_;
+            names.keys = keys_;
+            l = access::make(names.unheld(std::move(diagnostics_)));
         }
         if (try_mode_)
         {
@@ -351,7 +351,7 @@ public:
     {
         if (done_)
             return;  // cancelled before it started
-        const auto& st = l_.state();
+        const auto& st = access::state(l_);
         if (!st || st->token.empty())
             return finish(error::invalid_argument, true);
         if (c_->closed)
@@ -453,7 +453,7 @@ public:
     {
         if (done_)
             return;  // cancelled before it started
-        const auto& st = l_.state();
+        const auto& st = access::state(l_);
         lock_options o = c_->cfg.defaults;
         o.ttl = ttl_;
         error_code vec;
@@ -494,23 +494,18 @@ private:
         if (&r != &extend_)
             return;
         const auto& q = r.tracker();
-        const auto& st = l_.state();
+        const auto& st = access::state(l_);
         if (q.state() == quorum_state::reached)
         {
             const auto drift = c_->cfg.defaults.drift_factor;
             if (remaining_validity(ttl_, clock::now() - r.started(), drift) > clock::duration::zero())
             {
                 extend_.stop();
-                auto ns = std::make_shared<lock_state>();
-                ns->resource = st->resource;
-                ns->key = st->key;
-                ns->resources = st->resources;
-                ns->keys = st->keys;
-                ns->token = st->token;
+                auto ns = std::make_shared<lock_state>(*st);
                 ns->valid_until = validity_deadline(r.started(), ttl_, drift);
                 ns->ttl = ttl_;
                 ns->masters = extend_.take_diagnostics();
-                return finish({}, lock(std::move(ns)), initiating_);
+                return finish({}, access::make(std::move(ns)), initiating_);
             }
             reason_ = error::validity_expired;
         }
@@ -529,20 +524,14 @@ private:
     {
         if (&r != &release_)
             return;
-        auto ns = std::make_shared<lock_state>();
-        const auto& st = l_.state();
-        ns->resource = st->resource;
-        ns->key = st->key;
-        ns->resources = st->resources;
-        ns->keys = st->keys;
-        ns->masters = std::move(diagnostics_);
-        finish(c_->closed ? error_code(error::connection_closed) : reason_, lock(std::move(ns)), initiating_);
+        finish(c_->closed ? error_code(error::connection_closed) : reason_,
+               access::make(access::state(l_)->unheld(std::move(diagnostics_))), initiating_);
     }
 
     void finish(error_code ec, lock result, bool immediate)
     {
         done_ = true;
-        if (!result.state())
+        if (!access::state(result))
             result = l_;
         if (immediate)
             post_completion(h_, c_->strand, ec, std::move(result));
@@ -578,7 +567,7 @@ public:
     {
         if (done_)
             return;  // cancelled before it started
-        const auto& st = l_.state();
+        const auto& st = access::state(l_);
         if (!st || st->token.empty())
             return finish(error::invalid_argument, {}, true);
         if (c_->closed)
@@ -889,39 +878,6 @@ void client::async_wait_connected_impl(asio::any_completion_handler<void(error_c
 }
 
 // ---- small helpers of the public types ------------------------------------------------------
-
-std::string_view to_string(master_status s) noexcept
-{
-    switch (s)
-    {
-    case master_status::pending: return "pending";
-    case master_status::granted: return "granted";
-    case master_status::held_by_other: return "held_by_other";
-    case master_status::error: return "error";
-    case master_status::timed_out: return "timed_out";
-    }
-    return "unknown";
-}
-
-std::string lock::describe() const
-{
-    std::string out = "lock '" + std::string(resource()) + "': ";
-    if (held())
-        out += "held, " +
-               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(remaining()).count()) +
-               " ms left";
-    else
-        out += "not held";
-    out += "; masters:";
-    for (const auto& m : masters())
-    {
-        out += " [" + std::to_string(m.index) + "] " + std::string(to_string(m.status));
-        if (m.ec)
-            out += " (" + m.ec.message() + (m.message.empty() ? "" : ": " + m.message) + ")";
-        out += " " + std::to_string(m.latency.count()) + "us";
-    }
-    return out;
-}
 
 void validate(const lock_options& o, error_code& ec, std::string& why)
 {

@@ -11,6 +11,7 @@
 #include "algorithm/validity.hpp"
 #include "client_impl.hpp"
 #include "detail/completion.hpp"
+#include "detail/lock_state.hpp"
 #include "round.hpp"
 
 namespace redlock {
@@ -40,7 +41,7 @@ class hold_state final : public timed_entry,
 {
 public:
     hold_state(std::shared_ptr<client_impl> c, lock l, hold_options o, asio::any_io_executor work_ex)
-        : c_(std::move(c)), base_(l.state()), o_(o), work_ex_(std::move(work_ex)),
+        : c_(std::move(c)), base_(access::state(l)), o_(o), work_ex_(std::move(work_ex)),
           acquired_at_(clock::now()), valid_until_(l.valid_until())
     {
         ttl_ = base_ && base_->ttl.count() > 0 ? base_->ttl : c_->cfg.defaults.ttl;
@@ -98,11 +99,11 @@ public:
         if (!base_)
             return {};
         if (valid_until_ == base_->valid_until)
-            return lock(base_);
+            return access::make(base_);
         auto st = std::make_shared<lock_state>(*base_);
         st->valid_until = valid_until_;
         st->ttl = ttl_;
-        return lock(std::move(st));
+        return access::make(std::move(st));
     }
 
     bool held() const

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -345,6 +346,27 @@ public:
 
     /// The default lock options given in the configuration.
     const lock_options& default_options() const noexcept;
+
+    /// @brief Rebuilds a lock from its parts, so that a process that knows them (another one,
+    /// or this one after a restart) can release, extend or check what it owns.
+    ///
+    /// The key is this client's `key_prefix` + `resource`, as for async_lock. The validity is
+    /// not known (the keys' owner measured it): the lock is not `held()` and its
+    /// `valid_until()` is the clock's epoch until an async_extend succeeds, which measures a
+    /// new validity from its own start. async_unlock, async_extend and async_check act on the
+    /// keys whose value is `token` and leave any other owner's keys alone; a token of another
+    /// Redlock client (a peer library) works the same way. Keep tokens secret: whoever knows
+    /// one can release the lock.
+    ///
+    /// @param ttl The TTL the keys were set with (used by async_check's deadline).
+    /// @throws boost::system::system_error with error::invalid_argument, naming the part, for
+    /// an empty resource or token, a non-positive TTL, a key over max_key_size or a resource
+    /// named twice.
+    lock lock_from_parts(std::string_view resource, std::string_view token, std::chrono::milliseconds ttl) const;
+
+    /// lock_from_parts for a multi-resource lock (async_lock_all).
+    lock lock_from_parts(std::span<const std::string> resources, std::string_view token,
+                         std::chrono::milliseconds ttl) const;
 
     /// @brief Closes every connection. Idempotent; the destructor calls it.
     ///

@@ -38,23 +38,8 @@ struct master_diagnostic
 };
 
 namespace detail {
-/// The immutable state shared by the copies of a lock.
-struct lock_state
-{
-    std::string resource;   ///< The (first) resource.
-    std::string key;        ///< The (first) key.
-    std::string token;
-    std::chrono::steady_clock::time_point valid_until{};
-    std::chrono::milliseconds ttl{0};    ///< The TTL the keys were last set or extended with.
-    std::vector<master_diagnostic> masters;
-    std::vector<std::string> resources;  ///< Multi-resource locks only: every resource.
-    std::vector<std::string> keys;       ///< Multi-resource locks only: every key.
-
-    std::span<const std::string> key_span() const noexcept
-    {
-        return keys.empty() ? std::span<const std::string>(&key, 1) : std::span<const std::string>(keys);
-    }
-};
+struct lock_state;
+struct access;
 }  // namespace detail
 
 /// @brief A lock on a resource held on a majority of masters, as returned by async_lock.
@@ -69,53 +54,52 @@ public:
     using clock = std::chrono::steady_clock;
 
     lock() = default;
-    explicit lock(std::shared_ptr<const detail::lock_state> s) noexcept : s_(std::move(s)) {}
 
     /// The resource name as given to async_lock.
-    std::string_view resource() const noexcept { return s_ ? std::string_view(s_->resource) : std::string_view(); }
+    std::string_view resource() const noexcept;
+
     /// The Redis key (key prefix + resource); the first one of a multi-resource lock.
-    std::string_view key() const noexcept { return s_ ? std::string_view(s_->key) : std::string_view(); }
+    std::string_view key() const noexcept;
+
     /// Every key of the lock (one, or several for a multi-resource lock).
-    std::span<const std::string> keys() const noexcept
-    {
-        return s_ ? s_->key_span() : std::span<const std::string>();
-    }
+    std::span<const std::string> keys() const noexcept;
+
     /// Every resource of the lock.
-    std::span<const std::string> resources() const noexcept
-    {
-        if (!s_)
-            return {};
-        return s_->resources.empty() ? std::span<const std::string>(&s_->resource, 1)
-                                     : std::span<const std::string>(s_->resources);
-    }
-    /// The random value stored in the keys: 40 hex characters; empty when never acquired.
-    std::string_view token() const noexcept { return s_ ? std::string_view(s_->token) : std::string_view(); }
+    std::span<const std::string> resources() const noexcept;
+
+    /// The random value stored in the keys: 40 hex characters for the locks of this library;
+    /// empty when never acquired.
+    std::string_view token() const noexcept;
+
     /// The end of validity: t0 + ttl - drift, t0 taken before the first request was sent.
-    clock::time_point valid_until() const noexcept { return s_ ? s_->valid_until : clock::time_point{}; }
+    /// The epoch of the steady clock for a lock that was never acquired, or rebuilt by
+    /// client::lock_from_parts and not extended since.
+    clock::time_point valid_until() const noexcept;
+
     /// The TTL the keys were last set (or extended) with.
-    std::chrono::milliseconds ttl() const noexcept { return s_ ? s_->ttl : std::chrono::milliseconds(0); }
+    std::chrono::milliseconds ttl() const noexcept;
+
     /// Validity left now (zero when past), on the monotonic clock.
     clock::duration remaining() const noexcept
     {
         auto left = valid_until() - clock::now();
         return left > clock::duration::zero() ? left : clock::duration::zero();
     }
+
     /// True when the lock was acquired and its validity has not run out.
-    bool held() const noexcept { return s_ && !s_->token.empty() && clock::now() < s_->valid_until; }
+    bool held() const noexcept { return !token().empty() && clock::now() < valid_until(); }
+
     /// Diagnostics of the last round, one entry per master in configuration order.
-    std::span<const master_diagnostic> masters() const noexcept
-    {
-        return s_ ? std::span<const master_diagnostic>(s_->masters) : std::span<const master_diagnostic>();
-    }
+    std::span<const master_diagnostic> masters() const noexcept;
 
     /// A one-line summary for logs: resource, remaining validity, and per-master outcomes.
     /// Never includes the token.
     std::string describe() const;
 
-    /// The shared state (for the library's own operations).
-    const std::shared_ptr<const detail::lock_state>& state() const noexcept { return s_; }
-
 private:
+    friend struct detail::access;
+    explicit lock(std::shared_ptr<const detail::lock_state> s) noexcept : s_(std::move(s)) {}
+
     std::shared_ptr<const detail::lock_state> s_;
 };
 

@@ -115,12 +115,8 @@ TEST_CASE("client: outcomes and errors of lock, try_lock, unlock and extend", "[
         // Unlock with a lock of the same key but another token: lock_lost, their key stays
         // (compare-and-delete).
         {
-            auto forged_state = std::make_shared<redlock::detail::lock_state>();
-            forged_state->resource = "errors";
-            forged_state->key = "errors";
-            forged_state->token = std::string(40, 'f');
-            forged_state->valid_until = steady::now() + 10s;
-            auto [uec] = co_await ours.async_unlock(lock(std::move(forged_state)), tuple_awaitable);
+            const auto forged = ours.lock_from_parts("errors", std::string(40, 'f'), 10s);
+            auto [uec] = co_await ours.async_unlock(forged, tuple_awaitable);
             CHECK(uec == error::lock_lost);
             for (std::size_t i = 0; i < m.size(); ++i)
                 CHECK(get_on(m, i, "errors") == std::string(held.token()));

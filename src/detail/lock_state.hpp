@@ -1,0 +1,57 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_DETAIL_LOCK_STATE_HPP
+#define REDLOCK_SRC_DETAIL_LOCK_STATE_HPP
+
+#include <chrono>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <redlock/lock.hpp>
+
+namespace redlock::detail {
+
+/// The immutable state shared by the copies of a lock. Opaque to users: the public header
+/// only names it, so that what a lock holds can change without touching the API.
+struct lock_state
+{
+    std::string resource;  ///< The (first) resource.
+    std::string key;       ///< The (first) key.
+    std::string token;
+    std::chrono::steady_clock::time_point valid_until{};
+    std::chrono::milliseconds ttl{0};  ///< The TTL the keys were last set or extended with.
+    std::vector<master_diagnostic> masters;
+    std::vector<std::string> resources;  ///< Multi-resource locks only: every resource.
+    std::vector<std::string> keys;       ///< Multi-resource locks only: every key.
+
+    std::span<const std::string> key_span() const noexcept
+    {
+        return keys.empty() ? std::span<const std::string>(&key, 1) : std::span<const std::string>(keys);
+    }
+
+    /// The same resources and keys, without a token or validity: what a failed operation
+    /// returns, with `diagnostics` as its masters.
+    std::shared_ptr<lock_state> unheld(std::vector<master_diagnostic> diagnostics) const
+    {
+        auto st = std::make_shared<lock_state>();
+        st->resource = resource;
+        st->key = key;
+        st->resources = resources;
+        st->keys = keys;
+        st->masters = std::move(diagnostics);
+        return st;
+    }
+};
+
+/// The library's way into a lock (Boost.MySQL's `detail::access` idea): the public class
+/// names this struct as its only friend, and nothing else sees its state.
+struct access
+{
+    static lock make(std::shared_ptr<const lock_state> s) noexcept { return lock(std::move(s)); }
+    static const std::shared_ptr<const lock_state>& state(const lock& l) noexcept { return l.s_; }
+};
+
+}  // namespace redlock::detail
+
+#endif
