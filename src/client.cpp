@@ -12,6 +12,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/system/system_error.hpp>
 
+#include "algorithm/attempt_timeout.hpp"
 #include "algorithm/backoff.hpp"
 #include "algorithm/validity.hpp"
 #include "client_impl.hpp"
@@ -27,13 +28,6 @@ namespace detail {
 namespace {
 
 using clock = std::chrono::steady_clock;
-
-std::chrono::milliseconds attempt_timeout_of(const lock_options& o)
-{
-    if (o.attempt_timeout.count() > 0)
-        return o.attempt_timeout;
-    return std::clamp(o.ttl / 20, std::chrono::milliseconds(10), std::chrono::milliseconds(200));
-}
 
 // Connects a per-operation cancellation slot to `op->cancel()`, run on the client's strand.
 // Called in the initiating function, on the caller's thread: a signal emitted as soon as the

@@ -1,0 +1,621 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+// The acquisition machine fed random event sequences, against invariants checked by an oracle
+// that keeps its own count of what the masters said (it does not use quorum_tracker).
+//
+// REDLOCK_PROPERTY_ITERATIONS=n runs n sequences instead of the default (and prints the rate);
+// REDLOCK_PROPERTY_SEED=s starts from another base seed. A failure names the sequence's seed
+// and replays it with every event and action printed.
+#include "operation/acquire_fsm.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <boost/asio/error.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "algorithm/attempt_timeout.hpp"
+#include "algorithm/validity.hpp"
+
+using namespace std::chrono_literals;
+using redlock::lock_options;
+using redlock::detail::acquire_action;
+using redlock::detail::acquire_event;
+using redlock::detail::acquire_fsm;
+using redlock::detail::master_outcome;
+
+namespace {
+
+using time_point = std::chrono::steady_clock::time_point;
+using duration = std::chrono::steady_clock::duration;
+using ak = acquire_action::kind;
+using ek = acquire_event::kind;
+
+std::uint64_t env_or(const char* name, std::uint64_t fallback)
+{
+    const char* v = std::getenv(name);
+    return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+// One random scenario: the masters, the options, and how the masters tend to answer.
+struct scenario
+{
+    std::size_t masters = 3;
+    lock_options o;
+    bool try_mode = false;
+    std::uint64_t fsm_seed = 0;
+    // Relative weights of granted / held_by_other / failed answers.
+    unsigned w_grant = 1, w_held = 1, w_fail = 1;
+    // Largest time step between two events, in microseconds.
+    std::int64_t max_step_us = 1000;
+};
+
+scenario make_scenario(std::mt19937_64& rng)
+{
+    static constexpr std::size_t sizes[] = {1, 2, 3, 4, 5, 7};
+    auto pick = [&](std::int64_t lo, std::int64_t hi) {
+        return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+    };
+    scenario s;
+    s.masters = sizes[pick(0, 5)];
+    // Short TTLs next to slow steps make the validity run out now and then.
+    s.o.ttl = std::chrono::milliseconds(pick(5, 2000));
+    s.o.attempt_timeout = pick(0, 1) ? 0ms : std::chrono::milliseconds(pick(1, 500));
+    s.o.drift_factor = static_cast<double>(pick(0, 5)) / 100.0;
+    s.o.max_attempts = static_cast<std::uint32_t>(pick(1, 4));
+    s.o.retry_delay = std::chrono::milliseconds(pick(0, 60));
+    s.o.retry_jitter = std::chrono::milliseconds(pick(0, 60));
+    s.o.max_wait = pick(0, 2) ? 0ms : std::chrono::milliseconds(pick(1, 400));
+    s.o.release_timeout = std::chrono::milliseconds(pick(1, 300));
+    s.try_mode = pick(0, 4) == 0;
+    s.fsm_seed = rng();
+    s.w_grant = static_cast<unsigned>(pick(0, 8));
+    s.w_held = static_cast<unsigned>(pick(0, 4));
+    s.w_fail = static_cast<unsigned>(pick(0, 4));
+    if (s.w_grant + s.w_held + s.w_fail == 0)
+        s.w_grant = 1;
+    static constexpr std::int64_t steps_us[] = {10, 1000, 20000, 100000};
+    s.max_step_us = steps_us[pick(0, 3)];
+    return s;
+}
+
+// How often the sequences reached the situations worth reaching: a run that never meets one
+// proves nothing about it.
+struct coverage
+{
+    std::size_t success = 0, contended = 0, no_quorum = 0, validity_expired = 0, aborted = 0, closed = 0;
+    std::size_t retried = 0;              // completions after more than one attempt
+    std::size_t release_awaits_none = 0;  // every master timed out
+    std::size_t release_partial = 0;      // some timed out, some awaited
+    std::size_t interrupted[3] = {};      // cancel or close during attempt / release / backoff
+};
+
+// What the oracle knows of the round in progress, from the events and actions alone.
+struct oracle_round
+{
+    std::uint64_t id = 0;
+    time_point deadline{};
+    std::vector<master_outcome> answers;  // first answer per master; pending if none
+    std::vector<bool> awaited;            // release: the masters it waits for
+    bool deadline_delivered = false;
+};
+
+// Checks every (event, action) pair against the properties; the first violation is kept.
+class oracle
+{
+public:
+    oracle(const scenario& s, coverage& cov) : s_(s), cov_(cov), quorum_(s.masters / 2 + 1) {}
+
+    // Before resume: record what the event tells the masters' side of the story.
+    void before(const acquire_event& ev)
+    {
+        ++events_;
+        if (ev.type == ek::cancel)
+            cancelled_ = true;
+        if (ev.type == ek::closed)
+            closed_ = true;
+        if ((ev.type == ek::cancel || ev.type == ek::closed) && !completed_)
+        {
+            if (phase_ == ak::send_attempt)
+                ++cov_.interrupted[0];
+            else if (phase_ == ak::send_release)
+                ++cov_.interrupted[1];
+            else if (phase_ == ak::wait_until)
+                ++cov_.interrupted[2];
+        }
+        auto& r = round_;
+        if (ev.type == ek::reply && r.id != 0 && ev.round_id == r.id && ev.master < s_.masters &&
+            ev.outcome != master_outcome::pending && r.answers[ev.master] == master_outcome::pending)
+            r.answers[ev.master] = ev.outcome;
+        if (ev.type == ek::deadline && r.id != 0 && ev.round_id == r.id)
+        {
+            r.deadline_delivered = true;
+            if (phase_ == ak::send_attempt)
+                for (auto& a : r.answers)
+                    if (a == master_outcome::pending)
+                        a = master_outcome::timed_out;
+        }
+    }
+
+    // After resume: is `a` allowed after `ev`?
+    void after(const acquire_event& ev, const acquire_action& a)
+    {
+        if (!violation_.empty())
+            return;
+        if (completed_)
+        {
+            if (a.type != ak::none)
+                fail(a.type == ak::complete ? "completed twice" : "an action after completion");
+            return;
+        }
+        switch (a.type)
+        {
+        case ak::none: check_keeps_waiting(ev); break;
+        case ak::send_attempt: check_attempt(ev, a); break;
+        case ak::send_release: check_release(ev, a); break;
+        case ak::wait_until: check_wait(ev, a); break;
+        case ak::complete: check_complete(ev, a); break;
+        }
+    }
+
+    bool completed() const { return completed_; }
+    const std::string& violation() const { return violation_; }
+    std::uint64_t current_round() const { return round_.id; }
+    const oracle_round& round() const { return round_; }
+    ak phase() const { return phase_; }
+    time_point wait_until() const { return until_; }
+    // The instant at which the current attempt's validity reaches zero.
+    time_point validity_edge() const
+    {
+        return t0_ + duration(s_.o.ttl) - duration(redlock::detail::clock_drift(s_.o.ttl, s_.o.drift_factor));
+    }
+    const std::vector<std::uint64_t>& old_rounds() const { return old_rounds_; }
+    std::size_t events() const { return events_; }
+
+private:
+    void fail(std::string what)
+    {
+        if (violation_.empty())
+            violation_ = std::move(what) + " (after event " + std::to_string(events_) + ")";
+    }
+
+    std::size_t count(master_outcome o) const
+    {
+        std::size_t n = 0;
+        for (auto x : round_.answers)
+            n += x == o ? 1 : 0;
+        return n;
+    }
+    bool quorum_granted() const { return count(master_outcome::granted) >= quorum_; }
+    bool quorum_impossible() const
+    {
+        return count(master_outcome::granted) + count(master_outcome::pending) < quorum_;
+    }
+    bool validity_left(time_point now) const
+    {
+        return redlock::detail::remaining_validity(s_.o.ttl, now - t0_, s_.o.drift_factor) > duration::zero();
+    }
+    // Its deadline came, or every awaited master answered (when none is awaited, only the
+    // deadline ends it, as the action documents).
+    bool release_over() const
+    {
+        if (round_.deadline_delivered)
+            return true;
+        bool any = false;
+        for (std::size_t i = 0; i < s_.masters; ++i)
+        {
+            if (!round_.awaited[i])
+                continue;
+            any = true;
+            if (round_.answers[i] == master_outcome::pending)
+                return false;
+        }
+        return any;
+    }
+
+    void new_round(std::uint64_t id, time_point deadline)
+    {
+        for (auto old : old_rounds_)
+            if (old == id)
+                fail("a round id used twice");
+        if (id == 0 || id == round_.id)
+            fail("a round id that is 0 or repeated");
+        if (round_.id != 0)
+            old_rounds_.push_back(round_.id);
+        round_ = oracle_round{id, deadline, std::vector<master_outcome>(s_.masters, master_outcome::pending),
+                              std::vector<bool>(s_.masters, false), false};
+    }
+
+    // "none" is only right when no decision is due yet: decided as early as certain.
+    void check_keeps_waiting(const acquire_event& ev)
+    {
+        if (phase_ == ak::send_attempt)
+        {
+            if (quorum_granted() || quorum_impossible())
+                fail("the attempt's outcome was certain, yet the machine kept waiting");
+            if (ev.type == ek::cancel || ev.type == ek::closed)
+                fail("a cancel or close during an attempt did not fail it");
+        }
+        else if (phase_ == ak::send_release && release_over() && ev.round_id == round_.id &&
+                 (ev.type == ek::reply || ev.type == ek::deadline))
+            fail("the release was over, yet the machine kept waiting");
+        else if (phase_ == ak::wait_until && (ev.type == ek::cancel || ev.type == ek::closed))
+            fail("a cancel or close during the backoff did not complete at once");
+        else if (phase_ == ak::wait_until && ev.type == ek::backoff_elapsed)
+            fail("the backoff ended without a new attempt");
+    }
+
+    void check_attempt(const acquire_event& ev, const acquire_action& a)
+    {
+        if (phase_ == ak::send_attempt || phase_ == ak::send_release)
+            fail("a new attempt before the failed one was released");
+        if (!(ev.type == ek::start && phase_ == ak::none) && !(ev.type == ek::backoff_elapsed && phase_ == ak::wait_until))
+            fail("an attempt not started by start or the end of a backoff");
+        if (ev.type == ek::backoff_elapsed && ev.now < until_)
+            fail("an attempt before the backoff's end");
+        if (!a.new_token)
+            fail("an attempt without a new token");
+        if (a.deadline != ev.now + redlock::detail::attempt_timeout_of(s_.o))
+            fail("the attempt's deadline is not t0 + attempt_timeout");
+        ++attempts_;
+        if (attempts_ > (s_.try_mode ? 1u : s_.o.max_attempts))
+            fail("more attempts than allowed");
+        phase_ = ak::send_attempt;
+        t0_ = ev.now;
+        new_round(a.round_id, a.deadline);
+    }
+
+    void check_release(const acquire_event& ev, const acquire_action& a)
+    {
+        if (phase_ != ak::send_attempt)
+        {
+            fail("a release that follows no attempt");
+            return;
+        }
+        const bool interrupted = ev.type == ek::cancel || ev.type == ek::closed;
+        const bool too_late = quorum_granted() && !validity_left(ev.now);
+        if (!interrupted && !quorum_impossible() && !too_late)
+            fail("an attempt failed that could still succeed (or had succeeded)");
+        if (a.awaited.masters() != s_.masters)
+            fail("the release's set is not over N masters");
+        std::vector<bool> awaited(s_.masters);
+        for (std::size_t i = 0; i < s_.masters; ++i)
+        {
+            awaited[i] = a.awaited.contains(i);
+            if (awaited[i] != (round_.answers[i] != master_outcome::timed_out))
+                fail("the release awaits a timed-out master or skips one that did not time out");
+        }
+        if (a.awaited.empty())
+            ++cov_.release_awaits_none;
+        else if (a.awaited.count() < s_.masters)
+            ++cov_.release_partial;
+        const auto expected_deadline = a.awaited.empty() ? ev.now : ev.now + s_.o.release_timeout;
+        if (a.deadline != expected_deadline)
+            fail("the release's deadline is not now + release_timeout");
+        phase_ = ak::send_release;
+        new_round(a.round_id, a.deadline);
+        round_.awaited = std::move(awaited);
+    }
+
+    void check_wait(const acquire_event& ev, const acquire_action& a)
+    {
+        if (phase_ == ak::send_attempt)
+            fail("a backoff after a failed attempt that was not released");
+        else if (phase_ != ak::send_release || !release_over())
+            fail("a backoff before the release was over");
+        if (s_.try_mode)
+            fail("a retry in try mode");
+        if (cancelled_ || closed_)
+            fail("a retry after a cancel or close");
+        const auto delay = a.until - ev.now;
+        if (delay < s_.o.retry_delay || delay > s_.o.retry_delay + s_.o.retry_jitter)
+            fail("a delay outside [retry_delay, retry_delay + jitter]");
+        phase_ = ak::wait_until;
+        until_ = a.until;
+    }
+
+    void check_complete(const acquire_event& ev, const acquire_action& a)
+    {
+        completed_ = true;
+        namespace e = boost::asio::error;
+        using redlock::error;
+        cov_.retried += attempts_ > 1 ? 1 : 0;
+        (!a.ec                                ? cov_.success
+         : a.ec == error::contended           ? cov_.contended
+         : a.ec == error::no_quorum           ? cov_.no_quorum
+         : a.ec == error::validity_expired    ? cov_.validity_expired
+         : a.ec == e::operation_aborted       ? cov_.aborted
+                                              : cov_.closed)++;
+        if (!a.ec)
+        {
+            if (phase_ != ak::send_attempt || ev.type != ek::reply || ev.round_id != round_.id)
+                fail("success not decided by a reply of the current attempt");
+            if (!quorum_granted())
+                fail("success without a quorum of the current attempt");
+            if (!validity_left(ev.now))
+                fail("success with no validity left");
+            const auto drift = redlock::detail::clock_drift(s_.o.ttl, s_.o.drift_factor);
+            if (a.valid_until != t0_ + duration(s_.o.ttl) - duration(drift))
+                fail("valid_until is not t0 + ttl - drift");
+            return;
+        }
+        // Every failed attempt is released first; a backoff or the start may be cut short.
+        if (phase_ == ak::send_attempt)
+            fail("an error completion without releasing the failed attempt");
+        if (phase_ == ak::send_release && !release_over())
+            fail("an error completion before the release was over");
+        if (phase_ == ak::none || phase_ == ak::wait_until)
+        {
+            if (ev.type != ek::cancel && ev.type != ek::closed)
+                fail("an error completion before an attempt or in a backoff without cancel or close");
+        }
+        if (a.ec == e::operation_aborted ? !cancelled_ : a.ec == error::connection_closed ? !closed_ : false)
+            fail("aborted without a cancel, or closed without a close");
+        if (cancelled_ && !closed_ && a.ec != e::operation_aborted)
+            fail("cancelled but not operation_aborted");
+        if (closed_ && !cancelled_ && a.ec != error::connection_closed)
+            fail("closed but not connection_closed");
+        if (!cancelled_ && !closed_)
+        {
+            if (a.ec != error::contended && a.ec != error::no_quorum && a.ec != error::validity_expired)
+                fail("a failure with an unexpected error: " + a.ec.message());
+            if (!s_.try_mode && s_.o.max_wait == 0ms && attempts_ != s_.o.max_attempts)
+                fail("gave up with attempts left");
+        }
+    }
+
+    const scenario& s_;
+    coverage& cov_;
+    std::size_t quorum_;
+    oracle_round round_;
+    std::vector<std::uint64_t> old_rounds_;
+    ak phase_ = ak::none;  // the last non-none action: where the operation stands
+    time_point t0_{};
+    time_point until_{};
+    std::uint32_t attempts_ = 0;
+    std::size_t events_ = 0;
+    bool cancelled_ = false;
+    bool closed_ = false;
+    bool completed_ = false;
+    std::string violation_;
+};
+
+std::string to_string(const acquire_event& ev, time_point origin)
+{
+    static constexpr const char* names[] = {"start", "reply", "deadline", "backoff_elapsed", "cancel", "closed"};
+    static constexpr const char* outcomes[] = {"pending", "granted", "held", "failed", "timed_out"};
+    std::ostringstream os;
+    os << std::chrono::duration_cast<std::chrono::microseconds>(ev.now - origin).count() << "us "
+       << names[static_cast<int>(ev.type)];
+    if (ev.type == ek::reply)
+        os << " r" << ev.round_id << " m" << ev.master << " " << outcomes[static_cast<int>(ev.outcome)];
+    if (ev.type == ek::deadline)
+        os << " r" << ev.round_id;
+    return os.str();
+}
+
+std::string to_string(const acquire_action& a, time_point origin)
+{
+    auto us = [&](time_point t) {
+        return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(t - origin).count()) + "us";
+    };
+    switch (a.type)
+    {
+    case ak::none: return "none";
+    case ak::send_attempt: return "send_attempt r" + std::to_string(a.round_id) + " deadline " + us(a.deadline);
+    case ak::send_release:
+        return "send_release r" + std::to_string(a.round_id) + " awaiting " + std::to_string(a.awaited.count()) +
+               " deadline " + us(a.deadline);
+    case ak::wait_until: return "wait_until " + us(a.until);
+    case ak::complete: return "complete " + (a.ec ? a.ec.message() : "ok valid_until " + us(a.valid_until));
+    }
+    return "?";
+}
+
+// Far more than any sequence needs: noise is about one event in eight, and the useful events
+// are bounded (see the end of run_sequence).
+constexpr std::size_t max_events = 5000;
+
+// Runs one sequence; returns the violation, empty if none. `log` (may be null) gets a line per
+// event and action.
+std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
+{
+    std::mt19937_64 rng(seed);
+    const scenario s = make_scenario(rng);
+    acquire_fsm fsm(s.o, s.masters, s.fsm_seed, s.try_mode);
+    oracle check(s, cov);
+    if (log)
+        *log += "N=" + std::to_string(s.masters) + " ttl=" + std::to_string(s.o.ttl.count()) +
+                "ms attempts=" + std::to_string(s.o.max_attempts) + (s.try_mode ? " try" : "") + "\n";
+
+    auto chance = [&](unsigned per_mille) { return rng() % 1000 < per_mille; };
+    auto below = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    const time_point origin = time_point{} + 1h;
+    time_point now = origin;
+    // Cancels and closes are rare: a few per hundred sequences reach each phase.
+    const unsigned cancel_rate = chance(300) ? 15 : 0;
+    const unsigned close_rate = chance(200) ? 10 : 0;
+
+    auto deliver = [&](const acquire_event& ev) {
+        check.before(ev);
+        const auto a = fsm.resume(ev);
+        check.after(ev, a);
+        if (log)
+            *log += to_string(ev, origin) + " -> " + to_string(a, origin) + "\n";
+    };
+    auto random_outcome = [&] {
+        const auto r = below(s.w_grant + s.w_held + s.w_fail);
+        return r < s.w_grant ? master_outcome::granted
+               : r < s.w_grant + s.w_held ? master_outcome::held_by_other
+                                          : master_outcome::failed;
+    };
+
+    bool started = false;
+    // Events that move the operation on (start, an answer of a silent master, a due deadline,
+    // the end of a backoff), as opposed to noise.
+    std::size_t useful = 0;
+    std::size_t completed_at = 0;
+    for (std::size_t n = 0; n < max_events && check.violation().empty(); ++n)
+    {
+        if (check.completed())
+        {
+            if (completed_at == 0)
+                completed_at = n;
+            // After completion any event may come, and nothing may come back: a few more.
+            if (n > completed_at + 20)
+                break;
+        }
+        now += std::chrono::microseconds(static_cast<std::int64_t>(below(static_cast<std::size_t>(s.max_step_us) + 1)));
+        if (chance(cancel_rate))
+        {
+            deliver(acquire_event::cancel(now));
+            continue;
+        }
+        if (chance(close_rate))
+        {
+            deliver(acquire_event::closed(now));
+            continue;
+        }
+        if (!started || chance(5))
+        {
+            useful += started ? 0 : 1;
+            started = true;
+            deliver(acquire_event::start(now));
+            continue;
+        }
+        // Noise: stale rounds, duplicates, strays.
+        if (chance(120))
+        {
+            const auto& old = check.old_rounds();
+            const auto m = below(s.masters + 1);  // one past the end now and then
+            switch (below(4))
+            {
+            case 0:
+                if (!old.empty())
+                    deliver(acquire_event::reply(old[below(old.size())], m, random_outcome(), now));
+                break;
+            case 1:
+                if (!old.empty())
+                    deliver(acquire_event::deadline(old[below(old.size())], now));
+                break;
+            case 2: deliver(acquire_event::reply(check.current_round(), m, random_outcome(), now)); break;
+            default:
+                if (check.phase() != ak::wait_until)
+                    deliver(acquire_event::backoff_elapsed(now));
+                break;
+            }
+            continue;
+        }
+        const auto& r = check.round();
+        if (!check.completed())
+            ++useful;
+        switch (check.phase())
+        {
+        case ak::send_attempt:
+        case ak::send_release:
+        {
+            // The deadline once due, or an answer of a master still silent (in a release, one
+            // the release awaits; the others are noise above).
+            std::vector<std::size_t> silent;
+            for (std::size_t i = 0; i < s.masters; ++i)
+                if (r.answers[i] == master_outcome::pending &&
+                    (check.phase() == ak::send_attempt || r.awaited[i]))
+                    silent.push_back(i);
+            // Now and then an answer exactly when the validity runs out: zero left is no lock.
+            if (check.phase() == ak::send_attempt && now < check.validity_edge() && chance(50))
+                now = check.validity_edge();
+            if (silent.empty() || (now >= r.deadline && chance(500)) || chance(30))
+            {
+                now = std::max(now, r.deadline);
+                deliver(acquire_event::deadline(r.id, now));
+            }
+            else
+            {
+                deliver(acquire_event::reply(r.id, silent[below(silent.size())], random_outcome(), now));
+            }
+            break;
+        }
+        case ak::wait_until:
+            now = std::max(now, check.wait_until());
+            deliver(acquire_event::backoff_elapsed(now));
+            break;
+        default: break;
+        }
+    }
+    if (check.violation().empty() && !check.completed())
+        return "no completion within " + std::to_string(max_events) + " events";
+    if (check.violation().empty() && !fsm.done())
+        return "the machine does not say it is done";
+    // Each attempt takes at most N events (N answers, or fewer and its deadline), so does its
+    // release, and the backoff one: the operation cannot linger.
+    const auto attempts = s.try_mode ? 1 : s.o.max_attempts;
+    if (check.violation().empty() && useful > attempts * (2 * s.masters + 1) + 1)
+        return "completion took " + std::to_string(useful) + " useful events";
+    return check.violation();
+}
+
+}  // namespace
+
+TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[acquire_fsm][property]")
+{
+    const auto iterations = env_or("REDLOCK_PROPERTY_ITERATIONS", 20000);
+    const auto base = env_or("REDLOCK_PROPERTY_SEED", 20260401);
+    const auto t_begin = std::chrono::steady_clock::now();
+    std::size_t failures = 0;
+    coverage cov;
+    for (std::uint64_t i = 0; i < iterations; ++i)
+    {
+        const auto seed = base + i;
+        const auto violation = run_sequence(seed, cov, nullptr);
+        if (violation.empty())
+            continue;
+        std::string log;
+        coverage ignored;
+        run_sequence(seed, ignored, &log);
+        INFO("sequence seed " << seed << ": " << violation << "\n" << log);
+        CHECK(violation.empty());
+        if (++failures == 3)
+            break;  // three replays are enough to read
+    }
+    CHECK(failures == 0);
+    INFO("success " << cov.success << ", contended " << cov.contended << ", no_quorum " << cov.no_quorum
+                    << ", validity_expired " << cov.validity_expired << ", aborted " << cov.aborted << ", closed "
+                    << cov.closed << ", retried " << cov.retried << ", releases awaiting none "
+                    << cov.release_awaits_none << ", partial " << cov.release_partial
+                    << ", interrupted in attempt/release/backoff " << cov.interrupted[0] << "/"
+                    << cov.interrupted[1] << "/" << cov.interrupted[2]);
+    if (iterations >= 20000)
+    {
+        // The default run must reach every outcome and every phase of an interruption.
+        CHECK(cov.success > 0);
+        CHECK(cov.contended > 0);
+        CHECK(cov.no_quorum > 0);
+        CHECK(cov.validity_expired > 0);
+        CHECK(cov.aborted > 0);
+        CHECK(cov.closed > 0);
+        CHECK(cov.retried > 0);
+        CHECK(cov.release_awaits_none > 0);
+        CHECK(cov.release_partial > 0);
+        for (const auto n : cov.interrupted)
+            CHECK(n > 0);
+    }
+    if (std::getenv("REDLOCK_PROPERTY_ITERATIONS"))
+    {
+        std::printf("acquire_fsm property: success %zu contended %zu no_quorum %zu validity_expired %zu "
+                    "aborted %zu closed %zu retried %zu; releases awaiting none %zu, partial %zu; "
+                    "interrupted in attempt %zu, release %zu, backoff %zu\n",
+                    cov.success, cov.contended, cov.no_quorum, cov.validity_expired, cov.aborted, cov.closed,
+                    cov.retried, cov.release_awaits_none, cov.release_partial, cov.interrupted[0],
+                    cov.interrupted[1], cov.interrupted[2]);
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t_begin;
+        std::printf("acquire_fsm property: %llu sequences in %.2f s (%.0f sequences/s)\n",
+                    static_cast<unsigned long long>(iterations), took.count(),
+                    static_cast<double>(iterations) / took.count());
+    }
+}
