@@ -1,0 +1,239 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include "operation/acquire_op.hpp"
+
+#include <boost/asio/error.hpp>
+
+#include "algorithm/attempt_timeout.hpp"
+#include "detail/completion.hpp"
+#include "detail/lock_state.hpp"
+
+namespace redlock::detail {
+
+namespace {
+using clock = std::chrono::steady_clock;
+}
+
+acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o)
+    : c_(std::move(c)), resource_(std::move(resource)), o_(o)
+{
+    key_.reserve(c_->cfg.key_prefix.size() + resource_.size());
+    key_.append(c_->cfg.key_prefix).append(resource_);
+}
+
+acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::vector<std::string> resources, const lock_options& o)
+    : acquire_op(std::move(c), resources.empty() ? std::string() : resources.front(), o)
+{
+    if (resources.size() > 1)
+    {
+        keys_.reserve(resources.size());
+        for (const auto& r : resources)
+            keys_.push_back(c_->cfg.key_prefix + r);
+        resources_ = std::move(resources);
+    }
+}
+
+void acquire_op::start(lock_handler h)
+{
+    h_lock_.emplace(std::move(h));
+    begin();
+}
+
+void acquire_op::start(try_handler h)
+{
+    h_try_.emplace(std::move(h));
+    try_mode_ = true;
+    begin();
+}
+
+void acquire_op::cancel()
+{
+    if (done_)
+        return;
+    if (!fsm_)
+        cancelled_early_ = true;  // begin() has not run yet: it completes at once
+    else
+        drive(acquire_event::cancel(clock::now()));
+}
+
+void acquire_op::abandon() noexcept
+{
+    attempt_.stop();
+    release_.stop();
+    c_->deadlines.cancel(*this);
+    done_ = true;
+}
+
+void acquire_op::begin()
+{
+    initiating_ = true;
+    error_code ec;
+    std::string why;
+    validate(o_, ec, why);
+    if (!ec && !valid_resources())
+        ec = error::invalid_argument;
+    if (!ec && c_->closed)
+        ec = error::connection_closed;
+    if (!ec && cancelled_early_)
+        ec = asio::error::operation_aborted;
+    if (ec)
+        return complete(ec, {});
+    c_->track(*this, shared_from_this());
+    // Seeded here, on the strand: the client's generator is not thread-safe.
+    fsm_.emplace(o_, c_->size(), c_->jitter_rng(), try_mode_);
+    drive(acquire_event::start(clock::now()));
+    initiating_ = false;
+}
+
+void acquire_op::drive(const acquire_event& ev)
+{
+    queued_.push_back(ev);
+    if (driving_)
+        return;  // handled by the loop below, once the action under way is done
+    driving_ = true;
+    auto keep = hold();  // an action may complete the operation and let it go
+    for (std::size_t i = 0; i < queued_.size(); ++i)
+        execute(fsm_->resume(queued_[i]));
+    queued_.clear();
+    driving_ = false;
+}
+
+void acquire_op::execute(const acquire_action& a)
+{
+    using kind = acquire_action::kind;
+    switch (a.type)
+    {
+    case kind::none: return;
+    case kind::send_attempt:
+        attempt_id_ = a.round_id;
+        c_->tokens.next(std::span<char, token_source::token_chars>(token_));
+        attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl, attempt_timeout_of(o_), this,
+                       nullptr, a.deadline);
+        return;
+    case kind::send_release:
+        release_id_ = a.round_id;
+        diagnostics_ = attempt_.diagnostics();
+        attempt_.stop();
+        // Every master gets the release, also those that timed out or never answered (not
+        // awaited: a.awaited is the masters whose attempt outcome was not timed_out, as the
+        // round derives from `previous`): a grant may still arrive, and the release queued
+        // behind it on the same connection undoes it.
+        release_.start(*c_, round::kind::release, keys(), token_view(), o_.ttl, o_.release_timeout, this,
+                       &attempt_.tracker(), a.deadline);
+        return;
+    case kind::wait_until:
+        if (c_->closed)
+            return drive(acquire_event::closed(clock::now()));
+        c_->deadlines.schedule(*this, a.until);
+        return;
+    case kind::complete:
+        if (a.ec)
+            return complete(a.ec, {});
+        {
+            auto st = std::make_shared<lock_state>();
+            st->resource = std::move(resource_);
+            st->key = std::move(key_);
+            st->resources = std::move(resources_);
+            st->keys = std::move(keys_);
+            st->token.assign(token_view());
+            st->valid_until = a.valid_until;
+            st->ttl = o_.ttl;
+            st->masters = attempt_.take_diagnostics();
+            attempt_.stop();
+            complete({}, access::make(std::move(st)));
+        }
+        return;
+    }
+}
+
+void acquire_op::on_round_decided(round& r)
+{
+    if (&r != &attempt_)
+        return;
+    // The machine counts the outcomes itself: it is told every one the round has so far (the
+    // decision depends only on the counts, so their order does not matter).
+    const auto& q = r.tracker();
+    const auto now = clock::now();
+    for (std::size_t i = 0; i < q.masters(); ++i)
+        if (q.outcome(i) != master_outcome::pending)
+            drive(acquire_event::reply(attempt_id_, i, q.outcome(i), now));
+}
+
+void acquire_op::on_round_finished(round& r)
+{
+    if (&r != &release_)
+        return;
+    const auto now = clock::now();
+    if (c_->closed)
+        drive(acquire_event::closed(now));  // close() failed the requests, not the masters
+    // Every awaited master answered, or the release deadline passed: the release is over.
+    drive(acquire_event::deadline(release_id_, now));
+}
+
+void acquire_op::on_deadline()
+{
+    // The backoff delay is over (or the client is closing: expire_all).
+    const auto now = clock::now();
+    if (c_->closed)
+        return drive(acquire_event::closed(now));
+    drive(acquire_event::backoff_elapsed(now));
+}
+
+void acquire_op::complete(error_code ec, lock l)
+{
+    done_ = true;
+    c_->deadlines.cancel(*this);
+    if (ec && !access::state(l))
+    {
+        lock_state names;
+        names.resource = resource_;
+        names.key = key_;
+        names.resources = resources_;
+        names.keys = keys_;
+        l = access::make(names.unheld(std::move(diagnostics_)));
+    }
+    if (try_mode_)
+    {
+        std::optional<lock> result;
+        if (!ec)
+            result = std::move(l);
+        if (ec == error::contended)
+            ec = {};  // contention is an outcome of try_lock, not an error
+        deliver(*h_try_, ec, std::move(result));
+    }
+    else
+    {
+        deliver(*h_lock_, ec, std::move(l));
+    }
+    c_->untrack(*this);
+}
+
+template <class Handler, class... Args>
+void acquire_op::deliver(Handler& h, Args&&... args)
+{
+    if (initiating_)
+        post_completion(h, c_->strand, std::forward<Args>(args)...);
+    else
+        dispatch_completion(h, c_->strand, std::forward<Args>(args)...);
+}
+
+std::span<const std::string> acquire_op::keys() const
+{
+    return keys_.empty() ? std::span<const std::string>(&key_, 1) : std::span<const std::string>(keys_);
+}
+
+bool acquire_op::valid_resources() const
+{
+    if (resource_.empty() || key_.size() > max_key_size)
+        return false;
+    for (std::size_t i = 0; i < resources_.size(); ++i)
+    {
+        if (resources_[i].empty() || keys_[i].size() > max_key_size)
+            return false;
+        for (std::size_t j = 0; j < i; ++j)
+            if (resources_[i] == resources_[j])
+                return false;  // the same key twice would make the lock its own rival
+    }
+    return true;
+}
+
+}  // namespace redlock::detail

@@ -1,0 +1,97 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_OPERATION_ACQUIRE_OP_HPP
+#define REDLOCK_SRC_OPERATION_ACQUIRE_OP_HPP
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/container/small_vector.hpp>
+
+#include <redlock/lock.hpp>
+#include <redlock/options.hpp>
+
+#include "algorithm/token.hpp"
+#include "client_impl.hpp"
+#include "operation/acquire_fsm.hpp"
+#include "round.hpp"
+
+namespace redlock::detail {
+
+/// @brief The Asio side of an acquisition (async_lock, async_try_lock, async_lock_all): it
+/// runs acquire_fsm, which makes every decision, and carries out its actions with two rounds
+/// (the attempt and its release) and the client's deadline list (the backoff).
+///
+/// What it adds to the machine: the token of each attempt, the keys, the lock handed out and
+/// the handler. Events reach the machine through drive(), one at a time: an event raised while
+/// an action is being carried out (a round that finishes inside its own start(), when every
+/// master is down) is queued and handled once that action is done, so the machine is never
+/// re-entered.
+class acquire_op final : public round_listener,
+                         public timed_entry,
+                         public tracked_op,
+                         public std::enable_shared_from_this<acquire_op>
+{
+public:
+    using lock_handler = asio::any_completion_handler<void(error_code, lock)>;
+    using try_handler = asio::any_completion_handler<void(error_code, std::optional<lock>)>;
+
+    acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o);
+    /// A multi-resource lock: every key is set (all or none) by one script on each master.
+    acquire_op(std::shared_ptr<client_impl> c, std::vector<std::string> resources, const lock_options& o);
+
+    // Boost 1.81's any_completion_handler move-assignment recurses without end (fixed in
+    // 1.82), so handlers are only ever move-constructed: here, into an optional.
+    void start(lock_handler h);
+    void start(try_handler h);
+
+    /// Per-operation cancellation, on the client's strand.
+    void cancel();
+
+    std::shared_ptr<void> hold() override { return shared_from_this(); }
+    void abandon() noexcept override;
+
+private:
+    void begin();
+    void drive(const acquire_event& ev);
+    void execute(const acquire_action& a);
+    void complete(error_code ec, lock l);
+    bool valid_resources() const;
+    std::span<const std::string> keys() const;
+    std::string_view token_view() const { return {token_, token_source::token_chars}; }
+
+    void on_round_decided(round& r) override;
+    void on_round_finished(round& r) override;
+    void on_deadline() override;
+
+    template <class Handler, class... Args>
+    void deliver(Handler& h, Args&&... args);
+
+    std::shared_ptr<client_impl> c_;
+    std::string resource_;
+    std::string key_;
+    std::vector<std::string> resources_;  // multi-resource locks only
+    std::vector<std::string> keys_;       // multi-resource locks only
+    lock_options o_;
+    std::optional<lock_handler> h_lock_;
+    std::optional<try_handler> h_try_;
+    std::optional<acquire_fsm> fsm_;  // made in begin(), on the strand (it draws a seed)
+    round attempt_;
+    round release_;
+    std::uint64_t attempt_id_ = 0;  // the machine's round ids of the two rounds
+    std::uint64_t release_id_ = 0;
+    std::vector<master_diagnostic> diagnostics_;  // of the last failed attempt
+    boost::container::small_vector<acquire_event, 4> queued_;
+    char token_[token_source::token_chars]{};
+    bool try_mode_ = false;
+    bool cancelled_early_ = false;  // cancelled before begin()
+    bool driving_ = false;
+    bool initiating_ = false;
+    bool done_ = false;
+};
+
+}  // namespace redlock::detail
+
+#endif
