@@ -21,6 +21,7 @@
 #include "detail/strand.hpp"
 #include "operation/acquire_op.hpp"
 #include "round.hpp"
+#include "transport/master_identity.hpp"
 
 namespace redlock {
 
@@ -489,6 +490,15 @@ client::client(executor_type ex, client_config cfg)
     std::vector<master_config> masters;
     for (const auto& uri : cfg.masters)
         masters.push_back(parse_master_uri(uri));
+    if (const auto dup = detail::first_duplicate(masters))
+    {
+        const auto [i, j] = *dup;
+        throw boost::system::system_error(
+            error::invalid_option, "client_config::masters: entries " + std::to_string(i) + " (" +
+                                       masters[i].to_string() + ") and " + std::to_string(j) + " (" +
+                                       masters[j].to_string() +
+                                       ") are the same server; a quorum needs independent masters");
+    }
     error_code ec;
     std::string why;
     cfg.connection.validate(ec, why);

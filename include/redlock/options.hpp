@@ -50,7 +50,14 @@ inline constexpr std::size_t max_key_size = 4096;
 /// @brief What a client needs to know: its masters and the defaults of its locks.
 struct client_config
 {
-    /// The masters, e.g. "redis://127.0.0.1:6379". An odd number (3, 5, 7) is usual.
+    /// The masters, e.g. "redis://127.0.0.1:6379". An odd number (3, 5, 7) is usual. They must
+    /// be independent servers: the same server given twice is rejected (error::invalid_option,
+    /// naming both entries), comparing the scheme family (redis:// and rediss:// alike), the
+    /// host case-insensitively without a trailing dot, IP literals as addresses, `localhost`,
+    /// 127.0.0.1 and ::1 as one loopback host, the port, and a Unix socket's normalised path
+    /// (the db index does not make another server). What cannot be seen before resolving names
+    /// is not caught: two host names of one server, a port forward, 127.0.0.2 beside 127.0.0.1
+    /// on a server listening on every address.
     std::vector<std::string> masters;
 
     /// Prepended to every resource name to form the key; empty by default, so that the key is
