@@ -485,16 +485,34 @@ void client_impl::close()
 
 client::client(executor_type ex, client_config cfg)
 {
-    if (cfg.masters.empty())
-        throw boost::system::system_error(error::invalid_option, "client_config::masters is empty");
+    if (cfg.masters.empty() && cfg.master_configs.empty())
+        throw boost::system::system_error(error::invalid_option,
+                                          "client_config::masters and master_configs are empty");
     std::vector<master_config> masters;
     for (const auto& uri : cfg.masters)
+    {
         masters.push_back(parse_master_uri(uri));
+        if (masters.back().transport == master_config::transport_kind::tls)
+            masters.back().tls = cfg.tls;
+    }
+    for (const auto& m : cfg.master_configs)
+    {
+        if (m.transport != master_config::transport_kind::unix_socket && (m.host.empty() || m.port == 0))
+            throw boost::system::system_error(error::invalid_option,
+                                              "client_config::master_configs: entry " +
+                                                  std::to_string(masters.size()) + " (" + m.to_string() +
+                                                  ") needs a host and a port");
+        if (m.transport == master_config::transport_kind::unix_socket && m.path.empty())
+            throw boost::system::system_error(error::invalid_option,
+                                              "client_config::master_configs: entry " +
+                                                  std::to_string(masters.size()) + " needs a socket path");
+        masters.push_back(m);
+    }
     if (const auto dup = detail::first_duplicate(masters))
     {
         const auto [i, j] = *dup;
         throw boost::system::system_error(
-            error::invalid_option, "client_config::masters: entries " + std::to_string(i) + " (" +
+            error::invalid_option, "client_config: masters " + std::to_string(i) + " (" +
                                        masters[i].to_string() + ") and " + std::to_string(j) + " (" +
                                        masters[j].to_string() +
                                        ") are the same server; a quorum needs independent masters");

@@ -60,6 +60,18 @@ struct client_config
     /// on a server listening on every address.
     std::vector<std::string> masters;
 
+    /// More masters, given as structures rather than URIs: each with its own TLS settings
+    /// (a private CA, a client certificate for mutual TLS, SNI, verification), log-in and db.
+    /// They follow those of `masters` (the index in diagnostics counts both lists in that
+    /// order) and are checked for duplicates with them. `tls` below does not apply to them.
+    std::vector<master_config> master_configs;
+
+    /// TLS settings for the `rediss://` masters given as URIs in `masters` (a URI cannot carry
+    /// them): trusted CAs, a client certificate and key, the SNI / verification name, and
+    /// whether the peer is verified (yes by default). Without a CA file or directory, the
+    /// system's default trust store is used.
+    tls_options tls;
+
     /// Prepended to every resource name to form the key; empty by default, so that the key is
     /// the resource name exactly as the Redlock spec (and node-redlock, redsync) write it.
     std::string key_prefix;

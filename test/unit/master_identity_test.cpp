@@ -68,9 +68,9 @@ TEST_CASE("client: the same master twice is rejected, naming both entries but no
         return "(accepted)";
     };
     const auto msg = message_of({"redis://:secret@127.0.0.1:7601", "redis://h:7602", "redis://:secret@localhost:7601"});
-    CHECK_THAT(msg, Catch::Contains("entries 0 (redis://:***@127.0.0.1:7601) and 2 (redis://:***@localhost:7601)"));
+    CHECK_THAT(msg, Catch::Contains("masters 0 (redis://:***@127.0.0.1:7601) and 2 (redis://:***@localhost:7601)"));
     CHECK_THAT(msg, !Catch::Contains("secret"));
     CHECK_THAT(message_of({"redis://127.0.0.1:7601", "redis://127.0.0.1:7601", "redis://127.0.0.1:7601"}),
-               Catch::Contains("entries 0"));
+               Catch::Contains("masters 0"));
     CHECK(message_of({"redis://127.0.0.1:7601", "redis://127.0.0.1:7602"}) == "(accepted)");
 }
