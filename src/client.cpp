@@ -20,6 +20,7 @@
 #include "detail/lock_state.hpp"
 #include "detail/strand.hpp"
 #include "operation/acquire_op.hpp"
+#include "operation/release_verdict.hpp"
 #include "round.hpp"
 #include "transport/master_identity.hpp"
 
@@ -124,18 +125,7 @@ private:
             c_->untrack(*this);  // the background part of an early completion is over
             return;
         }
-        const auto& q = r.tracker();
-        const auto quorum = q.quorum();
-        error_code ec;
-        if (q.granted() >= quorum)
-            ec = {};
-        else if (c_->closed)
-            ec = error::connection_closed;  // close() failed the requests, not the masters
-        else if (q.failed() > q.masters() - quorum)
-            ec = error::no_quorum;
-        else
-            ec = error::lock_lost;
-        finish(ec, initiating_);
+        finish(release_verdict(r.tracker(), c_->closed), initiating_);
     }
 
     void finish(error_code ec, bool immediate)

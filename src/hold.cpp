@@ -12,6 +12,7 @@
 #include "client_impl.hpp"
 #include "detail/completion.hpp"
 #include "detail/lock_state.hpp"
+#include "operation/release_verdict.hpp"
 #include "round.hpp"
 
 namespace redlock {
@@ -246,16 +247,8 @@ private:
     {
         if (&r == &rel_)
         {
-            const auto& q = r.tracker();
-            error_code ec;
-            if (lost_before_release_)
-                ec = error::lock_lost;
-            else if (q.granted() >= q.quorum())
-                ec = {};
-            else if (q.failed() > q.masters() - q.quorum())
-                ec = error::no_quorum;
-            else
-                ec = error::lock_lost;
+            const error_code ec =
+                lost_before_release_ ? error_code(error::lock_lost) : release_verdict(r.tracker(), c_->closed);
             phase_ = phase::done;
             complete_release_waiters(ec);
             c_->untrack(*this);

@@ -326,3 +326,30 @@ TEST_CASE("quorum: copies are independent (inline and heap)", "[quorum]")
         CHECK(a.outcome(1) == master_outcome::failed);
     }
 }
+
+#include "operation/release_verdict.hpp"
+
+TEST_CASE("release verdict: success at a majority, else closed, no_quorum or lock_lost", "[unit][quorum]")
+{
+    using redlock::detail::master_outcome;
+    using redlock::detail::quorum_tracker;
+    using redlock::detail::release_verdict;
+    namespace err = redlock;
+    auto tracker = [](std::initializer_list<master_outcome> outcomes) {
+        quorum_tracker q(outcomes.size());
+        std::size_t i = 0;
+        for (auto o : outcomes)
+            q.record(i++, o);
+        return q;
+    };
+    constexpr auto g = master_outcome::granted;
+    constexpr auto h = master_outcome::held_by_other;
+    constexpr auto f = master_outcome::failed;
+    constexpr auto t = master_outcome::timed_out;
+    CHECK_FALSE(release_verdict(tracker({g, g, g, f, f}), false));
+    CHECK_FALSE(release_verdict(tracker({g, g, g, f, f}), true));  // deleted on a majority before the close
+    CHECK(release_verdict(tracker({g, g, f, f, f}), true) == err::error::connection_closed);
+    CHECK(release_verdict(tracker({g, g, f, t, f}), false) == err::error::no_quorum);
+    CHECK(release_verdict(tracker({g, g, h, h, f}), false) == err::error::lock_lost);
+    CHECK(release_verdict(tracker({h, h, h, f, f}), false) == err::error::lock_lost);  // 2 failed: a majority answered
+}
