@@ -26,6 +26,8 @@
 
 namespace redlock {
 
+namespace asio = boost::asio;
+
 namespace detail {
 
 namespace {

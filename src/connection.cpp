@@ -15,6 +15,8 @@
 
 namespace redlock {
 
+namespace asio = boost::asio;
+
 // ---- command --------------------------------------------------------------------------------
 
 command::command(std::initializer_list<std::string_view> args)

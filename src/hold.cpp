@@ -16,6 +16,8 @@
 #include "round.hpp"
 
 namespace redlock {
+
+namespace asio = boost::asio;
 namespace detail {
 
 namespace {

@@ -39,12 +39,11 @@
 
 namespace redlock {
 
-namespace asio = boost::asio;
 
 namespace detail {
 class client_impl;
 
-// What async_with_lock's `work` is: callable with a lock, returning asio::awaitable<R>.
+// What async_with_lock's `work` is: callable with a lock, returning boost::asio::awaitable<R>.
 // Computed without hard errors, so that a wrong work gets one static_assert with a sentence.
 template <class T>
 struct awaitable_result
@@ -54,7 +53,7 @@ struct awaitable_result
 };
 
 template <class T, class Executor>
-struct awaitable_result<asio::awaitable<T, Executor>>
+struct awaitable_result<boost::asio::awaitable<T, Executor>>
 {
     static constexpr bool is_awaitable = true;
     using type = T;
@@ -81,8 +80,8 @@ struct with_lock_work<Work, true> : awaitable_result<std::invoke_result_t<Work&,
 /// Holds one multiplexed, pipelined connection per master. Every operation sends its command to
 /// all masters at once and judges the quorum (N/2 + 1) as replies arrive, deciding as soon as
 /// the outcome is certain. All operations accept any Asio completion token: the default
-/// (`asio::deferred`, so `co_await client.async_lock(...)` works), `asio::use_awaitable`, a
-/// plain callback, `asio::use_future`, `asio::deferred`.
+/// (`boost::asio::deferred`, so `co_await client.async_lock(...)` works), `boost::asio::use_awaitable`, a
+/// plain callback, `boost::asio::use_future`, `boost::asio::deferred`.
 ///
 /// @par Thread safety
 /// Distinct objects: safe. Shared objects: the async_ operations may be started from any thread;
@@ -99,7 +98,7 @@ struct with_lock_work<Work, true> : awaitable_result<std::invoke_result_t<Work&,
 class client
 {
 public:
-    using executor_type = asio::any_io_executor;
+    using executor_type = boost::asio::any_io_executor;
 
     /// Parses the masters' URIs and starts connecting. Throws boost::system::system_error with
     /// error::invalid_uri or error::invalid_option (and a message naming the problem) on bad
@@ -132,10 +131,10 @@ public:
     /// terminal, partial and total. During an attempt: the attempt stops, the keys are
     /// released on all masters (the release has its own deadline, not cut short), then the
     /// operation completes with operation_aborted. During a backoff delay: completes at once.
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_lock(std::string_view resource, lock_options opts, CompletionToken&& token = {})
     {
-        return asio::async_initiate<CompletionToken, void(error_code, lock)>(
+        return boost::asio::async_initiate<CompletionToken, void(error_code, lock)>(
             [this](auto handler, std::string r, const lock_options& o) {
                 async_lock_impl(std::move(r), o, std::move(handler));
             },
@@ -143,7 +142,7 @@ public:
     }
 
     /// async_lock with the client's default lock options.
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_lock(std::string_view resource, CompletionToken&& token = {})
     {
         return async_lock(resource, default_options(), std::forward<CompletionToken>(token));
@@ -158,17 +157,17 @@ public:
     ///
     /// @par Per-operation cancellation
     /// As async_lock.
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_try_lock(std::string_view resource, lock_options opts, CompletionToken&& token = {})
     {
-        return asio::async_initiate<CompletionToken, void(error_code, std::optional<lock>)>(
+        return boost::asio::async_initiate<CompletionToken, void(error_code, std::optional<lock>)>(
             [this](auto handler, std::string r, const lock_options& o) {
                 async_try_lock_impl(std::move(r), o, std::move(handler));
             },
             token, std::string(resource), opts);
     }
 
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_try_lock(std::string_view resource, CompletionToken&& token = {})
     {
         return async_try_lock(resource, default_options(), std::forward<CompletionToken>(token));
@@ -193,10 +192,10 @@ public:
     /// @par Per-operation cancellation
     /// terminal: completes with operation_aborted at once; the release requests already sent
     /// still execute on the masters.
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_unlock(const lock& l, CompletionToken&& token = {})
     {
-        return asio::async_initiate<CompletionToken, void(error_code)>(
+        return boost::asio::async_initiate<CompletionToken, void(error_code)>(
             [this](auto handler, const lock& lk) { async_unlock_impl(lk, std::move(handler)); },
             token, l);
     }
@@ -215,10 +214,10 @@ public:
     /// @par Per-operation cancellation
     /// terminal: completes with operation_aborted; the lock is left as it was (the PEXPIREs
     /// already sent may still apply, which only lengthens a lock the caller holds).
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_extend(const lock& l, std::chrono::milliseconds ttl, CompletionToken&& token = {})
     {
-        return asio::async_initiate<CompletionToken, void(error_code, lock)>(
+        return boost::asio::async_initiate<CompletionToken, void(error_code, lock)>(
             [this](auto handler, const lock& lk, std::chrono::milliseconds t) {
                 async_extend_impl(lk, t, std::move(handler));
             },
@@ -233,10 +232,10 @@ public:
     ///
     /// @par Handler signature
     /// `void(error_code, lock)`
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_lock_all(std::vector<std::string> resources, lock_options opts, CompletionToken&& token = {})
     {
-        return asio::async_initiate<CompletionToken, void(error_code, lock)>(
+        return boost::asio::async_initiate<CompletionToken, void(error_code, lock)>(
             [this](auto handler, std::vector<std::string> r, const lock_options& o) {
                 async_lock_all_impl(std::move(r), o, std::move(handler));
             },
@@ -251,17 +250,17 @@ public:
     ///
     /// @par Handler signature
     /// `void(error_code, check_result)`
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_check(const lock& l, CompletionToken&& token = {})
     {
-        return asio::async_initiate<CompletionToken, void(error_code, check_result)>(
+        return boost::asio::async_initiate<CompletionToken, void(error_code, check_result)>(
             [this](auto handler, const lock& lk) { async_check_impl(lk, std::move(handler)); }, token, l);
     }
 
     /// @brief Acquires `resource`, runs `work(lock)` while the lock is kept alive by automatic
     /// extension, and releases afterwards whatever happens.
     ///
-    /// `work` is a callable taking a `redlock::lock` and returning `asio::awaitable<R>`. It runs
+    /// `work` is a callable taking a `redlock::lock` and returning `boost::asio::awaitable<R>`. It runs
     /// on a strand of the client's io_context, bound to the lock's loss signal: when the lock
     /// is lost, its pending operation is cancelled (terminal) and, once it returns, the
     /// operation completes with error::lock_lost. The release always runs: after a normal
@@ -278,17 +277,17 @@ public:
     /// outcome to branch on, not an exception.
     ///
     /// @par Default completion token
-    /// `asio::use_awaitable`, not `asio::deferred`: Boost 1.81 cannot `co_await` a deferred
+    /// `boost::asio::use_awaitable`, not `boost::asio::deferred`: Boost 1.81 cannot `co_await` a deferred
     /// operation whose signature starts with `std::exception_ptr` followed by more arguments
     /// (`awaitable_async_op_handler<R(std::exception_ptr, Ts...)>::resume` tests `*result`
-    /// instead of `*result.ex_` and does not compile). An explicit `asio::deferred` still works
+    /// instead of `*result.ex_` and does not compile). An explicit `boost::asio::deferred` still works
     /// for composition, but not with a direct `co_await` on 1.81.
     ///
     /// @par Per-operation cancellation
     /// terminal, partial, total: during acquisition, as async_lock; while the work runs, the
     /// work is cancelled, then the lock is released and the operation completes with
     /// operation_aborted.
-    template <class Work, class CompletionToken = asio::use_awaitable_t<>>
+    template <class Work, class CompletionToken = boost::asio::use_awaitable_t<>>
     auto async_with_lock(std::string_view resource, lock_options opts, hold_options hold, Work work,
                          CompletionToken&& token = {})
     {
@@ -296,10 +295,10 @@ public:
         using result_type = typename traits::result_type;
         static_assert(traits::invocable,
                       "async_with_lock: `work` must be callable with a redlock::lock, e.g. "
-                      "[](redlock::lock l) -> asio::awaitable<void> { ... }");
+                      "[](redlock::lock l) -> boost::asio::awaitable<void> { ... }");
         static_assert(!traits::invocable || traits::is_awaitable,
-                      "async_with_lock: `work(lock)` must return asio::awaitable<R> (write `work` as a "
-                      "coroutine: [](redlock::lock l) -> asio::awaitable<R> { ...; co_return ...; })");
+                      "async_with_lock: `work(lock)` must return boost::asio::awaitable<R> (write `work` as a "
+                      "coroutine: [](redlock::lock l) -> boost::asio::awaitable<R> { ...; co_return ...; })");
         static_assert(std::is_void_v<result_type> || std::is_default_constructible_v<result_type>,
                       "the work's result type must be default-constructible (it is produced on failure)");
         if constexpr (!traits::is_awaitable)
@@ -308,7 +307,7 @@ public:
         }
         else if constexpr (std::is_void_v<result_type>)
         {
-            return asio::async_initiate<CompletionToken, void(std::exception_ptr, error_code)>(
+            return boost::asio::async_initiate<CompletionToken, void(std::exception_ptr, error_code)>(
                 [this](auto handler, std::string r, lock_options o, hold_options h, Work w) {
                     start_with_lock<void>(std::move(handler), std::move(r), o, h, std::move(w));
                 },
@@ -316,7 +315,7 @@ public:
         }
         else
         {
-            return asio::async_initiate<CompletionToken, void(std::exception_ptr, error_code, result_type)>(
+            return boost::asio::async_initiate<CompletionToken, void(std::exception_ptr, error_code, result_type)>(
                 [this](auto handler, std::string r, lock_options o, hold_options h, Work w) {
                     start_with_lock<result_type>(std::move(handler), std::move(r), o, h, std::move(w));
                 },
@@ -325,7 +324,7 @@ public:
     }
 
     /// async_with_lock with the client's default lock options and default hold options.
-    template <class Work, class CompletionToken = asio::use_awaitable_t<>>
+    template <class Work, class CompletionToken = boost::asio::use_awaitable_t<>>
     auto async_with_lock(std::string_view resource, Work work, CompletionToken&& token = {})
     {
         return async_with_lock(resource, default_options(), hold_options{}, std::move(work),
@@ -337,10 +336,10 @@ public:
     ///
     /// @par Handler signature
     /// `void(error_code, std::size_t)`
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_wait_connected(CompletionToken&& token = {})
     {
-        return asio::async_initiate<CompletionToken, void(error_code, std::size_t)>(
+        return boost::asio::async_initiate<CompletionToken, void(error_code, std::size_t)>(
             [this](auto handler) { async_wait_connected_impl(std::move(handler)); }, token);
     }
 
@@ -388,10 +387,10 @@ private:
     // caller's slot is connected) and the body (where the phases are).
     struct with_lock_control
     {
-        asio::any_io_executor strand;
-        asio::cancellation_signal acquire;  // bound to the acquisition
+        boost::asio::any_io_executor strand;
+        boost::asio::cancellation_signal acquire;  // bound to the acquisition
         lock_holder* holder = nullptr;      // set while the work runs
-        asio::cancellation_signal work;     // bound to the work (with the loss)
+        boost::asio::cancellation_signal work;     // bound to the work (with the loss)
         bool cancelled = false;
     };
 
@@ -403,7 +402,7 @@ private:
         }
         catch (const boost::system::system_error& se)
         {
-            return se.code() == asio::error::operation_aborted;
+            return se.code() == boost::asio::error::operation_aborted;
         }
         catch (...)
         {
@@ -412,52 +411,52 @@ private:
     }
 
     template <class R, class Work>
-    static asio::awaitable<std::tuple<error_code, std::conditional_t<std::is_void_v<R>, int, R>>>
+    static boost::asio::awaitable<std::tuple<error_code, std::conditional_t<std::is_void_v<R>, int, R>>>
     with_lock_body(client& c, std::shared_ptr<with_lock_control> ctl, std::string resource,
                    lock_options opts, hold_options hold, Work work)
     {
         using value_type = std::conditional_t<std::is_void_v<R>, int, R>;
         auto [ec, l] = co_await c.async_lock(
             resource, opts,
-            asio::bind_cancellation_slot(ctl->acquire.slot(), asio::as_tuple(asio::use_awaitable)));
+            boost::asio::bind_cancellation_slot(ctl->acquire.slot(), boost::asio::as_tuple(boost::asio::use_awaitable)));
         if (ec)
             co_return std::tuple<error_code, value_type>{ec, value_type{}};
         // The acquisition completed by dispatch from the client's strand, so this coroutine now
         // runs nested inside the strand's handler; the work's first step would too, and would
         // hold up the client's I/O on every thread while it runs. A post starts it afresh.
-        co_await asio::post(ctl->strand, asio::use_awaitable);
+        co_await boost::asio::post(ctl->strand, boost::asio::use_awaitable);
         if (ctl->cancelled)
         {
-            co_await c.async_unlock(l, asio::as_tuple(asio::use_awaitable));
-            co_return std::tuple<error_code, value_type>{asio::error::operation_aborted, value_type{}};
+            co_await c.async_unlock(l, boost::asio::as_tuple(boost::asio::use_awaitable));
+            co_return std::tuple<error_code, value_type>{boost::asio::error::operation_aborted, value_type{}};
         }
 
         lock_holder holder(c, l, hold, ctl->strand);
         ctl->holder = &holder;
         // The loss signal cancels the work through the work signal, so that the caller's
         // cancellation can reach it too.
-        holder.loss_slot().assign([ctl](asio::cancellation_type t) { ctl->work.emit(t); });
+        holder.loss_slot().assign([ctl](boost::asio::cancellation_type t) { ctl->work.emit(t); });
 
         std::exception_ptr failure;
         value_type result{};
         if constexpr (std::is_void_v<R>)
         {
-            auto [e] = co_await asio::co_spawn(
+            auto [e] = co_await boost::asio::co_spawn(
                 ctl->strand, work(l),
-                asio::bind_cancellation_slot(ctl->work.slot(), asio::as_tuple(asio::use_awaitable)));
+                boost::asio::bind_cancellation_slot(ctl->work.slot(), boost::asio::as_tuple(boost::asio::use_awaitable)));
             failure = e;
         }
         else
         {
-            auto [e, r] = co_await asio::co_spawn(
+            auto [e, r] = co_await boost::asio::co_spawn(
                 ctl->strand, work(l),
-                asio::bind_cancellation_slot(ctl->work.slot(), asio::as_tuple(asio::use_awaitable)));
+                boost::asio::bind_cancellation_slot(ctl->work.slot(), boost::asio::as_tuple(boost::asio::use_awaitable)));
             failure = e;
             result = std::move(r);
         }
         ctl->holder = nullptr;
         const error_code status = holder.status();
-        auto [rec] = co_await holder.async_release(asio::as_tuple(asio::use_awaitable));
+        auto [rec] = co_await holder.async_release(boost::asio::as_tuple(boost::asio::use_awaitable));
         (void)rec;
         const bool lost = status && status != error::released;
         // A work cancelled by the loss or by the caller usually ends with the operation_aborted
@@ -467,7 +466,7 @@ private:
         if (failure)
             std::rethrow_exception(failure);
         if (ctl->cancelled)
-            co_return std::tuple<error_code, value_type>{asio::error::operation_aborted, std::move(result)};
+            co_return std::tuple<error_code, value_type>{boost::asio::error::operation_aborted, std::move(result)};
         if (lost)
             co_return std::tuple<error_code, value_type>{error::lock_lost, std::move(result)};
         co_return std::tuple<error_code, value_type>{error_code{}, std::move(result)};
@@ -480,16 +479,16 @@ private:
         // A strand of its own on the client's io_context: not the client's strand, so that a
         // work that computes does not stop the client's I/O (the extensions among it).
         ctl->strand = make_work_strand();
-        auto slot = asio::get_associated_cancellation_slot(handler);
+        auto slot = boost::asio::get_associated_cancellation_slot(handler);
         if (slot.is_connected())
         {
-            slot.assign([ctl](asio::cancellation_type t) {
-                asio::post(ctl->strand, [ctl, t] {
+            slot.assign([ctl](boost::asio::cancellation_type t) {
+                boost::asio::post(ctl->strand, [ctl, t] {
                     ctl->cancelled = true;
                     // The work is a co_spawned coroutine, which lets only terminal cancellation
                     // through: any type the caller asks for ends the work.
                     if (ctl->holder)
-                        ctl->work.emit(asio::cancellation_type::terminal);
+                        ctl->work.emit(boost::asio::cancellation_type::terminal);
                     else
                         ctl->acquire.emit(t);
                 });
@@ -497,11 +496,11 @@ private:
         }
         // The completion runs on the handler's associated executor (co_spawn dispatches to the
         // executor bound to its completion handler).
-        auto handler_ex = asio::get_associated_executor(handler, get_executor());
-        asio::co_spawn(ctl->strand,
+        auto handler_ex = boost::asio::get_associated_executor(handler, get_executor());
+        boost::asio::co_spawn(ctl->strand,
                        with_lock_body<R>(*this, ctl, std::move(resource), opts, hold, std::move(work)),
-                       asio::bind_executor(handler_ex, [h = std::move(handler), ctl](std::exception_ptr e, auto result) mutable {
-                           auto own_slot = asio::get_associated_cancellation_slot(h);
+                       boost::asio::bind_executor(handler_ex, [h = std::move(handler), ctl](std::exception_ptr e, auto result) mutable {
+                           auto own_slot = boost::asio::get_associated_cancellation_slot(h);
                            if (own_slot.is_connected())
                                own_slot.clear();
                            if constexpr (std::is_void_v<R>)
@@ -516,16 +515,16 @@ private:
     executor_type make_work_strand() const;
 
     void async_lock_all_impl(std::vector<std::string> resources, const lock_options& opts,
-                             asio::any_completion_handler<void(error_code, lock)> handler);
-    void async_check_impl(const lock& l, asio::any_completion_handler<void(error_code, check_result)> handler);
+                             boost::asio::any_completion_handler<void(error_code, lock)> handler);
+    void async_check_impl(const lock& l, boost::asio::any_completion_handler<void(error_code, check_result)> handler);
     void async_lock_impl(std::string resource, const lock_options& opts,
-                         asio::any_completion_handler<void(error_code, lock)> handler);
+                         boost::asio::any_completion_handler<void(error_code, lock)> handler);
     void async_try_lock_impl(std::string resource, const lock_options& opts,
-                             asio::any_completion_handler<void(error_code, std::optional<lock>)> handler);
-    void async_unlock_impl(const lock& l, asio::any_completion_handler<void(error_code)> handler);
+                             boost::asio::any_completion_handler<void(error_code, std::optional<lock>)> handler);
+    void async_unlock_impl(const lock& l, boost::asio::any_completion_handler<void(error_code)> handler);
     void async_extend_impl(const lock& l, std::chrono::milliseconds ttl,
-                           asio::any_completion_handler<void(error_code, lock)> handler);
-    void async_wait_connected_impl(asio::any_completion_handler<void(error_code, std::size_t)> handler);
+                           boost::asio::any_completion_handler<void(error_code, lock)> handler);
+    void async_wait_connected_impl(boost::asio::any_completion_handler<void(error_code, std::size_t)> handler);
 
     std::shared_ptr<detail::client_impl> impl_;
 };

@@ -22,7 +22,6 @@
 
 namespace redlock {
 
-namespace asio = boost::asio;
 
 namespace detail {
 class node_connection;
@@ -127,7 +126,7 @@ struct connection_stats
 class connection
 {
 public:
-    using executor_type = asio::any_io_executor;
+    using executor_type = boost::asio::any_io_executor;
 
     /// Starts connecting to the master described by `cfg`.
     /// Throws boost::system::system_error (error::invalid_option) when `opts` is invalid.
@@ -161,10 +160,10 @@ public:
     /// terminal, partial and total: the operation completes with operation_aborted at once; the
     /// command may still have been executed by the server, and its reply is read and dropped, so
     /// later requests are unaffected.
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_exec(command cmd, std::chrono::milliseconds timeout, CompletionToken&& token = {})
     {
-        return asio::async_initiate<CompletionToken, void(error_code, resp::reply)>(
+        return boost::asio::async_initiate<CompletionToken, void(error_code, resp::reply)>(
             [this](auto handler, command c, std::chrono::milliseconds t) {
                 async_exec_impl(std::move(c), t, std::move(handler));
             },
@@ -178,10 +177,10 @@ public:
     ///
     /// @par Handler signature
     /// `void(error_code, std::vector<resp::reply>)`
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_exec(request req, std::chrono::milliseconds timeout, CompletionToken&& token = {})
     {
-        return asio::async_initiate<CompletionToken, void(error_code, std::vector<resp::reply>)>(
+        return boost::asio::async_initiate<CompletionToken, void(error_code, std::vector<resp::reply>)>(
             [this](auto handler, request r, std::chrono::milliseconds t) {
                 async_exec_batch_impl(std::move(r), t, std::move(handler));
             },
@@ -189,7 +188,7 @@ public:
     }
 
     /// async_exec without a deadline.
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_exec(command cmd, CompletionToken&& token = {})
     {
         return async_exec(std::move(cmd), std::chrono::milliseconds(0),
@@ -201,10 +200,10 @@ public:
     ///
     /// @par Handler signature
     /// `void(error_code)`
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_wait_connected(CompletionToken&& token = {})
     {
-        return asio::async_initiate<CompletionToken, void(error_code)>(
+        return boost::asio::async_initiate<CompletionToken, void(error_code)>(
             [this](auto handler) { async_wait_connected_impl(std::move(handler)); }, token);
     }
 
@@ -220,11 +219,11 @@ public:
 
 private:
     void async_exec_impl(command cmd, std::chrono::milliseconds timeout,
-                         asio::any_completion_handler<void(error_code, resp::reply)> handler);
+                         boost::asio::any_completion_handler<void(error_code, resp::reply)> handler);
     void async_exec_batch_impl(
         request req, std::chrono::milliseconds timeout,
-        asio::any_completion_handler<void(error_code, std::vector<resp::reply>)> handler);
-    void async_wait_connected_impl(asio::any_completion_handler<void(error_code)> handler);
+        boost::asio::any_completion_handler<void(error_code, std::vector<resp::reply>)> handler);
+    void async_wait_connected_impl(boost::asio::any_completion_handler<void(error_code)> handler);
 
     std::shared_ptr<detail::node_connection> impl_;
 };

@@ -18,7 +18,6 @@
 
 namespace redlock {
 
-namespace asio = boost::asio;
 
 class client;
 
@@ -72,7 +71,7 @@ struct check_result
 class lock_holder
 {
 public:
-    using executor_type = asio::any_io_executor;
+    using executor_type = boost::asio::any_io_executor;
 
     /// An empty holder (holds nothing).
     lock_holder() = default;
@@ -105,8 +104,8 @@ public:
     std::uint32_t extensions() const;
 
     /// A slot that receives a terminal cancellation when the lock is lost (not when it is
-    /// released). Bind the holder's work to it, e.g. with asio::bind_cancellation_slot.
-    asio::cancellation_slot loss_slot();
+    /// released). Bind the holder's work to it, e.g. with boost::asio::bind_cancellation_slot.
+    boost::asio::cancellation_slot loss_slot();
 
     /// Stops extending and releases on every master, asynchronously. Idempotent.
     void release() noexcept;
@@ -116,15 +115,15 @@ public:
     ///
     /// @par Handler signature
     /// `void(error_code)`
-    template <class CompletionToken = asio::deferred_t>
+    template <class CompletionToken = boost::asio::deferred_t>
     auto async_release(CompletionToken&& token = {})
     {
-        return asio::async_initiate<CompletionToken, void(error_code)>(
+        return boost::asio::async_initiate<CompletionToken, void(error_code)>(
             [this](auto handler) { async_release_impl(std::move(handler)); }, token);
     }
 
 private:
-    void async_release_impl(asio::any_completion_handler<void(error_code)> handler);
+    void async_release_impl(boost::asio::any_completion_handler<void(error_code)> handler);
 
     std::shared_ptr<detail::hold_state> s_;
 };
