@@ -95,14 +95,18 @@ void node_connection::drain_now(std::span<const std::shared_ptr<node_connection>
         if (!unfinished || fd < 0)
             continue;
         draining_socket s{c.get(), fd, {}};
-        if (!c->half_closed_)
+        // Only a connection that close() was draining writes the rest: there every attempt
+        // that close() failed has its release queued behind its SET. Elsewhere the operations
+        // were abandoned without releases, so what had not left yet stays unsent (a command
+        // cut by the shutdown is discarded by the master); what had left is still delivered.
+        if (c->draining_ && !c->half_closed_)
         {
             if (c->writing_)
                 s.out.append(c->out_writing_, std::min(c->out_written_, c->out_writing_.size()));
             s.out += c->out_queue_;
-            if (s.out.empty())
-                ::shutdown(fd, SHUT_WR);
         }
+        if (!c->half_closed_ && s.out.empty())
+            ::shutdown(fd, SHUT_WR);
         socks.push_back(std::move(s));
     }
 

@@ -194,9 +194,12 @@ public:
 
     /// @brief The graceful close of close(), done synchronously for every connection of
     /// `conns` that has requests written or queued, when no handler will run again (the
-    /// execution context is shutting down): what is queued is written, the sending side shut
-    /// down, and replies read and dropped until each master closes or `deadline` passes. All
-    /// connections are drained at once (one poll), so a silent master costs the bound once.
+    /// execution context is shutting down): the sending side is shut down, and replies read
+    /// and dropped until each master closes or `deadline` passes, so that every command that
+    /// left is executed. A connection that close() was draining first writes what it still
+    /// holds; any other writes nothing more (its operations were abandoned without releases,
+    /// so an attempt still queued must not go out). All connections are drained at once (one
+    /// poll), so a silent master costs the bound once.
     /// TCP and Unix sockets only: a TLS stream's state cannot be driven without its handlers,
     /// so a TLS connection is closed as it is.
     static void drain_now(std::span<const std::shared_ptr<node_connection>> conns,

@@ -104,3 +104,30 @@ TEST_CASE("client: closing right after 1,000 unlocks leaves no key on any master
 }
 
 }  // namespace redlock::test
+
+namespace redlock::test {
+
+TEST_CASE("client: an io_context destroyed with acquisitions still queued sends none of them", "[live][client][close]")
+{
+    // The operations are abandoned with the io_context, so no release would follow an
+    // attempt that went out now: what had not left the client stays unsent (before, the
+    // synchronous drain wrote it, and every such SET left its key to the TTL).
+    local_masters m({.count = 3});
+    {
+        asio::io_context io;
+        client c(io.get_executor(), config_for(m));
+        run_bounded(io, require_connected(c), 5s);
+        // On the client's strand the operations start at once: their SETs are queued and a
+        // write is posted, which never runs.
+        asio::post(c.get_executor(), [&] {
+            for (int i = 0; i < 200; ++i)
+                c.async_lock("queued:" + std::to_string(i), [](error_code, lock) {});
+            io.stop();
+        });
+        io.restart();
+        io.run();
+    }
+    CHECK(settled_keys_sync(m, 200ms) == 0);
+}
+
+}  // namespace redlock::test
