@@ -119,11 +119,6 @@ client::~client() { close(); }
 
 client::executor_type client::get_executor() const noexcept { return impl_->strand; }
 
-client::executor_type client::make_work_strand() const
-{
-    return detail::make_strand_of(detail::inner_executor_of(impl_->strand));
-}
-
 std::size_t client::size() const noexcept { return impl_->size(); }
 
 const lock_options& client::default_options() const noexcept { return impl_->cfg.defaults; }
@@ -136,58 +131,68 @@ void client::close()
 // The operations are made and their cancellation slot connected here, in the initiating
 // function (see connect_cancellation); everything else runs on the strand.
 
-void client::async_lock_impl(std::string resource, const lock_options& opts,
-                             asio::any_completion_handler<void(error_code, lock)> handler)
+asio::any_io_executor detail::executor_of(const client& c) noexcept { return c.get_executor(); }
+
+asio::any_io_executor detail::make_work_strand(const client& c)
 {
-    auto op = std::make_shared<detail::acquire_op>(impl_, std::move(resource), opts);
-    detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_);
-    asio::dispatch(impl_->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
+    return make_strand_of(inner_executor_of(client_access::impl(c)->strand));
 }
 
-void client::async_try_lock_impl(std::string resource, const lock_options& opts,
-                                 asio::any_completion_handler<void(error_code, std::optional<lock>)> handler)
+void detail::start_lock(client& self, std::string resource, const lock_options& opts, asio::any_completion_handler<void(error_code, lock)> handler)
 {
-    auto op = std::make_shared<detail::acquire_op>(impl_, std::move(resource), opts);
-    detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_);
-    asio::dispatch(impl_->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
+    const auto& c = client_access::impl(self);
+    auto op = std::make_shared<acquire_op>(c, std::move(resource), opts);
+    connect_cancellation(asio::get_associated_cancellation_slot(handler), op, c);
+    asio::dispatch(c->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
 
-void client::async_lock_all_impl(std::vector<std::string> resources, const lock_options& opts,
-                                 asio::any_completion_handler<void(error_code, lock)> handler)
+void detail::start_try_lock(client& self, std::string resource, const lock_options& opts, asio::any_completion_handler<void(error_code, std::optional<lock>)> handler)
 {
-    auto op = std::make_shared<detail::acquire_op>(impl_, std::move(resources), opts);
-    detail::connect_cancellation(asio::get_associated_cancellation_slot(handler), op, impl_);
-    asio::dispatch(impl_->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
+    const auto& c = client_access::impl(self);
+    auto op = std::make_shared<acquire_op>(c, std::move(resource), opts);
+    connect_cancellation(asio::get_associated_cancellation_slot(handler), op, c);
+    asio::dispatch(c->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
 
-void client::async_check_impl(const lock& l, asio::any_completion_handler<void(error_code, check_result)> handler)
+void detail::start_lock_all(client& self, std::vector<std::string> resources, const lock_options& opts, asio::any_completion_handler<void(error_code, lock)> handler)
 {
+    const auto& c = client_access::impl(self);
+    auto op = std::make_shared<acquire_op>(c, std::move(resources), opts);
+    connect_cancellation(asio::get_associated_cancellation_slot(handler), op, c);
+    asio::dispatch(c->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
+}
+
+void detail::start_check(client& self, const lock& l, asio::any_completion_handler<void(error_code, check_result)> handler)
+{
+    const auto& c = client_access::impl(self);
     auto slot = asio::get_associated_cancellation_slot(handler);
-    auto op = std::make_shared<detail::check_op>(impl_, l, std::move(handler));
-    detail::connect_cancellation(slot, op, impl_);
-    asio::dispatch(impl_->strand, [op] { op->start(); });
+    auto op = std::make_shared<check_op>(c, l, std::move(handler));
+    connect_cancellation(slot, op, c);
+    asio::dispatch(c->strand, [op] { op->start(); });
 }
 
-void client::async_unlock_impl(const lock& l, asio::any_completion_handler<void(error_code)> handler)
+void detail::start_unlock(client& self, const lock& l, asio::any_completion_handler<void(error_code)> handler)
 {
+    const auto& c = client_access::impl(self);
     auto slot = asio::get_associated_cancellation_slot(handler);
-    auto op = std::make_shared<detail::unlock_op>(impl_, l, std::move(handler));
-    detail::connect_cancellation(slot, op, impl_);
-    asio::dispatch(impl_->strand, [op] { op->start(); });
+    auto op = std::make_shared<unlock_op>(c, l, std::move(handler));
+    connect_cancellation(slot, op, c);
+    asio::dispatch(c->strand, [op] { op->start(); });
 }
 
-void client::async_extend_impl(const lock& l, std::chrono::milliseconds ttl,
-                               asio::any_completion_handler<void(error_code, lock)> handler)
+void detail::start_extend(client& self, const lock& l, std::chrono::milliseconds ttl, asio::any_completion_handler<void(error_code, lock)> handler)
 {
+    const auto& c = client_access::impl(self);
     auto slot = asio::get_associated_cancellation_slot(handler);
-    auto op = std::make_shared<detail::extend_op>(impl_, l, ttl, std::move(handler));
-    detail::connect_cancellation(slot, op, impl_);
-    asio::dispatch(impl_->strand, [op] { op->start(); });
+    auto op = std::make_shared<extend_op>(c, l, ttl, std::move(handler));
+    connect_cancellation(slot, op, c);
+    asio::dispatch(c->strand, [op] { op->start(); });
 }
 
-void client::async_wait_connected_impl(asio::any_completion_handler<void(error_code, std::size_t)> handler)
+void detail::start_wait_connected(client& self, asio::any_completion_handler<void(error_code, std::size_t)> handler)
 {
-    asio::dispatch(impl_->strand, [impl = impl_, h = std::move(handler)]() mutable {
+    const auto& owner = client_access::impl(self);
+    asio::dispatch(owner->strand, [impl = owner, h = std::move(handler)]() mutable {
         struct state
         {
             explicit state(asio::any_completion_handler<void(error_code, std::size_t)> handler)
@@ -207,7 +212,7 @@ void client::async_wait_connected_impl(asio::any_completion_handler<void(error_c
                 if (--st->waiting == 0)
                 {
                     error_code result = st->ready >= impl->quorum() ? error_code() : error_code(error::no_quorum);
-                    detail::dispatch_completion(st->h, impl->strand, result, st->ready);
+                    dispatch_completion(st->h, impl->strand, result, st->ready);
                 }
             });
         }

@@ -7,6 +7,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
+#include <redlock/client.hpp>
 #include <redlock/options.hpp>
 
 #include "algorithm/backoff.hpp"
@@ -79,6 +80,12 @@ public:
 private:
     class client_registry* registry_;  // of the execution context, for shutdown()
     tracked_op* ops_ = nullptr;        // the operations in flight (an intrusive list)
+};
+
+/// The library's way into a client (the public class names it as a friend).
+struct client_access
+{
+    static const std::shared_ptr<client_impl>& impl(const client& c) noexcept { return c.impl_; }
 };
 
 }  // namespace redlock::detail

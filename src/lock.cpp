@@ -50,6 +50,21 @@ std::string_view to_string(master_status s) noexcept
     return "unknown";
 }
 
+std::string detail::describe_masters(std::span<const master_diagnostic> masters)
+{
+    std::string out;
+    for (const auto& m : masters)
+    {
+        out += " [" + std::to_string(m.index) + "] " + std::string(to_string(m.status));
+        if (m.ec)
+            out += " (" + m.ec.message() + (m.message.empty() ? "" : ": " + m.message) + ")";
+        out += " " + std::to_string(m.latency.count()) + "us";
+    }
+    return out;
+}
+
+std::string_view lock::reason() const noexcept { return s_ ? std::string_view(s_->reason) : std::string_view(); }
+
 std::string lock::describe() const
 {
     std::string out = "lock '" + std::string(resource()) + "': ";
@@ -59,14 +74,9 @@ std::string lock::describe() const
                " ms left";
     else
         out += "not held";
-    out += "; masters:";
-    for (const auto& m : masters())
-    {
-        out += " [" + std::to_string(m.index) + "] " + std::string(to_string(m.status));
-        if (m.ec)
-            out += " (" + m.ec.message() + (m.message.empty() ? "" : ": " + m.message) + ")";
-        out += " " + std::to_string(m.latency.count()) + "us";
-    }
+    if (!reason().empty())
+        out += " (" + std::string(reason()) + ")";
+    out += "; masters:" + detail::describe_masters(masters());
     return out;
 }
 

@@ -3,76 +3,34 @@
 #define REDLOCK_CLIENT_HPP
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-
-#include <boost/asio/any_completion_handler.hpp>
-#include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/async_result.hpp>
-#include <boost/asio/deferred.hpp>
-
-#include <exception>
-#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
-#include <boost/asio/as_tuple.hpp>
-#include <boost/asio/awaitable.hpp>
-#include <boost/asio/bind_cancellation_slot.hpp>
-#include <boost/asio/bind_executor.hpp>
-#include <boost/asio/cancellation_signal.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/error.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/system/system_error.hpp>
 
 #include <redlock/config.hpp>
+#include <redlock/detail/client_initiation.hpp>
+#include <redlock/detail/with_lock.hpp>
 #include <redlock/error.hpp>
 #include <redlock/hold.hpp>
 #include <redlock/lock.hpp>
 #include <redlock/options.hpp>
+#include <redlock/with_diagnostics.hpp>
 
 namespace redlock {
 
-
 namespace detail {
 class client_impl;
-
-// What async_with_lock's `work` is: callable with a lock, returning boost::asio::awaitable<R>.
-// Computed without hard errors, so that a wrong work gets one static_assert with a sentence.
-template <class T>
-struct awaitable_result
-{
-    static constexpr bool is_awaitable = false;
-    using type = void;
-};
-
-template <class T, class Executor>
-struct awaitable_result<boost::asio::awaitable<T, Executor>>
-{
-    static constexpr bool is_awaitable = true;
-    using type = T;
-};
-
-template <class Work, bool = std::is_invocable_v<Work&, lock>>
-struct with_lock_work
-{
-    static constexpr bool invocable = false;
-    static constexpr bool is_awaitable = false;
-    using result_type = void;
-};
-
-template <class Work>
-struct with_lock_work<Work, true> : awaitable_result<std::invoke_result_t<Work&, lock>>
-{
-    static constexpr bool invocable = true;
-    using result_type = typename awaitable_result<std::invoke_result_t<Work&, lock>>::type;
-};
+struct client_access;
 }  // namespace detail
 
 /// @brief A Redlock client over N independent Redis masters.
@@ -80,8 +38,16 @@ struct with_lock_work<Work, true> : awaitable_result<std::invoke_result_t<Work&,
 /// Holds one multiplexed, pipelined connection per master. Every operation sends its command to
 /// all masters at once and judges the quorum (N/2 + 1) as replies arrive, deciding as soon as
 /// the outcome is certain. All operations accept any Asio completion token: the default
-/// (`boost::asio::deferred`, so `co_await client.async_lock(...)` works), `boost::asio::use_awaitable`, a
-/// plain callback, `boost::asio::use_future`, `boost::asio::deferred`.
+/// (`default_token_t`: `boost::asio::deferred`, so `co_await client.async_lock(...)` works),
+/// `boost::asio::use_awaitable`, a plain callback, `boost::asio::use_future`, `boost::asio::deferred`,
+/// `boost::asio::as_tuple(...)`.
+///
+/// @par Errors as exceptions
+/// With the default token under `co_await`, with `use_awaitable` and with `use_future`, a
+/// failed operation throws operation_error: a `boost::system::system_error` whose message
+/// names the operation, the resource, the reason and each master's outcome (with_diagnostics
+/// is applied for you). Handlers that take the `error_code` see the same details in the lock
+/// they receive (`lock::describe()`, `lock::reason()`, `lock::masters()`).
 ///
 /// @par Thread safety
 /// Distinct objects: safe. Shared objects: the async_ operations may be started from any thread;
@@ -131,18 +97,15 @@ public:
     /// terminal, partial and total. During an attempt: the attempt stops, the keys are
     /// released on all masters (the release has its own deadline, not cut short), then the
     /// operation completes with operation_aborted. During a backoff delay: completes at once.
-    template <class CompletionToken = boost::asio::deferred_t>
+    template <class CompletionToken = default_token_t>
     auto async_lock(std::string_view resource, lock_options opts, CompletionToken&& token = {})
     {
-        return boost::asio::async_initiate<CompletionToken, void(error_code, lock)>(
-            [this](auto handler, std::string r, const lock_options& o) {
-                async_lock_impl(std::move(r), o, std::move(handler));
-            },
-            token, std::string(resource), opts);
+        return detail::initiate<void(error_code, lock)>(detail::initiate_lock{{this}},
+                                                        std::forward<CompletionToken>(token), std::string(resource), opts);
     }
 
     /// async_lock with the client's default lock options.
-    template <class CompletionToken = boost::asio::deferred_t>
+    template <class CompletionToken = default_token_t>
     auto async_lock(std::string_view resource, CompletionToken&& token = {})
     {
         return async_lock(resource, default_options(), std::forward<CompletionToken>(token));
@@ -157,17 +120,14 @@ public:
     ///
     /// @par Per-operation cancellation
     /// As async_lock.
-    template <class CompletionToken = boost::asio::deferred_t>
+    template <class CompletionToken = default_token_t>
     auto async_try_lock(std::string_view resource, lock_options opts, CompletionToken&& token = {})
     {
-        return boost::asio::async_initiate<CompletionToken, void(error_code, std::optional<lock>)>(
-            [this](auto handler, std::string r, const lock_options& o) {
-                async_try_lock_impl(std::move(r), o, std::move(handler));
-            },
-            token, std::string(resource), opts);
+        return detail::initiate<void(error_code, std::optional<lock>)>(
+            detail::initiate_try_lock{{this}}, std::forward<CompletionToken>(token), std::string(resource), opts);
     }
 
-    template <class CompletionToken = boost::asio::deferred_t>
+    template <class CompletionToken = default_token_t>
     auto async_try_lock(std::string_view resource, CompletionToken&& token = {})
     {
         return async_try_lock(resource, default_options(), std::forward<CompletionToken>(token));
@@ -192,12 +152,10 @@ public:
     /// @par Per-operation cancellation
     /// terminal: completes with operation_aborted at once; the release requests already sent
     /// still execute on the masters.
-    template <class CompletionToken = boost::asio::deferred_t>
+    template <class CompletionToken = default_token_t>
     auto async_unlock(const lock& l, CompletionToken&& token = {})
     {
-        return boost::asio::async_initiate<CompletionToken, void(error_code)>(
-            [this](auto handler, const lock& lk) { async_unlock_impl(lk, std::move(handler)); },
-            token, l);
+        return detail::initiate<void(error_code)>(detail::initiate_unlock{{this}}, std::forward<CompletionToken>(token), l);
     }
 
     /// @brief Extends `l` to a new TTL: compare-and-PEXPIRE on every master, never re-creating
@@ -214,14 +172,11 @@ public:
     /// @par Per-operation cancellation
     /// terminal: completes with operation_aborted; the lock is left as it was (the PEXPIREs
     /// already sent may still apply, which only lengthens a lock the caller holds).
-    template <class CompletionToken = boost::asio::deferred_t>
+    template <class CompletionToken = default_token_t>
     auto async_extend(const lock& l, std::chrono::milliseconds ttl, CompletionToken&& token = {})
     {
-        return boost::asio::async_initiate<CompletionToken, void(error_code, lock)>(
-            [this](auto handler, const lock& lk, std::chrono::milliseconds t) {
-                async_extend_impl(lk, t, std::move(handler));
-            },
-            token, l, ttl);
+        return detail::initiate<void(error_code, lock)>(detail::initiate_extend{{this}},
+                                                        std::forward<CompletionToken>(token), l, ttl);
     }
 
     /// @brief Acquires several resources as one lock: on each master one script sets every key
@@ -232,14 +187,11 @@ public:
     ///
     /// @par Handler signature
     /// `void(error_code, lock)`
-    template <class CompletionToken = boost::asio::deferred_t>
+    template <class CompletionToken = default_token_t>
     auto async_lock_all(std::vector<std::string> resources, lock_options opts, CompletionToken&& token = {})
     {
-        return boost::asio::async_initiate<CompletionToken, void(error_code, lock)>(
-            [this](auto handler, std::vector<std::string> r, const lock_options& o) {
-                async_lock_all_impl(std::move(r), o, std::move(handler));
-            },
-            token, std::move(resources), opts);
+        return detail::initiate<void(error_code, lock)>(detail::initiate_lock_all{{this}},
+                                                        std::forward<CompletionToken>(token), std::move(resources), opts);
     }
 
     /// @brief Asks every master whether the lock's token is still in its keys.
@@ -250,11 +202,11 @@ public:
     ///
     /// @par Handler signature
     /// `void(error_code, check_result)`
-    template <class CompletionToken = boost::asio::deferred_t>
+    template <class CompletionToken = default_token_t>
     auto async_check(const lock& l, CompletionToken&& token = {})
     {
-        return boost::asio::async_initiate<CompletionToken, void(error_code, check_result)>(
-            [this](auto handler, const lock& lk) { async_check_impl(lk, std::move(handler)); }, token, l);
+        return detail::initiate<void(error_code, check_result)>(detail::initiate_check{{this}},
+                                                                std::forward<CompletionToken>(token), l);
     }
 
     /// @brief Acquires `resource`, runs `work(lock)` while the lock is kept alive by automatic
@@ -308,18 +260,14 @@ public:
         else if constexpr (std::is_void_v<result_type>)
         {
             return boost::asio::async_initiate<CompletionToken, void(std::exception_ptr, error_code)>(
-                [this](auto handler, std::string r, lock_options o, hold_options h, Work w) {
-                    start_with_lock<void>(std::move(handler), std::move(r), o, h, std::move(w));
-                },
-                token, std::string(resource), opts, hold, std::move(work));
+                detail::initiate_with_lock<void, client>{this}, token, std::string(resource), opts, hold,
+                std::move(work));
         }
         else
         {
             return boost::asio::async_initiate<CompletionToken, void(std::exception_ptr, error_code, result_type)>(
-                [this](auto handler, std::string r, lock_options o, hold_options h, Work w) {
-                    start_with_lock<result_type>(std::move(handler), std::move(r), o, h, std::move(w));
-                },
-                token, std::string(resource), opts, hold, std::move(work));
+                detail::initiate_with_lock<result_type, client>{this}, token, std::string(resource), opts, hold,
+                std::move(work));
         }
     }
 
@@ -336,11 +284,11 @@ public:
     ///
     /// @par Handler signature
     /// `void(error_code, std::size_t)`
-    template <class CompletionToken = boost::asio::deferred_t>
+    template <class CompletionToken = default_token_t>
     auto async_wait_connected(CompletionToken&& token = {})
     {
-        return boost::asio::async_initiate<CompletionToken, void(error_code, std::size_t)>(
-            [this](auto handler) { async_wait_connected_impl(std::move(handler)); }, token);
+        return detail::initiate<void(error_code, std::size_t)>(detail::initiate_wait_connected{{this}},
+                                                               std::forward<CompletionToken>(token));
     }
 
     /// The default lock options given in the configuration.
@@ -382,149 +330,7 @@ public:
 
 private:
     friend class lock_holder;
-
-    // Cancellation of async_with_lock, shared between the initiating function (where the
-    // caller's slot is connected) and the body (where the phases are).
-    struct with_lock_control
-    {
-        boost::asio::any_io_executor strand;
-        boost::asio::cancellation_signal acquire;  // bound to the acquisition
-        lock_holder* holder = nullptr;      // set while the work runs
-        boost::asio::cancellation_signal work;     // bound to the work (with the loss)
-        bool cancelled = false;
-    };
-
-    static bool is_operation_aborted(const std::exception_ptr& e) noexcept
-    {
-        try
-        {
-            std::rethrow_exception(e);
-        }
-        catch (const boost::system::system_error& se)
-        {
-            return se.code() == boost::asio::error::operation_aborted;
-        }
-        catch (...)
-        {
-            return false;
-        }
-    }
-
-    template <class R, class Work>
-    static boost::asio::awaitable<std::tuple<error_code, std::conditional_t<std::is_void_v<R>, int, R>>>
-    with_lock_body(client& c, std::shared_ptr<with_lock_control> ctl, std::string resource,
-                   lock_options opts, hold_options hold, Work work)
-    {
-        using value_type = std::conditional_t<std::is_void_v<R>, int, R>;
-        auto [ec, l] = co_await c.async_lock(
-            resource, opts,
-            boost::asio::bind_cancellation_slot(ctl->acquire.slot(), boost::asio::as_tuple(boost::asio::use_awaitable)));
-        if (ec)
-            co_return std::tuple<error_code, value_type>{ec, value_type{}};
-        // The acquisition completed by dispatch from the client's strand, so this coroutine now
-        // runs nested inside the strand's handler; the work's first step would too, and would
-        // hold up the client's I/O on every thread while it runs. A post starts it afresh.
-        co_await boost::asio::post(ctl->strand, boost::asio::use_awaitable);
-        if (ctl->cancelled)
-        {
-            co_await c.async_unlock(l, boost::asio::as_tuple(boost::asio::use_awaitable));
-            co_return std::tuple<error_code, value_type>{boost::asio::error::operation_aborted, value_type{}};
-        }
-
-        lock_holder holder(c, l, hold, ctl->strand);
-        ctl->holder = &holder;
-        // The loss signal cancels the work through the work signal, so that the caller's
-        // cancellation can reach it too.
-        holder.loss_slot().assign([ctl](boost::asio::cancellation_type t) { ctl->work.emit(t); });
-
-        std::exception_ptr failure;
-        value_type result{};
-        if constexpr (std::is_void_v<R>)
-        {
-            auto [e] = co_await boost::asio::co_spawn(
-                ctl->strand, work(l),
-                boost::asio::bind_cancellation_slot(ctl->work.slot(), boost::asio::as_tuple(boost::asio::use_awaitable)));
-            failure = e;
-        }
-        else
-        {
-            auto [e, r] = co_await boost::asio::co_spawn(
-                ctl->strand, work(l),
-                boost::asio::bind_cancellation_slot(ctl->work.slot(), boost::asio::as_tuple(boost::asio::use_awaitable)));
-            failure = e;
-            result = std::move(r);
-        }
-        ctl->holder = nullptr;
-        const error_code status = holder.status();
-        auto [rec] = co_await holder.async_release(boost::asio::as_tuple(boost::asio::use_awaitable));
-        (void)rec;
-        const bool lost = status && status != error::released;
-        // A work cancelled by the loss or by the caller usually ends with the operation_aborted
-        // exception of what it was awaiting: that is our cancellation, not the work's failure.
-        if (failure && (lost || ctl->cancelled) && is_operation_aborted(failure))
-            failure = nullptr;
-        if (failure)
-            std::rethrow_exception(failure);
-        if (ctl->cancelled)
-            co_return std::tuple<error_code, value_type>{boost::asio::error::operation_aborted, std::move(result)};
-        if (lost)
-            co_return std::tuple<error_code, value_type>{error::lock_lost, std::move(result)};
-        co_return std::tuple<error_code, value_type>{error_code{}, std::move(result)};
-    }
-
-    template <class R, class Handler, class Work>
-    void start_with_lock(Handler handler, std::string resource, lock_options opts, hold_options hold, Work work)
-    {
-        auto ctl = std::make_shared<with_lock_control>();
-        // A strand of its own on the client's io_context: not the client's strand, so that a
-        // work that computes does not stop the client's I/O (the extensions among it).
-        ctl->strand = make_work_strand();
-        auto slot = boost::asio::get_associated_cancellation_slot(handler);
-        if (slot.is_connected())
-        {
-            slot.assign([ctl](boost::asio::cancellation_type t) {
-                boost::asio::post(ctl->strand, [ctl, t] {
-                    ctl->cancelled = true;
-                    // The work is a co_spawned coroutine, which lets only terminal cancellation
-                    // through: any type the caller asks for ends the work.
-                    if (ctl->holder)
-                        ctl->work.emit(boost::asio::cancellation_type::terminal);
-                    else
-                        ctl->acquire.emit(t);
-                });
-            });
-        }
-        // The completion runs on the handler's associated executor (co_spawn dispatches to the
-        // executor bound to its completion handler).
-        auto handler_ex = boost::asio::get_associated_executor(handler, get_executor());
-        boost::asio::co_spawn(ctl->strand,
-                       with_lock_body<R>(*this, ctl, std::move(resource), opts, hold, std::move(work)),
-                       boost::asio::bind_executor(handler_ex, [h = std::move(handler), ctl](std::exception_ptr e, auto result) mutable {
-                           auto own_slot = boost::asio::get_associated_cancellation_slot(h);
-                           if (own_slot.is_connected())
-                               own_slot.clear();
-                           if constexpr (std::is_void_v<R>)
-                               std::move(h)(e, std::get<0>(result));
-                           else
-                               std::move(h)(e, std::get<0>(result), std::move(std::get<1>(result)));
-                       }));
-    }
-
-    /// A new strand on the executor the client was constructed with (get_executor() is the
-    /// client's own strand on it).
-    executor_type make_work_strand() const;
-
-    void async_lock_all_impl(std::vector<std::string> resources, const lock_options& opts,
-                             boost::asio::any_completion_handler<void(error_code, lock)> handler);
-    void async_check_impl(const lock& l, boost::asio::any_completion_handler<void(error_code, check_result)> handler);
-    void async_lock_impl(std::string resource, const lock_options& opts,
-                         boost::asio::any_completion_handler<void(error_code, lock)> handler);
-    void async_try_lock_impl(std::string resource, const lock_options& opts,
-                             boost::asio::any_completion_handler<void(error_code, std::optional<lock>)> handler);
-    void async_unlock_impl(const lock& l, boost::asio::any_completion_handler<void(error_code)> handler);
-    void async_extend_impl(const lock& l, std::chrono::milliseconds ttl,
-                           boost::asio::any_completion_handler<void(error_code, lock)> handler);
-    void async_wait_connected_impl(boost::asio::any_completion_handler<void(error_code, std::size_t)> handler);
+    friend struct detail::client_access;
 
     std::shared_ptr<detail::client_impl> impl_;
 };

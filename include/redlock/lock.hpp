@@ -92,7 +92,13 @@ public:
     /// Diagnostics of the last round, one entry per master in configuration order.
     std::span<const master_diagnostic> masters() const noexcept;
 
-    /// A one-line summary for logs: resource, remaining validity, and per-master outcomes.
+    /// Why the operation that returned this lock failed, when the cause is not a master's
+    /// answer: which argument or option was refused and why ("lock_options::ttl must be
+    /// positive"), or that the client was closed. Empty otherwise.
+    std::string_view reason() const noexcept;
+
+    /// A one-line summary for logs: resource, remaining validity, the reason of a failure
+    /// and per-master outcomes.
     /// Never includes the token.
     std::string describe() const;
 

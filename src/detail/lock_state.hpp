@@ -24,6 +24,7 @@ struct lock_state
     std::vector<master_diagnostic> masters;
     std::vector<std::string> resources;  ///< Multi-resource locks only: every resource.
     std::vector<std::string> keys;       ///< Multi-resource locks only: every key.
+    std::string reason;                  ///< Why the operation failed, when not a master's doing.
 
     std::span<const std::string> key_span() const noexcept
     {
@@ -32,7 +33,7 @@ struct lock_state
 
     /// The same resources and keys, without a token or validity: what a failed operation
     /// returns, with `diagnostics` as its masters.
-    std::shared_ptr<lock_state> unheld(std::vector<master_diagnostic> diagnostics) const
+    std::shared_ptr<lock_state> unheld(std::vector<master_diagnostic> diagnostics, std::string why = {}) const
     {
         auto st = std::make_shared<lock_state>();
         st->resource = resource;
@@ -40,9 +41,14 @@ struct lock_state
         st->resources = resources;
         st->keys = keys;
         st->masters = std::move(diagnostics);
+        st->reason = std::move(why);
         return st;
     }
 };
+
+/// Each master's outcome on one line (" [0] granted 120us [1] error (...) 3us"), as
+/// lock::describe() and operation_error print them.
+std::string describe_masters(std::span<const master_diagnostic> masters);
 
 /// The library's way into a lock (Boost.MySQL's `detail::access` idea): the public class
 /// names this struct as its only friend, and nothing else sees its state.

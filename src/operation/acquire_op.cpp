@@ -67,12 +67,18 @@ void acquire_op::begin()
 {
     initiating_ = true;
     error_code ec;
-    std::string why;
-    validate(o_, ec, why);
-    if (!ec && !valid_resources())
-        ec = error::invalid_argument;
+    validate(o_, ec, reason_);
+    if (!ec)
+    {
+        reason_ = refused_resources();
+        if (!reason_.empty())
+            ec = error::invalid_argument;
+    }
     if (!ec && c_->closed)
+    {
         ec = error::connection_closed;
+        reason_ = "the client was closed before the operation started";
+    }
     if (!ec && cancelled_early_)
         ec = asio::error::operation_aborted;
     if (ec)
@@ -189,7 +195,7 @@ void acquire_op::complete(error_code ec, lock l)
         names.key = key_;
         names.resources = resources_;
         names.keys = keys_;
-        l = access::make(names.unheld(std::move(diagnostics_)));
+        l = access::make(names.unheld(std::move(diagnostics_), std::move(reason_)));
     }
     if (try_mode_)
     {
@@ -221,19 +227,31 @@ std::span<const std::string> acquire_op::keys() const
     return keys_.empty() ? std::span<const std::string>(&key_, 1) : std::span<const std::string>(keys_);
 }
 
-bool acquire_op::valid_resources() const
+std::string acquire_op::refused_resources() const
 {
-    if (resource_.empty() || key_.size() > max_key_size)
-        return false;
+    const auto too_long = [](std::size_t i) {
+        return "the key of resource " + std::to_string(i) + " (key_prefix + resource) is longer than max_key_size (" +
+               std::to_string(max_key_size) + " bytes)";
+    };
+    if (resources_.empty())
+    {
+        if (resource_.empty())
+            return "the resource is empty (or async_lock_all was given none)";
+        if (key_.size() > max_key_size)
+            return too_long(0);
+        return {};
+    }
     for (std::size_t i = 0; i < resources_.size(); ++i)
     {
-        if (resources_[i].empty() || keys_[i].size() > max_key_size)
-            return false;
+        if (resources_[i].empty())
+            return "resource " + std::to_string(i) + " is empty";
+        if (keys_[i].size() > max_key_size)
+            return too_long(i);
         for (std::size_t j = 0; j < i; ++j)
-            if (resources_[i] == resources_[j])
-                return false;  // the same key twice would make the lock its own rival
+            if (resources_[i] == resources_[j])  // the same key twice would make the lock its own rival
+                return "resource " + std::to_string(i) + " repeats resource " + std::to_string(j);
     }
-    return true;
+    return {};
 }
 
 }  // namespace redlock::detail

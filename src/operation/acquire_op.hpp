@@ -58,7 +58,8 @@ private:
     void drive(const acquire_event& ev);
     void execute(const acquire_action& a);
     void complete(error_code ec, lock l);
-    bool valid_resources() const;
+    /// Why the resources cannot be locked (empty, too long, named twice); empty when they can.
+    std::string refused_resources() const;
     std::span<const std::string> keys() const;
     std::string_view token_view() const { return {token_, token_source::token_chars}; }
 
@@ -83,6 +84,7 @@ private:
     std::uint64_t attempt_id_ = 0;  // the machine's round ids of the two rounds
     std::uint64_t release_id_ = 0;
     std::vector<master_diagnostic> diagnostics_;  // of the last failed attempt
+    std::string reason_;                          // of a failure that is not the masters' doing
     boost::container::small_vector<acquire_event, 4> queued_;
     char token_[token_source::token_chars]{};
     bool try_mode_ = false;

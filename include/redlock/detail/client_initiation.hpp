@@ -1,0 +1,173 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_DETAIL_CLIENT_INITIATION_HPP
+#define REDLOCK_DETAIL_CLIENT_INITIATION_HPP
+
+// How client's operation templates reach the compiled library: one named initiation object per
+// operation (it has get_executor(), and a name for diagnostics), each calling a compiled body
+// that takes a type-erased handler; and which completion tokens get with_diagnostics.
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/use_future.hpp>
+
+#include <redlock/detail/awaitable_fix.hpp>
+#include <redlock/error.hpp>
+#include <redlock/hold.hpp>
+#include <redlock/lock.hpp>
+#include <redlock/options.hpp>
+#include <redlock/with_diagnostics.hpp>
+
+namespace redlock {
+
+class client;
+
+/// The default completion token of client's operations: `boost::asio::deferred`, whose errors
+/// surface as operation_error (see with_diagnostics_t) when the operation is `co_await`ed.
+using default_token_t = with_diagnostics_t<boost::asio::deferred_t>;
+
+namespace detail {
+
+template <class Signature>
+using handler_of = boost::asio::any_completion_handler<Signature>;
+
+// The compiled bodies (src/client.cpp).
+boost::asio::any_io_executor executor_of(const client& c) noexcept;
+void start_lock(client& c, std::string resource, const lock_options& opts, handler_of<void(error_code, lock)> h);
+void start_try_lock(client& c, std::string resource, const lock_options& opts,
+                    handler_of<void(error_code, std::optional<lock>)> h);
+void start_lock_all(client& c, std::vector<std::string> resources, const lock_options& opts,
+                    handler_of<void(error_code, lock)> h);
+void start_unlock(client& c, const lock& l, handler_of<void(error_code)> h);
+void start_extend(client& c, const lock& l, std::chrono::milliseconds ttl, handler_of<void(error_code, lock)> h);
+void start_check(client& c, const lock& l, handler_of<void(error_code, check_result)> h);
+void start_wait_connected(client& c, handler_of<void(error_code, std::size_t)> h);
+
+/// What every initiation object of the client has: the client and its executor.
+struct client_initiation
+{
+    using executor_type = boost::asio::any_io_executor;
+
+    client* self;
+
+    executor_type get_executor() const noexcept { return executor_of(*self); }
+};
+
+struct initiate_lock : client_initiation
+{
+    static constexpr std::string_view name = "async_lock";
+
+    template <class Handler>
+    void operator()(Handler&& h, std::string resource, const lock_options& opts) const
+    {
+        start_lock(*self, std::move(resource), opts, std::forward<Handler>(h));
+    }
+};
+
+struct initiate_try_lock : client_initiation
+{
+    static constexpr std::string_view name = "async_try_lock";
+
+    template <class Handler>
+    void operator()(Handler&& h, std::string resource, const lock_options& opts) const
+    {
+        start_try_lock(*self, std::move(resource), opts, std::forward<Handler>(h));
+    }
+};
+
+struct initiate_lock_all : client_initiation
+{
+    static constexpr std::string_view name = "async_lock_all";
+
+    template <class Handler>
+    void operator()(Handler&& h, std::vector<std::string> resources, const lock_options& opts) const
+    {
+        start_lock_all(*self, std::move(resources), opts, std::forward<Handler>(h));
+    }
+};
+
+struct initiate_unlock : client_initiation
+{
+    static constexpr std::string_view name = "async_unlock";
+
+    template <class Handler>
+    void operator()(Handler&& h, const lock& l) const
+    {
+        start_unlock(*self, l, std::forward<Handler>(h));
+    }
+};
+
+struct initiate_extend : client_initiation
+{
+    static constexpr std::string_view name = "async_extend";
+
+    template <class Handler>
+    void operator()(Handler&& h, const lock& l, std::chrono::milliseconds ttl) const
+    {
+        start_extend(*self, l, ttl, std::forward<Handler>(h));
+    }
+};
+
+struct initiate_check : client_initiation
+{
+    static constexpr std::string_view name = "async_check";
+
+    template <class Handler>
+    void operator()(Handler&& h, const lock& l) const
+    {
+        start_check(*self, l, std::forward<Handler>(h));
+    }
+};
+
+struct initiate_wait_connected : client_initiation
+{
+    static constexpr std::string_view name = "async_wait_connected";
+
+    template <class Handler>
+    void operator()(Handler&& h) const
+    {
+        start_wait_connected(*self, std::forward<Handler>(h));
+    }
+};
+
+/// Tokens that turn an error into an exception get with_diagnostics, so that the exception
+/// names the resource and each master's outcome.
+template <class Token>
+inline constexpr bool throws_errors = false;
+template <class Executor>
+inline constexpr bool throws_errors<boost::asio::use_awaitable_t<Executor>> = true;
+template <class Allocator>
+inline constexpr bool throws_errors<boost::asio::use_future_t<Allocator>> = true;
+
+/// async_initiate, with with_diagnostics applied to the tokens of throws_errors.
+template <class Signature, class Initiation, class CompletionToken, class... Args>
+auto initiate(Initiation initiation, CompletionToken&& token, Args&&... args)
+{
+    if constexpr (throws_errors<std::decay_t<CompletionToken>>)
+    {
+        auto wrapped = with_diagnostics(std::forward<CompletionToken>(token));
+        return boost::asio::async_initiate<decltype(wrapped), Signature>(std::move(initiation), wrapped,
+                                                                         std::forward<Args>(args)...);
+    }
+    else
+    {
+        return boost::asio::async_initiate<CompletionToken, Signature>(std::move(initiation), token,
+                                                                       std::forward<Args>(args)...);
+    }
+}
+
+}  // namespace detail
+}  // namespace redlock
+
+#endif
