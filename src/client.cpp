@@ -121,6 +121,19 @@ client::executor_type client::get_executor() const noexcept { return impl_->stra
 
 std::size_t client::size() const noexcept { return impl_->size(); }
 
+std::vector<master_info> client::master_states() const
+{
+    // conns is fixed at construction; each connection publishes what info() reads.
+    std::vector<master_info> out;
+    out.reserve(impl_->conns.size());
+    for (std::size_t i = 0; i < impl_->conns.size(); ++i)
+    {
+        out.push_back(impl_->conns[i]->info());
+        out.back().index = i;
+    }
+    return out;
+}
+
 const lock_options& client::default_options() const noexcept { return impl_->cfg.defaults; }
 
 void client::close()

@@ -125,6 +125,22 @@ void client_impl::abandon_all() noexcept
 
 void client_impl::start()
 {
+    if (cfg.on_event)
+    {
+        for (std::size_t i = 0; i < conns.size(); ++i)
+        {
+            conns[i]->on_availability([weak = weak_from_this(), i](bool up, error_code ec) {
+                if (auto self = weak.lock())
+                {
+                    event e;
+                    e.kind = up ? event_kind::master_up : event_kind::master_down;
+                    e.master = i;
+                    e.ec = ec;
+                    self->report(e);
+                }
+            });
+        }
+    }
     for (auto& c : conns)
         c->start();
 }

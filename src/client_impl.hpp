@@ -69,6 +69,28 @@ public:
     std::size_t size() const noexcept { return conns.size(); }
     std::size_t quorum() const noexcept { return conns.size() / 2 + 1; }
 
+    /// Whether anyone listens to events (client_config::on_event).
+    bool observed() const noexcept { return static_cast<bool>(cfg.on_event); }
+    /// A lock event about `resource` (see report(event)).
+    void report(event_kind kind, std::string_view resource, error_code ec = {}) const
+    {
+        if (!cfg.on_event)
+            return;
+        event e;
+        e.kind = kind;
+        e.resource = resource;
+        e.ec = ec;
+        report(e);
+    }
+    /// Tells client_config::on_event, if set; `e.masters` is filled in here.
+    void report(event e) const
+    {
+        if (!cfg.on_event)
+            return;
+        e.masters = conns.size();
+        cfg.on_event(e);
+    }
+
     asio::any_io_executor strand;
     client_config cfg;
     std::vector<std::shared_ptr<node_connection>> conns;

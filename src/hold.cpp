@@ -129,6 +129,12 @@ public:
         return extensions_;
     }
 
+    std::size_t holding() const
+    {
+        std::lock_guard g(m_);
+        return holding_;
+    }
+
     asio::cancellation_slot loss_slot() { return loss_.slot(); }
 
     const asio::any_io_executor& strand() const { return c_->strand; }
@@ -197,6 +203,8 @@ private:
     void extend()
     {
         phase_ = phase::extending;
+        if (ext_.active())
+            ext_.stop();  // the previous round was still hearing from its last masters
         // While the round runs, the entry stands at the end of validity: the loss deadline.
         c_->deadlines.schedule(*this, valid_until_);
         ext_.start(*c_, round::kind::extend, base_->key_span(), base_->token, ttl_,
@@ -212,7 +220,10 @@ private:
         if (q.state() == quorum_state::reached &&
             remaining_validity(ttl_, clock::now() - r.started(), drift) > clock::duration::zero())
         {
-            ext_.stop();
+            // The round goes on in the background until every master answered or its deadline:
+            // on_round_finished then counts the masters that hold the lock (degradation).
+            if (c_->observed())
+                c_->report(event_kind::extended, base_->resource);
             {
                 std::lock_guard g(m_);
                 // Never move the deadline backwards: a slow extension may end before the old one.
@@ -224,6 +235,10 @@ private:
             return;
         }
         ext_.stop();
+        if (c_->observed())
+            c_->report(event_kind::extend_failed, base_->resource,
+                       q.state() == quorum_state::reached ? error_code(error::validity_expired)
+                                                          : error_code(q.failure_reason()));
         const error_code reason = q.state() == quorum_state::reached ? error_code(error::validity_expired)
                                                                        : error_code(q.failure_reason());
         // The keys hold another token (or are gone) on a majority: the lock was taken over or
@@ -247,20 +262,53 @@ private:
 
     void on_round_finished(round& r) override
     {
+        if (&r == &ext_)
+            return count_holding(r.tracker());
         if (&r == &rel_)
         {
             const error_code ec =
                 lost_before_release_ ? error_code(error::lock_lost) : release_verdict(r.tracker(), c_->closed);
+            if (c_->observed() && !lost_before_release_)
+                c_->report(ec ? event_kind::release_failed : event_kind::released, base_->resource, ec);
             phase_ = phase::done;
             complete_release_waiters(ec);
             c_->untrack(*this);
         }
     }
 
+    /// After a successful extension round has heard from every master (or its deadline): how
+    /// many hold the lock now. A change is reported (degraded, or back to every master).
+    void count_holding(const quorum_tracker& q)
+    {
+        if (phase_ == phase::releasing || phase_ == phase::done)
+            return;
+        std::size_t holding = 0;
+        for (std::size_t i = 0; i < q.masters(); ++i)
+            holding += q.outcome(i) == master_outcome::granted ? 1 : 0;
+        {
+            std::lock_guard g(m_);
+            if (holding == holding_)
+                return;
+            holding_ = holding;
+        }
+        if (c_->observed())
+        {
+            event e;
+            e.kind = event_kind::degraded;
+            e.resource = base_->resource;
+            e.granted = holding;
+            c_->report(e);
+        }
+        if (o_.on_degraded)
+            asio::post(work_ex_, [fn = o_.on_degraded, holding, n = q.masters()] { fn(holding, n); });
+    }
+
     void lose(error_code reason)
     {
         if (phase_ == phase::releasing || phase_ == phase::done)
             return;
+        if (c_->observed())
+            c_->report(event_kind::lost, base_->resource, reason);
         set_status(reason);
         lost_before_release_ = true;
         // Tell the holder's work, on its executor.
@@ -324,6 +372,7 @@ private:
     mutable std::mutex m_;  // guards what the accessors read from other threads
     clock::time_point valid_until_;
     std::uint32_t extensions_ = 0;
+    std::size_t holding_ = c_->size();  // until an extension says otherwise
     error_code status_;
 };
 
@@ -359,6 +408,8 @@ lock lock_holder::current() const { return s_ ? s_->current() : lock(); }
 bool lock_holder::held() const { return s_ && s_->held(); }
 error_code lock_holder::status() const { return s_ ? s_->status() : error_code(error::invalid_argument); }
 std::uint32_t lock_holder::extensions() const { return s_ ? s_->extensions() : 0; }
+
+std::size_t lock_holder::masters_holding() const { return s_ ? s_->holding() : 0; }
 
 asio::cancellation_slot lock_holder::loss_slot()
 {

@@ -291,6 +291,10 @@ public:
                                                                std::forward<CompletionToken>(token));
     }
 
+    /// @brief Each master's connection state and counters, in configuration order (the index
+    /// of diagnostics and events). A snapshot; safe to call from any thread.
+    std::vector<master_info> master_states() const;
+
     /// The default lock options given in the configuration.
     const lock_options& default_options() const noexcept;
 

@@ -3,7 +3,9 @@
 #define REDLOCK_HOLD_HPP
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -41,6 +43,13 @@ struct hold_options
     /// spec asks for a bound: a holder that never lets go would make the resource unavailable
     /// to everyone else forever.
     std::chrono::milliseconds max_hold{std::chrono::minutes(10)};
+
+    /// Told, on the holder's work executor, each time an extension finds the lock held by a
+    /// different number of masters than before (all of them, at first): `holding` below
+    /// `masters` means degraded — still held, but one failure closer to lost (on a bare
+    /// majority, the next failing master loses it); `holding == masters` again means
+    /// recovered. Counted once every master answered the extension or its deadline passed.
+    std::function<void(std::size_t holding, std::size_t masters)> on_degraded;
 };
 
 /// What async_check found on the masters.
@@ -102,6 +111,10 @@ public:
 
     /// Successful extensions so far.
     std::uint32_t extensions() const;
+
+    /// How many masters held the lock at the last extension that heard from all of them (every
+    /// master until then); fewer than all means degraded (see hold_options::on_degraded).
+    std::size_t masters_holding() const;
 
     /// A slot that receives a terminal cancellation when the lock is lost (not when it is
     /// released). Bind the holder's work to it, e.g. with boost::asio::bind_cancellation_slot.

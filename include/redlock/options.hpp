@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <redlock/config.hpp>
+#include <redlock/events.hpp>
 
 namespace redlock {
 
@@ -78,6 +79,10 @@ struct client_config
 
     connection_options connection;
     lock_options defaults;
+
+    /// Told of masters going up and down, acquisitions, extensions, releases, degraded and
+    /// lost locks (see events.hpp); for metrics and logs. Empty by default: no cost.
+    event_handler on_event;
 };
 
 /// Checks the values of a lock_options; on failure ec = error::invalid_option and `why`

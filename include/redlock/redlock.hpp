@@ -8,9 +8,11 @@
 #include <redlock/config.hpp>
 #include <redlock/connection.hpp>
 #include <redlock/error.hpp>
+#include <redlock/events.hpp>
 #include <redlock/hold.hpp>
 #include <redlock/lock.hpp>
 #include <redlock/options.hpp>
 #include <redlock/resp.hpp>
+#include <redlock/with_diagnostics.hpp>
 
 #endif

@@ -66,6 +66,7 @@ void acquire_op::abandon() noexcept
 void acquire_op::begin()
 {
     initiating_ = true;
+    started_ = clock::now();
     error_code ec;
     validate(o_, ec, reason_);
     if (!ec)
@@ -188,6 +189,16 @@ void acquire_op::complete(error_code ec, lock l)
 {
     done_ = true;
     c_->deadlines.cancel(*this);
+    if (c_->observed())
+    {
+        event e;
+        e.kind = ec ? event_kind::acquire_failed : event_kind::acquired;
+        e.resource = resource_.empty() && access::state(l) ? l.resource() : std::string_view(resource_);
+        e.ec = ec;
+        e.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - started_);
+        e.attempts = fsm_ ? fsm_->attempts() : 0;
+        c_->report(e);
+    }
     if (ec && !access::state(l))
     {
         lock_state names;

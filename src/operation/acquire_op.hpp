@@ -85,6 +85,7 @@ private:
     std::uint64_t release_id_ = 0;
     std::vector<master_diagnostic> diagnostics_;  // of the last failed attempt
     std::string reason_;                          // of a failure that is not the masters' doing
+    std::chrono::steady_clock::time_point started_{};  // for the acquired event's elapsed
     boost::container::small_vector<acquire_event, 4> queued_;
     char token_[token_source::token_chars]{};
     bool try_mode_ = false;

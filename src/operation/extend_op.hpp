@@ -114,6 +114,8 @@ private:
         done_ = true;
         if (!access::state(result))
             result = l_;
+        if (c_->observed())
+            c_->report(ec ? event_kind::extend_failed : event_kind::extended, l_.resource(), ec);
         if (immediate)
             post_completion(h_, c_->strand, ec, std::move(result));
         else

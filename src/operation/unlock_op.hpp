@@ -93,6 +93,8 @@ private:
         // has finished in the background; a completion inline in the handler's dispatch must
         // not find the operation gone, hence the hold.
         auto keep = hold();
+        if (c_->observed())
+            c_->report(ec ? event_kind::release_failed : event_kind::released, l_.resource(), ec);
         if (immediate)
             post_completion(h_, c_->strand, ec);
         else

@@ -32,14 +32,14 @@ void node_connection::close()
         start_drain();
     else
         drop(error::connection_closed, "connection closed by its owner");
-    state_ = state::closed;
+    set_state(state::closed);
     settle();
 }
 
 void node_connection::start_drain()
 {
     draining_ = true;
-    state_ = state::closed;
+    set_state(state::closed);
     health_timer_.cancel();
     write_after_batch_ = false;
     // The sinks learn at once that no reply will come; what they submit meanwhile (a release

@@ -136,6 +136,49 @@ void node_connection::set_error(const error_code& ec, std::string detail)
 {
     last_error_ = ec;
     last_error_detail_ = cfg_.to_string() + ": " + detail;
+    const std::lock_guard<std::mutex> guard(published_error_mutex_);
+    published_error_ = ec;
+}
+
+void node_connection::set_state(state s)
+{
+    state_ = s;
+    published_state_.store(s, std::memory_order_relaxed);
+    if (!availability_)
+        return;
+    // Posted: whoever is told may submit again, and must not do so from inside this code.
+    if (s == state::ready && reported_ != reported::up)
+    {
+        reported_ = reported::up;
+        asio::post(ex_, [fn = availability_] { fn(true, {}); });
+    }
+    else if (s == state::down && reported_ != reported::down)
+    {
+        reported_ = reported::down;
+        asio::post(ex_, [fn = availability_, ec = last_error_] { fn(false, ec); });
+    }
+}
+
+master_info node_connection::info() const
+{
+    master_info m;
+    m.endpoint = cfg_.to_string();
+    switch (published_state_.load(std::memory_order_relaxed))
+    {
+    case state::connecting: m.state = master_state::connecting; break;
+    case state::ready: m.state = master_state::ready; break;
+    case state::down: m.state = master_state::down; break;
+    case state::closed: m.state = master_state::closed; break;
+    }
+    {
+        const std::lock_guard<std::mutex> guard(published_error_mutex_);
+        m.last_error = published_error_;
+    }
+    m.requests = stats_.requests;
+    m.replies = stats_.replies;
+    m.connects = stats_.connects;
+    m.drops = stats_.drops;
+    return m;
 }
 
 // ---- The lifecycle --------------------------------------------------------------------------
@@ -145,7 +188,7 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
     auto delay = opts_.reconnect_min_delay;
     while (!closed_)
     {
-        state_ = state::connecting;
+        set_state(state::connecting);
         error_code ec = co_await connect_once();
         if (closed_)
             break;
@@ -160,17 +203,21 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
             continue;
         }
 
-        state_ = state::ready;
         ++stats_.connects;
+        set_state(state::ready);
         scripts_known_ = 0;  // perhaps another server, or one that restarted
         last_error_ = {};
         last_error_detail_.clear();
+        {
+            const std::lock_guard<std::mutex> guard(published_error_mutex_);
+            published_error_ = {};
+        }
         settle();
         start_read();
         if (!out_queue_.empty())
             start_write();
         arm_health_timer();
-        const auto replies_at_connect = stats_.replies;
+        const std::uint64_t replies_at_connect = stats_.replies;
 
         event_.expires_at(asio::steady_timer::time_point::max());
         co_await event_.async_wait(as_tuple_awaitable);
@@ -192,7 +239,7 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
             delay = std::min(delay * 2, opts_.reconnect_max_delay);
         }
     }
-    state_ = state::closed;
+    set_state(state::closed);
     settle();
     (void)self;
 }
@@ -657,7 +704,7 @@ void node_connection::drop(const error_code& ec, std::string detail)
         ++stats_.drops;
     if (ec != error::connection_closed && !detail.empty())
         set_error(ec, std::move(detail));
-    state_ = closed_ ? state::closed : state::down;
+    set_state(closed_ ? state::closed : state::down);
     stream_.close();
     health_timer_.cancel();
     writing_ = false;

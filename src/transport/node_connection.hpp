@@ -2,10 +2,12 @@
 #ifndef REDLOCK_SRC_TRANSPORT_NODE_CONNECTION_HPP
 #define REDLOCK_SRC_TRANSPORT_NODE_CONNECTION_HPP
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <vector>
@@ -18,8 +20,10 @@
 
 #include <redlock/config.hpp>
 #include <redlock/error.hpp>
+#include <redlock/events.hpp>
 #include <redlock/resp.hpp>
 
+#include "detail/relaxed_counter.hpp"
 #include "protocol/resp_parser.hpp"
 #include "transport/stream.hpp"
 
@@ -76,11 +80,12 @@ public:
 
     struct statistics
     {
-        std::uint64_t requests = 0;    ///< Accepted requests (health PINGs included).
-        std::uint64_t replies = 0;     ///< Replies read.
-        std::uint64_t writes = 0;      ///< Write operations started (one per coalesced batch).
-        std::uint64_t connects = 0;    ///< Successful connections (handshake done).
-        std::uint64_t drops = 0;       ///< Connections lost after being ready.
+        // Readable from any thread (master_info()); written on the executor only.
+        relaxed_counter requests;  ///< Accepted requests (health PINGs included).
+        relaxed_counter replies;   ///< Replies read.
+        relaxed_counter writes;    ///< Write operations started (one per coalesced batch).
+        relaxed_counter connects;  ///< Successful connections (handshake done).
+        relaxed_counter drops;     ///< Connections lost after being ready.
     };
 
     node_connection(asio::any_io_executor ex, master_config cfg, connection_options opts);
@@ -172,6 +177,14 @@ public:
     std::chrono::steady_clock::time_point read_time() const noexcept { return read_at_; }
 
     state current_state() const noexcept { return state_; }
+
+    /// @brief Called (posted to the executor, never from inside the connection's own code) when
+    /// the master becomes ready (`up`), or unreachable: a ready connection dropped, or the
+    /// first attempt after start or after a drop failed (`ec` says why).
+    void on_availability(std::function<void(bool up, error_code ec)> fn) { availability_ = std::move(fn); }
+
+    /// The state and counters, for client::master_states(); safe from any thread.
+    master_info info() const;
     /// Whether a graceful close (see close()) is still under way.
     bool draining() const noexcept { return draining_; }
     const master_config& config() const noexcept { return cfg_; }
@@ -291,6 +304,14 @@ private:
     std::string last_error_detail_;
     std::vector<std::function<void(error_code)>> settle_waiters_;
     statistics stats_;
+
+    // What info() reads from other threads, and the availability reported so far.
+    void set_state(state s);
+    std::atomic<state> published_state_{state::connecting};
+    mutable std::mutex published_error_mutex_;
+    error_code published_error_;
+    std::function<void(bool, error_code)> availability_;
+    enum class reported : std::uint8_t { nothing, up, down } reported_ = reported::nothing;
 };
 
 }  // namespace redlock::detail

@@ -1,0 +1,85 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_EVENTS_HPP
+#define REDLOCK_EVENTS_HPP
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include <redlock/error.hpp>
+
+namespace redlock {
+
+/// @brief What happened, as reported to `client_config::on_event`.
+enum class event_kind : std::uint8_t
+{
+    master_up,       ///< A master's connection became ready (`master`).
+    master_down,     ///< A master became unreachable: a ready connection dropped, or the first
+                     ///< attempt after start or after a drop failed (`master`, `ec`).
+    acquired,        ///< async_lock / async_try_lock / async_lock_all succeeded.
+    acquire_failed,  ///< They failed (`ec`; error::contended for a contended try_lock too).
+    extended,        ///< An extension succeeded: async_extend, or a lock_holder's.
+    extend_failed,   ///< An extension failed (`ec`).
+    released,        ///< async_unlock (or a holder's release) succeeded.
+    release_failed,  ///< It failed (`ec`: lock_lost, no_quorum, ...).
+    degraded,        ///< A lock_holder's extension was granted by fewer than every master
+                     ///< (`granted` of `masters`): one master fewer may lose it. Reported
+                     ///< each time the count changes, and when it is back to every master.
+    lost,            ///< A lock_holder lost its lock (`ec` says why, as lock_holder::status()).
+};
+
+/// A short name ("acquire_failed").
+std::string_view to_string(event_kind k) noexcept;
+
+/// @brief One event. Valid only during the call: copy what you keep.
+struct event
+{
+    event_kind kind = event_kind::acquired;
+    std::size_t master = 0;        ///< master_up, master_down: the master's index.
+    std::string_view resource;     ///< Lock events: the (first) resource.
+    error_code ec;                 ///< The failures' cause; master_down's.
+    std::chrono::microseconds elapsed{0};  ///< acquired, acquire_failed: from the call to the
+                                           ///< completion (retries and backoff included).
+    std::uint32_t attempts = 0;    ///< acquired, acquire_failed: attempts made.
+    std::size_t granted = 0;       ///< degraded: masters that hold the lock after the extension.
+    std::size_t masters = 0;       ///< The number of masters.
+};
+
+/// @brief Receives the client's events (client_config::on_event).
+///
+/// Called on the client's strand, synchronously, in the order things happen: it must be quick
+/// and must not block (count, or post elsewhere). It may call the client's operations. An
+/// empty function (the default) costs one test per event.
+using event_handler = std::function<void(const event&)>;
+
+/// A master connection's state, as client::master_states() reports it.
+enum class master_state : std::uint8_t
+{
+    connecting,  ///< Connecting (first time, or again after a drop).
+    ready,       ///< Connected and handshaken: takes requests.
+    down,        ///< The last attempt failed; the next one waits for its backoff.
+    closed,      ///< The client was closed.
+};
+
+/// A short name ("ready").
+std::string_view to_string(master_state s) noexcept;
+
+/// @brief One master's connection state and counters (client::master_states()).
+struct master_info
+{
+    std::size_t index = 0;
+    std::string endpoint;          ///< The master's URI, its password masked.
+    master_state state = master_state::connecting;
+    error_code last_error;         ///< The cause of the last failure (cleared on connect).
+    std::uint64_t requests = 0;    ///< Requests accepted (health PINGs included).
+    std::uint64_t replies = 0;     ///< Replies read.
+    std::uint64_t connects = 0;    ///< Successful connections.
+    std::uint64_t drops = 0;       ///< Connections lost after being ready.
+};
+
+}  // namespace redlock
+
+#endif

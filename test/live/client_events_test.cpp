@@ -1,0 +1,199 @@
+// Acceptance: what a service owner observes (issue 11, item 5) — client_config::on_event
+// (masters up and down, acquisitions, releases, extensions, degraded and lost locks),
+// client::master_states(), and a holder told when its lock is degraded, not only lost.
+#include "client_fixture.hpp"
+#include "hold_fixture.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace redlock;
+using namespace redlock::test;
+
+namespace {
+
+/// An event as recorded (the event's string_view copied).
+struct seen
+{
+    event_kind kind;
+    std::size_t master;
+    std::string resource;
+    error_code ec;
+    std::size_t granted;
+    std::size_t masters;
+    std::uint32_t attempts;
+    std::chrono::microseconds elapsed;
+};
+
+struct recorder
+{
+    std::vector<seen> events;
+
+    event_handler handler()
+    {
+        return [this](const event& e) {
+            events.push_back({e.kind, e.master, std::string(e.resource), e.ec, e.granted, e.masters, e.attempts,
+                              e.elapsed});
+        };
+    }
+
+    std::size_t count(event_kind k, std::string_view resource = {}) const
+    {
+        return static_cast<std::size_t>(std::count_if(events.begin(), events.end(), [&](const seen& s) {
+            return s.kind == k && (resource.empty() || s.resource == resource);
+        }));
+    }
+
+    bool has_master(event_kind k, std::size_t master) const
+    {
+        return std::any_of(events.begin(), events.end(),
+                           [&](const seen& s) { return s.kind == k && s.master == master; });
+    }
+
+    const seen* last(event_kind k) const
+    {
+        for (auto it = events.rbegin(); it != events.rend(); ++it)
+            if (it->kind == k)
+                return &*it;
+        return nullptr;
+    }
+};
+
+}  // namespace
+
+TEST_CASE("client: events: masters up and down, acquisitions and releases; master_states()",
+          "[live][client][events]")
+{
+    local_masters m({.count = 3});
+    asio::io_context io;
+    recorder rec;
+    auto cfg = config_for(m, short_lock());
+    cfg.on_event = rec.handler();
+    client c(io.get_executor(), cfg);
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        CHECK(co_await eventually([&] { return rec.count(event_kind::master_up) == 3; }));
+        for (const auto& s : rec.events)
+            CHECK(s.masters == 3);
+
+        auto [ec, l] = co_await c.async_lock("ev", tuple_awaitable);
+        REQUIRE_FALSE(ec);
+        const seen* acquired = rec.last(event_kind::acquired);
+        REQUIRE(acquired != nullptr);
+        CHECK(acquired->resource == "ev");
+        CHECK(acquired->attempts == 1);
+        CHECK(acquired->elapsed.count() > 0);
+
+        // A contended try_lock is an acquire_failed event with error::contended.
+        auto [tec, tl] = co_await c.async_try_lock("ev", tuple_awaitable);
+        CHECK_FALSE(tec);
+        CHECK_FALSE(tl.has_value());
+        REQUIRE(rec.last(event_kind::acquire_failed) != nullptr);
+        CHECK(rec.last(event_kind::acquire_failed)->ec == error::contended);
+
+        auto [eec, el] = co_await c.async_extend(l, 2000ms, tuple_awaitable);
+        CHECK_FALSE(eec);
+        CHECK(rec.count(event_kind::extended, "ev") == 1);
+        auto [uec] = co_await c.async_unlock(el, tuple_awaitable);
+        CHECK_FALSE(uec);
+        CHECK(rec.count(event_kind::released, "ev") == 1);
+        auto [u2] = co_await c.async_unlock(el, tuple_awaitable);
+        CHECK(u2 == error::lock_lost);
+        CHECK(rec.count(event_kind::release_failed, "ev") == 1);
+
+        // master_states: all ready, counting what was sent.
+        auto states = c.master_states();
+        REQUIRE(states.size() == 3);
+        for (std::size_t i = 0; i < 3; ++i)
+        {
+            CHECK(states[i].index == i);
+            CHECK(states[i].state == master_state::ready);
+            CHECK(states[i].connects == 1);
+            CHECK(states[i].requests >= 3);
+            CHECK(states[i].endpoint == m.uri(i));
+        }
+
+        // A master killed: master_down with a cause, and its state says so.
+        m.kill(2);
+        CHECK(co_await eventually([&] { return rec.has_master(event_kind::master_down, 2); }, 5s));
+        CHECK(co_await eventually([&] { return c.master_states()[2].state != master_state::ready; }, 5s));
+        CHECK(c.master_states()[2].drops == 1);
+        CHECK(c.master_states()[2].last_error);
+        CHECK(c.master_states()[0].state == master_state::ready);
+        const seen* down = rec.last(event_kind::master_down);
+        REQUIRE(down != nullptr);
+        CHECK(down->ec);
+        // Reconnection attempts that keep failing are not reported again.
+        co_await sleep_for(300ms);
+        CHECK(rec.count(event_kind::master_down) == 1);
+
+        // ... and back.
+        m.restart(2);
+        CHECK(co_await eventually([&] { return rec.count(event_kind::master_up) == 4; }, 10s));
+        CHECK(c.master_states()[2].state == master_state::ready);
+        CHECK(c.master_states()[2].connects == 2);
+        CHECK_FALSE(c.master_states()[2].last_error);
+    }(), 30s);
+    c.close();
+    io.run_for(2s);
+    CHECK(c.master_states()[0].state == master_state::closed);
+}
+
+TEST_CASE("client: events: a holder is told when its lock is degraded, recovered and lost",
+          "[live][client][events][hold]")
+{
+    local_masters m({.count = 3});
+    asio::io_context io;
+    recorder rec;
+    auto cfg = config_for(m, short_lock(600ms));
+    cfg.on_event = rec.handler();
+    client c(io.get_executor(), cfg);
+
+    std::vector<std::pair<std::size_t, std::size_t>> told;  // (holding, masters)
+    hold_options ho;
+    ho.on_degraded = [&](std::size_t holding, std::size_t n) { told.emplace_back(holding, n); };
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        auto [ec, l] = co_await c.async_lock("deg", tuple_awaitable);
+        REQUIRE_FALSE(ec);
+        lock_holder h(c, l, ho);
+        CHECK(h.masters_holding() == 3);
+
+        // The key deleted behind our back on one master: the next extension finds 2 of 3.
+        del_on(m, 2, "deg");
+        CHECK(co_await eventually([&] { return told.size() == 1; }, 3s));
+        REQUIRE(told.size() == 1);
+        CHECK(told[0] == std::pair<std::size_t, std::size_t>{2, 3});
+        CHECK(h.masters_holding() == 2);
+        CHECK(h.held());
+        const seen* deg = rec.last(event_kind::degraded);
+        REQUIRE(deg != nullptr);
+        CHECK(deg->resource == "deg");
+        CHECK(deg->granted == 2);
+        CHECK(deg->masters == 3);
+
+        // Put back: the next extension finds every master again.
+        REQUIRE(m.command(2, {"SET", "deg", l.token(), "PX", "600"}) == "+OK\r\n");
+        CHECK(co_await eventually([&] { return told.size() == 2; }, 3s));
+        REQUIRE(told.size() == 2);
+        CHECK(told[1] == std::pair<std::size_t, std::size_t>{3, 3});
+        CHECK(h.masters_holding() == 3);
+
+        // Taken over on a majority: lost, with the holder's status as the cause.
+        set_on(m, 0, "deg", "rival");
+        set_on(m, 1, "deg", "rival");
+        CHECK(co_await eventually([&] { return !h.held(); }, 3s));
+        const seen* lost = rec.last(event_kind::lost);
+        REQUIRE(lost != nullptr);
+        CHECK(lost->resource == "deg");
+        CHECK(lost->ec == h.status());
+        CHECK(rec.count(event_kind::extended, "deg") >= 2);
+        del_on(m, 0, "deg");
+        del_on(m, 1, "deg");
+    }(), 30s);
+    drain(io, c);
+    CHECK(total_keys(m) == 0);
+}
