@@ -76,6 +76,7 @@ client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<
     conns.reserve(masters.size());
     for (auto& m : masters)
         conns.push_back(std::make_shared<node_connection>(strand, std::move(m), cfg.connection));
+    scripts.resize(conns.size());
     registry_->add(this);
 }
 

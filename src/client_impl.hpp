@@ -13,6 +13,7 @@
 #include "algorithm/backoff.hpp"
 #include "algorithm/token.hpp"
 #include "detail/deadline_list.hpp"
+#include "script_cache.hpp"
 #include "transport/node_connection.hpp"
 
 namespace redlock::detail {
@@ -94,6 +95,7 @@ public:
     asio::any_io_executor strand;
     client_config cfg;
     std::vector<std::shared_ptr<node_connection>> conns;
+    std::vector<script_cache> scripts;  // per master: which scripts its connection has run
     deadline_list deadlines;
     token_source tokens;
     xoshiro256ss jitter_rng{random_seed()};  // seeds each acquisition's retry schedule

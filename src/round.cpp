@@ -128,7 +128,7 @@ bool round::send(std::size_t i, bool fallback)
     // release after connecting, or after a NOSCRIPT): it caches the script there, and nothing
     // it sends can need a second request from us, so a release may complete at the quorum
     // even when such a master is silent (see runs_without_us). EVALSHA afterwards.
-    if (k_ == kind::release && !conn.script_known(release_script_id()))
+    if (k_ == kind::release && !c_->scripts[i].known(release_script_id(), conn.generation()))
         fallback = true;
     const auto tag = static_cast<std::uint32_t>(i) | (fallback ? fallback_bit : 0u);
     // Encoded straight into the connection's output buffer, once per master: cheaper than an
@@ -156,7 +156,8 @@ bool round::runs_without_us() const noexcept
         if (!conn.written(m_[i].ticket))
             return false;
         // An EVALSHA that may meet NOSCRIPT needs us to send the body.
-        if (k_ == kind::release && !m_[i].fallback && !conn.script_known(release_script_id()))
+        if (k_ == kind::release && !m_[i].fallback &&
+            !c_->scripts[i].known(release_script_id(), conn.generation()))
             return false;
     }
     return true;
@@ -220,7 +221,7 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
             // A master that restarted or ran SCRIPT FLUSH lost the script: EVAL sends the body
             // (and caches it again). Only once per round and master.
             if (e == error::noscript && k_ == kind::release)
-                c_->conns[i]->note_script(release_script_id(), false);
+                c_->scripts[i].note(release_script_id(), false, c_->conns[i]->generation());
             if (e == error::noscript && !fallback && send(i, true))
                 return;
             settle(i, master_outcome::failed, e, v.value, at);
@@ -254,7 +255,7 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
         else
         {
             if (k_ == kind::release)
-                c_->conns[i]->note_script(release_script_id(), true);  // it ran: the script is cached there
+                c_->scripts[i].note(release_script_id(), true, c_->conns[i]->generation());  // it ran there
             if (v.data_type == type::integer && v.value == "1")
                 settle(i, master_outcome::granted, {}, {}, at);
             else if (v.data_type == type::integer && v.value == "0")

@@ -91,7 +91,7 @@ public:
     bool active() const noexcept { return active_; }
     /// Whether the round's outcome on every master still awaited no longer needs this
     /// process: each request has left the client (node_connection::written), and a release sent
-    /// as EVALSHA went only to a master known to have the script (node_connection::script_known;
+    /// as EVALSHA went only to a master known to have the script (script_cache;
     /// the others get EVAL), so that no NOSCRIPT will need an EVAL from us — barring a SCRIPT
     /// FLUSH or restart since the connection last saw it.
     bool runs_without_us() const noexcept;
@@ -118,7 +118,7 @@ private:
         settle(i, o, ec, msg, std::chrono::steady_clock::now());
     }
     void notify();
-    // The script a release round runs, as a node_connection::script_known id.
+    // The script a release round runs, as a script_cache id.
     unsigned release_script_id() const noexcept { return keys_.size() > 1 ? 1u : 0u; }
 
     struct per_master

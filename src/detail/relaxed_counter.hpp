@@ -14,6 +14,10 @@ class relaxed_counter
 {
 public:
     void operator++() noexcept { v_.store(v_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+    void operator+=(std::uint64_t n) noexcept
+    {
+        v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    }
     operator std::uint64_t() const noexcept { return v_.load(std::memory_order_relaxed); }
 
 private:

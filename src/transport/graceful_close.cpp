@@ -27,7 +27,7 @@ void node_connection::close()
     resolver_.cancel();
     connect_timer_.cancel();
     backoff_timer_.cancel();
-    const bool unfinished = writing_ || !out_queue_.empty() || pending() > 0;
+    const bool unfinished = writing_ || mux_.has_output() || pending() > 0;
     if (state_ == state::ready && unfinished && opts_.close_timeout.count() > 0)
         start_drain();
     else
@@ -41,7 +41,6 @@ void node_connection::start_drain()
     draining_ = true;
     set_state(state::closed);
     health_timer_.cancel();
-    write_after_batch_ = false;
     // The sinks learn at once that no reply will come; what they submit meanwhile (a release
     // after a failed attempt) is still queued, and goes out before the shutdown below.
     fail_pending(error::connection_closed);
@@ -53,7 +52,7 @@ void node_connection::start_drain()
     });
     if (!writing_)
     {
-        if (!out_queue_.empty())
+        if (mux_.has_output())
             start_write();
         else
             half_close();
@@ -90,7 +89,7 @@ void node_connection::drain_now(std::span<const std::shared_ptr<node_connection>
     for (const auto& c : conns)
     {
         const bool unfinished =
-            c->draining_ || (c->state_ == state::ready && (c->writing_ || !c->out_queue_.empty() || c->pending() > 0));
+            c->draining_ || (c->state_ == state::ready && (c->writing_ || c->mux_.has_output() || c->pending() > 0));
         const int fd = c->stream_.plain_native_handle();
         if (!unfinished || fd < 0)
             continue;
@@ -100,11 +99,7 @@ void node_connection::drain_now(std::span<const std::shared_ptr<node_connection>
         // were abandoned without releases, so what had not left yet stays unsent (a command
         // cut by the shutdown is discarded by the master); what had left is still delivered.
         if (c->draining_ && !c->half_closed_)
-        {
-            if (c->writing_)
-                s.out.append(c->out_writing_, std::min(c->out_written_, c->out_writing_.size()));
-            s.out += c->out_queue_;
-        }
+            s.out = c->mux_.unsent();
         if (!c->half_closed_ && s.out.empty())
             ::shutdown(fd, SHUT_WR);
         socks.push_back(std::move(s));

@@ -84,11 +84,8 @@ node_connection::node_connection(asio::any_io_executor ex, master_config cfg,
                                  connection_options opts)
     : ex_(std::move(ex)), cfg_(std::move(cfg)), opts_(std::move(opts)), stream_(ex_),
       resolver_(ex_), connect_timer_(ex_), backoff_timer_(ex_), event_(ex_), health_timer_(ex_),
-      drain_timer_(ex_),
-      parser_(limits_of(opts_))
+      drain_timer_(ex_), mux_(limits_of(opts_))
 {
-    slots_.resize(64);
-    rbuf_.resize(min_read_space * 2);
     auto first = [](std::chrono::milliseconds a, std::chrono::milliseconds b) {
         if (a.count() == 0)
             return b;
@@ -205,7 +202,6 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
 
         ++stats_.connects;
         set_state(state::ready);
-        scripts_known_ = 0;  // perhaps another server, or one that restarted
         last_error_ = {};
         last_error_detail_.clear();
         {
@@ -214,7 +210,7 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
         }
         settle();
         start_read();
-        if (!out_queue_.empty())
+        if (mux_.has_output())
             start_write();
         arm_health_timer();
         const std::uint64_t replies_at_connect = stats_.replies;
@@ -389,42 +385,34 @@ asio::awaitable<error_code> node_connection::handshake()
     std::string first_detail;
     for (int got = 0; got < expected;)
     {
-        auto st = parser_.parse({rbuf_.data() + rbeg_, rend_ - rbeg_});
+        std::span<const resp::node_view> nodes;
+        const auto st = mux_.parse_unmatched(nodes);
         if (st == resp::parse_status::failed)
         {
-            set_error(error::protocol_error, std::string("handshake: ") +
-                                                 std::string(parser_.error_message()));
+            set_error(error::protocol_error, "handshake: " + std::string(mux_.error()));
             co_return error::protocol_error;
         }
         if (st == resp::parse_status::done)
         {
-            auto nodes = parser_.nodes();
             if (nodes[0].data_type == resp::type::push)
-            {
-                rbeg_ += parser_.consumed();
                 continue;
-            }
             if (resp::is_error(nodes[0].data_type) && !first_error)
             {
                 first_error = error_from_server_reply(nodes[0].value);
                 first_detail = "handshake rejected: " + std::string(nodes[0].value);
             }
-            rbeg_ += parser_.consumed();
             ++got;
             continue;
         }
-        ensure_read_space(min_read_space);
-        auto [rec, n] = co_await stream_.async_read_some(
-            asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_), as_tuple_awaitable);
+        const auto space = mux_.read_space(min_read_space);
+        auto [rec, n] = co_await stream_.async_read_some(asio::buffer(space.data(), space.size()), as_tuple_awaitable);
         if (rec)
         {
             set_error(error::handshake_failed, "handshake read failed: " + rec.message());
             co_return error::handshake_failed;
         }
-        rend_ += n;
+        mux_.commit_read(n);
     }
-    if (rbeg_ == rend_)
-        rbeg_ = rend_ = 0;
     if (first_error)
     {
         set_error(first_error, first_detail);
@@ -435,44 +423,14 @@ asio::awaitable<error_code> node_connection::handshake()
 
 // ---- The request FIFO -----------------------------------------------------------------------
 
-std::uint64_t node_connection::push_slot(reply_sink* sink, std::uint32_t tag)
-{
-    if (tail_seq_ - head_seq_ == slots_.size())
-        grow_slots();
-    slots_[tail_seq_ & (slots_.size() - 1)] = slot{sink, tag};
-    ++stats_.requests;
-    return tail_seq_++;
-}
-
-void node_connection::grow_slots()
-{
-    std::vector<slot> bigger(slots_.size() * 2);
-    for (auto s = head_seq_; s != tail_seq_; ++s)
-        bigger[s & (bigger.size() - 1)] = slots_[s & (slots_.size() - 1)];
-    slots_.swap(bigger);
-}
-
-node_connection::slot node_connection::pop_slot() noexcept
-{
-    return slots_[head_seq_++ & (slots_.size() - 1)];
-}
-
-void node_connection::abandon(request_ticket ticket) noexcept
-{
-    if (ticket.seq >= head_seq_ && ticket.seq < tail_seq_)
-        slots_[ticket.seq & (slots_.size() - 1)].sink = nullptr;
-}
-
 void node_connection::fail_pending(const error_code& ec)
 {
     // Sinks may submit again from on_reply; those calls see the new state and are refused,
     // so this loop terminates.
-    while (head_seq_ != tail_seq_)
-    {
-        slot s = pop_slot();
-        if (s.sink)
-            s.sink->on_reply(s.tag, ec, {});
-    }
+    reply_sink* sink = nullptr;
+    std::uint32_t tag = 0;
+    while (mux_.next_failed(sink, tag))
+        sink->on_reply(tag, ec, {});
 }
 
 // ---- Writing --------------------------------------------------------------------------------
@@ -481,18 +439,14 @@ void node_connection::request_write()
 {
     if (state_ != state::ready || writing_ || kick_posted_)
         return;
-    if (in_read_batch_)
-    {
-        // Everything the replies of this batch trigger goes out in one write after the batch.
-        write_after_batch_ = true;
-        return;
-    }
+    if (delivering_)
+        return;  // the read loop writes, after the batch, everything its replies trigger
     // Deferring the write to the end of the current handler coalesces all the requests that
     // this handler (and any queued before the kick runs) submits.
     kick_posted_ = true;
     asio::post(ex_, [self = shared_from_this()] {
         self->kick_posted_ = false;
-        if (self->state_ == state::ready && !self->writing_ && !self->out_queue_.empty())
+        if (self->state_ == state::ready && !self->writing_ && self->mux_.has_output())
             self->start_write();
     });
 }
@@ -500,24 +454,20 @@ void node_connection::request_write()
 void node_connection::start_write()
 {
     writing_ = true;
-    out_writing_.swap(out_queue_);
-    // Every request pushed so far has its bytes in out_writing_ (or written before).
-    writing_upto_seq_ = tail_seq_;
+    const auto bytes = mux_.prepare_write();
     ++stats_.writes;
-    out_written_ = 0;
     // The completion condition records how much has left: a graceful close at the execution
     // context's shutdown writes the rest itself (drain_now).
-    asio::async_write(stream_, asio::buffer(out_writing_),
+    asio::async_write(stream_, asio::buffer(bytes.data(), bytes.size()),
                       [this, gen = gen_](const error_code& ec, std::size_t n) -> std::size_t {
                           if (gen == gen_)
-                              out_written_ = n;
+                              mux_.note_written(n);
                           return ec ? 0 : 65536;
                       },
                       [self = shared_from_this(), gen = gen_](const error_code& ec, std::size_t) {
                           if (gen != self->gen_)
                               return;
                           self->writing_ = false;
-                          self->out_writing_.clear();
                           if (ec)
                           {
                               if (self->draining_)
@@ -525,8 +475,8 @@ void node_connection::start_write()
                               self->drop(error::connection_lost, "write failed: " + ec.message());
                               return;
                           }
-                          self->flushed_seq_ = self->writing_upto_seq_;
-                          if (!self->out_queue_.empty())
+                          self->mux_.commit_write();
+                          if (self->mux_.has_output())
                               self->start_write();
                           else if (self->draining_)
                               self->half_close();
@@ -535,24 +485,10 @@ void node_connection::start_write()
 
 // ---- Reading --------------------------------------------------------------------------------
 
-void node_connection::ensure_read_space(std::size_t min_free)
-{
-    if (rbuf_.size() - rend_ >= min_free)
-        return;
-    if (rbeg_ > 0)
-    {
-        std::memmove(rbuf_.data(), rbuf_.data() + rbeg_, rend_ - rbeg_);
-        rend_ -= rbeg_;
-        rbeg_ = 0;
-    }
-    if (rbuf_.size() - rend_ < min_free)
-        rbuf_.resize(std::max(rbuf_.size() * 2, rend_ + min_free));
-}
-
 void node_connection::start_read()
 {
-    ensure_read_space(min_read_space);
-    stream_.async_read_some(asio::buffer(rbuf_.data() + rend_, rbuf_.size() - rend_),
+    const auto space = mux_.read_space(min_read_space);
+    stream_.async_read_some(asio::buffer(space.data(), space.size()),
                             [self = shared_from_this(), gen = gen_](const error_code& ec,
                                                                     std::size_t n) {
                                 self->on_read(ec, n, gen);
@@ -569,7 +505,7 @@ void node_connection::on_read(const error_code& ec, std::size_t n, std::uint64_t
         // (or an error) ends the drain.
         if (ec)
             return end_drain();
-        rbeg_ = rend_ = 0;
+        mux_.discard_input();
         start_read();
         return;
     }
@@ -579,65 +515,34 @@ void node_connection::on_read(const error_code& ec, std::size_t n, std::uint64_t
                                                             : "read failed: " + ec.message());
         return;
     }
-    rend_ += n;
+    mux_.commit_read(n);
     read_at_ = std::chrono::steady_clock::now();
-    in_read_batch_ = true;
-    for (;;)
+    // Every reply of the batch is consumed before the first sink runs: what the sinks do
+    // (submit, abandon, close) cannot reach the parser or the buffer. The replies before a
+    // protocol violation are delivered; the requests after it fail with it. A sink that fails
+    // or closes the connection fails the requests still queued, which ends the loop.
+    const auto verdict = mux_.consume();
+    const auto before = mux_.replies();
+    delivering_ = true;
+    multiplexer::reply r;
+    while (mux_.next_reply(r))
+        r.sink->on_reply(r.tag, {}, r.nodes);
+    delivering_ = false;
+    stats_.replies += mux_.replies() - before;
+    if (gen != gen_ || draining_)
     {
-        auto st = parser_.parse({rbuf_.data() + rbeg_, rend_ - rbeg_});
-        if (st == resp::parse_status::needs_more)
-            break;
-        if (st == resp::parse_status::failed)
-        {
-            in_read_batch_ = false;
-            drop(error::protocol_error, "invalid reply: " + std::string(parser_.error_message()));
-            return;
-        }
-        auto nodes = parser_.nodes();
-        const auto used = parser_.consumed();
-        if (nodes[0].data_type == resp::type::push)
-        {
-            rbeg_ += used;
-            continue;
-        }
-        if (head_seq_ == tail_seq_)
-        {
-            in_read_batch_ = false;
-            drop(error::protocol_error, "reply received with no request pending");
-            return;
-        }
-        slot s = pop_slot();
-        ++stats_.replies;
-        if (s.sink)
-        {
-            s.sink->on_reply(s.tag, {}, nodes);
-            if (gen != gen_)
-            {
-                // The sink closed the connection; the buffer is gone.
-                in_read_batch_ = false;
-                return;
-            }
-            if (draining_)
-            {
-                // The sink closed the connection gracefully: the rest of the batch and what
-                // follows is dropped (see close()).
-                in_read_batch_ = false;
-                rbeg_ = rend_ = 0;
-                start_read();
-                return;
-            }
-        }
-        rbeg_ += used;
+        // A sink dropped or closed the connection: a closing one reads (and drops) until the
+        // master closes; a dropped one is done.
+        if (draining_ && gen == gen_)
+            start_read();
+        return;
     }
-    in_read_batch_ = false;
-    if (rbeg_ == rend_)
-        rbeg_ = rend_ = 0;
-    if (write_after_batch_)
-    {
-        write_after_batch_ = false;
-        if (!writing_ && !out_queue_.empty())
-            start_write();
-    }
+    if (verdict == multiplexer::consumed::invalid_reply)
+        return drop(error::protocol_error, "invalid reply: " + std::string(mux_.error()));
+    if (verdict == multiplexer::consumed::unexpected_reply)
+        return drop(error::protocol_error, "reply received with no request pending");
+    if (!writing_ && mux_.has_output())
+        start_write();
     start_read();
 }
 
@@ -684,8 +589,8 @@ void node_connection::on_health_tick(std::uint64_t gen)
     if (opts_.health_check_interval.count() > 0 && idle_for_ >= opts_.health_check_interval)
     {
         idle_for_ = std::chrono::milliseconds(0);
-        push_slot(nullptr, 0);
-        resp::append_command(out_queue_, "PING");
+        mux_.add(nullptr, 0, [](std::string& out) { resp::append_command(out, "PING"); });
+        ++stats_.requests;
         request_write();
     }
 
@@ -708,12 +613,8 @@ void node_connection::drop(const error_code& ec, std::string detail)
     stream_.close();
     health_timer_.cancel();
     writing_ = false;
-    write_after_batch_ = false;
-    out_queue_.clear();
-    out_writing_.clear();
-    rbeg_ = rend_ = 0;
-    parser_.reset();
     fail_pending(ec);
+    mux_.reset();
     event_.cancel();
 }
 

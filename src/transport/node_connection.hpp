@@ -24,32 +24,10 @@
 #include <redlock/resp.hpp>
 
 #include "detail/relaxed_counter.hpp"
-#include "protocol/resp_parser.hpp"
+#include "protocol/multiplexer.hpp"
 #include "transport/stream.hpp"
 
 namespace redlock::detail {
-
-/// @brief Receives the outcome of one request sent through a node_connection.
-///
-/// on_reply runs on the connection's executor, exactly once per accepted request unless the
-/// request was abandoned first. With `ec` set (connection lost, connect failed, closed) `nodes`
-/// is empty; otherwise `nodes` is the reply (possibly a server error reply) and views the read
-/// buffer: copy what must outlive the call.
-class reply_sink
-{
-public:
-    virtual void on_reply(std::uint32_t tag, const error_code& ec,
-                          std::span<const resp::node_view> nodes) = 0;
-
-protected:
-    ~reply_sink() = default;
-};
-
-/// Identifies an accepted request for abandon().
-struct request_ticket
-{
-    std::uint64_t seq = 0;
-};
 
 /// @brief One multiplexed, pipelined connection to one Redis master.
 ///
@@ -118,12 +96,12 @@ public:
         if (state_ != state::ready && state_ != state::connecting)
         {
             if (draining_ && !half_closed_)
-                encode(out_queue_);  // sent before the drain's shutdown, never answered (close())
+                encode(mux_.unanswered());  // sent before the drain's shutdown, never answered (close())
             return state_ == state::closed ? error_code(error::connection_closed)
                                            : error_code(error::not_connected);
         }
-        encode(out_queue_);
-        ticket.seq = push_slot(sink, tag);
+        ticket.seq = mux_.add(sink, tag, std::forward<Encode>(encode));
+        ++stats_.requests;
         request_write();
         return {};
     }
@@ -136,20 +114,18 @@ public:
         if (state_ != state::ready && state_ != state::connecting)
         {
             if (draining_ && !half_closed_)
-                out_queue_.append(bytes);  // as in submit()
+                mux_.unanswered().append(bytes);  // as in submit()
             return state_ == state::closed ? error_code(error::connection_closed)
                                            : error_code(error::not_connected);
         }
-        out_queue_.append(bytes);
-        first.seq = tail_seq_;
-        for (std::uint32_t i = 0; i < count; ++i)
-            push_slot(sink, i);
+        first.seq = mux_.add_batch(sink, bytes, count);
+        stats_.requests += count;
         request_write();
         return {};
     }
 
     /// The sink of this request will not be called; its reply is still read and dropped.
-    void abandon(request_ticket ticket) noexcept;
+    void abandon(request_ticket ticket) noexcept { mux_.abandon(ticket.seq); }
 
     /// abandon() for the `count` consecutive requests of a batch starting at `first`.
     void abandon(request_ticket first, std::uint32_t count) noexcept
@@ -160,16 +136,7 @@ public:
 
     /// Whether the request's bytes have all been handed to the kernel (its write completed):
     /// from then on the master executes it even if this connection is closed at once.
-    bool written(request_ticket ticket) const noexcept { return ticket.seq < flushed_seq_; }
-
-    /// Whether this connection has seen its master run script `id` (0-31; a reply to EVALSHA
-    /// that was not NOSCRIPT, or to EVAL): an EVALSHA of it will not need its body, barring a
-    /// SCRIPT FLUSH or restart since. Forgotten on reconnect.
-    bool script_known(unsigned id) const noexcept { return (scripts_known_ >> id) & 1u; }
-    void note_script(unsigned id, bool known) noexcept
-    {
-        scripts_known_ = known ? (scripts_known_ | (1u << id)) : (scripts_known_ & ~(1u << id));
-    }
+    bool written(request_ticket ticket) const noexcept { return mux_.written(ticket.seq); }
 
     /// When the read whose replies are being delivered completed: one clock reading per read
     /// batch, for the latency diagnostics of every reply in it (valid inside reply_sink::on_reply
@@ -177,6 +144,10 @@ public:
     std::chrono::steady_clock::time_point read_time() const noexcept { return read_at_; }
 
     state current_state() const noexcept { return state_; }
+
+    /// Changes each time the connection drops: what was learnt about the master over one
+    /// connection (script_cache) holds while this stays the same.
+    std::uint64_t generation() const noexcept { return gen_; }
 
     /// @brief Called (posted to the executor, never from inside the connection's own code) when
     /// the master becomes ready (`up`), or unreachable: a ready connection dropped, or the
@@ -189,7 +160,7 @@ public:
     bool draining() const noexcept { return draining_; }
     const master_config& config() const noexcept { return cfg_; }
     const statistics& stats() const noexcept { return stats_; }
-    std::size_t pending() const noexcept { return static_cast<std::size_t>(tail_seq_ - head_seq_); }
+    std::size_t pending() const noexcept { return mux_.pending(); }
 
     /// Why the last connection attempt failed or the connection dropped (empty when none).
     const error_code& last_error() const noexcept { return last_error_; }
@@ -219,12 +190,6 @@ public:
                           std::chrono::steady_clock::time_point deadline) noexcept;
 
 private:
-    struct slot
-    {
-        reply_sink* sink;
-        std::uint32_t tag;
-    };
-
     asio::awaitable<void> run(std::shared_ptr<node_connection> self);
     asio::awaitable<error_code> connect_once();
     asio::awaitable<error_code> connect_stream();
@@ -233,9 +198,6 @@ private:
     /// successful connection attempt means the master answered.
     bool has_handshake() const noexcept;
 
-    std::uint64_t push_slot(reply_sink* sink, std::uint32_t tag);
-    slot pop_slot() noexcept;
-    void grow_slots();
     void fail_pending(const error_code& ec);
 
     void request_write();
@@ -250,7 +212,6 @@ private:
     void end_drain();
     void settle();
     void set_error(const error_code& ec, std::string detail);
-    void ensure_read_space(std::size_t min_free);
 
     asio::any_io_executor ex_;
     master_config cfg_;
@@ -271,27 +232,12 @@ private:
     bool draining_ = false;           // a graceful close is under way (close())
     bool half_closed_ = false;        // ... and the sending side is shut down
 
-    // FIFO of requests awaiting replies: a ring indexed by sequence number.
-    std::vector<slot> slots_;
-    std::uint64_t head_seq_ = 0;
-    std::uint64_t tail_seq_ = 0;
-    std::uint64_t writing_upto_seq_ = 0;  // requests below it are in out_writing_ or before
-    std::uint64_t flushed_seq_ = 0;       // requests below it have been written (see written())
-    std::uint32_t scripts_known_ = 0;     // see script_known()
-
-    std::string out_queue_;           // accumulates while a write is in flight
-    std::string out_writing_;         // the bytes of the write in flight
-    std::size_t out_written_ = 0;     // ... of which so many have been written
+    // Requests, bytes and replies: the sans-io part. This class moves bytes and keeps time.
+    multiplexer mux_;
     bool writing_ = false;
     bool kick_posted_ = false;
-    bool in_read_batch_ = false;
+    bool delivering_ = false;  // replies are being delivered; the read loop writes what they queue
     std::chrono::steady_clock::time_point read_at_{};
-    bool write_after_batch_ = false;
-
-    std::vector<char> rbuf_;
-    std::size_t rbeg_ = 0;
-    std::size_t rend_ = 0;
-    resp::parser parser_;
 
     // Health check bookkeeping, advanced by the periodic tick.
     std::chrono::milliseconds tick_{0};
