@@ -11,6 +11,7 @@
 #include "detail/completion.hpp"
 #include "detail/strand.hpp"
 #include "protocol/resp_encoder.hpp"
+#include "connection_impl.hpp"
 #include "transport/node_connection.hpp"
 
 namespace redlock {
@@ -43,12 +44,12 @@ resp::reply to_owning(std::span<const resp::node_view> nodes)
     return r;
 }
 
-// One async_exec in flight (one command or a batch). Once submitted, it is owned by its
-// timer's wait (armed for the request's deadline, or for ever when there is none): an Asio
-// handler, so an io_context destroyed with the request in flight destroys the op and its
-// handler, uncalled, like its own. finish() cancels the wait, which lets the op go. The
-// connection only holds a raw sink pointer, which the op removes (abandon) before it dies.
-class exec_op final : public detail::reply_sink, public std::enable_shared_from_this<exec_op>
+// One async_exec in flight (one command or a batch). Once submitted, it owns itself through its
+// connection's op list (detail/op_registry.hpp), as a client's operations do: an io_context
+// destroyed with the request in flight lets it go, its handler destroyed uncalled, like Asio's
+// own. The timer and the cancellation slot hold weak references; the connection holds a raw
+// sink pointer, which the op removes (abandon) before it dies.
+class exec_op final : public detail::reply_sink, public detail::tracked_op, public std::enable_shared_from_this<exec_op>
 {
 public:
     using single_handler = asio::any_completion_handler<void(error_code, resp::reply)>;
@@ -56,14 +57,14 @@ public:
 
     // Boost 1.81's any_completion_handler move-assignment recurses without end (fixed in
     // 1.82): handlers are only move-constructed, here into optionals.
-    exec_op(std::shared_ptr<detail::node_connection> conn, single_handler h)
-        : conn_(std::move(conn)), timer_(conn_->get_executor())
+    exec_op(std::shared_ptr<detail::connection_impl> owner, single_handler h)
+        : owner_(std::move(owner)), conn_(owner_->conn), timer_(conn_->get_executor())
     {
         single_.emplace(std::move(h));
     }
 
-    exec_op(std::shared_ptr<detail::node_connection> conn, batch_handler h)
-        : conn_(std::move(conn)), timer_(conn_->get_executor())
+    exec_op(std::shared_ptr<detail::connection_impl> owner, batch_handler h)
+        : owner_(std::move(owner)), conn_(owner_->conn), timer_(conn_->get_executor())
     {
         batch_.emplace(std::move(h));
     }
@@ -109,14 +110,23 @@ public:
             return;
         }
         started_ = true;
+        owner_->ops.track(*this, shared_from_this());
         if (timeout.count() > 0)
+        {
             timer_.expires_after(timeout);
-        else
-            timer_.expires_at(asio::steady_timer::time_point::max());
-        timer_.async_wait([self = shared_from_this()](const error_code& wec) {
-            if (!wec)
-                self->finish_early(error::request_timeout);
-        });
+            timer_.async_wait([weak = weak_from_this()](const error_code& wec) {
+                if (auto self = weak.lock(); self && !wec)
+                    self->finish_early(error::request_timeout);
+            });
+        }
+    }
+
+    void abandon() noexcept override
+    {
+        if (started_ && !done_)
+            conn_->abandon(first_, count_);
+        done_ = true;
+        timer_.cancel();
     }
 
     ~exec_op()
@@ -162,6 +172,8 @@ private:
     {
         done_ = true;
         timer_.cancel();
+        auto keep = shared_from_this();  // untracked below; alive until the handler is called
+        owner_->ops.untrack(*this);
         if (single_)
         {
             resp::reply r;
@@ -189,6 +201,7 @@ private:
             detail::post_completion(*batch_, conn_->get_executor(), ec, std::vector<resp::reply>{});
     }
 
+    std::shared_ptr<detail::connection_impl> owner_;
     std::shared_ptr<detail::node_connection> conn_;
     std::optional<single_handler> single_;
     std::optional<batch_handler> batch_;
@@ -210,9 +223,8 @@ connection::connection(executor_type ex, master_config cfg, connection_options o
     opts.validate(ec, why);
     if (ec)
         throw boost::system::system_error(ec, why);
-    impl_ = std::make_shared<detail::node_connection>(detail::make_strand_of(ex),
-                                                      std::move(cfg), std::move(opts));
-    asio::dispatch(impl_->get_executor(), [impl = impl_] { impl->start(); });
+    impl_ = std::make_shared<detail::connection_impl>(detail::make_strand_of(ex), std::move(cfg), std::move(opts));
+    asio::dispatch(impl_->conn->get_executor(), [conn = impl_->conn] { conn->start(); });
 }
 
 connection::connection(executor_type ex, std::string_view uri, connection_options opts)
@@ -221,27 +233,27 @@ connection::connection(executor_type ex, std::string_view uri, connection_option
 
 connection::~connection() { close(); }
 
-connection::executor_type connection::get_executor() const noexcept { return impl_->get_executor(); }
+connection::executor_type connection::get_executor() const noexcept { return impl_->conn->get_executor(); }
 
 void connection::close()
 {
-    asio::dispatch(impl_->get_executor(), [impl = impl_] { impl->close(); });
+    asio::dispatch(impl_->conn->get_executor(), [conn = impl_->conn] { conn->close(); });
 }
 
 connection_stats connection::stats() const
 {
-    const auto& s = impl_->stats();
+    const auto& s = impl_->conn->stats();
     return {s.requests, s.replies, s.writes, s.connects, s.drops};
 }
 
-std::string connection::last_error_detail() const { return impl_->last_error_detail(); }
+std::string connection::last_error_detail() const { return impl_->conn->last_error_detail(); }
 
 void connection::async_exec_impl(command cmd, std::chrono::milliseconds timeout,
                                  asio::any_completion_handler<void(error_code, resp::reply)> handler)
 {
     auto op = std::make_shared<exec_op>(impl_, std::move(handler));
     op->bind_cancellation();
-    asio::dispatch(impl_->get_executor(), [op, cmd = std::move(cmd), timeout] {
+    asio::dispatch(impl_->conn->get_executor(), [op, cmd = std::move(cmd), timeout] {
         op->start(cmd.bytes(), 1, timeout);
     });
 }
@@ -252,14 +264,14 @@ void connection::async_exec_batch_impl(
 {
     auto op = std::make_shared<exec_op>(impl_, std::move(handler));
     op->bind_cancellation();
-    asio::dispatch(impl_->get_executor(), [op, req = std::move(req), timeout] {
+    asio::dispatch(impl_->conn->get_executor(), [op, req = std::move(req), timeout] {
         op->start(req.bytes(), static_cast<std::uint32_t>(req.size()), timeout);
     });
 }
 
 void connection::async_wait_connected_impl(asio::any_completion_handler<void(error_code)> handler)
 {
-    asio::dispatch(impl_->get_executor(), [impl = impl_, h = std::move(handler)]() mutable {
+    asio::dispatch(impl_->conn->get_executor(), [impl = impl_->conn, h = std::move(handler)]() mutable {
         auto shared_h = std::make_shared<decltype(h)>(std::move(h));
         // The connection keeps the waiter: a reference to it from there would be a cycle that
         // an io_context destroyed while connecting could not break.

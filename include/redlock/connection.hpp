@@ -24,7 +24,7 @@ namespace redlock {
 
 
 namespace detail {
-class node_connection;
+class connection_impl;
 }
 
 /// @brief One Redis command, encoded once as a RESP array of bulk strings (binary-safe).
@@ -225,7 +225,7 @@ private:
         boost::asio::any_completion_handler<void(error_code, std::vector<resp::reply>)> handler);
     void async_wait_connected_impl(boost::asio::any_completion_handler<void(error_code)> handler);
 
-    std::shared_ptr<detail::node_connection> impl_;
+    std::shared_ptr<detail::connection_impl> impl_;
 };
 
 }  // namespace redlock
