@@ -15,6 +15,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <array>
 #include <atomic>
 #include <charconv>
 #include <cmath>
@@ -72,6 +73,7 @@ struct config
     std::string json_file;
     std::string plot_file;
     bool serve = false;
+    bool observe = false;  // count the client's events (client_config::on_event)
 };
 
 constexpr const char* usage_text = R"(usage: redlock-bench [options]
@@ -93,6 +95,8 @@ workload
   --hold MS             time each lock is held, a timer wait (default 0)
   --retries K           retries after a failed attempt: max_attempts = K + 1 (default 0)
   --threads T           io_context threads (default 1)
+  --observe             attach client_config::on_event with counters (what a service exporting
+                        metrics pays); the counts are printed at the end
 
 measurement
   --duration S          measured seconds (default 10)
@@ -148,6 +152,11 @@ config parse_args(int argc, char** argv)
         {
             std::fputs(usage_text, stdout);
             std::exit(0);
+        }
+        if (a == "--observe")
+        {
+            c.observe = true;
+            continue;
         }
         if (a == "--serve")
         {
@@ -590,7 +599,8 @@ std::string to_json(const result& r)
     s += ", \"resource_prefix\": \"" + json_escape(c.prefix) + "\"";
     s += ", \"ttl_ms\": " + std::to_string(c.ttl.count()) + ", \"hold_ms\": " + std::to_string(c.hold.count());
     s += ", \"duration_s\": " + num(c.duration_s) + ", \"warmup_s\": " + num(c.warmup_s);
-    s += ", \"retries\": " + std::to_string(c.retries) + ", \"threads\": " + std::to_string(c.threads) + "},\n";
+    s += ", \"retries\": " + std::to_string(c.retries) + ", \"threads\": " + std::to_string(c.threads);
+    s += ", \"observe\": " + std::string(c.observe ? "true" : "false") + "},\n";
     s += "  \"elapsed_s\": " + num(r.elapsed_s) + ",\n";
     s += "  \"interrupted\": " + std::string(r.interrupted ? "true" : "false") + ",\n";
     s += "  \"cycles\": " + std::to_string(t.acquired) + ",\n";
@@ -804,6 +814,13 @@ int run(config cfg)
     asio::io_context io(static_cast<int>(cfg.threads));
     redlock::client_config ccfg;
     ccfg.masters = cfg.masters;
+    // --observe: what a metrics exporter does, one relaxed counter per event kind.
+    constexpr std::size_t event_kinds = static_cast<std::size_t>(redlock::event_kind::lost) + 1;
+    std::array<std::atomic<std::uint64_t>, event_kinds> events{};
+    if (cfg.observe)
+        ccfg.on_event = [&events](const redlock::event& e) {
+            events[static_cast<std::size_t>(e.kind)].fetch_add(1, std::memory_order_relaxed);
+        };
     std::optional<redlock::client> client;
     try
     {
@@ -989,6 +1006,15 @@ int run(config cfg)
         std::fprintf(stderr, "redlock-bench: %zu workers did not finish their last cycle\n", rs.running.load());
 
     print_summary(r);
+    if (cfg.observe)
+    {
+        std::printf("  events (whole run)    ");
+        for (std::size_t k = 0; k < event_kinds; ++k)
+            if (const auto n = events[k].load(std::memory_order_relaxed))
+                std::printf(" %s %llu", std::string(to_string(static_cast<redlock::event_kind>(k))).c_str(),
+                            static_cast<unsigned long long>(n));
+        std::printf("\n");
+    }
     int status = r.counts_ok ? 0 : 1;
     if (!cfg.json_file.empty())
     {
