@@ -41,7 +41,13 @@ public:
         std::string why;
         validate(o, vec, why);
         if (!st || st->token.empty() || vec)
-            return finish(error::invalid_argument, {}, true);
+        {
+            // The lock is left as it was; the returned copy says why nothing was done.
+            auto why_st = st ? std::make_shared<lock_state>(*st) : std::make_shared<lock_state>();
+            why_st->reason = !st || st->token.empty() ? "the lock was never acquired (no token)"
+                                                      : "the new TTL is refused: " + why;
+            return finish(error::invalid_argument, access::make(std::move(why_st)), true);
+        }
         if (c_->closed)
             return finish(error::connection_closed, {}, true);
         c_->track(*this, shared_from_this());

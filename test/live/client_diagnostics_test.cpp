@@ -203,6 +203,16 @@ TEST_CASE("client: diagnostics: an invalid per-operation option says which field
             CHECK(threw);
         }
 
+        // An extension to an unusable TTL says why, and leaves the lock as it was.
+        auto [lec, held] = co_await c.async_lock("diag-extend", tuple_awaitable);
+        REQUIRE_FALSE(lec);
+        auto [xec, same] = co_await c.async_extend(held, std::chrono::milliseconds(3), tuple_awaitable);
+        CHECK(xec == error::invalid_argument);
+        CHECK(contains(same.reason(), "lock_options::attempt_timeout"));
+        CHECK(same.token() == held.token());
+        auto [rec] = co_await c.async_unlock(held, tuple_awaitable);
+        CHECK_FALSE(rec);
+
         // An invalid resource says which one and why.
         auto [aec, al] = co_await c.async_lock_all(repeated, lock_options{}, tuple_awaitable);
         CHECK(aec == error::invalid_argument);
