@@ -120,12 +120,7 @@ acquire_action acquire_fsm::begin_attempt(time_point now)
     t0_ = now;
     attempt_ = quorum_tracker(attempt_.masters());
     ++attempts_;
-    acquire_action a;
-    a.type = action_kind::send_attempt;
-    a.round_id = ++round_;
-    a.new_token = true;
-    a.deadline = now + attempt_timeout_;
-    return a;
+    return acquire_action::send(++round_, now + attempt_timeout_, true);
 }
 
 acquire_action acquire_fsm::on_attempt_decided(time_point now)
@@ -147,17 +142,9 @@ acquire_action acquire_fsm::fail_attempt(error_code reason, time_point now)
     // Every master is sent the release, even those that never answered: a grant may still be
     // on its way, and the release queued behind it undoes it. Waiting for the ones that timed
     // out would only add the release deadline to the caller's latency.
-    release_waiting_ = master_set(attempt_.masters());
-    for (std::size_t i = 0; i < attempt_.masters(); ++i)
-        if (attempt_.outcome(i) != master_outcome::timed_out)
-            release_waiting_.insert(i);
-    acquire_action a;
-    a.type = action_kind::send_release;
-    a.round_id = ++round_;
-    a.awaited = release_waiting_;
+    release_waiting_ = awaited_after(attempt_);
     // Nobody to wait for: a deadline due at once ends the release through the usual path.
-    a.deadline = release_waiting_.empty() ? now : now + release_timeout_;
-    return a;
+    return acquire_action::release(++round_, release_waiting_, release_waiting_.empty() ? now : now + release_timeout_);
 }
 
 acquire_action acquire_fsm::after_release(time_point now)
@@ -183,11 +170,7 @@ acquire_action acquire_fsm::after_release(time_point now)
 acquire_action acquire_fsm::complete(error_code ec, time_point valid_until)
 {
     phase_ = phase::done;
-    acquire_action a;
-    a.type = action_kind::complete;
-    a.ec = ec;
-    a.valid_until = valid_until;
-    return a;
+    return acquire_action::complete(ec, valid_until);
 }
 
 }  // namespace redlock::detail

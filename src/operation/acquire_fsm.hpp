@@ -11,100 +11,14 @@
 
 #include "algorithm/backoff.hpp"
 #include "algorithm/quorum.hpp"
+#include "operation/fsm_vocabulary.hpp"
 #include "operation/master_set.hpp"
 
 namespace redlock::detail {
 
-/// @brief Something that happened to an acquisition, as its driver saw it.
-///
-/// Every event carries the time at which it happened (`now`): the machine never reads a
-/// clock. Times must not decrease from one event to the next.
-struct acquire_event
-{
-    using time_point = std::chrono::steady_clock::time_point;
-
-    enum class kind : std::uint8_t
-    {
-        start,            ///< The operation begins; `now` is the first attempt's t0.
-        reply,            ///< Master `master` answered round `round_id` with `outcome`.
-        deadline,         ///< The deadline armed for round `round_id` has passed.
-        backoff_elapsed,  ///< The wait_until time of the retry delay has come.
-        cancel,           ///< The caller cancelled (per-operation cancellation).
-        closed,           ///< The client was closed.
-    };
-
-    kind type = kind::start;
-    time_point now{};
-    /// reply, deadline: the id of the round the driver is reporting on, as the action gave it.
-    std::uint64_t round_id = 0;
-    /// reply: the master's index in [0, N).
-    std::size_t master = 0;
-    /// reply: the driver's classification of the answer (SET OK: granted, nil: held_by_other,
-    /// error or lost connection: failed; for a release any answer will do).
-    master_outcome outcome = master_outcome::pending;
-
-    static acquire_event start(time_point now) noexcept { return {kind::start, now}; }
-    static acquire_event reply(std::uint64_t round_id, std::size_t master, master_outcome o,
-                                  time_point now) noexcept
-    {
-        return {kind::reply, now, round_id, master, o};
-    }
-    static acquire_event deadline(std::uint64_t round_id, time_point now) noexcept
-    {
-        return {kind::deadline, now, round_id};
-    }
-    static acquire_event backoff_elapsed(time_point now) noexcept { return {kind::backoff_elapsed, now}; }
-    static acquire_event cancel(time_point now) noexcept { return {kind::cancel, now}; }
-    static acquire_event closed(time_point now) noexcept { return {kind::closed, now}; }
-};
-
-/// @brief What the driver must do next for an acquisition.
-struct acquire_action
-{
-    using time_point = std::chrono::steady_clock::time_point;
-
-    enum class kind : std::uint8_t
-    {
-        /// Nothing to do: keep waiting for the events already expected.
-        none,
-        /// Send `SET key token NX PX ttl` to every master, tagged `round_id`, and arm a deadline
-        /// at `deadline`. `new_token`: draw a fresh token first (true for every attempt, the
-        /// first included: a token is never reused across attempts).
-        send_attempt,
-        /// Send the release (compare-and-delete with the attempt's token) to every master,
-        /// tagged `round_id`, and arm a deadline at `deadline`. Only the masters in `awaited`
-        /// are waited for; the others timed out in the attempt and get the release queued
-        /// behind their SET all the same (see round::start's `previous`). When nobody is
-        /// awaited, `deadline` is the event's own time: the release ends when that deadline
-        /// is echoed back.
-        send_release,
-        /// Wait for the retry delay: echo backoff_elapsed at `until` (or later).
-        wait_until,
-        /// The acquisition is over. `ec`: empty on success, else why it failed;
-        /// `valid_until`: on success, the local time after which the lock must be considered
-        /// lost. The per-master outcomes of the decisive attempt are
-        /// acquire_fsm::last_attempt(). In try mode `ec` is error::contended when another
-        /// owner holds the lock: the async_try_lock driver turns that into an empty optional
-        /// with no error, because that is a matter of its handler's signature.
-        complete,
-    };
-
-    kind type = kind::none;
-    /// send_attempt, send_release: the round's id; the driver echoes it in reply and deadline.
-    std::uint64_t round_id = 0;
-    /// send_attempt: whether to draw a new token.
-    bool new_token = false;
-    /// send_attempt, send_release: when the round's deadline is due.
-    time_point deadline{};
-    /// send_release: the masters whose answer ends the release.
-    master_set awaited;
-    /// wait_until: when the next attempt may start.
-    time_point until{};
-    /// complete: the result.
-    error_code ec;
-    /// complete, on success: t0 + ttl - clock_drift(ttl, drift_factor).
-    time_point valid_until{};
-};
+/// The acquisition speaks the operations' common vocabulary (fsm_vocabulary.hpp).
+using acquire_event = fsm_event;
+using acquire_action = fsm_action;
 
 /// @brief The decisions of one Redlock acquisition (async_lock, async_try_lock), as a sans-io
 /// state machine: no sockets, no timers, no clock.

@@ -93,15 +93,8 @@ void acquire_op::begin()
 
 void acquire_op::drive(const acquire_event& ev)
 {
-    queued_.push_back(ev);
-    if (driving_)
-        return;  // handled by the loop below, once the action under way is done
-    driving_ = true;
     auto keep = hold();  // an action may complete the operation and let it go
-    for (std::size_t i = 0; i < queued_.size(); ++i)
-        execute(fsm_->resume(queued_[i]));
-    queued_.clear();
-    driving_ = false;
+    pump_.drive(*fsm_, ev, [this](const acquire_action& a) { execute(a); });
 }
 
 void acquire_op::execute(const acquire_action& a)

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include <boost/asio/any_completion_handler.hpp>
-#include <boost/container/small_vector.hpp>
 
 #include <redlock/lock.hpp>
 #include <redlock/options.hpp>
@@ -16,6 +15,7 @@
 #include "algorithm/token.hpp"
 #include "client_impl.hpp"
 #include "operation/acquire_fsm.hpp"
+#include "operation/fsm_pump.hpp"
 #include "round.hpp"
 
 namespace redlock::detail {
@@ -86,11 +86,10 @@ private:
     std::vector<master_diagnostic> diagnostics_;  // of the last failed attempt
     std::string reason_;                          // of a failure that is not the masters' doing
     std::chrono::steady_clock::time_point started_{};  // for the acquired event's elapsed
-    boost::container::small_vector<acquire_event, 4> queued_;
+    fsm_pump pump_;
     char token_[token_source::token_chars]{};
     bool try_mode_ = false;
     bool cancelled_early_ = false;  // cancelled before begin()
-    bool driving_ = false;
     bool initiating_ = false;
     bool done_ = false;
 };

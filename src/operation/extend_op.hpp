@@ -3,6 +3,7 @@
 #define REDLOCK_SRC_OPERATION_EXTEND_OP_HPP
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <boost/asio/any_completion_handler.hpp>
@@ -15,16 +16,20 @@
 #include "client_impl.hpp"
 #include "detail/completion.hpp"
 #include "detail/lock_state.hpp"
+#include "operation/extend_fsm.hpp"
+#include "operation/fsm_pump.hpp"
 #include "round.hpp"
 
 namespace redlock::detail {
 
-/// @brief async_extend: compare-and-PEXPIRE on every master; on failure, the keys still ours
-/// are released (an extension round, then a release round).
+/// @brief The Asio side of async_extend: it runs extend_fsm, which makes every decision, and
+/// carries out its actions with two rounds (the compare-and-PEXPIRE and, after a failure, the
+/// release of what is still ours). What it adds: the lock handed out and the handler.
 class extend_op final : public round_listener, public tracked_op, public std::enable_shared_from_this<extend_op>
 {
 public:
     using handler = asio::any_completion_handler<void(error_code, lock)>;
+    using clock = std::chrono::steady_clock;
 
     extend_op(std::shared_ptr<client_impl> c, lock l, std::chrono::milliseconds ttl, handler h)
         : c_(std::move(c)), l_(std::move(l)), ttl_(ttl), h_(std::move(h))
@@ -51,9 +56,9 @@ public:
         if (c_->closed)
             return finish(error::connection_closed, {}, true);
         c_->track(*this, shared_from_this());
+        fsm_.emplace(ttl_, o.drift_factor, attempt_timeout_of(o), o.release_timeout, c_->size());
         initiating_ = true;
-        extend_.start(*c_, round::kind::extend, st->key_span(), st->token, ttl_,
-                      attempt_timeout_of(o), this);
+        drive(fsm_event::start(clock::now()));
         initiating_ = false;
     }
 
@@ -61,9 +66,9 @@ public:
     {
         if (done_)
             return;
-        extend_.stop();
-        release_.stop();
-        finish(asio::error::operation_aborted, {}, false);
+        if (!fsm_)
+            return finish(asio::error::operation_aborted, {}, false);  // before start()
+        drive(fsm_event::cancel(clock::now()));
     }
 
     std::shared_ptr<void> hold() override { return shared_from_this(); }
@@ -76,43 +81,72 @@ public:
     }
 
 private:
+    void drive(const fsm_event& ev)
+    {
+        auto keep = hold();  // an action may complete the operation and let it go
+        pump_.drive(*fsm_, ev, [this](const fsm_action& a) { execute(a); });
+    }
+
+    void execute(const fsm_action& a)
+    {
+        const auto& st = access::state(l_);
+        switch (a.type)
+        {
+        case fsm_action::kind::none:
+        case fsm_action::kind::wait_until: return;  // (no retry delay in an extension)
+        case fsm_action::kind::send_attempt:
+            extend_id_ = a.round_id;
+            extend_.start(*c_, round::kind::extend, st->key_span(), st->token, ttl_,
+                          a.deadline - clock::now(), this, nullptr, a.deadline);
+            return;
+        case fsm_action::kind::send_release:
+            release_id_ = a.round_id;
+            diagnostics_ = extend_.diagnostics();
+            extend_.stop();
+            // Every master gets the release; those that timed out get it queued behind their
+            // PEXPIRE (round::start's `previous`), only `a.awaited` are waited for.
+            release_.start(*c_, round::kind::release, st->key_span(), st->token, {}, c_->cfg.defaults.release_timeout,
+                           this, &extend_.tracker(), a.deadline);
+            return;
+        case fsm_action::kind::complete:
+            extend_.stop();
+            release_.stop();
+            if (a.ec == asio::error::operation_aborted)
+                return finish(a.ec, {}, initiating_);  // cancelled: the lock is left as it was
+            if (a.ec)
+                return finish(a.ec, access::make(st->unheld(std::move(diagnostics_))), initiating_);
+            {
+                auto ns = std::make_shared<lock_state>(*st);
+                ns->valid_until = a.valid_until;
+                ns->ttl = ttl_;
+                ns->masters = extend_.take_diagnostics();
+                ns->reason.clear();
+                finish({}, access::make(std::move(ns)), initiating_);
+            }
+            return;
+        }
+    }
+
     void on_round_decided(round& r) override
     {
         if (&r != &extend_)
             return;
+        // The machine counts the outcomes itself (the decision depends only on the counts).
         const auto& q = r.tracker();
-        const auto& st = access::state(l_);
-        if (q.state() == quorum_state::reached)
-        {
-            const auto drift = c_->cfg.defaults.drift_factor;
-            if (remaining_validity(ttl_, std::chrono::steady_clock::now() - r.started(), drift) > std::chrono::steady_clock::duration::zero())
-            {
-                extend_.stop();
-                auto ns = std::make_shared<lock_state>(*st);
-                ns->valid_until = validity_deadline(r.started(), ttl_, drift);
-                ns->ttl = ttl_;
-                ns->masters = extend_.take_diagnostics();
-                return finish({}, access::make(std::move(ns)), initiating_);
-            }
-            reason_ = error::validity_expired;
-        }
-        else
-        {
-            reason_ = error::lock_lost;
-        }
-        // The lock is gone: release what is still ours so that it does not linger until TTL.
-        extend_.stop();
-        diagnostics_ = extend_.diagnostics();
-        release_.start(*c_, round::kind::release, st->key_span(), st->token, {},
-                       c_->cfg.defaults.release_timeout, this, &extend_.tracker());
+        const auto now = clock::now();
+        for (std::size_t i = 0; i < q.masters(); ++i)
+            if (q.outcome(i) != master_outcome::pending)
+                drive(fsm_event::reply(extend_id_, i, q.outcome(i), now));
     }
 
     void on_round_finished(round& r) override
     {
         if (&r != &release_)
             return;
-        finish(c_->closed ? error_code(error::connection_closed) : reason_,
-               access::make(access::state(l_)->unheld(std::move(diagnostics_))), initiating_);
+        const auto now = clock::now();
+        if (c_->closed)
+            drive(fsm_event::closed(now));  // close() failed the requests, not the masters
+        drive(fsm_event::deadline(release_id_, now));
     }
 
     void finish(error_code ec, lock result, bool immediate)
@@ -133,9 +167,12 @@ private:
     lock l_;
     std::chrono::milliseconds ttl_;
     handler h_;
+    std::optional<extend_fsm> fsm_;
+    fsm_pump pump_;
     round extend_;
     round release_;
-    error_code reason_;
+    std::uint64_t extend_id_ = 0;
+    std::uint64_t release_id_ = 0;
     std::vector<master_diagnostic> diagnostics_;
     bool done_ = false;
     bool initiating_ = false;

@@ -1,0 +1,154 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_OPERATION_FSM_VOCABULARY_HPP
+#define REDLOCK_SRC_OPERATION_FSM_VOCABULARY_HPP
+
+// The words every operation's state machine and its driver share: events in (a master's
+// answer, a deadline, a cancellation, the client closed), actions out (send to the masters,
+// send the release, wait, complete). Each event carries its time: no machine reads a clock.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+#include <redlock/error.hpp>
+
+#include "algorithm/quorum.hpp"
+#include "operation/master_set.hpp"
+
+namespace redlock::detail {
+
+/// @brief Something that happened to an operation (acquisition, extension), as its driver saw it.
+///
+/// Every event carries the time at which it happened (`now`): the machine never reads a
+/// clock. Times must not decrease from one event to the next.
+struct fsm_event
+{
+    using time_point = std::chrono::steady_clock::time_point;
+
+    enum class kind : std::uint8_t
+    {
+        start,            ///< The operation begins; `now` is the first attempt's t0.
+        reply,            ///< Master `master` answered round `round_id` with `outcome`.
+        deadline,         ///< The deadline armed for round `round_id` has passed.
+        backoff_elapsed,  ///< The wait_until time of the retry delay has come (acquisition).
+        cancel,           ///< The caller cancelled (per-operation cancellation).
+        closed,           ///< The client was closed.
+    };
+
+    kind type = kind::start;
+    time_point now{};
+    /// reply, deadline: the id of the round the driver is reporting on, as the action gave it.
+    std::uint64_t round_id = 0;
+    /// reply: the master's index in [0, N).
+    std::size_t master = 0;
+    /// reply: the driver's classification of the answer (SET OK: granted, nil: held_by_other,
+    /// error or lost connection: failed; for a release any answer will do).
+    master_outcome outcome = master_outcome::pending;
+
+    static fsm_event start(time_point now) noexcept { return {kind::start, now}; }
+    static fsm_event reply(std::uint64_t round_id, std::size_t master, master_outcome o,
+                                  time_point now) noexcept
+    {
+        return {kind::reply, now, round_id, master, o};
+    }
+    static fsm_event deadline(std::uint64_t round_id, time_point now) noexcept
+    {
+        return {kind::deadline, now, round_id};
+    }
+    static fsm_event backoff_elapsed(time_point now) noexcept { return {kind::backoff_elapsed, now}; }
+    static fsm_event cancel(time_point now) noexcept { return {kind::cancel, now}; }
+    static fsm_event closed(time_point now) noexcept { return {kind::closed, now}; }
+};
+
+/// @brief What the driver must do next for an operation.
+struct fsm_action
+{
+    using time_point = std::chrono::steady_clock::time_point;
+
+    enum class kind : std::uint8_t
+    {
+        /// Nothing to do: keep waiting for the events already expected.
+        none,
+        /// Send the operation's command to every master, tagged `round_id`, and arm a deadline
+        /// at `deadline`: `SET key token NX PX ttl` for an acquisition, the compare-and-PEXPIRE
+        /// for an extension. `new_token`: draw a fresh token first (an acquisition's every
+        /// attempt, the first included: a token is never reused across attempts).
+        send_attempt,
+        /// Send the release (compare-and-delete with the attempt's token) to every master,
+        /// tagged `round_id`, and arm a deadline at `deadline`. Only the masters in `awaited`
+        /// are waited for; the others timed out in the attempt and get the release queued
+        /// behind their SET all the same (see round::start's `previous`). When nobody is
+        /// awaited, `deadline` is the event's own time: the release ends when that deadline
+        /// is echoed back.
+        send_release,
+        /// Wait for the retry delay: echo backoff_elapsed at `until` (or later). Acquisition only.
+        wait_until,
+        /// The operation is over. `ec`: empty on success, else why it failed; `valid_until`: on
+        /// success, the local time after which the lock must be considered lost. The
+        /// per-master outcomes of the decisive round are the machine's last_attempt(). In an
+        /// acquisition's try mode `ec` is error::contended when another owner holds the lock:
+        /// the async_try_lock driver turns that into an empty optional with no error, because
+        /// that is a matter of its handler's signature.
+        complete,
+    };
+
+    kind type = kind::none;
+    /// send_attempt, send_release: the round's id; the driver echoes it in reply and deadline.
+    std::uint64_t round_id = 0;
+    /// send_attempt: whether to draw a new token.
+    bool new_token = false;
+    /// send_attempt, send_release: when the round's deadline is due.
+    time_point deadline{};
+    /// send_release: the masters whose answer ends the release.
+    master_set awaited;
+    /// wait_until: when the next attempt may start.
+    time_point until{};
+    /// complete: the result.
+    error_code ec;
+    /// complete, on success: t0 + ttl - clock_drift(ttl, drift_factor).
+    time_point valid_until{};
+
+    static fsm_action send(std::uint64_t round_id, time_point deadline, bool new_token = false) noexcept
+    {
+        fsm_action a;
+        a.type = kind::send_attempt;
+        a.round_id = round_id;
+        a.deadline = deadline;
+        a.new_token = new_token;
+        return a;
+    }
+    static fsm_action release(std::uint64_t round_id, master_set awaited, time_point deadline)
+    {
+        fsm_action a;
+        a.type = kind::send_release;
+        a.round_id = round_id;
+        a.awaited = std::move(awaited);
+        a.deadline = deadline;
+        return a;
+    }
+    static fsm_action complete(error_code ec, time_point valid_until = {}) noexcept
+    {
+        fsm_action a;
+        a.type = kind::complete;
+        a.ec = ec;
+        a.valid_until = valid_until;
+        return a;
+    }
+};
+
+/// The masters a release must wait for after `round`: all but those that timed out in it (a
+/// master still silent answers the release queued behind its request; one that timed out gets
+/// the release all the same, but waiting for it would only add the release's deadline).
+inline master_set awaited_after(const quorum_tracker& round)
+{
+    master_set s(round.masters());
+    for (std::size_t i = 0; i < round.masters(); ++i)
+        if (round.outcome(i) != master_outcome::timed_out)
+            s.insert(i);
+    return s;
+}
+
+}  // namespace redlock::detail
+
+#endif

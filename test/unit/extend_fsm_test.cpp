@@ -1,0 +1,383 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+// The extension machine (src/operation/extend_fsm.hpp): stepped by hand through its paths with
+// a failure injected at every step, then fed random event sequences against invariants an
+// oracle checks with its own counts (it does not use quorum_tracker or validity.hpp).
+//
+// REDLOCK_PROPERTY_ITERATIONS=n runs n random sequences instead of the default (and prints the
+// rate); REDLOCK_PROPERTY_SEED=s starts from another base seed. A failure names the sequence's
+// seed.
+#include "operation/extend_fsm.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <boost/asio/error.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <random>
+#include <vector>
+
+using namespace std::chrono_literals;
+using redlock::error;
+using redlock::error_code;
+using redlock::detail::extend_fsm;
+using redlock::detail::fsm_action;
+using redlock::detail::fsm_event;
+using redlock::detail::master_outcome;
+
+namespace {
+
+using time_point = std::chrono::steady_clock::time_point;
+using ak = fsm_action::kind;
+using ek = fsm_event::kind;
+
+const time_point t_start{std::chrono::seconds(1000)};
+
+extend_fsm make(std::size_t masters, std::chrono::milliseconds ttl = 1000ms)
+{
+    return extend_fsm(ttl, 0.0, 50ms, 100ms, masters);
+}
+
+}  // namespace
+
+TEST_CASE("extend_fsm: a quorum of extensions in time completes with the new validity", "[extend_fsm]")
+{
+    auto m = make(3);
+    auto a = m.resume(fsm_event::start(t_start));
+    REQUIRE(a.type == ak::send_attempt);
+    CHECK(a.deadline == t_start + 50ms);
+    const auto id = a.round_id;
+    CHECK(m.resume(fsm_event::reply(id, 0, master_outcome::granted, t_start + 1ms)).type == ak::none);
+    a = m.resume(fsm_event::reply(id, 2, master_outcome::granted, t_start + 2ms));
+    REQUIRE(a.type == ak::complete);
+    CHECK_FALSE(a.ec);
+    CHECK(a.valid_until == t_start + 1000ms - 2ms);  // ttl - drift (0 x ttl + 2 ms)
+    CHECK(m.done());
+    // Nothing after completion: the late answer, a cancellation.
+    CHECK(m.resume(fsm_event::reply(id, 1, master_outcome::granted, t_start + 3ms)).type == ak::none);
+    CHECK(m.resume(fsm_event::cancel(t_start + 4ms)).type == ak::none);
+}
+
+TEST_CASE("extend_fsm: a lost or unreachable majority is lock_lost, after releasing what is ours",
+          "[extend_fsm]")
+{
+    // For each master count and each way a master can fail, at each position: the outcome
+    // needs the release, and the release awaits the masters that did not time out.
+    for (const std::size_t n : {1u, 3u, 5u})
+    {
+        for (const auto bad : {master_outcome::held_by_other, master_outcome::failed})
+        {
+            INFO("masters " << n << ", bad outcome " << static_cast<int>(bad));
+            auto m = make(n);
+            auto a = m.resume(fsm_event::start(t_start));
+            const auto id = a.round_id;
+            const std::size_t good = n / 2;  // one short of the quorum
+            for (std::size_t i = 0; i < good; ++i)
+                REQUIRE(m.resume(fsm_event::reply(id, i, master_outcome::granted, t_start + 1ms)).type == ak::none);
+            fsm_action rel;
+            for (std::size_t i = good; i < n; ++i)
+            {
+                rel = m.resume(fsm_event::reply(id, i, bad, t_start + 2ms));
+                if (rel.type != ak::none)
+                    break;
+            }
+            REQUIRE(rel.type == ak::send_release);
+            CHECK(rel.round_id != id);
+            CHECK(rel.deadline == t_start + 2ms + 100ms);
+            // A stale answer of the extension round changes nothing now.
+            CHECK(m.resume(fsm_event::reply(id, 0, master_outcome::granted, t_start + 3ms)).type == ak::none);
+            // The release ends when every awaited master answered (or at its deadline).
+            fsm_action end;
+            for (std::size_t i = 0; i < n; ++i)
+            {
+                if (!rel.awaited.contains(i))
+                    continue;
+                end = m.resume(fsm_event::reply(rel.round_id, i, master_outcome::granted, t_start + 4ms));
+            }
+            REQUIRE(end.type == ak::complete);
+            CHECK(end.ec == error::lock_lost);
+        }
+    }
+}
+
+TEST_CASE("extend_fsm: a quorum reached too late is validity_expired, released", "[extend_fsm]")
+{
+    auto m = make(3, 100ms);  // validity 100 - 2 ms
+    const auto id = m.resume(fsm_event::start(t_start)).round_id;
+    m.resume(fsm_event::reply(id, 0, master_outcome::granted, t_start + 97ms));
+    auto rel = m.resume(fsm_event::reply(id, 1, master_outcome::granted, t_start + 98ms));
+    REQUIRE(rel.type == ak::send_release);
+    const auto end = m.resume(fsm_event::deadline(rel.round_id, t_start + 200ms));
+    REQUIRE(end.type == ak::complete);
+    CHECK(end.ec == error::validity_expired);
+}
+
+TEST_CASE("extend_fsm: at the deadline the silent masters count as timed out and are not awaited",
+          "[extend_fsm]")
+{
+    auto m = make(5);
+    const auto id = m.resume(fsm_event::start(t_start)).round_id;
+    m.resume(fsm_event::reply(id, 0, master_outcome::granted, t_start + 1ms));
+    m.resume(fsm_event::reply(id, 1, master_outcome::granted, t_start + 1ms));
+    // A deadline of another round is stale.
+    CHECK(m.resume(fsm_event::deadline(id + 7, t_start + 50ms)).type == ak::none);
+    const auto rel = m.resume(fsm_event::deadline(id, t_start + 50ms));
+    REQUIRE(rel.type == ak::send_release);
+    CHECK(rel.awaited.count() == 2);
+    CHECK(rel.awaited.contains(0));
+    CHECK(rel.awaited.contains(1));
+    m.resume(fsm_event::reply(rel.round_id, 0, master_outcome::granted, t_start + 51ms));
+    const auto end = m.resume(fsm_event::reply(rel.round_id, 1, master_outcome::held_by_other, t_start + 52ms));
+    REQUIRE(end.type == ak::complete);
+    CHECK(end.ec == error::lock_lost);
+}
+
+TEST_CASE("extend_fsm: cancellation at any step completes at once; closed ends in connection_closed",
+          "[extend_fsm]")
+{
+    SECTION("cancel before start, while extending, while releasing")
+    {
+        for (int step = 0; step < 3; ++step)
+        {
+            INFO("step " << step);
+            auto m = make(3);
+            if (step >= 1)
+            {
+                const auto id = m.resume(fsm_event::start(t_start)).round_id;
+                if (step == 2)
+                {
+                    m.resume(fsm_event::reply(id, 0, master_outcome::held_by_other, t_start + 1ms));
+                    REQUIRE(m.resume(fsm_event::reply(id, 1, master_outcome::held_by_other, t_start + 1ms)).type ==
+                            ak::send_release);
+                }
+            }
+            const auto a = m.resume(fsm_event::cancel(t_start + 2ms));
+            REQUIRE(a.type == ak::complete);
+            CHECK(a.ec == boost::asio::error::operation_aborted);
+            CHECK(m.done());
+        }
+    }
+    SECTION("closed while extending: released, then connection_closed")
+    {
+        auto m = make(3);
+        m.resume(fsm_event::start(t_start));
+        const auto rel = m.resume(fsm_event::closed(t_start + 1ms));
+        REQUIRE(rel.type == ak::send_release);
+        const auto end = m.resume(fsm_event::deadline(rel.round_id, t_start + 1ms));
+        REQUIRE(end.type == ak::complete);
+        CHECK(end.ec == error::connection_closed);
+    }
+    SECTION("closed while releasing a lost lock: connection_closed")
+    {
+        auto m = make(1);
+        const auto id = m.resume(fsm_event::start(t_start)).round_id;
+        const auto rel = m.resume(fsm_event::reply(id, 0, master_outcome::failed, t_start + 1ms));
+        REQUIRE(rel.type == ak::send_release);
+        CHECK(m.resume(fsm_event::closed(t_start + 2ms)).type == ak::none);
+        const auto end = m.resume(fsm_event::reply(rel.round_id, 0, master_outcome::failed, t_start + 3ms));
+        REQUIRE(end.type == ak::complete);
+        CHECK(end.ec == error::connection_closed);
+    }
+}
+
+// ---- Random event sequences ---------------------------------------------------------------------
+
+namespace {
+
+std::uint64_t env_or(const char* name, std::uint64_t fallback)
+{
+    const char* v = std::getenv(name);
+    return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+
+/// Runs one random sequence; returns an empty string, or what went wrong.
+std::string run_sequence(std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+    static constexpr std::size_t sizes[] = {1, 2, 3, 4, 5, 7};
+    static constexpr double drifts[] = {0.0, 0.25, 0.5};  // exact in binary: the oracle's sums are exact
+    const std::size_t n = sizes[pick(0, 5)];
+    const auto ttl = std::chrono::milliseconds(pick(3, 400));
+    const double drift = drifts[pick(0, 2)];
+    const auto attempt_timeout = std::chrono::milliseconds(pick(1, 200));
+    const auto release_timeout = std::chrono::milliseconds(pick(1, 200));
+    extend_fsm m(ttl, drift, attempt_timeout, release_timeout, n);
+    const std::size_t quorum = n / 2 + 1;
+    // The oracle's validity: ttl - elapsed - (ttl * drift + 2 ms), in microseconds.
+    const std::int64_t budget_us =
+        ttl.count() * 1000 - static_cast<std::int64_t>(static_cast<double>(ttl.count()) * 1000.0 * drift) - 2000;
+
+    time_point now = t_start, t0{};
+    std::uint64_t ext_id = 0, rel_id = 0;
+    std::vector<int> ext_answer(n, -1);  // per master: -1 none, else its first outcome
+    std::vector<bool> awaited(n, false);
+    bool released = false, completed = false, cancelled = false, closed = false;
+    time_point rel_deadline{};
+
+    auto check_action = [&](const fsm_action& a, const fsm_event& ev) -> std::string {
+        if (completed && a.type != ak::none)
+            return "an action after completion";
+        switch (a.type)
+        {
+        case ak::none: return {};
+        case ak::wait_until: return "an extension never waits";
+        case ak::send_attempt:
+            if (ext_id != 0)
+                return "a second extension round";
+            ext_id = a.round_id;
+            t0 = ev.now;
+            if (a.deadline != ev.now + attempt_timeout)
+                return "the extension's deadline is not t0 + attempt_timeout";
+            return {};
+        case ak::send_release:
+        {
+            if (released)
+                return "a second release";
+            if (ext_id == 0)
+                return "a release before the extension";
+            released = true;
+            rel_id = a.round_id;
+            if (rel_id == ext_id)
+                return "the release reuses the extension's round id";
+            // Awaited: every master that did not time out in the extension (one still silent
+            // answers the release queued behind its PEXPIRE).
+            for (std::size_t i = 0; i < n; ++i)
+            {
+                const bool expected = ext_answer[i] != static_cast<int>(master_outcome::timed_out);
+                if (a.awaited.contains(i) != expected)
+                    return "the release awaits the wrong masters";
+                awaited[i] = expected;
+            }
+            rel_deadline = a.deadline;
+            return {};
+        }
+        case ak::complete:
+        {
+            completed = true;
+            if (ext_id == 0)  // before start: only a cancellation or a close ends it
+                return a.ec == boost::asio::error::operation_aborted || a.ec == error::connection_closed
+                           ? ""
+                           : "completed before start without a cause";
+            if (cancelled)
+                return a.ec == boost::asio::error::operation_aborted ? "" : "cancel did not complete aborted";
+            if (!a.ec)
+            {
+                if (released)
+                    return "success after a release";
+                std::size_t grants = 0;
+                for (std::size_t i = 0; i < n; ++i)
+                    grants += ext_answer[i] == static_cast<int>(master_outcome::granted) ? 1 : 0;
+                if (grants < quorum)
+                    return "success without a quorum of extensions";
+                const auto elapsed_us = std::chrono::duration_cast<std::chrono::microseconds>(ev.now - t0).count();
+                if (budget_us - elapsed_us <= 0)
+                    return "success with no validity left";
+                if (a.valid_until != t0 + std::chrono::microseconds(budget_us))
+                    return "valid_until is not t0 + ttl - drift";
+                return {};
+            }
+            if (!released)
+                return "failed without releasing what is ours";
+            if (closed != (a.ec == error::connection_closed))
+                return "closed and connection_closed disagree";
+            if (!closed && a.ec != error::lock_lost && a.ec != error::validity_expired)
+                return "an unexpected error";
+            // The release was over: every awaited master answered, or its deadline came.
+            if (ev.type == ek::reply)
+                for (std::size_t i = 0; i < n; ++i)
+                    if (awaited[i])
+                        return "completed before every awaited master answered the release";
+            return {};
+        }
+        }
+        return "unknown action";
+    };
+
+    // Start (or, rarely, cancel or close before it).
+    std::vector<fsm_event> script;
+    const int steps = static_cast<int>(pick(1, 40));
+    for (int s = 0; s <= steps && !completed; ++s)
+    {
+        now += std::chrono::microseconds(pick(0, 30'000));
+        fsm_event ev;
+        const auto r = pick(0, 99);
+        if (s == 0)
+            ev = r < 3 ? fsm_event::cancel(now) : (r < 5 ? fsm_event::closed(now) : fsm_event::start(now));
+        else if (r < 3)
+            ev = fsm_event::cancel(now);
+        else if (r < 5)
+            ev = fsm_event::closed(now);
+        else if (r < 12)
+            ev = fsm_event::deadline(pick(0, 3) == 0 ? ext_id + rel_id + 9 : (released ? rel_id : ext_id), now);
+        else
+        {
+            const auto master = static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(n) - 1));
+            const auto outcome = static_cast<master_outcome>(pick(1, 4));
+            const std::uint64_t id = pick(0, 5) == 0 ? ext_id + 17 : (released ? rel_id : ext_id);
+            ev = fsm_event::reply(id, master, outcome, now);
+        }
+        // What the oracle learns from the event, as the machine should.
+        if (ev.type == ek::cancel && !completed)
+            cancelled = true;
+        if (ev.type == ek::closed && !completed && ext_id != 0)
+            closed = true;
+        const bool in_extension = ext_id != 0 && !released;
+        if (ev.type == ek::reply && in_extension && ev.round_id == ext_id && ext_answer[ev.master] < 0)
+            ext_answer[ev.master] = static_cast<int>(ev.outcome);
+        if (ev.type == ek::deadline && in_extension && ev.round_id == ext_id)
+            for (auto& x : ext_answer)
+                if (x < 0)
+                    x = static_cast<int>(master_outcome::timed_out);
+        if (ev.type == ek::reply && released && ev.round_id == rel_id)
+            awaited[ev.master] = false;
+        const auto a = m.resume(ev);
+        if (auto why = check_action(a, ev); !why.empty())
+            return why;
+        (void)rel_deadline;
+    }
+    // Liveness: the deadlines the driver would echo end it.
+    for (int k = 0; k < 2 && !completed; ++k)
+    {
+        now += 1s;
+        const auto ev = fsm_event::deadline(released ? rel_id : ext_id, now);
+        if (!released && ext_id != 0)
+            for (auto& x : ext_answer)
+                if (x < 0)
+                    x = static_cast<int>(master_outcome::timed_out);
+        if (auto why = check_action(m.resume(ev), ev); !why.empty())
+            return why;
+    }
+    if (ext_id != 0 && !completed)
+        return "the machine never completed";
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("extend_fsm: random event sequences keep every invariant", "[extend_fsm][property]")
+{
+    const auto iterations = env_or("REDLOCK_PROPERTY_ITERATIONS", 20'000);
+    const auto base = env_or("REDLOCK_PROPERTY_SEED", 20261124);
+    const auto t = std::chrono::steady_clock::now();
+    std::uint64_t failures = 0;
+    for (std::uint64_t k = 0; k < iterations; ++k)
+    {
+        const auto seed = base + k;
+        if (auto why = run_sequence(seed); !why.empty())
+        {
+            if (++failures <= 5)
+                FAIL_CHECK("seed " << seed << ": " << why);
+        }
+    }
+    CHECK(failures == 0);
+    if (std::getenv("REDLOCK_PROPERTY_ITERATIONS"))
+    {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+        std::printf("extend_fsm: %llu sequences in %.1f s (%.0f/s)\n", static_cast<unsigned long long>(iterations), s,
+                    static_cast<double>(iterations) / s);
+    }
+}
