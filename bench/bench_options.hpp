@@ -1,0 +1,37 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+// redlock-bench: its options, and how they are read from the command line.
+#ifndef REDLOCK_BENCH_BENCH_OPTIONS_HPP
+#define REDLOCK_BENCH_BENCH_OPTIONS_HPP
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace redlock::bench {
+
+struct config
+{
+    std::vector<std::string> masters;
+    std::size_t spawn = 0;  // 0: use `masters`
+    std::size_t workers = 128;
+    std::size_t resources = 0;  // 0: as many as workers
+    std::string prefix = "bench:";
+    std::chrono::milliseconds ttl{10000};
+    std::chrono::milliseconds hold{0};
+    double duration_s = 10;
+    double warmup_s = 1;
+    unsigned retries = 0;
+    unsigned threads = 1;
+    std::string json_file;
+    std::string plot_file;
+    bool serve = false;
+    bool observe = false;  // count the client's events (client_config::on_event)
+};
+
+/// Reads the command line; prints the usage and exits (0 for --help, 2 for a bad argument).
+config parse_args(int argc, char** argv);
+
+}  // namespace redlock::bench
+
+#endif

@@ -1,0 +1,230 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include "bench_report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "bench_format.hpp"
+#include "common.hpp"
+
+namespace redlock::bench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Percentiles of the plot and of the JSON "spectrum": x = 1 / (1 - p) from 1 to 10^5, in
+// steps of 10^0.1.
+std::vector<double> spectrum_percentiles()
+{
+    std::vector<double> ps;
+    for (int k = 0; k <= 50; ++k)
+        ps.push_back(100.0 * (1.0 - std::pow(10.0, -k / 10.0)));
+    return ps;
+}
+
+std::string json_latency(const histogram_data& h)
+{
+    std::string s = "{\"count\": " + std::to_string(h.count());
+    s += ", \"min\": " + num(h.min_us()) + ", \"mean\": " + num(h.mean_us());
+    s += ", \"p50\": " + num(h.percentile_us(50)) + ", \"p90\": " + num(h.percentile_us(90));
+    s += ", \"p99\": " + num(h.percentile_us(99)) + ", \"p999\": " + num(h.percentile_us(99.9));
+    s += ", \"max\": " + num(h.max_us()) + "}";
+    return s;
+}
+
+std::string json_spectrum(const histogram_data& h)
+{
+    std::string s = "[";
+    bool first = true;
+    for (double p : spectrum_percentiles())
+    {
+        s += std::string(first ? "" : ", ") + "[" + num(p) + ", " + num(h.percentile_us(p)) + "]";
+        first = false;
+    }
+    return s + "]";
+}
+
+}  // namespace
+
+std::string to_json(const result& r)
+{
+    const auto& t = *r.t;
+    const auto& c = r.cfg;
+    std::string s = "{\n";
+    s += "  \"tool\": \"redlock-bench\",\n";
+    s += "  \"implementation\": \"redlock (C++20, Boost.Asio)\",\n";
+    s += "  \"config\": {\"masters\": [";
+    for (std::size_t i = 0; i < r.masters.size(); ++i)
+        s += std::string(i ? ", " : "") + "\"" + json_escape(r.masters[i]) + "\"";
+    s += "], \"spawned\": " + std::to_string(c.spawn);
+    s += ", \"workers\": " + std::to_string(c.workers) + ", \"resources\": " + std::to_string(c.resources);
+    s += ", \"resource_prefix\": \"" + json_escape(c.prefix) + "\"";
+    s += ", \"ttl_ms\": " + std::to_string(c.ttl.count()) + ", \"hold_ms\": " + std::to_string(c.hold.count());
+    s += ", \"duration_s\": " + num(c.duration_s) + ", \"warmup_s\": " + num(c.warmup_s);
+    s += ", \"retries\": " + std::to_string(c.retries) + ", \"threads\": " + std::to_string(c.threads);
+    s += ", \"observe\": " + std::string(c.observe ? "true" : "false") + "},\n";
+    s += "  \"elapsed_s\": " + num(r.elapsed_s) + ",\n";
+    s += "  \"interrupted\": " + std::string(r.interrupted ? "true" : "false") + ",\n";
+    s += "  \"cycles\": " + std::to_string(t.acquired) + ",\n";
+    s += "  \"cycles_per_s\": " + num(r.cycles_per_s()) + ",\n";
+    s += "  \"attempts_per_s\": " + num(r.attempts_per_s()) + ",\n";
+    s += "  \"attempts\": " + std::to_string(t.attempts) + ",\n";
+    s += "  \"acquired\": " + std::to_string(t.acquired) + ",\n";
+    s += "  \"failed\": {";
+    for (std::size_t k = 0; k < fail_kinds; ++k)
+        s += std::string(k ? ", " : "") + "\"" + acquire_fail_names[k] + "\": " + std::to_string(t.failed[k]);
+    s += "},\n";
+    s += "  \"released\": " + std::to_string(t.released) + ",\n";
+    s += "  \"release_failed\": {";
+    for (std::size_t k = 0; k < release_kinds; ++k)
+        s += std::string(k ? ", " : "") + "\"" + release_fail_names[k] + "\": " + std::to_string(t.release_failed[k]);
+    s += "},\n";
+    s += "  \"other_errors\": {";
+    bool first = true;
+    for (const auto& [m, n] : r.other_errors)
+    {
+        s += std::string(first ? "" : ", ") + "\"" + json_escape(m) + "\": " + std::to_string(n);
+        first = false;
+    }
+    s += "},\n";
+    s += "  \"counts_add_up\": " + std::string(r.counts_ok ? "true" : "false") + ",\n";
+    s += "  \"acquire_us\": " + json_latency(t.acquire) + ",\n";
+    s += "  \"release_us\": " + json_latency(t.release) + ",\n";
+    s += "  \"failed_attempt_us\": " + json_latency(t.failed_attempt) + ",\n";
+    s += "  \"client_cpu_us\": " + num(r.cpu_us) + ",\n";
+    s += "  \"client_cpu_us_per_cycle\": " + num(r.cpu_per_cycle()) + ",\n";
+    s += "  \"client_cpu_us_per_attempt\": " + num(r.cpu_per_attempt()) + ",\n";
+    s += "  \"peak_rss_kib\": " + std::to_string(r.rss_kib) + ",\n";
+    s += "  \"acquire_spectrum\": " + json_spectrum(t.acquire) + ",\n";
+    s += "  \"release_spectrum\": " + json_spectrum(t.release) + "\n";
+    s += "}\n";
+    return s;
+}
+
+std::string describe_config(const result& r)
+{
+    const auto& c = r.cfg;
+    std::string s = std::to_string(r.masters.size()) + " masters" + (c.spawn ? " (spawned)" : "") + ", " +
+                    std::to_string(c.workers) + " workers on " + std::to_string(c.resources) + " resources, ttl " +
+                    std::to_string(c.ttl.count()) + " ms, hold " + std::to_string(c.hold.count()) + " ms, retries " +
+                    std::to_string(c.retries) + ", " + std::to_string(c.threads) +
+                    (c.threads == 1 ? " thread" : " threads");
+    return s;
+}
+
+void print_summary(const result& r)
+{
+    const auto& t = *r.t;
+    std::printf("\nredlock-bench: %s\n", describe_config(r).c_str());
+    std::printf("measured %.2f s after %.1f s of warm-up%s\n\n", r.elapsed_s, r.cfg.warmup_s,
+                r.interrupted ? " (interrupted)" : "");
+    std::printf("  %-22s %14s\n", "cycles/s", with_commas(r.cycles_per_s()).c_str());
+    std::printf("  %-22s %14s   acquired %s, failed %s (contended %s, no_quorum %s, timeout %s, other %s)\n",
+                "attempts", with_commas(static_cast<double>(t.attempts)).c_str(),
+                with_commas(static_cast<double>(t.acquired)).c_str(),
+                with_commas(static_cast<double>(t.failed_sum())).c_str(),
+                with_commas(static_cast<double>(t.failed[contended])).c_str(),
+                with_commas(static_cast<double>(t.failed[no_quorum])).c_str(),
+                with_commas(static_cast<double>(t.failed[timed_out])).c_str(),
+                with_commas(static_cast<double>(t.failed[other])).c_str());
+    std::printf("  %-22s %14s   release failed %s (lock_lost %s, no_quorum %s, timeout %s, other %s)\n", "released",
+                with_commas(static_cast<double>(t.released)).c_str(),
+                with_commas(static_cast<double>(t.release_failed_sum())).c_str(),
+                with_commas(static_cast<double>(t.release_failed[lock_lost])).c_str(),
+                with_commas(static_cast<double>(t.release_failed[release_no_quorum])).c_str(),
+                with_commas(static_cast<double>(t.release_failed[release_timed_out])).c_str(),
+                with_commas(static_cast<double>(t.release_failed[release_other])).c_str());
+    std::printf("  %-22s %11s us   (user + system %.2f s of the whole process)\n", "client CPU per cycle",
+                with_commas(r.cpu_per_cycle(), 1).c_str(), r.cpu_us / 1e6);
+    std::printf("  %-22s %10s KiB\n\n", "peak RSS", with_commas(static_cast<double>(r.rss_kib)).c_str());
+    std::printf("  %-16s %10s %10s %10s %10s %10s %10s %12s\n", "latency (us)", "p50", "p90", "p99", "p99.9", "max",
+                "mean", "samples");
+    auto row = [](const char* name, const histogram_data& h) {
+        std::printf("  %-16s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %12s\n", name, h.percentile_us(50),
+                    h.percentile_us(90), h.percentile_us(99), h.percentile_us(99.9), h.max_us(), h.mean_us(),
+                    with_commas(static_cast<double>(h.count())).c_str());
+    };
+    row("acquire", t.acquire);
+    row("release", t.release);
+    if (t.failed_attempt.count())
+        row("failed attempt", t.failed_attempt);
+    for (const auto& [m, n] : r.other_errors)
+        std::printf("  other error: %s (%s)\n", m.c_str(), with_commas(static_cast<double>(n)).c_str());
+    if (!r.counts_ok)
+        std::printf("\n  COUNTS DO NOT ADD UP: attempts %llu, acquired %llu + failed %llu; released %llu + release "
+                    "failed %llu\n",
+                    static_cast<unsigned long long>(t.attempts), static_cast<unsigned long long>(t.acquired),
+                    static_cast<unsigned long long>(t.failed_sum()), static_cast<unsigned long long>(t.released),
+                    static_cast<unsigned long long>(t.release_failed_sum()));
+}
+
+// Renders the latency-percentile plot with gnuplot; returns an error message or "".
+std::string write_plot(const result& r, const std::string& file)
+{
+    char tmpl[] = "/tmp/redlock-bench-plot.XXXXXX";
+    if (!::mkdtemp(tmpl))
+        return std::string("cannot create a temporary directory: ") + std::strerror(errno);
+    const fs::path dir = tmpl;
+    const auto data = dir / "latency.dat";
+    const auto script = dir / "plot.gp";
+    {
+        std::ofstream d(data);
+        d << "# x=1/(1-p)  percentile  acquire_us  release_us\n";
+        for (double p : spectrum_percentiles())
+            d << 1.0 / (1.0 - p / 100.0) << ' ' << p << ' ' << r.t->acquire.percentile_us(p) << ' '
+              << r.t->release.percentile_us(p) << '\n';
+    }
+    auto quoted = [](std::string s) {
+        std::string out = "\"";
+        for (char ch : s)
+            out += ch == '\n' ? std::string("\\n") : (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
+        return out + "\"";
+    };
+    const bool svg = fs::path(file).extension() == ".svg";
+    {
+        std::ofstream g(script);
+        g << (svg ? "set terminal svg size 900,540 dynamic font 'sans,11'\n"
+                  : "set terminal pngcairo size 900,540 font 'sans,10'\n");
+        g << "set termoption noenhanced\n";
+        g << "set output " << quoted(fs::absolute(file).string()) << '\n';
+        g << "set title " << quoted("redlock-bench: " + describe_config(r) + "\n" +
+                                    with_commas(r.cycles_per_s()) + " cycles/s, " +
+                                    with_commas(r.cpu_per_cycle(), 1) + " us client CPU per cycle")
+          << '\n';
+        g << "set logscale xy\nset grid xtics ytics mytics\nset key top left\n";
+        g << "set xlabel 'percentile'\nset ylabel 'latency (us)'\n";
+        g << "set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, '99.999%%' 100000)\n";
+        g << "set xrange [1:100000]\n";
+        g << "plot " << quoted(data.string()) << " using 1:3 with lines lw 2 title 'acquire', '' using 1:4 with "
+             "lines lw 2 title 'release'\n";
+    }
+    const std::string cmd = "gnuplot " + quoted(script.string()) + " 2>&1";
+    std::string out;
+    if (FILE* f = ::popen(cmd.c_str(), "r"))
+    {
+        char buf[512];
+        while (std::fgets(buf, sizeof buf, f))
+            out += buf;
+        const int st = ::pclose(f);
+        if (!(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+        {
+            std::error_code ec;
+            fs::remove_all(dir, ec);
+            return "gnuplot failed: " + out;
+        }
+    }
+    else
+    {
+        return "cannot run gnuplot";
+    }
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    return {};
+}
+
+}  // namespace redlock::bench

@@ -1,0 +1,46 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+// redlock-bench: the results of a run, and their output (summary, JSON, plot).
+#ifndef REDLOCK_BENCH_BENCH_REPORT_HPP
+#define REDLOCK_BENCH_BENCH_REPORT_HPP
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_options.hpp"
+#include "bench_worker.hpp"
+
+namespace redlock::bench {
+
+struct result
+{
+    config cfg;
+    std::vector<std::string> masters;  // printable
+    double elapsed_s = 0;
+    double cpu_us = 0;
+    long rss_kib = 0;
+    bool interrupted = false;
+    bool counts_ok = false;
+    std::unique_ptr<totals> t;
+    std::map<std::string, std::uint64_t> other_errors;
+
+    double cycles_per_s() const { return elapsed_s > 0 ? static_cast<double>(t->acquired) / elapsed_s : 0; }
+    double attempts_per_s() const { return elapsed_s > 0 ? static_cast<double>(t->attempts) / elapsed_s : 0; }
+    double cpu_per_cycle() const { return t->acquired ? cpu_us / static_cast<double>(t->acquired) : 0; }
+    double cpu_per_attempt() const { return t->attempts ? cpu_us / static_cast<double>(t->attempts) : 0; }
+};
+
+/// The results and the configuration as one JSON object.
+std::string to_json(const result& r);
+/// The configuration on one line.
+std::string describe_config(const result& r);
+/// The summary printed at the end of a run.
+void print_summary(const result& r);
+/// A latency-percentile plot (gnuplot; .png or .svg); returns an error message or "".
+std::string write_plot(const result& r, const std::string& file);
+
+}  // namespace redlock::bench
+
+#endif

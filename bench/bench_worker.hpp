@@ -1,0 +1,265 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+// redlock-bench: what the workers count, the state they share, and one worker's
+// acquire -> hold -> release loop.
+#ifndef REDLOCK_BENCH_BENCH_WORKER_HPP
+#define REDLOCK_BENCH_BENCH_WORKER_HPP
+
+#include <redlock/redlock.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "histogram.hpp"
+
+namespace redlock::bench {
+
+namespace asio = boost::asio;
+using clk = std::chrono::steady_clock;
+
+/// Set by SIGINT / SIGTERM: the run stops early and prints what it has.
+inline std::atomic<bool> g_interrupted{false};
+
+// ---- Counting ---------------------------------------------------------------------------------
+
+// A counter with one writing thread: a relaxed load + store, no locked instruction.
+class counter
+{
+public:
+    void inc() noexcept { v_.store(v_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+    std::uint64_t get() const noexcept { return v_.load(std::memory_order_relaxed); }
+
+private:
+    std::atomic<std::uint64_t> v_{0};
+};
+
+enum fail_kind : std::size_t { contended, no_quorum, timed_out, other, fail_kinds };
+constexpr const char* acquire_fail_names[fail_kinds] = {"contended", "no_quorum", "timeout", "other"};
+
+enum release_kind : std::size_t { lock_lost, release_no_quorum, release_timed_out, release_other, release_kinds };
+constexpr const char* release_fail_names[release_kinds] = {"lock_lost", "no_quorum", "timeout", "other"};
+
+inline fail_kind classify_acquire(const redlock::error_code& ec)
+{
+    if (ec == redlock::error::contended)
+        return contended;
+    if (ec == redlock::error::no_quorum)
+        return no_quorum;
+    if (ec == redlock::error::validity_expired || ec == redlock::error::request_timeout)
+        return timed_out;
+    return other;
+}
+
+inline release_kind classify_release(const redlock::error_code& ec)
+{
+    if (ec == redlock::error::lock_lost)
+        return lock_lost;
+    if (ec == redlock::error::no_quorum)
+        return release_no_quorum;
+    if (ec == redlock::error::request_timeout)
+        return release_timed_out;
+    return release_other;
+}
+
+// Everything one io thread records. Only that thread writes it; the main thread reads it.
+struct alignas(64) thread_stats
+{
+    // The measured window only.
+    counter attempts, acquired, released;
+    counter failed[fail_kinds];
+    counter release_failed[release_kinds];
+    recorder acquire, release, failed_attempt;
+    // Every phase, for the progress line.
+    counter all_cycles, all_failed;
+    recorder all_acquire;
+};
+
+inline thread_local thread_stats* tls_stats = nullptr;
+
+enum phase_t : int { warming, measuring, stopping };
+
+struct run_state
+{
+    run_state(asio::io_context& i, redlock::client& c, const redlock::lock_options& o, std::chrono::milliseconds h)
+        : io(i), client(c), opts(o), hold(h)
+    {}
+
+    asio::io_context& io;
+    redlock::client& client;
+    redlock::lock_options opts;
+    std::chrono::milliseconds hold;
+    std::atomic<int> phase{warming};
+    std::atomic<std::size_t> running{0};
+
+    std::mutex other_mutex;
+    std::map<std::string, std::uint64_t> other_errors;  // message -> count (rare path)
+
+    void note_other(const char* what, const redlock::error_code& ec)
+    {
+        std::lock_guard<std::mutex> g(other_mutex);
+        ++other_errors[std::string(what) + ": " + ec.message()];
+    }
+};
+
+// One acquire -> hold -> release loop, as callbacks: the bench adds as little of its own
+// CPU time per cycle as it can, so that client CPU per cycle is mostly the client's.
+class worker
+{
+public:
+    worker(run_state& rs, std::string resource) : rs_(rs), resource_(std::move(resource)), timer_(rs.io) {}
+
+    void start()
+    {
+        asio::post(rs_.io, [this] { next(); });
+    }
+
+private:
+    void next()
+    {
+        const int ph = rs_.phase.load(std::memory_order_acquire);
+        if (ph == stopping)
+        {
+            rs_.running.fetch_sub(1, std::memory_order_acq_rel);
+            return;
+        }
+        measured_ = ph == measuring;
+        t0_ = clk::now();
+        rs_.client.async_lock(resource_, rs_.opts,
+                              [this](redlock::error_code ec, redlock::lock l) { on_locked(ec, std::move(l)); });
+    }
+
+    void on_locked(const redlock::error_code& ec, redlock::lock l)
+    {
+        const auto t1 = clk::now();
+        thread_stats& s = *tls_stats;
+        if (ec)
+        {
+            s.all_failed.inc();
+            if (measured_)
+            {
+                s.attempts.inc();
+                const auto k = classify_acquire(ec);
+                s.failed[k].inc();
+                s.failed_attempt.add(t1 - t0_);
+                if (k == other)
+                    rs_.note_other("acquire", ec);
+            }
+            return next();
+        }
+        s.all_acquire.add(t1 - t0_);
+        if (measured_)
+        {
+            s.attempts.inc();
+            s.acquired.inc();
+            s.acquire.add(t1 - t0_);
+        }
+        held_ = std::move(l);
+        if (rs_.hold.count() > 0)
+        {
+            timer_.expires_after(rs_.hold);
+            timer_.async_wait([this](const redlock::error_code&) { release(); });
+        }
+        else
+        {
+            release();
+        }
+    }
+
+    void release()
+    {
+        t2_ = clk::now();
+        rs_.client.async_unlock(held_, [this](redlock::error_code ec) { on_released(ec); });
+    }
+
+    void on_released(const redlock::error_code& ec)
+    {
+        const auto t3 = clk::now();
+        thread_stats& s = *tls_stats;
+        s.all_cycles.inc();
+        if (measured_)
+        {
+            s.release.add(t3 - t2_);
+            if (ec)
+            {
+                const auto k = classify_release(ec);
+                s.release_failed[k].inc();
+                if (k == release_other)
+                    rs_.note_other("release", ec);
+            }
+            else
+            {
+                s.released.inc();
+            }
+        }
+        held_ = {};
+        next();
+    }
+
+    run_state& rs_;
+    std::string resource_;
+    asio::steady_timer timer_;
+    redlock::lock held_;
+    clk::time_point t0_{}, t2_{};
+    bool measured_ = false;
+};
+
+// What the main thread gathers from the threads' stats.
+struct totals
+{
+    std::uint64_t attempts = 0, acquired = 0, released = 0;
+    std::uint64_t failed[fail_kinds]{};
+    std::uint64_t release_failed[release_kinds]{};
+    std::uint64_t all_cycles = 0, all_failed = 0;
+    histogram_data acquire, release, failed_attempt, all_acquire;
+
+    std::uint64_t failed_sum() const
+    {
+        std::uint64_t n = 0;
+        for (auto v : failed)
+            n += v;
+        return n;
+    }
+    std::uint64_t release_failed_sum() const
+    {
+        std::uint64_t n = 0;
+        for (auto v : release_failed)
+            n += v;
+        return n;
+    }
+};
+
+// Each histogram_data is 30 KiB: totals live on the heap.
+inline std::unique_ptr<totals> gather(const std::vector<std::unique_ptr<thread_stats>>& stats)
+{
+    auto t = std::make_unique<totals>();
+    for (const auto& s : stats)
+    {
+        t->attempts += s->attempts.get();
+        t->acquired += s->acquired.get();
+        t->released += s->released.get();
+        for (std::size_t k = 0; k < fail_kinds; ++k)
+            t->failed[k] += s->failed[k].get();
+        for (std::size_t k = 0; k < release_kinds; ++k)
+            t->release_failed[k] += s->release_failed[k].get();
+        t->all_cycles += s->all_cycles.get();
+        t->all_failed += s->all_failed.get();
+        s->acquire.snapshot_into(t->acquire);
+        s->release.snapshot_into(t->release);
+        s->failed_attempt.snapshot_into(t->failed_attempt);
+        s->all_acquire.snapshot_into(t->all_acquire);
+    }
+    return t;
+}
+
+}  // namespace redlock::bench
+
+#endif
