@@ -62,7 +62,7 @@ struct recorder
 
 }  // namespace
 
-TEST_CASE("client: events: masters up and down, acquisitions and releases; master_states()",
+TEST_CASE("client: events: masters up and down, acquisitions and releases, the master states",
           "[live][client][events]")
 {
     local_masters m({.count = 3});

@@ -135,7 +135,7 @@ TEST_CASE("extend_fsm: at the deadline the silent masters count as timed out and
     CHECK(end.ec == error::lock_lost);
 }
 
-TEST_CASE("extend_fsm: cancellation at any step completes at once; closed ends in connection_closed",
+TEST_CASE("extend_fsm: cancellation at any step completes at once, closed ends in connection_closed",
           "[extend_fsm]")
 {
     SECTION("cancel before start, while extending, while releasing")

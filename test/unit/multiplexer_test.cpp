@@ -52,7 +52,7 @@ void deliver_all(multiplexer& m)
 
 }  // namespace
 
-TEST_CASE("multiplexer: requests coalesce into one write; replies match in FIFO order", "[multiplexer]")
+TEST_CASE("multiplexer: requests coalesce into one write, replies match in FIFO order", "[multiplexer]")
 {
     multiplexer m;
     recording_sink a, b;
@@ -125,7 +125,7 @@ TEST_CASE("multiplexer: a request abandoned during delivery is skipped, and the 
     CHECK(m.pending() == 0);
 }
 
-TEST_CASE("multiplexer: a sink that submits during delivery queues for the next write; consumption is over",
+TEST_CASE("multiplexer: a sink that submits during delivery queues for the next write, consumption is over",
           "[multiplexer]")
 {
     multiplexer m;
