@@ -25,14 +25,8 @@
 #include <map>
 #include <memory>
 
+using namespace redlock;
 using namespace redlock::test;
-using redlock::client;
-using redlock::client_config;
-using redlock::error;
-using redlock::error_code;
-using redlock::lock;
-using redlock::lock_options;
-using redlock::master_status;
 
 namespace {
 

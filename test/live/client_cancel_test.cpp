@@ -7,13 +7,8 @@
 
 #include <variant>
 
+using namespace redlock;
 using namespace redlock::test;
-using redlock::client;
-using redlock::error;
-using redlock::error_code;
-using redlock::lock;
-using redlock::lock_options;
-using redlock::master_status;
 
 TEST_CASE("client: cancellation during an attempt completes promptly with operation_aborted",
           "[live][client]")

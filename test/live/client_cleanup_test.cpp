@@ -4,13 +4,8 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 
+using namespace redlock;
 using namespace redlock::test;
-using redlock::client;
-using redlock::error;
-using redlock::error_code;
-using redlock::lock;
-using redlock::lock_options;
-using redlock::master_status;
 
 TEST_CASE("client: a contended attempt leaves only the holder's keys", "[live][client]")
 {

@@ -1,13 +1,8 @@
 // Acceptance: acquisition with paused, killed and slow masters; the validity rule.
 #include "client_fixture.hpp"
 
+using namespace redlock;
 using namespace redlock::test;
-using redlock::client;
-using redlock::error;
-using redlock::error_code;
-using redlock::lock;
-using redlock::lock_options;
-using redlock::master_status;
 
 TEST_CASE("client: 2 of 5 masters paused, the acquisition takes one round trip of the majority",
           "[live][client]")

@@ -3,14 +3,8 @@
 
 #include <boost/system/system_error.hpp>
 
+using namespace redlock;
 using namespace redlock::test;
-using redlock::client;
-using redlock::client_config;
-using redlock::error;
-using redlock::error_code;
-using redlock::lock;
-using redlock::lock_options;
-using redlock::master_status;
 
 TEST_CASE("client: interoperates with raw SET NX PX on the same key", "[live][client]")
 {

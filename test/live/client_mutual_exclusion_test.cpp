@@ -7,12 +7,8 @@
 #include <mutex>
 #include <thread>
 
+using namespace redlock;
 using namespace redlock::test;
-using redlock::client;
-using redlock::error;
-using redlock::error_code;
-using redlock::lock;
-using redlock::lock_options;
 
 namespace {
 

@@ -7,11 +7,8 @@
 #include <future>
 #include <thread>
 
+using namespace redlock;
 using namespace redlock::test;
-using redlock::client;
-using redlock::error;
-using redlock::error_code;
-using redlock::lock;
 
 TEST_CASE("client: completion tokens: default (deferred) co_awaited", "[live][client]")
 {

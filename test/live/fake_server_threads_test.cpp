@@ -23,15 +23,8 @@
 #include <random>
 #include <thread>
 
+using namespace redlock;
 using namespace redlock::test;
-using redlock::client;
-using redlock::client_config;
-using redlock::command;
-using redlock::connection;
-using redlock::error;
-using redlock::error_code;
-using redlock::lock;
-using redlock::lock_options;
 namespace resp = redlock::resp;
 
 namespace {

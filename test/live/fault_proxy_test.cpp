@@ -14,12 +14,8 @@
 #include <cerrno>
 #include <thread>
 
+using namespace redlock;
 using namespace redlock::test;
-using redlock::command;
-using redlock::connection;
-using redlock::connection_options;
-using redlock::error;
-using redlock::error_code;
 namespace resp = redlock::resp;
 
 namespace {
