@@ -77,6 +77,10 @@ if (aO.length) {
     s.ours_over_pair_ceiling = ratio(o, s.pair_ceiling_cycles_per_s);
     rows.push(["", "cycles/s vs the like-for-like ceiling", fmt(o), "", `${fmt(s.pair_ceiling_cycles_per_s)} (pairs)`,
       `${fmt(100 * s.ours_over_pair_ceiling, 0)}% of it`, ">= 90%", verdict(s.ours_over_pair_ceiling >= 0.9)]);
+    s.pair_ceiling_client_cpu_us_per_cycle = med(aP, (r) => r.client_cpu_us_per_cycle);
+    s.pair_ceiling_server_cpu_us_per_cycle = med(aP, (r) => (r.servers ? r.servers.cpu_us_per_cycle : NaN));
+    rows.push(["", "CPU per cycle, client / servers (us)", `${fmt(oc, 2)} / ${fmt(s.redlock_server_cpu_us_per_cycle, 1)}`, "",
+      `${fmt(s.pair_ceiling_client_cpu_us_per_cycle, 2)} / ${fmt(s.pair_ceiling_server_cpu_us_per_cycle, 1)} (pairs)`, "", "", ""]);
   }
   rows.push(["", "client CPU per cycle (us)", fmt(oc, 1), fmt(nc, 1), "", `${fmt(ratio(nc, oc), 1)}x less than node`, "<= 10 us", verdict(oc <= 10)]);
   rows.push(["", "servers' CPU per cycle (us, all masters)", fmt(s.redlock_server_cpu_us_per_cycle, 1), fmt(s.node_server_cpu_us_per_cycle, 1),
