@@ -198,7 +198,8 @@ public:
     ///
     /// Completes with how many masters hold it and the smallest PTTL among them (waits for
     /// every master or the attempt deadline). Errors: invalid_argument (empty lock),
-    /// connection_closed, operation_aborted.
+    /// connection_closed (the client was closed before or during the check: the count would
+    /// take closed connections for masters that lost the lock), operation_aborted.
     ///
     /// @par Handler signature
     /// `void(error_code, check_result)`

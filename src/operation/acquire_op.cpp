@@ -149,13 +149,8 @@ void acquire_op::on_round_decided(round& r)
 {
     if (&r != &attempt_)
         return;
-    // The machine counts the outcomes itself: it is told every one the round has so far (the
-    // decision depends only on the counts, so their order does not matter).
-    const auto& q = r.tracker();
-    const auto now = clock::now();
-    for (std::size_t i = 0; i < q.masters(); ++i)
-        if (q.outcome(i) != master_outcome::pending)
-            drive(acquire_event::reply(attempt_id_, i, q.outcome(i), now));
+    // The machine counts the outcomes itself: it is told every one the round has so far.
+    report_outcomes(r.tracker(), attempt_id_, clock::now(), [this](const acquire_event& ev) { drive(ev); });
 }
 
 void acquire_op::on_round_finished(round& r)

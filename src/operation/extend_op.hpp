@@ -131,12 +131,8 @@ private:
     {
         if (&r != &extend_)
             return;
-        // The machine counts the outcomes itself (the decision depends only on the counts).
-        const auto& q = r.tracker();
-        const auto now = clock::now();
-        for (std::size_t i = 0; i < q.masters(); ++i)
-            if (q.outcome(i) != master_outcome::pending)
-                drive(fsm_event::reply(extend_id_, i, q.outcome(i), now));
+        // The machine counts the outcomes itself: it is told every one the round has so far.
+        report_outcomes(r.tracker(), extend_id_, clock::now(), [this](const fsm_event& ev) { drive(ev); });
     }
 
     void on_round_finished(round& r) override

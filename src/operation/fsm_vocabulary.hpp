@@ -18,7 +18,8 @@
 
 namespace redlock::detail {
 
-/// @brief Something that happened to an operation (acquisition, extension), as its driver saw it.
+/// @brief Something that happened to an operation (acquisition, extension, release, check), as
+/// its driver saw it.
 ///
 /// Every event carries the time at which it happened (`now`): the machine never reads a
 /// clock. Times must not decrease from one event to the next.
@@ -34,6 +35,10 @@ struct fsm_event
         backoff_elapsed,  ///< The wait_until time of the retry delay has come (acquisition).
         cancel,           ///< The caller cancelled (per-operation cancellation).
         closed,           ///< The client was closed.
+        /// Every request of round `round_id` still awaited has left this process and needs
+        /// nothing more from it (written to its connection; no NOSCRIPT can need our EVAL):
+        /// the masters will execute it even if the client is closed at once (a release).
+        handed_off,
     };
 
     kind type = kind::start;
@@ -59,6 +64,10 @@ struct fsm_event
     static fsm_event backoff_elapsed(time_point now) noexcept { return {kind::backoff_elapsed, now}; }
     static fsm_event cancel(time_point now) noexcept { return {kind::cancel, now}; }
     static fsm_event closed(time_point now) noexcept { return {kind::closed, now}; }
+    static fsm_event handed_off(std::uint64_t round_id, time_point now) noexcept
+    {
+        return {kind::handed_off, now, round_id};
+    }
 };
 
 /// @brief What the driver must do next for an operation.
@@ -72,7 +81,7 @@ struct fsm_action
         none,
         /// Send the operation's command to every master, tagged `round_id`, and arm a deadline
         /// at `deadline`: `SET key token NX PX ttl` for an acquisition, the compare-and-PEXPIRE
-        /// for an extension. `new_token`: draw a fresh token first (an acquisition's every
+        /// for an extension, the read of the token's PTTL for a check. `new_token`: draw a fresh token first (an acquisition's every
         /// attempt, the first included: a token is never reused across attempts).
         send_attempt,
         /// Send the release (compare-and-delete with the attempt's token) to every master,
@@ -84,12 +93,14 @@ struct fsm_action
         send_release,
         /// Wait for the retry delay: echo backoff_elapsed at `until` (or later). Acquisition only.
         wait_until,
-        /// The operation is over. `ec`: empty on success, else why it failed; `valid_until`: on
+        /// The caller's answer. `ec`: empty on success, else why it failed; `valid_until`: on
         /// success, the local time after which the lock must be considered lost. The
         /// per-master outcomes of the decisive round are the machine's last_attempt(). In an
         /// acquisition's try mode `ec` is error::contended when another owner holds the lock:
         /// the async_try_lock driver turns that into an empty optional with no error, because
-        /// that is a matter of its handler's signature.
+        /// that is a matter of its handler's signature. The machine is done() then, except
+        /// for a release completed at the quorum: its round goes on without the caller until
+        /// done() (the driver keeps it until then; see unlock_fsm).
         complete,
     };
 

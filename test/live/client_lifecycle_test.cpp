@@ -42,6 +42,44 @@ TEST_CASE("client: close completes an acquisition that is in flight or in a retr
         CHECK((*result == error::no_quorum || *result == error::connection_closed));
 }
 
+TEST_CASE("client: close completes the unlock and the extension and the check in flight with connection_closed",
+          "[live][client]")
+{
+    local_masters m({.count = 3});
+    asio::io_context io;
+    lock_options d;
+    d.attempt_timeout = 10s;  // nothing ends by a deadline: only close() can end them
+    d.release_timeout = 10s;
+    auto c = std::make_unique<client>(io.get_executor(), config_for(m, d));
+    std::optional<lock> held;
+    c->async_lock("r", [&](error_code ec, lock l) {
+        REQUIRE_FALSE(ec);
+        held = std::move(l);
+    });
+    io.run_for(5s);
+    REQUIRE(held);
+    io.restart();
+
+    for (std::size_t i = 0; i < m.size(); ++i)
+        m.pause(i);  // the requests stay unanswered until the client closes
+    std::optional<error_code> unlocked, extended, checked;
+    c->async_unlock(*held, [&](error_code ec) { unlocked = ec; });
+    c->async_extend(*held, 30s, [&](error_code ec, lock) { extended = ec; });
+    c->async_check(*held, [&](error_code ec, check_result) { checked = ec; });
+    asio::steady_timer t(io, 50ms);  // the three are under way, their requests queued
+    t.async_wait([&](error_code) { c->close(); });
+    io.run_for(5s);
+    for (std::size_t i = 0; i < m.size(); ++i)
+        m.resume(i);
+
+    REQUIRE(unlocked);
+    REQUIRE(extended);
+    REQUIRE(checked);
+    CHECK(*unlocked == error::connection_closed);
+    CHECK(*extended == error::connection_closed);
+    CHECK(*checked == error::connection_closed);
+}
+
 TEST_CASE("client: destroying a client as its attempt deadline expires is safe", "[live][client]")
 {
     // The deadline timer's handler may already be queued when the client is destroyed; it

@@ -22,6 +22,7 @@
 
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/validity.hpp"
+#include "property_check.hpp"
 
 using namespace std::chrono_literals;
 using redlock::lock_options;
@@ -36,12 +37,6 @@ using time_point = std::chrono::steady_clock::time_point;
 using duration = std::chrono::steady_clock::duration;
 using ak = acquire_action::kind;
 using ek = acquire_event::kind;
-
-std::uint64_t env_or(const char* name, std::uint64_t fallback)
-{
-    const char* v = std::getenv(name);
-    return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
-}
 
 // One random scenario: the masters, the options, and how the masters tend to answer.
 struct scenario
@@ -564,9 +559,9 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
 
 TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[acquire_fsm][property]")
 {
-    const auto iterations = env_or("REDLOCK_PROPERTY_ITERATIONS", 20000);
-    const auto base = env_or("REDLOCK_PROPERTY_SEED", 20260401);
-    const auto t_begin = std::chrono::steady_clock::now();
+    const auto budget = redlock_test::property_budget::read(20260401);
+    const auto iterations = budget.iterations;
+    const auto base = budget.base_seed;
     std::size_t failures = 0;
     coverage cov;
     for (std::uint64_t i = 0; i < iterations; ++i)
@@ -605,7 +600,8 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[
         for (const auto n : cov.interrupted)
             CHECK(n > 0);
     }
-    if (std::getenv("REDLOCK_PROPERTY_ITERATIONS"))
+    budget.report("acquire_fsm property");
+    if (budget.from_env)
     {
         std::printf("acquire_fsm property: success %zu contended %zu no_quorum %zu validity_expired %zu "
                     "aborted %zu closed %zu retried %zu; releases awaiting none %zu, partial %zu; "
@@ -613,9 +609,5 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[
                     cov.success, cov.contended, cov.no_quorum, cov.validity_expired, cov.aborted, cov.closed,
                     cov.retried, cov.release_awaits_none, cov.release_partial, cov.interrupted[0],
                     cov.interrupted[1], cov.interrupted[2]);
-        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t_begin;
-        std::printf("acquire_fsm property: %llu sequences in %.2f s (%.0f sequences/s)\n",
-                    static_cast<unsigned long long>(iterations), took.count(),
-                    static_cast<double>(iterations) / took.count());
     }
 }

@@ -3,9 +3,8 @@
 // a failure injected at every step, then fed random event sequences against invariants an
 // oracle checks with its own counts (it does not use quorum_tracker or validity.hpp).
 //
-// REDLOCK_PROPERTY_ITERATIONS=n runs n random sequences instead of the default (and prints the
-// rate); REDLOCK_PROPERTY_SEED=s starts from another base seed. A failure names the sequence's
-// seed.
+// REDLOCK_PROPERTY_ITERATIONS and REDLOCK_PROPERTY_SEED: see property_check.hpp. A failure names
+// the sequence's seed.
 #include "operation/extend_fsm.hpp"
 
 #include <catch2/catch.hpp>
@@ -20,21 +19,13 @@
 #include <random>
 #include <vector>
 
-using namespace std::chrono_literals;
-using redlock::error;
-using redlock::error_code;
+#include "fsm_test_words.hpp"
+#include "property_check.hpp"
+
+using namespace redlock_test::fsm;
 using redlock::detail::extend_fsm;
-using redlock::detail::fsm_action;
-using redlock::detail::fsm_event;
-using redlock::detail::master_outcome;
 
 namespace {
-
-using time_point = std::chrono::steady_clock::time_point;
-using ak = fsm_action::kind;
-using ek = fsm_event::kind;
-
-const time_point t_start{std::chrono::seconds(1000)};
 
 extend_fsm make(std::size_t masters, std::chrono::milliseconds ttl = 1000ms)
 {
@@ -186,12 +177,6 @@ TEST_CASE("extend_fsm: cancellation at any step completes at once, closed ends i
 // ---- Random event sequences ---------------------------------------------------------------------
 
 namespace {
-
-std::uint64_t env_or(const char* name, std::uint64_t fallback)
-{
-    const char* v = std::getenv(name);
-    return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
-}
 
 /// Runs one random sequence; returns an empty string, or what went wrong.
 std::string run_sequence(std::uint64_t seed)
@@ -360,24 +345,5 @@ std::string run_sequence(std::uint64_t seed)
 
 TEST_CASE("extend_fsm: random event sequences keep every invariant", "[extend_fsm][property]")
 {
-    const auto iterations = env_or("REDLOCK_PROPERTY_ITERATIONS", 20'000);
-    const auto base = env_or("REDLOCK_PROPERTY_SEED", 20261124);
-    const auto t = std::chrono::steady_clock::now();
-    std::uint64_t failures = 0;
-    for (std::uint64_t k = 0; k < iterations; ++k)
-    {
-        const auto seed = base + k;
-        if (auto why = run_sequence(seed); !why.empty())
-        {
-            if (++failures <= 5)
-                FAIL_CHECK("seed " << seed << ": " << why);
-        }
-    }
-    CHECK(failures == 0);
-    if (std::getenv("REDLOCK_PROPERTY_ITERATIONS"))
-    {
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-        std::printf("extend_fsm: %llu sequences in %.1f s (%.0f/s)\n", static_cast<unsigned long long>(iterations), s,
-                    static_cast<double>(iterations) / s);
-    }
+    redlock_test::check_property("extend_fsm", 20261124, run_sequence);
 }
