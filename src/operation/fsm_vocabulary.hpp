@@ -39,6 +39,8 @@ struct fsm_event
         /// nothing more from it (written to its connection; no NOSCRIPT can need our EVAL):
         /// the masters will execute it even if the client is closed at once (a release).
         handed_off,
+        /// The owner asks for the release (a holder's release(), its destructor).
+        release,
     };
 
     kind type = kind::start;
@@ -64,6 +66,7 @@ struct fsm_event
     static fsm_event backoff_elapsed(time_point now) noexcept { return {kind::backoff_elapsed, now}; }
     static fsm_event cancel(time_point now) noexcept { return {kind::cancel, now}; }
     static fsm_event closed(time_point now) noexcept { return {kind::closed, now}; }
+    static fsm_event release(time_point now) noexcept { return {kind::release, now}; }
     static fsm_event handed_off(std::uint64_t round_id, time_point now) noexcept
     {
         return {kind::handed_off, now, round_id};
@@ -91,7 +94,8 @@ struct fsm_action
         /// awaited, `deadline` is the event's own time: the release ends when that deadline
         /// is echoed back.
         send_release,
-        /// Wait for the retry delay: echo backoff_elapsed at `until` (or later). Acquisition only.
+        /// Wait: echo backoff_elapsed at `until` (or later), replacing any wait armed before.
+        /// The acquisition's retry delay; the holder's next extension, retry or loss time.
         wait_until,
         /// The caller's answer. `ec`: empty on success, else why it failed; `valid_until`: on
         /// success, the local time after which the lock must be considered lost. The
@@ -113,7 +117,9 @@ struct fsm_action
     time_point deadline{};
     /// send_release: the masters whose answer ends the release.
     master_set awaited;
-    /// wait_until: when the next attempt may start.
+    /// wait_until: when the next attempt may start. send_attempt of a holder: the loss time
+    /// (the end of validity), at which backoff_elapsed must be echoed if the round has not
+    /// been decided by then.
     time_point until{};
     /// complete: the result.
     error_code ec;
@@ -127,6 +133,13 @@ struct fsm_action
         a.round_id = round_id;
         a.deadline = deadline;
         a.new_token = new_token;
+        return a;
+    }
+    static fsm_action wait(time_point until) noexcept
+    {
+        fsm_action a;
+        a.type = kind::wait_until;
+        a.until = until;
         return a;
     }
     static fsm_action release(std::uint64_t round_id, master_set awaited, time_point deadline)
