@@ -151,11 +151,14 @@ private:
         return s;
     }
 
-    void drive(const fsm_event& ev)
+    // The caller keeps the holder alive across the call (an action may end its work and let it
+    // go): a round holds its listener during its callbacks, start() and release() run in a
+    // lambda that holds it, on_deadline takes a hold.
+    void drive(std::span<const fsm_event> events)
     {
-        auto keep = hold();  // an action may end the holder's work and let it go
-        pump_.drive(*fsm_, ev, [this](const fsm_action& a) { execute(a); });
+        pump_.drive(*fsm_, events, [this](const fsm_action& a) { execute(a); });
     }
+    void drive(const fsm_event& ev) { drive(std::span<const fsm_event>(&ev, 1)); }
 
     void execute(const fsm_action& a)
     {
@@ -242,6 +245,7 @@ private:
     void on_deadline() override
     {
         // The machine's wait is over (or the client is closing: expire_all).
+        auto keep = hold();  // the deadline list does not own its entries
         const auto now = clock::now();
         drive(c_->closed ? fsm_event::closed(now) : fsm_event::backoff_elapsed(now));
     }
@@ -249,17 +253,23 @@ private:
     void on_round_decided(round& r) override
     {
         if (&r == &ext_)
-            report_outcomes(r.tracker(), ext_id_, clock::now(), [this](const fsm_event& ev) { drive(ev); });
+        {
+            fsm_events evs;  // the time is now: the extension's validity is judged by it
+            append_outcomes(evs, r.tracker(), ext_id_, clock::now());
+            drive(evs);
+        }
     }
 
     void on_round_finished(round& r) override
     {
         const auto now = clock::now();
-        if (c_->closed)
-            drive(fsm_event::closed(now));  // close() failed the requests, not the masters
         const auto id = &r == &ext_ ? ext_id_ : rel_id_;
-        report_outcomes(r.tracker(), id, now, [this](const fsm_event& ev) { drive(ev); });
-        drive(fsm_event::deadline(id, now));  // every master answered or timed out
+        fsm_events evs;
+        if (c_->closed)
+            evs.push_back(fsm_event::closed(now));  // close() failed the requests, not the masters
+        append_outcomes(evs, r.tracker(), id, now);
+        evs.push_back(fsm_event::deadline(id, now));  // every master answered or timed out
+        drive(evs);
     }
 
     void set_status(error_code ec)

@@ -103,6 +103,7 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
 
     // t0 is taken before the first byte is queued: validity counts every microsecond spent.
     t0_ = std::chrono::steady_clock::now();
+    last_outcome_at_ = t0_;
     auto hold = l_->hold();
     for (std::size_t i = 0; i < n; ++i)
     {
@@ -194,6 +195,7 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
     if (!msg.empty())
         d.message.assign(msg);
     d.latency = std::chrono::duration_cast<std::chrono::microseconds>(std::max(at, t0_) - t0_);
+    last_outcome_at_ = std::max(last_outcome_at_, at);
     q_.record(i, o);
 }
 

@@ -97,6 +97,10 @@ public:
     bool runs_without_us() const noexcept;
     const quorum_tracker& tracker() const noexcept { return q_; }
     time_point started() const noexcept { return t0_; }
+    /// When the latest outcome became known (a reply's read batch, the deadline, a failure);
+    /// started() before any. What a driver gives its machine as the time of the round's
+    /// events, without reading the clock again.
+    time_point last_outcome_at() const noexcept { return std::max(t0_, last_outcome_at_); }
     /// Each master's outcome so far, as a lock's diagnostics.
     std::vector<master_diagnostic> diagnostics() const { return {diag_.begin(), diag_.end()}; }
     std::vector<master_diagnostic> take_diagnostics()
@@ -143,6 +147,7 @@ private:
     std::vector<std::int64_t> values_;
     std::size_t outstanding_ = 0;
     time_point t0_{};
+    time_point last_outcome_at_{};
     bool active_ = false;
     bool decided_sent_ = false;
 };

@@ -42,11 +42,6 @@ quorum_state quorum_tracker::record(std::size_t master, master_outcome o) noexce
     return state_;
 }
 
-master_outcome quorum_tracker::outcome(std::size_t master) const noexcept
-{
-    return master < masters_ ? data()[master] : master_outcome::pending;
-}
-
 redlock::error quorum_tracker::failure_reason() const noexcept
 {
     return held_ > 0 && held_ >= failed_ ? redlock::error::contended : redlock::error::no_quorum;

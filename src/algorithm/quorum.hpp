@@ -70,7 +70,10 @@ public:
     quorum_state state() const noexcept { return state_; }
 
     /// @brief Master `master`'s recorded outcome (`pending` for an out-of-range index).
-    master_outcome outcome(std::size_t master) const noexcept;
+    master_outcome outcome(std::size_t master) const noexcept
+    {
+        return master < masters_ ? data()[master] : master_outcome::pending;
+    }
 
     /// @brief Masters that granted.
     std::size_t granted() const noexcept { return granted_; }

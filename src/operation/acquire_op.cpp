@@ -87,14 +87,18 @@ void acquire_op::begin()
     c_->track(*this, shared_from_this());
     // Seeded here, on the strand: the client's generator is not thread-safe.
     fsm_.emplace(o_, c_->size(), c_->jitter_rng(), try_mode_);
-    drive(acquire_event::start(clock::now()));
+    // The first attempt's t0 is the operation's start, read once: earlier than the first byte
+    // queued, which only makes the validity shorter (a clock read less per acquisition).
+    drive(acquire_event::start(started_));
     initiating_ = false;
 }
 
-void acquire_op::drive(const acquire_event& ev)
+// The caller keeps the operation alive across the call (an action may complete it and let it
+// go): a round holds its listener during its callbacks, the initiation and the cancellation
+// handler hold a shared_ptr to it, on_deadline takes one.
+void acquire_op::drive(std::span<const acquire_event> events)
 {
-    auto keep = hold();  // an action may complete the operation and let it go
-    pump_.drive(*fsm_, ev, [this](const acquire_action& a) { execute(a); });
+    pump_.drive(*fsm_, events, [this](const acquire_action& a) { execute(a); });
 }
 
 void acquire_op::execute(const acquire_action& a)
@@ -150,7 +154,11 @@ void acquire_op::on_round_decided(round& r)
     if (&r != &attempt_)
         return;
     // The machine counts the outcomes itself: it is told every one the round has so far.
-    report_outcomes(r.tracker(), attempt_id_, clock::now(), [this](const acquire_event& ev) { drive(ev); });
+    // The time is now, not the replies' batch time: a lock whose validity ran out while the
+    // batch was being parsed is not handed out.
+    fsm_events evs;
+    append_outcomes(evs, r.tracker(), attempt_id_, clock::now());
+    drive(evs);
 }
 
 void acquire_op::on_round_finished(round& r)
@@ -167,6 +175,7 @@ void acquire_op::on_round_finished(round& r)
 void acquire_op::on_deadline()
 {
     // The backoff delay is over (or the client is closing: expire_all).
+    auto keep = hold();  // the deadline list does not own its entries
     const auto now = clock::now();
     if (c_->closed)
         return drive(acquire_event::closed(now));

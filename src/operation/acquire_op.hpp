@@ -55,7 +55,8 @@ public:
 
 private:
     void begin();
-    void drive(const acquire_event& ev);
+    void drive(std::span<const acquire_event> events);
+    void drive(const acquire_event& ev) { drive(std::span<const acquire_event>(&ev, 1)); }
     void execute(const acquire_action& a);
     void complete(error_code ec, lock l);
     /// Why the resources cannot be locked (empty, too long, named twice); empty when they can.

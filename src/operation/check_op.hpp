@@ -27,7 +27,8 @@ public:
         lock_options o = c_->cfg.defaults;
         if (state()->ttl.count() > 0)
             o.ttl = state()->ttl;
-        run(attempt_timeout_of(o), c_->size());
+        timeout_ = attempt_timeout_of(o);
+        run(timeout_, c_->size());
     }
 
     void abandon() noexcept override
@@ -45,8 +46,8 @@ private:
         {
         case fsm_action::kind::send_attempt:
             check_id_ = a.round_id;
-            check_.start(*c_, round::kind::check, state()->key_span(), state()->token, {}, a.deadline - clock::now(),
-                         this, nullptr, a.deadline);
+            check_.start(*c_, round::kind::check, state()->key_span(), state()->token, {}, timeout_, this, nullptr,
+                         a.deadline);
             return;
         case fsm_action::kind::complete:
         {
@@ -77,14 +78,17 @@ private:
 
     void on_round_finished(round& r) override
     {
-        const auto now = clock::now();
+        const auto now = r.last_outcome_at();
+        fsm_events evs;
         if (c_->closed)
-            drive(fsm_event::closed(now));  // close() failed the requests, not the masters
-        report_outcomes(r.tracker(), check_id_, now, driver());
-        drive(fsm_event::deadline(check_id_, now));  // every master answered or timed out
+            evs.push_back(fsm_event::closed(now));  // close() failed the requests, not the masters
+        append_outcomes(evs, r.tracker(), check_id_, now);
+        evs.push_back(fsm_event::deadline(check_id_, now));  // every master answered or timed out
+        drive(evs);
     }
 
     round check_;
+    std::chrono::milliseconds timeout_{0};
     std::uint64_t check_id_ = 0;
 };
 

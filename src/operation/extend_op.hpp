@@ -108,8 +108,12 @@ private:
 
     void on_round_decided(round& r) override
     {
-        if (&r == &extend_)  // the machine counts the outcomes itself
-            report_outcomes(r.tracker(), extend_id_, clock::now(), driver());
+        if (&r != &extend_)
+            return;
+        // The machine counts the outcomes itself; the time is now, as validity is judged by it.
+        fsm_events evs;
+        append_outcomes(evs, r.tracker(), extend_id_, clock::now());
+        drive(evs);
     }
 
     void on_round_finished(round& r) override

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 
 #include <boost/container/small_vector.hpp>
 
@@ -12,43 +13,59 @@
 
 namespace redlock::detail {
 
+/// The events a driver hands its machine at once (what one callback of a round means).
+using fsm_events = boost::container::small_vector<fsm_event, 12>;
+
 /// @brief What every driver does with its machine's events (acquire_op, extend_op, unlock_op,
-/// check_op): hand them over one at a time. An event raised while an action is being carried
-/// out (a round that finishes inside its own start(), when every master is down) is queued and
-/// handed over once that action is done, so a machine is never re-entered.
+/// check_op, the holder): hand them over one at a time. An event raised while an action is
+/// being carried out (a round that finishes inside its own start(), when every master is down)
+/// is queued and handed over once that action is done, so a machine is never re-entered.
 class fsm_pump
 {
 public:
-    /// Gives `ev` to `machine` and `execute`s the action it returns, then any events queued
-    /// meanwhile. The caller keeps itself alive across the call (an action may complete it).
+    /// Gives `events` to `machine` in order and `execute`s the action each returns, then any
+    /// events queued meanwhile. The caller keeps itself alive across the call (an action may
+    /// complete it).
     template <class Machine, class Execute>
-    void drive(Machine& machine, const fsm_event& ev, Execute&& execute)
+    void drive(Machine& machine, std::span<const fsm_event> events, Execute&& execute)
     {
-        queued_.push_back(ev);
         if (driving_)
-            return;  // handled by the loop below, once the action under way is done
+        {
+            // Handled by the loop below, once the action under way is done.
+            queued_.insert(queued_.end(), events.begin(), events.end());
+            return;
+        }
         driving_ = true;
+        for (const auto& ev : events)
+            execute(machine.resume(ev));
+        // Then what the actions raised, in order (they happened after `events`).
         for (std::size_t i = 0; i < queued_.size(); ++i)
             execute(machine.resume(queued_[i]));
         queued_.clear();
         driving_ = false;
     }
 
+    template <class Machine, class Execute>
+    void drive(Machine& machine, const fsm_event& ev, Execute&& execute)
+    {
+        drive(machine, std::span<const fsm_event>(&ev, 1), std::forward<Execute>(execute));
+    }
+
 private:
-    boost::container::small_vector<fsm_event, 4> queued_;
+    fsm_events queued_;
     bool driving_ = false;
 };
 
-/// Hands `drive` a reply event for every outcome `q` holds so far, tagged `round_id`: what a
-/// driver does when a round says its outcome is decided or that it is over. The order does not
-/// matter (a decision depends only on the counts), and a machine ignores a master's second
-/// answer, so reporting the same outcomes again later is harmless.
-template <class Drive>
-void report_outcomes(const quorum_tracker& q, std::uint64_t round_id, fsm_event::time_point now, Drive&& drive)
+/// Appends a reply event for every outcome `q` holds so far, tagged `round_id`: what a driver
+/// does when a round says its outcome is decided or that it is over. The order does not matter
+/// (a decision depends only on the counts), and a machine ignores a master's second answer, so
+/// reporting the same outcomes again later is harmless.
+inline void append_outcomes(fsm_events& out, const quorum_tracker& q, std::uint64_t round_id,
+                            fsm_event::time_point now)
 {
     for (std::size_t i = 0; i < q.masters(); ++i)
         if (q.outcome(i) != master_outcome::pending)
-            drive(fsm_event::reply(round_id, i, q.outcome(i), now));
+            out.push_back(fsm_event::reply(round_id, i, q.outcome(i), now));
 }
 
 }  // namespace redlock::detail

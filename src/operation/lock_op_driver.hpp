@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <span>
 #include <utility>
 
 #include <boost/asio/any_completion_handler.hpp>
@@ -80,14 +81,14 @@ protected:
         initiating_ = false;
     }
 
-    void drive(const fsm_event& ev)
+    /// The caller keeps the operation alive across the call (an action may end it and let it
+    /// go): a round holds its listener during its callbacks, the initiation and the
+    /// cancellation handler hold a shared_ptr to it.
+    void drive(std::span<const fsm_event> events)
     {
-        auto keep = hold();  // an action may end the operation and let it go
-        pump_.drive(*fsm_, ev, [this](const fsm_action& a) { derived().execute(a); });
+        pump_.drive(*fsm_, events, [this](const fsm_action& a) { derived().execute(a); });
     }
-
-    /// The driver's callback for report_outcomes().
-    auto driver() { return [this](const fsm_event& ev) { drive(ev); }; }
+    void drive(const fsm_event& ev) { drive(std::span<const fsm_event>(&ev, 1)); }
 
     template <class... Args>
     void deliver(Args&&... args)

@@ -39,7 +39,7 @@ private:
         case fsm_action::kind::send_release:
             release_id_ = a.round_id;
             release_.start(*c_, round::kind::release, state()->key_span(), state()->token, {},
-                           a.deadline - clock::now(), this, nullptr, a.deadline);
+                           c_->cfg.defaults.release_timeout, this, nullptr, a.deadline);
             break;
         case fsm_action::kind::complete: refuse(a.ec); break;
         default: break;  // (an unlock sends no attempt and never waits to retry)
@@ -58,23 +58,33 @@ private:
         deliver(ec);
     }
 
-    // The round's outcome is certain: the machine learns whether the deletes still awaited
-    // have left this process (then a majority's answer is enough) and the outcomes so far.
+    // The round's outcome is certain: when the deletes still awaited have left this process,
+    // the machine learns it and the outcomes so far (a majority's answer may be enough);
+    // otherwise it can only answer at the end of the round, and learns everything then.
+    // (The events' time is the round's: nothing here depends on it, and the clock is not read
+    // again on the hot path.)
     void on_round_decided(round& r) override
     {
-        const auto now = clock::now();
-        if (r.runs_without_us())
-            drive(fsm_event::handed_off(release_id_, now));
-        report_outcomes(r.tracker(), release_id_, now, driver());
+        if (!r.runs_without_us())
+            return;
+        const auto now = r.last_outcome_at();
+        fsm_events evs;
+        evs.push_back(fsm_event::handed_off(release_id_, now));
+        append_outcomes(evs, r.tracker(), release_id_, now);
+        drive(evs);
     }
 
     void on_round_finished(round& r) override
     {
-        const auto now = clock::now();
+        const auto now = r.last_outcome_at();
+        if (fsm_->completed())
+            return drive(fsm_event::deadline(release_id_, now));  // answered: only the end matters
+        fsm_events evs;
         if (c_->closed)
-            drive(fsm_event::closed(now));  // close() failed the requests, not the masters
-        report_outcomes(r.tracker(), release_id_, now, driver());
-        drive(fsm_event::deadline(release_id_, now));  // every master answered or timed out
+            evs.push_back(fsm_event::closed(now));  // close() failed the requests, not the masters
+        append_outcomes(evs, r.tracker(), release_id_, now);
+        evs.push_back(fsm_event::deadline(release_id_, now));  // every master answered or timed out
+        drive(evs);
     }
 
     round release_;
