@@ -69,6 +69,8 @@ private:
             return;
         const auto now = r.last_outcome_at();
         fsm_events evs;
+        if (c_->closed)
+            evs.push_back(fsm_event::closed(now));  // close() may be what decided it: first
         evs.push_back(fsm_event::handed_off(release_id_, now));
         append_outcomes(evs, r.tracker(), release_id_, now);
         drive(evs);
