@@ -126,15 +126,4 @@ inline steady::duration default_extension_interval(std::chrono::milliseconds ttl
     return ttl - drift - before;
 }
 
-/// Ends a test the way an application should end: close the client and run the io_context
-/// until what is still in flight (a guard's release, an extension) has completed. A lock
-/// holder keeps itself alive until its release is done, so an io_context that is never run
-/// again would keep it, and the client's internals, allocated (LeakSanitizer reports it).
-inline void drain(asio::io_context& io, redlock::client& c)
-{
-    c.close();
-    io.restart();
-    io.run_for(std::chrono::milliseconds(200));
-}
-
 }  // namespace redlock::test

@@ -103,16 +103,15 @@ TEST_CASE("multi: a conflict on one resource acquires none and leaves no key", "
 TEST_CASE("multi: success sets every key with one token, check, extend, hold and unlock cover them all",
           "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
 
     // With the script cached, every master runs the acquisition (see the next test for masters
     // that do not have it).
     cache_acquire_script(m);
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock_all(abc(), short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         CHECK(l.held());
@@ -155,8 +154,7 @@ TEST_CASE("multi: success sets every key with one token, check, extend, hold and
         auto [uec3] = co_await c.async_unlock(l3, tuple_awaitable);
         CHECK_FALSE(uec3);
         CHECK(dbsize_all(m) == 0);
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 // A multi-key acquisition goes as EVAL (it went as EVALSHA: a master that answered NOSCRIPT
@@ -164,12 +162,11 @@ TEST_CASE("multi: success sets every key with one token, check, extend, hold and
 TEST_CASE("multi: masters answering after the quorum also get every key, script not cached",
           "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         flush_scripts(m);
         // Masters 3 and 4 answer only after the quorum (0, 1, 2) has decided.
         m.pause(3);
@@ -183,18 +180,16 @@ TEST_CASE("multi: masters answering after the quorum also get every key, script 
         CHECK(co_await eventually([&] { return all_keys_everywhere(m, l); }, 500ms));
         auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
         CHECK_FALSE(uec);
-    }(), 10s);
-    drain(io, c);
+    }, 10s);
 }
 
 TEST_CASE("multi: a key of a held multi lock stolen on a majority loses it", "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock_all(abc(), short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
@@ -206,37 +201,33 @@ TEST_CASE("multi: a key of a held multi lock stolen on a majority loses it", "[l
         CHECK(h.status() == error::contended);
         // The keys still holding the token are released; none is re-created.
         CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 1s));
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("multi: invalid resource lists are rejected", "[live][hold]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 3});
+    auto& m = s.m;
+    auto& c = s.c;
     const auto lists = GENERATE(std::vector<std::string>{}, std::vector<std::string>{"x", ""},
                                 std::vector<std::string>{"x", "y", "x"});
     CAPTURE(lists);
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock_all(lists, short_lock(), tuple_awaitable);
         CHECK(ec == error::invalid_argument);
         CHECK_FALSE(l.held());
         CHECK(dbsize_all(m) == 0);
-    }(), 10s);
-    drain(io, c);
+    }, 10s);
 }
 
 TEST_CASE("check: holding and the smallest PTTL, as the masters see them", "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("check:r", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         REQUIRE(co_await eventually([&] { return on_every_master(m, "check:r", l.token()); }));
@@ -266,8 +257,7 @@ TEST_CASE("check: holding and the smallest PTTL, as the masters see them", "[liv
 
         auto [c4, empty] = co_await c.async_check(lock(), tuple_awaitable);
         CHECK(c4 == error::invalid_argument);
-    }(), 10s);
-    drain(io, c);
+    }, 10s);
 }
 
 }  // namespace redlock::test

@@ -67,12 +67,11 @@ asio::awaitable<loss_wait> wait_for_loss(lock_holder& h, steady::duration limit)
 
 TEST_CASE("hold: auto-extension keeps a 1 s lock held for 10 s", "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:keep", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
@@ -120,19 +119,17 @@ TEST_CASE("hold: auto-extension keeps a 1 s lock held for 10 s", "[live][hold]")
         CHECK_FALSE(rec);
         CHECK(h.status() == error::released);
         CHECK(dbsize_all(m) == 0);
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("hold: keys stolen on a majority cancel the holder's work within one extension interval",
           "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:steal", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
@@ -163,18 +160,16 @@ TEST_CASE("hold: keys stolen on a majority cancel the holder's work within one e
         CHECK(dbsize_all(m) == 0);
         auto [rec] = co_await h.async_release(tuple_awaitable);
         CHECK(rec == error::lock_lost);
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("hold: a majority paused cancels the holder's work by the end of validity", "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:pause", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
@@ -208,8 +203,7 @@ TEST_CASE("hold: a majority paused cancels the holder's work by the end of valid
 
         // Once resumed, the masters run what was queued: the extensions, then the release.
         CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 2s));
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("hold: a majority of masters killed: the extension fails without spinning, the holder is told",
@@ -218,12 +212,11 @@ TEST_CASE("hold: a majority of masters killed: the extension fails without spinn
     // The killed masters' connections are down (reconnecting), so their part of each extension
     // round fails at once. Retrying such a round at once, from its own callback, recursed until
     // the stack overflowed (fixed in hold.cpp): at most one round per attempt_timeout now.
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:killed", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
@@ -247,18 +240,16 @@ TEST_CASE("hold: a majority of masters killed: the extension fails without spinn
             CHECK(evals >= 1);
             CHECK(evals <= 10);
         }
-    }(), 10s);
-    drain(io, c);
+    }, 10s);
 }
 
 TEST_CASE("hold: max_extensions lets the lock lapse and tells the holder", "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         const auto pexpire_before = calls_all(m, "pexpire");
         auto [ec, l] = co_await c.async_lock("hold:limit", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
@@ -287,18 +278,16 @@ TEST_CASE("hold: max_extensions lets the lock lapse and tells the holder", "[liv
             CHECK(pexpire_after[i] - pexpire_before[i] == 2);
         auto [rec] = co_await h.async_release(tuple_awaitable);
         CHECK(rec == error::lock_lost);
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("hold: max_hold lets the lock lapse and tells the holder", "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:max-hold", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         const auto t0 = steady::now();
@@ -319,23 +308,21 @@ TEST_CASE("hold: max_hold lets the lock lapse and tells the holder", "[live][hol
         CHECK(loss.at <= valid_until + 25ms);
         CHECK(loss.at - t0 <= 1500ms + 1000ms);  // max_hold + at most one TTL
         CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 500ms));
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("hold: release stops the extension at once, no extension is sent after it", "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
     const auto interval = default_extension_interval(1000ms, 50ms);
 
     // How the release is asked for: async_release, release(), or the guard's destructor.
     const int how = GENERATE(0, 1, 2);
     CAPTURE(how);
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:release", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         auto h = std::make_unique<lock_holder>(c, l, hold_options{}, co_await asio::this_coro::executor);
@@ -386,18 +373,16 @@ TEST_CASE("hold: release stops the extension at once, no extension is sent after
         CHECK(calls_all(m, "pexpire") == pexpire_before);
         CHECK(dbsize_all(m) == 0);
         CHECK_FALSE(loss_emitted);
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("hold: a guard given an expired lock holds nothing and extends nothing", "[live][hold]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 3});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:expired", short_lock(100ms), tuple_awaitable);
         REQUIRE_FALSE(ec);
         co_await sleep_for(150ms);
@@ -414,18 +399,16 @@ TEST_CASE("hold: a guard given an expired lock holds nothing and extends nothing
         CHECK_FALSE(empty.held());
         auto [rec] = co_await empty.async_release(tuple_awaitable);
         CHECK(rec == error::invalid_argument);
-    }(), 10s);
-    drain(io, c);
+    }, 10s);
 }
 
 TEST_CASE("hold: moving a guard keeps one owner, assigning over a guard releases its lock", "[live][hold]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 3});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto [ea, la] = co_await c.async_lock("hold:move-a", short_lock(), tuple_awaitable);
         auto [eb, lb] = co_await c.async_lock("hold:move-b", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ea);
@@ -442,8 +425,7 @@ TEST_CASE("hold: moving a guard keeps one owner, assigning over a guard releases
         CHECK(b.held());
         CHECK(b.extensions() >= 1);
         CHECK(masters_holding(m, "hold:move-a", la.token()) == m.size());
-    }(), 10s);
-    drain(io, c);
+    }, 10s);
 }
 
 TEST_CASE("hold: closing or destroying the client tells the holder, the guard outliving it is safe",
@@ -489,13 +471,12 @@ constexpr std::int64_t coalesced_reads_bound = 12;
 
 TEST_CASE("hold: destroying 2,000 guards in one handler does not block the executor", "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
     constexpr std::size_t count = 2000;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         lock_options o = short_lock(30000ms);  // no extension falls due during the test
         auto locks = co_await lock_many(c, "bulk:", count, o);
         std::vector<lock_holder> holders;
@@ -536,8 +517,7 @@ TEST_CASE("hold: destroying 2,000 guards in one handler does not block the execu
         WARN("bulk guards: destroying " << count << " took " << ms(destroy) << " ms, timer " << ms(late)
                                         << " ms late (io thread CPU " << ms(cpu_until_fired) << " ms), all "
                                         << count * m.size() << " keys gone within " << ms(all_released) << " ms");
-    }(), 60s);
-    drain(io, c);
+    }, 60s);
 }
 
 TEST_CASE("hold: extensions of many locks due together leave together", "[live][hold]")
@@ -545,15 +525,14 @@ TEST_CASE("hold: extensions of many locks due together leave together", "[live][
     // The observable: each master's INFO stats total_reads_processed, the number of reads its
     // event loop made from client sockets. 200 extensions sent one write each arrive as ~200
     // reads; sent in one pipelined write (~45 KB), they arrive in a handful of 16 KB reads.
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
     constexpr std::size_t count = 200;
     const auto ttl = 2000ms;
     const auto interval = default_extension_interval(ttl, 100ms);  // 2000 - 22 - 666 = 1312 ms
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         const auto t0 = steady::now();
         auto locks = co_await lock_many(c, "together:", count, short_lock(ttl));
         auto [first, last] = std::minmax_element(locks.begin(), locks.end(), [](const lock& a, const lock& b) {
@@ -610,8 +589,7 @@ TEST_CASE("hold: extensions of many locks due together leave together", "[live][
         WARN("coalescing: " << count << " extensions, reads per master: " << per_master
                             << "; extension starts spread over " << ms(hi - lo) << " ms (acquisitions "
                             << ms(acquired_spread) << " ms)");
-    }(), 30s);
-    drain(io, c);
+    }, 30s);
 }
 
 }  // namespace redlock::test

@@ -48,13 +48,12 @@ struct waiting_work_log
 
 TEST_CASE("with_lock: every completion style delivers the work's result", "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
     const auto opts = short_lock();
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         bool ran = false;
 
         // co_await with the default token (use_awaitable): a tuple of (error_code, R); an
@@ -135,19 +134,17 @@ TEST_CASE("with_lock: every completion style delivers the work's result", "[live
             CHECK(v == 5);
             CHECK(dbsize_all(m) == 0);
         }
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("with_lock: an exception thrown by the work is propagated and the keys are released",
           "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         auto throwing = [&](lock l) -> asio::awaitable<int> {
             CHECK(masters_holding(m, l.key(), l.token()) >= 3);
             throw std::runtime_error("work failed");
@@ -176,24 +173,22 @@ TEST_CASE("with_lock: an exception thrown by the work is propagated and the keys
         CHECK(co_await eventually([&] { return done; }, 5s));
         CHECK(seen);
         CHECK(dbsize_all(m) == 0);
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("with_lock: keys stolen on a majority cancel the work within one extension interval with lock_lost",
           "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
     const auto interval = default_extension_interval(1000ms, 50ms);
     // Whether the work lets the cancellation's exception out (the natural co_await style) or
     // catches it and returns.
     const bool rethrow = GENERATE(true, false);
     CAPTURE(rethrow);
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         waiting_work_log log;
         steady::time_point stolen{};
         auto work = [&](lock l) -> asio::awaitable<int> {
@@ -242,18 +237,16 @@ TEST_CASE("with_lock: keys stolen on a majority cancel the work within one exten
         CHECK(dbsize_all(m) == 0);
         WARN("with_lock steal: work cancelled " << ms(log.ended - stolen) << " ms after the DEL, operation completed "
                                                 << ms(completed - log.ended) << " ms later: " << ec.message());
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("with_lock: a majority paused cancels the work by the end of validity with lock_lost", "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         waiting_work_log log;
         steady::time_point paused{};
         auto work = [&](lock l) -> asio::awaitable<void> {
@@ -286,19 +279,17 @@ TEST_CASE("with_lock: a majority paused cancels the work by the end of validity 
                                                 << " ms before validity end; completed "
                                                 << ms(completed - log.ended) << " ms later");
         CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 2s));
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("with_lock: CPU-bound work that yields between steps is stopped by the loss", "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
     const auto interval = default_extension_interval(1000ms, 50ms);
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         steady::time_point stolen{}, stopped{};
         std::size_t steps = 0;
         auto work = [&](lock l) -> asio::awaitable<void> {
@@ -324,8 +315,7 @@ TEST_CASE("with_lock: CPU-bound work that yields between steps is stopped by the
         CHECK(stopped - stolen <= interval + 50ms);
         CHECK(steps > 100);
         CHECK(dbsize_all(m) == 0);
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("with_lock: a work that computes does not stop the client's extensions on a second thread",
@@ -399,15 +389,14 @@ TEST_CASE("with_lock: a work that computes does not stop the client's extensions
 TEST_CASE("with_lock: per-operation cancellation during the work cancels it, releases, operation_aborted",
           "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client s({.count = 5});
+    auto& m = s.m;
+    auto& c = s.c;
     const auto type = GENERATE(asio::cancellation_type::terminal, asio::cancellation_type::partial,
                                asio::cancellation_type::total);
     CAPTURE(static_cast<int>(type));
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    s.run([&]() -> asio::awaitable<void> {
         waiting_work_log log;
         auto work = [&](lock l) -> asio::awaitable<int> {
             log.started = steady::now();
@@ -441,8 +430,7 @@ TEST_CASE("with_lock: per-operation cancellation during the work cancels it, rel
         CHECK(ec == asio::error::operation_aborted);
         CHECK(completed - emitted < 100ms);
         CHECK(dbsize_all(m) == 0);
-    }(), 20s);
-    drain(io, c);
+    }, 20s);
 }
 
 TEST_CASE("with_lock: cancellation during the acquisition, acquisition errors do not run the work",
