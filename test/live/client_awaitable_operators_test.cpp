@@ -29,12 +29,11 @@ asio::awaitable<std::optional<lock>> lock_within(client& locks, std::string reso
 
 TEST_CASE("client: co_await (async_lock || timer) with awaitable operators", "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 3});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
         // Free: the lock wins.
         auto first = co_await lock_within(c, "ops", 2000ms);
         REQUIRE(first.has_value());
@@ -49,7 +48,7 @@ TEST_CASE("client: co_await (async_lock || timer) with awaitable operators", "[l
         CHECK(second.index() == 1);
         co_await c.async_unlock(*first, asio::use_awaitable);
         CHECK(co_await settled_keys(m) == 0);
-    }(), 10s);
+    }, 10s);
 }
 
 }  // namespace redlock::test

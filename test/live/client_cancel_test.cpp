@@ -13,17 +13,16 @@ using namespace redlock::test;
 TEST_CASE("client: cancellation during an attempt completes promptly with operation_aborted",
           "[live][client]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
     lock_options opts;
     opts.attempt_timeout = 2000ms;  // far beyond the cancellation: only the signal can end it
     opts.release_timeout = 200ms;
     opts.max_attempts = 3;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
         for (std::size_t i = 0; i < m.size(); ++i)
             m.pause(i);
 
@@ -51,7 +50,7 @@ TEST_CASE("client: cancellation during an attempt completes promptly with operat
         co_await sleep_for(100ms);
         INFO("after resuming: " << describe_keys(m));
         CHECK(co_await settled_keys(m) == 0);
-    }(), 10s);
+    }, 10s);
 }
 
 TEST_CASE("client: cancellation during a backoff delay completes at once", "[live][client]")

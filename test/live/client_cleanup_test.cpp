@@ -82,9 +82,9 @@ TEST_CASE("client: an attempt without quorum leaves no key once the masters come
           "[live][client]")
 {
     const bool flushed = GENERATE(false, true);
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
     lock_options opts;
     opts.attempt_timeout = 200ms;
@@ -92,8 +92,7 @@ TEST_CASE("client: an attempt without quorum leaves no key once the masters come
     opts.max_attempts = 1;
 
     INFO("script cache flushed before the attempt: " << flushed);
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
         if (flushed)
             flush_scripts(m);
         else
@@ -118,23 +117,22 @@ TEST_CASE("client: an attempt without quorum leaves no key once the masters come
         co_await sleep_for(100ms);
         INFO("after resuming: " << describe_keys(m));
         CHECK(co_await settled_keys(m) == 0);
-    }(), 10s);
+    }, 10s);
 }
 
 TEST_CASE("client: a cancelled attempt leaves no key once the masters come back", "[live][client]")
 {
     const bool flushed = GENERATE(false, true);
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
     lock_options opts;
     opts.attempt_timeout = 2000ms;
     opts.release_timeout = 100ms;
 
     INFO("script cache flushed before the attempt: " << flushed);
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
         if (flushed)
             flush_scripts(m);
         else
@@ -161,17 +159,16 @@ TEST_CASE("client: a cancelled attempt leaves no key once the masters come back"
         co_await sleep_for(100ms);
         INFO("after resuming: " << describe_keys(m));
         CHECK(co_await settled_keys(m) == 0);
-    }(), 10s);
+    }, 10s);
 }
 
 TEST_CASE("client: unlock and extend survive SCRIPT FLUSH (NOSCRIPT -> EVAL)", "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 3});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
 
         // unlock: once with scripts never loaded, once after they were loaded and flushed.
         for (int k = 0; k < 2; ++k)
@@ -214,7 +211,7 @@ TEST_CASE("client: unlock and extend survive SCRIPT FLUSH (NOSCRIPT -> EVAL)", "
         auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
         CHECK_FALSE(uec);
         CHECK(co_await settled_keys(m) == 0);
-    }(), 10s);
+    }, 10s);
 }
 
 // The extension reaches a quorum without the slowest master; the request to that master is
@@ -223,12 +220,11 @@ TEST_CASE("client: unlock and extend survive SCRIPT FLUSH (NOSCRIPT -> EVAL)", "
 TEST_CASE("client: an extension extends the slow minority too, with an empty script cache",
           "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 3});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
         lock_options opts;
         opts.ttl = 2000ms;
         auto [ec, l] = co_await c.async_lock("slow-extend", opts, tuple_awaitable);
@@ -253,21 +249,20 @@ TEST_CASE("client: an extension extends the slow minority too, with an empty scr
         auto [uec] = co_await c.async_unlock(extended, tuple_awaitable);
         CHECK_FALSE(uec);
         CHECK(co_await settled_keys(m) == 0);
-    }(), 10s);
+    }, 10s);
 }
 
 TEST_CASE("client: extending an expired lock fails with lock_lost and re-creates nothing",
           "[live][client]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
     lock_options opts;
     opts.ttl = 50ms;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("short-lived", opts, tuple_awaitable);
         REQUIRE_FALSE(ec);
         co_await sleep_for(100ms);
@@ -281,5 +276,5 @@ TEST_CASE("client: extending an expired lock fails with lock_lost and re-creates
         CHECK(count_status(extended, master_status::granted) == 0);
         for (std::size_t i = 0; i < m.size(); ++i)
             CHECK(m.command(i, {"EXISTS", "short-lived"}) == ":0\r\n");
-    }(), 10s);
+    }, 10s);
 }

@@ -7,16 +7,15 @@ using namespace redlock::test;
 TEST_CASE("client: 2 of 5 masters paused, the acquisition takes one round trip of the majority",
           "[live][client]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
     lock_options opts;
     opts.attempt_timeout = 500ms;
     opts.max_attempts = 1;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
         m.pause(1);
         m.pause(3);
 
@@ -44,15 +43,15 @@ TEST_CASE("client: 2 of 5 masters paused, the acquisition takes one round trip o
 
         m.resume(1);
         m.resume(3);
-    }(), 10s);
+    }, 10s);
 }
 
 TEST_CASE("client: 3 of 5 masters paused, the attempt fails with no_quorum at its deadline",
           "[live][client]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
     lock_options opts;
     opts.attempt_timeout = 500ms;
@@ -60,8 +59,7 @@ TEST_CASE("client: 3 of 5 masters paused, the attempt fails with no_quorum at it
     opts.max_attempts = 1;
     constexpr double slack_ms = 150.0;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
         for (std::size_t i : {0u, 2u, 4u})
             m.pause(i);
 
@@ -99,23 +97,22 @@ TEST_CASE("client: 3 of 5 masters paused, the attempt fails with no_quorum at it
         }
         for (std::size_t i : {0u, 2u, 4u})
             m.resume(i);
-    }(), 10s);
+    }, 10s);
 }
 
 TEST_CASE("client: 3 of 5 masters killed, the attempt fails fast with no_quorum",
           "[live][client]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
     lock_options opts;
     opts.attempt_timeout = 500ms;
     opts.release_timeout = 100ms;
     opts.max_attempts = 1;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
         for (std::size_t i : {0u, 1u, 2u})
             m.kill(i);
 
@@ -150,17 +147,16 @@ TEST_CASE("client: 3 of 5 masters killed, the attempt fails fast with no_quorum"
             for (std::size_t i : {3u, 4u})
                 CHECK(keys_on(m, i).empty());
         }
-    }(), 10s);
+    }, 10s);
 }
 
 TEST_CASE("client: the validity of a lock ends before any of its keys expires", "[live][client]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
         for (const auto ttl : {10000ms, 1000ms, 100ms})
         {
             INFO("ttl " << ttl.count() << " ms");
@@ -208,14 +204,14 @@ TEST_CASE("client: the validity of a lock ends before any of its keys expires", 
             CHECK_FALSE(uec);
         }
         CHECK(co_await settled_keys(m) == 0);
-    }(), 10s);
+    }, 10s);
 }
 
 TEST_CASE("client: an attempt slower than the TTL never reports success", "[live][client]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
     // Validity at best: 200 - (100 + 2) = 98 ms; the attempt may wait 190 ms (an attempt
     // timeout longer than the TTL is rejected as an option).
@@ -225,8 +221,7 @@ TEST_CASE("client: an attempt slower than the TTL never reports success", "[live
     opts.attempt_timeout = 190ms;
     opts.max_attempts = 1;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
         for (int round = 0; round < 3; ++round)
         {
             INFO("round " << round);
@@ -251,5 +246,5 @@ TEST_CASE("client: an attempt slower than the TTL never reports success", "[live
 
             CHECK(co_await settled_keys(m) == 0);
         }
-    }(), 10s);
+    }, 10s);
 }

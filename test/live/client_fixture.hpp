@@ -263,7 +263,7 @@ inline void drain(asio::io_context& io, redlock::client& c)
 }
 
 /// @brief The setting of most live tests: local masters, an io_context and a client of all of
-/// them. A test names the parts it uses (`auto& c = s.c;`) and runs its body with run().
+/// them. A test names the parts it uses (`auto& c = live.c;`) and runs its body with run().
 struct live_client
 {
     local_masters m;

@@ -8,17 +8,16 @@ using namespace redlock::test;
 
 TEST_CASE("client: interoperates with raw SET NX PX on the same key", "[live][client]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
     lock_options opts;
     opts.max_attempts = 2;
     opts.retry_delay = 10ms;
     opts.retry_jitter = 10ms;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    live.run([&]() -> asio::awaitable<void> {
 
         // Somebody else's key, set with the spec's own command, blocks us...
         for (std::size_t i = 0; i < m.size(); ++i)
@@ -59,7 +58,7 @@ TEST_CASE("client: interoperates with raw SET NX PX on the same key", "[live][cl
         auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
         CHECK_FALSE(uec);
         CHECK(co_await settled_keys(m) == 0);
-    }(), 10s);
+    }, 10s);
 }
 
 TEST_CASE("client: key_prefix is prepended to the resource", "[live][client]")

@@ -103,15 +103,15 @@ TEST_CASE("multi: a conflict on one resource acquires none and leaves no key", "
 TEST_CASE("multi: success sets every key with one token, check, extend, hold and unlock cover them all",
           "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
     // With the script cached, every master runs the acquisition (see the next test for masters
     // that do not have it).
     cache_acquire_script(m);
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock_all(abc(), short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         CHECK(l.held());
@@ -162,11 +162,11 @@ TEST_CASE("multi: success sets every key with one token, check, extend, hold and
 TEST_CASE("multi: masters answering after the quorum also get every key, script not cached",
           "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         flush_scripts(m);
         // Masters 3 and 4 answer only after the quorum (0, 1, 2) has decided.
         m.pause(3);
@@ -185,11 +185,11 @@ TEST_CASE("multi: masters answering after the quorum also get every key, script 
 
 TEST_CASE("multi: a key of a held multi lock stolen on a majority loses it", "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock_all(abc(), short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
@@ -206,14 +206,14 @@ TEST_CASE("multi: a key of a held multi lock stolen on a majority loses it", "[l
 
 TEST_CASE("multi: invalid resource lists are rejected", "[live][hold]")
 {
-    live_client s({.count = 3});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 3});
+    auto& m = live.m;
+    auto& c = live.c;
     const auto lists = GENERATE(std::vector<std::string>{}, std::vector<std::string>{"x", ""},
                                 std::vector<std::string>{"x", "y", "x"});
     CAPTURE(lists);
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock_all(lists, short_lock(), tuple_awaitable);
         CHECK(ec == error::invalid_argument);
         CHECK_FALSE(l.held());
@@ -223,11 +223,11 @@ TEST_CASE("multi: invalid resource lists are rejected", "[live][hold]")
 
 TEST_CASE("check: holding and the smallest PTTL, as the masters see them", "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("check:r", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         REQUIRE(co_await eventually([&] { return on_every_master(m, "check:r", l.token()); }));

@@ -67,11 +67,11 @@ asio::awaitable<loss_wait> wait_for_loss(lock_holder& h, steady::duration limit)
 
 TEST_CASE("hold: auto-extension keeps a 1 s lock held for 10 s", "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:keep", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
@@ -125,11 +125,11 @@ TEST_CASE("hold: auto-extension keeps a 1 s lock held for 10 s", "[live][hold]")
 TEST_CASE("hold: keys stolen on a majority cancel the holder's work within one extension interval",
           "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:steal", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
@@ -165,11 +165,11 @@ TEST_CASE("hold: keys stolen on a majority cancel the holder's work within one e
 
 TEST_CASE("hold: a majority paused cancels the holder's work by the end of validity", "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:pause", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
@@ -212,11 +212,11 @@ TEST_CASE("hold: a majority of masters killed: the extension fails without spinn
     // The killed masters' connections are down (reconnecting), so their part of each extension
     // round fails at once. Retrying such a round at once, from its own callback, recursed until
     // the stack overflowed (fixed in hold.cpp): at most one round per attempt_timeout now.
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:killed", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
@@ -245,11 +245,11 @@ TEST_CASE("hold: a majority of masters killed: the extension fails without spinn
 
 TEST_CASE("hold: max_extensions lets the lock lapse and tells the holder", "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         const auto pexpire_before = calls_all(m, "pexpire");
         auto [ec, l] = co_await c.async_lock("hold:limit", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
@@ -283,11 +283,11 @@ TEST_CASE("hold: max_extensions lets the lock lapse and tells the holder", "[liv
 
 TEST_CASE("hold: max_hold lets the lock lapse and tells the holder", "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:max-hold", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         const auto t0 = steady::now();
@@ -313,16 +313,16 @@ TEST_CASE("hold: max_hold lets the lock lapse and tells the holder", "[live][hol
 
 TEST_CASE("hold: release stops the extension at once, no extension is sent after it", "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
     const auto interval = default_extension_interval(1000ms, 50ms);
 
     // How the release is asked for: async_release, release(), or the guard's destructor.
     const int how = GENERATE(0, 1, 2);
     CAPTURE(how);
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:release", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         auto h = std::make_unique<lock_holder>(c, l, hold_options{}, co_await asio::this_coro::executor);
@@ -378,11 +378,11 @@ TEST_CASE("hold: release stops the extension at once, no extension is sent after
 
 TEST_CASE("hold: a guard given an expired lock holds nothing and extends nothing", "[live][hold]")
 {
-    live_client s({.count = 3});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 3});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("hold:expired", short_lock(100ms), tuple_awaitable);
         REQUIRE_FALSE(ec);
         co_await sleep_for(150ms);
@@ -404,11 +404,11 @@ TEST_CASE("hold: a guard given an expired lock holds nothing and extends nothing
 
 TEST_CASE("hold: moving a guard keeps one owner, assigning over a guard releases its lock", "[live][hold]")
 {
-    live_client s({.count = 3});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 3});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto [ea, la] = co_await c.async_lock("hold:move-a", short_lock(), tuple_awaitable);
         auto [eb, lb] = co_await c.async_lock("hold:move-b", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ea);
@@ -471,12 +471,12 @@ constexpr std::int64_t coalesced_reads_bound = 12;
 
 TEST_CASE("hold: destroying 2,000 guards in one handler does not block the executor", "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
     constexpr std::size_t count = 2000;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         lock_options o = short_lock(30000ms);  // no extension falls due during the test
         auto locks = co_await lock_many(c, "bulk:", count, o);
         std::vector<lock_holder> holders;
@@ -525,14 +525,14 @@ TEST_CASE("hold: extensions of many locks due together leave together", "[live][
     // The observable: each master's INFO stats total_reads_processed, the number of reads its
     // event loop made from client sockets. 200 extensions sent one write each arrive as ~200
     // reads; sent in one pipelined write (~45 KB), they arrive in a handful of 16 KB reads.
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
     constexpr std::size_t count = 200;
     const auto ttl = 2000ms;
     const auto interval = default_extension_interval(ttl, 100ms);  // 2000 - 22 - 666 = 1312 ms
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         const auto t0 = steady::now();
         auto locks = co_await lock_many(c, "together:", count, short_lock(ttl));
         auto [first, last] = std::minmax_element(locks.begin(), locks.end(), [](const lock& a, const lock& b) {

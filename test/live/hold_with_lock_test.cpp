@@ -48,12 +48,12 @@ struct waiting_work_log
 
 TEST_CASE("with_lock: every completion style delivers the work's result", "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
     const auto opts = short_lock();
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         bool ran = false;
 
         // co_await with the default token (use_awaitable): a tuple of (error_code, R); an
@@ -140,11 +140,11 @@ TEST_CASE("with_lock: every completion style delivers the work's result", "[live
 TEST_CASE("with_lock: an exception thrown by the work is propagated and the keys are released",
           "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         auto throwing = [&](lock l) -> asio::awaitable<int> {
             CHECK(masters_holding(m, l.key(), l.token()) >= 3);
             throw std::runtime_error("work failed");
@@ -179,16 +179,16 @@ TEST_CASE("with_lock: an exception thrown by the work is propagated and the keys
 TEST_CASE("with_lock: keys stolen on a majority cancel the work within one extension interval with lock_lost",
           "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
     const auto interval = default_extension_interval(1000ms, 50ms);
     // Whether the work lets the cancellation's exception out (the natural co_await style) or
     // catches it and returns.
     const bool rethrow = GENERATE(true, false);
     CAPTURE(rethrow);
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         waiting_work_log log;
         steady::time_point stolen{};
         auto work = [&](lock l) -> asio::awaitable<int> {
@@ -242,11 +242,11 @@ TEST_CASE("with_lock: keys stolen on a majority cancel the work within one exten
 
 TEST_CASE("with_lock: a majority paused cancels the work by the end of validity with lock_lost", "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         waiting_work_log log;
         steady::time_point paused{};
         auto work = [&](lock l) -> asio::awaitable<void> {
@@ -284,12 +284,12 @@ TEST_CASE("with_lock: a majority paused cancels the work by the end of validity 
 
 TEST_CASE("with_lock: CPU-bound work that yields between steps is stopped by the loss", "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
     const auto interval = default_extension_interval(1000ms, 50ms);
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         steady::time_point stolen{}, stopped{};
         std::size_t steps = 0;
         auto work = [&](lock l) -> asio::awaitable<void> {
@@ -389,14 +389,14 @@ TEST_CASE("with_lock: a work that computes does not stop the client's extensions
 TEST_CASE("with_lock: per-operation cancellation during the work cancels it, releases, operation_aborted",
           "[live][hold]")
 {
-    live_client s({.count = 5});
-    auto& m = s.m;
-    auto& c = s.c;
+    live_client live({.count = 5});
+    auto& m = live.m;
+    auto& c = live.c;
     const auto type = GENERATE(asio::cancellation_type::terminal, asio::cancellation_type::partial,
                                asio::cancellation_type::total);
     CAPTURE(static_cast<int>(type));
 
-    s.run([&]() -> asio::awaitable<void> {
+    live.run([&]() -> asio::awaitable<void> {
         waiting_work_log log;
         auto work = [&](lock l) -> asio::awaitable<int> {
             log.started = steady::now();
