@@ -55,19 +55,17 @@ TEST_CASE("client: cancellation during an attempt completes promptly with operat
 
 TEST_CASE("client: cancellation during a backoff delay completes at once", "[live][client]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client ours(io.get_executor(), config_for(m));
-    client theirs(io.get_executor(), config_for(m));
+    live_rivals live({.count = 5});
+    auto& m = live.m;
+    auto& ours = live.c;
+    auto& theirs = live.theirs;
 
     lock_options opts;
     opts.max_attempts = 10;
     opts.retry_delay = 1000ms;
     opts.retry_jitter = 0ms;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(ours);
-        co_await require_connected(theirs);
+    live.run([&]() -> asio::awaitable<void> {
         auto [hec, held] = co_await theirs.async_lock("cancel-backoff", tuple_awaitable);
         REQUIRE_FALSE(hec);
         REQUIRE(co_await eventually([&] { return on_every_master(m, "cancel-backoff", held.token()); }));
@@ -99,25 +97,23 @@ TEST_CASE("client: cancellation during a backoff delay completes at once", "[liv
             CHECK(get_on(m, i, "cancel-backoff") == std::string(held.token()));
         auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
         CHECK_FALSE(uec);
-    }(), 10s);
+    }, 10s);
 }
 
 TEST_CASE("client: awaitable_operators || with a timer times out a lock", "[live][client]")
 {
     using namespace asio::experimental::awaitable_operators;
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client ours(io.get_executor(), config_for(m));
-    client theirs(io.get_executor(), config_for(m));
+    live_rivals live({.count = 3});
+    auto& m = live.m;
+    auto& ours = live.c;
+    auto& theirs = live.theirs;
 
     lock_options opts;
     opts.max_attempts = 100;
     opts.retry_delay = 20ms;
     opts.retry_jitter = 20ms;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(ours);
-        co_await require_connected(theirs);
+    live.run([&]() -> asio::awaitable<void> {
         auto [hec, held] = co_await theirs.async_lock("or-timer", tuple_awaitable);
         REQUIRE_FALSE(hec);
 
@@ -147,26 +143,23 @@ TEST_CASE("client: awaitable_operators || with a timer times out a lock", "[live
             co_await ours.async_unlock(l);
         }
         CHECK(co_await settled_keys(m) == 0);
-    }(), 10s);
+    }, 10s);
 }
 
 // Asio's rule: an operation honours a cancellation emitted at any time after its initiating
 // function has returned. The slot must therefore be connected during initiation.
 TEST_CASE("client: a cancellation emitted right after initiation is honoured", "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client ours(io.get_executor(), config_for(m));
-    client theirs(io.get_executor(), config_for(m));
+    live_rivals live({.count = 3});
+    auto& ours = live.c;
+    auto& theirs = live.theirs;
 
     lock_options opts;
     opts.max_attempts = 5;
     opts.retry_delay = 200ms;
     opts.retry_jitter = 0ms;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(ours);
-        co_await require_connected(theirs);
+    live.run([&]() -> asio::awaitable<void> {
         auto [hec, held] = co_await theirs.async_lock("early-cancel", tuple_awaitable);
         REQUIRE_FALSE(hec);
 
@@ -191,7 +184,7 @@ TEST_CASE("client: a cancellation emitted right after initiation is honoured", "
 
         auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
         CHECK_FALSE(uec);
-    }(), 10s);
+    }, 10s);
 }
 
 // The same, initiated from a thread that is not running the io_context (so the initiation

@@ -290,4 +290,27 @@ struct live_client
     }
 };
 
+/// @brief live_client with a second client of the same masters: `theirs`, the rival that
+/// holds what ours (`c`) wants. run() waits for both to connect and closes both at the end.
+struct live_rivals : live_client
+{
+    client theirs;
+
+    explicit live_rivals(local_masters::options masters, lock_options defaults = {})
+        : live_client(std::move(masters), defaults), theirs(io.get_executor(), config_for(m))
+    {}
+
+    template <class Body>
+    void run(Body body, steady::duration limit)
+    {
+        live_client::run(
+            [&]() -> asio::awaitable<void> {
+                co_await require_connected(theirs);
+                co_await body();
+            },
+            limit);
+        theirs.close();
+    }
+};
+
 }  // namespace redlock::test

@@ -87,14 +87,12 @@ TEST_CASE("client: key_prefix is prepended to the resource", "[live][client]")
 
 TEST_CASE("client: outcomes and errors of lock, try_lock, unlock and extend", "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client ours(io.get_executor(), config_for(m));
-    client theirs(io.get_executor(), config_for(m));
+    live_rivals live({.count = 3});
+    auto& m = live.m;
+    auto& ours = live.c;
+    auto& theirs = live.theirs;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(ours);
-        co_await require_connected(theirs);
+    live.run([&]() -> asio::awaitable<void> {
 
         // try_lock contention is an outcome, not an error.
         auto [hec, held] = co_await theirs.async_lock("errors", tuple_awaitable);
@@ -194,7 +192,7 @@ TEST_CASE("client: outcomes and errors of lock, try_lock, unlock and extend", "[
             CHECK_FALSE(uec);
         }
         CHECK(co_await settled_keys(m) == 0);
-    }(), 10s);
+    }, 10s);
 }
 
 TEST_CASE("client: immediate errors never complete inside the initiating function",

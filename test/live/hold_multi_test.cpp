@@ -54,18 +54,16 @@ std::int64_t min_pttl_of(const local_masters& m, const std::vector<std::string>&
 
 TEST_CASE("multi: a conflict on one resource acquires none and leaves no key", "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client ours(io.get_executor(), config_for(m));
-    client theirs(io.get_executor(), config_for(m));
+    live_rivals live({.count = 5});
+    auto& m = live.m;
+    auto& ours = live.c;
+    auto& theirs = live.theirs;
     // The rival holds multi:b on every master (a Redlock lock), or only on 3 of 5 (a majority
     // of masters refuse the set; the two others grant it and must be released).
     const bool everywhere = GENERATE(true, false);
     CAPTURE(everywhere);
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(ours);
-        co_await require_connected(theirs);
+    live.run([&]() -> asio::awaitable<void> {
         std::string rival_token = "rival-token";
         if (everywhere)
         {
@@ -97,7 +95,7 @@ TEST_CASE("multi: a conflict on one resource acquires none and leaves no key", "
             else
                 CHECK_FALSE(get_on(m, i, "multi:b"));
         }
-    }(), 20s);
+    }, 20s);
 }
 
 TEST_CASE("multi: success sets every key with one token, check, extend, hold and unlock cover them all",

@@ -436,14 +436,12 @@ TEST_CASE("with_lock: per-operation cancellation during the work cancels it, rel
 TEST_CASE("with_lock: cancellation during the acquisition, acquisition errors do not run the work",
           "[live][hold]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client ours(io.get_executor(), config_for(m));
-    client theirs(io.get_executor(), config_for(m));
+    live_rivals live({.count = 5});
+    auto& m = live.m;
+    auto& ours = live.c;
+    auto& theirs = live.theirs;
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(ours);
-        co_await require_connected(theirs);
+    live.run([&]() -> asio::awaitable<void> {
         auto [hec, held] = co_await theirs.async_lock("wl:busy", short_lock(5000ms), tuple_awaitable);
         REQUIRE_FALSE(hec);
 
@@ -474,7 +472,7 @@ TEST_CASE("with_lock: cancellation during the acquisition, acquisition errors do
         auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
         CHECK_FALSE(uec);
         CHECK(dbsize_all(m) == 0);
-    }(), 20s);
+    }, 20s);
 }
 
 }  // namespace redlock::test
