@@ -624,35 +624,47 @@ TEST_CASE("connection: TLS with the right CA works and a wrong CA is refused", "
 
 // ---- 7. Authentication ----------------------------------------------------------------------
 
+namespace {
+
+// Logs in with `uri` and checks that the master sees `user`.
+void check_login(asio::io_context& io, const std::string& uri, std::string_view user)
+{
+    connection conn(io.get_executor(), uri);
+    const auto ec = wait_connected(io, conn);
+    INFO(ec.message() << ": " << conn.last_error_detail());
+    REQUIRE_FALSE(ec);
+    CHECK(value_of(exec(io, conn, command("ACL", "WHOAMI"))) == user);
+    shut(io, conn);
+}
+
+// Logs in with `uri`: refused with `expected`, no connection counted, and the message names
+// none of `secrets` (the password given, the real one).
+void check_refused_login(asio::io_context& io, const std::string& uri, error expected,
+                         std::initializer_list<std::string_view> secrets)
+{
+    connection conn(io.get_executor(), uri);
+    const auto ec = wait_connected(io, conn);
+    const auto detail = conn.last_error_detail();
+    INFO(ec.message() << ": " << detail);
+    CHECK(ec == expected);
+    if (expected == error::wrongpass)
+        CHECK_THAT(detail, Contains("WRONGPASS"));
+    for (const auto secret : secrets)
+        CHECK_THAT(detail, !Contains(std::string(secret)));
+    CHECK(conn.stats().connects == 0);
+    shut(io, conn);
+}
+
+}  // namespace
+
 TEST_CASE("connection: ACL user login and a wrong password is reported without leaking it",
           "[live][connection]")
 {
     local_masters masters({.count = 1, .extra_config = {"user alice on >s3cret ~* +@all"}});
     asio::io_context io;
     const auto port = std::to_string(masters.port(0));
-
-    SECTION("right password")
-    {
-        connection conn(io.get_executor(), "redis://alice:s3cret@127.0.0.1:" + port);
-        const auto ec = wait_connected(io, conn);
-        INFO(ec.message() << ": " << conn.last_error_detail());
-        REQUIRE_FALSE(ec);
-        CHECK(value_of(exec(io, conn, command("ACL", "WHOAMI"))) == "alice");
-        shut(io, conn);
-    }
-    SECTION("wrong password")
-    {
-        connection conn(io.get_executor(), "redis://alice:wr0ngpw@127.0.0.1:" + port);
-        const auto ec = wait_connected(io, conn);
-        const auto detail = conn.last_error_detail();
-        INFO(ec.message() << ": " << detail);
-        CHECK(ec == error::wrongpass);
-        CHECK_THAT(detail, Contains("WRONGPASS"));
-        CHECK_THAT(detail, !Contains("wr0ngpw"));
-        CHECK_THAT(detail, !Contains("s3cret"));
-        CHECK(conn.stats().connects == 0);
-        shut(io, conn);
-    }
+    check_login(io, "redis://alice:s3cret@127.0.0.1:" + port, "alice");
+    check_refused_login(io, "redis://alice:wr0ngpw@127.0.0.1:" + port, error::wrongpass, {"wr0ngpw", "s3cret"});
 }
 
 TEST_CASE("connection: password-only AUTH for the default user (requirepass)", "[live][connection]")
@@ -660,35 +672,10 @@ TEST_CASE("connection: password-only AUTH for the default user (requirepass)", "
     local_masters masters({.count = 1, .extra_config = {"requirepass hunter22"}, .admin_password = "hunter22"});
     asio::io_context io;
     const auto port = std::to_string(masters.port(0));
-
-    SECTION("right password")
-    {
-        connection conn(io.get_executor(), "redis://:hunter22@127.0.0.1:" + port);
-        const auto ec = wait_connected(io, conn);
-        INFO(ec.message() << ": " << conn.last_error_detail());
-        REQUIRE_FALSE(ec);
-        CHECK(value_of(exec(io, conn, command("ACL", "WHOAMI"))) == "default");
-        shut(io, conn);
-    }
-    SECTION("wrong password")
-    {
-        connection conn(io.get_executor(), "redis://:letmein@127.0.0.1:" + port);
-        const auto ec = wait_connected(io, conn);
-        const auto detail = conn.last_error_detail();
-        INFO(ec.message() << ": " << detail);
-        CHECK(ec == error::wrongpass);
-        CHECK_THAT(detail, !Contains("letmein"));
-        CHECK_THAT(detail, !Contains("hunter22"));
-        shut(io, conn);
-    }
-    SECTION("no password: the handshake's CLIENT SETNAME is refused with NOAUTH")
-    {
-        connection conn(io.get_executor(), masters.uri(0));
-        const auto ec = wait_connected(io, conn);
-        INFO(ec.message() << ": " << conn.last_error_detail());
-        CHECK(ec == error::noauth);
-        shut(io, conn);
-    }
+    check_login(io, "redis://:hunter22@127.0.0.1:" + port, "default");
+    check_refused_login(io, "redis://:letmein@127.0.0.1:" + port, error::wrongpass, {"letmein", "hunter22"});
+    // No password: the handshake's CLIENT SETNAME is refused with NOAUTH.
+    check_refused_login(io, masters.uri(0), error::noauth, {"hunter22"});
 }
 
 // ---- 8. Unix sockets and SELECT ------------------------------------------------------------

@@ -129,17 +129,38 @@ connection_options quiet_options()
 
 constexpr double slack_ms = 60.0;
 
+
+/// One master behind a fault proxy and a connection through it: the setting of most tests here.
+struct proxied
+{
+    local_masters m{local_masters::options{.count = 1}};
+    fault_proxy proxy{m.port(0)};
+    asio::io_context io;
+    connection c{io.get_executor(), proxy.uri(), quiet_options()};
+
+    /// Runs the coroutine `body()` once the connection is up, failing the test past `limit`.
+    template <class Body>
+    void run(Body body, steady::duration limit)
+    {
+        run_bounded(
+            io,
+            [&]() -> asio::awaitable<void> {
+                REQUIRE_FALSE(std::get<0>(co_await c.async_wait_connected(tuple_awaitable)));
+                co_await body();
+            }(),
+            limit);
+    }
+};
+
 }  // namespace
 
 TEST_CASE("fault_proxy: forwards commands and replies both ways", "[live][proxy]")
 {
-    local_masters m({.count = 1});
-    fault_proxy proxy(m.port(0));
-    asio::io_context io;
-    connection c(io.get_executor(), proxy.uri(), quiet_options());
-
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        REQUIRE_FALSE(std::get<0>(co_await c.async_wait_connected(tuple_awaitable)));
+    proxied fx;
+    auto& m = fx.m;
+    auto& proxy = fx.proxy;
+    auto& c = fx.c;
+    fx.run([&]() -> asio::awaitable<void> {
         auto [sec, sv] = co_await exec(c, command("SET", "proxied", "value"));
         REQUIRE_FALSE(sec);
         CHECK(sv == "OK");
@@ -156,7 +177,7 @@ TEST_CASE("fault_proxy: forwards commands and replies both ways", "[live][proxy]
         auto [g2ec, g2v] = co_await exec(c, command("GET", "big"));
         REQUIRE_FALSE(g2ec);
         CHECK(g2v == big);
-    }(), 10s);
+    }, 10s);
 
     const auto s = proxy.stats();
     CHECK(s.accepted == 1);
@@ -170,13 +191,11 @@ TEST_CASE("fault_proxy: forwards commands and replies both ways", "[live][proxy]
 
 TEST_CASE("fault_proxy: latency delays each direction by the set time, in order", "[live][proxy]")
 {
-    local_masters m({.count = 1});
-    fault_proxy proxy(m.port(0));
-    asio::io_context io;
-    connection c(io.get_executor(), proxy.uri(), quiet_options());
-
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        REQUIRE_FALSE(std::get<0>(co_await c.async_wait_connected(tuple_awaitable)));
+    proxied fx;
+    auto& m = fx.m;
+    auto& proxy = fx.proxy;
+    auto& c = fx.c;
+    fx.run([&]() -> asio::awaitable<void> {
         const double base = co_await ping_ms(c);
         INFO("baseline PING " << base << " ms");
         CHECK(base < 20.0);
@@ -221,19 +240,17 @@ TEST_CASE("fault_proxy: latency delays each direction by the set time, in order"
         proxy.heal();
         const double healed = co_await ping_ms(c);
         CHECK(healed < 20.0);
-    }(), 20s);
+    }, 20s);
 }
 
 TEST_CASE("fault_proxy: a buffering stall holds the bytes and delivers them when it ends",
           "[live][proxy]")
 {
-    local_masters m({.count = 1});
-    fault_proxy proxy(m.port(0));
-    asio::io_context io;
-    connection c(io.get_executor(), proxy.uri(), quiet_options());
-
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        REQUIRE_FALSE(std::get<0>(co_await c.async_wait_connected(tuple_awaitable)));
+    proxied fx;
+    auto& m = fx.m;
+    auto& proxy = fx.proxy;
+    auto& c = fx.c;
+    fx.run([&]() -> asio::awaitable<void> {
 
         SECTION("towards the master: the request waits in the proxy")
         {
@@ -260,19 +277,17 @@ TEST_CASE("fault_proxy: a buffering stall holds the bytes and delivers them when
         CHECK(s.accepted == 1);
         CHECK(s.cut == 0);
         CHECK(s.bytes_dropped == 0);
-    }(), 10s);
+    }, 10s);
 }
 
 TEST_CASE("fault_proxy: a dropping stall loses the bytes and cuts the connection when it ends",
           "[live][proxy]")
 {
-    local_masters m({.count = 1});
-    fault_proxy proxy(m.port(0));
-    asio::io_context io;
-    connection c(io.get_executor(), proxy.uri(), quiet_options());
-
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        REQUIRE_FALSE(std::get<0>(co_await c.async_wait_connected(tuple_awaitable)));
+    proxied fx;
+    auto& m = fx.m;
+    auto& proxy = fx.proxy;
+    auto& c = fx.c;
+    fx.run([&]() -> asio::awaitable<void> {
         proxy.stall(stall_mode::drop);
         auto [ec, v] = co_await exec(c, command("SET", "lost", "1"), 200ms);
         CHECK(ec == error::request_timeout);
@@ -287,7 +302,7 @@ TEST_CASE("fault_proxy: a dropping stall loses the bytes and cuts the connection
         CHECK(s.cut == 1);
         CHECK(s.bytes_dropped > 0);
         CHECK(s.accepted == 2);
-    }(), 10s);
+    }, 10s);
 
     // A raw socket sees the reset.
     proxy.stall(stall_mode::drop, direction::to_master);
@@ -348,13 +363,10 @@ TEST_CASE("fault_proxy: drop_connections resets every connection and clients rec
 
 TEST_CASE("fault_proxy: refused connections are reset on accept until allowed again", "[live][proxy]")
 {
-    local_masters m({.count = 1});
-    fault_proxy proxy(m.port(0));
-    asio::io_context io;
-    connection c(io.get_executor(), proxy.uri(), quiet_options());
-
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        REQUIRE_FALSE(std::get<0>(co_await c.async_wait_connected(tuple_awaitable)));
+    proxied fx;
+    auto& proxy = fx.proxy;
+    auto& c = fx.c;
+    fx.run([&]() -> asio::awaitable<void> {
         proxy.refuse_connections();
         proxy.drop_connections();
         co_await sleep_for(300ms);  // several reconnection attempts, all refused
@@ -370,7 +382,7 @@ TEST_CASE("fault_proxy: refused connections are reset on accept until allowed ag
             CHECK(pings);
         }
         CHECK(proxy.stats().active == 1);
-    }(), 10s);
+    }, 10s);
 
     proxy.refuse_connections();
     raw_socket raw(proxy.port());  // the connect itself succeeds
@@ -384,13 +396,11 @@ TEST_CASE("fault_proxy: refused connections are reset on accept until allowed ag
 
 TEST_CASE("fault_proxy: a master that is down or dies closes the client's connection", "[live][proxy]")
 {
-    local_masters m({.count = 1});
-    fault_proxy proxy(m.port(0));
-    asio::io_context io;
-    connection c(io.get_executor(), proxy.uri(), quiet_options());
-
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        REQUIRE_FALSE(std::get<0>(co_await c.async_wait_connected(tuple_awaitable)));
+    proxied fx;
+    auto& m = fx.m;
+    auto& proxy = fx.proxy;
+    auto& c = fx.c;
+    fx.run([&]() -> asio::awaitable<void> {
         // The master dies under an open connection: the client learns at once.
         std::optional<error_code> in_flight;
         c.async_exec(command("BLPOP", "never", "0"), 5000ms,
@@ -412,7 +422,7 @@ TEST_CASE("fault_proxy: a master that is down or dies closes the client's connec
             const bool pings = co_await eventually_pings(c);
             CHECK(pings);
         }
-    }(), 20s);
+    }, 20s);
 }
 
 TEST_CASE("fault_proxy: control from several threads while traffic flows, teardown closes all",
