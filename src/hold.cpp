@@ -254,8 +254,11 @@ private:
     {
         if (&r == &ext_)
         {
-            fsm_events evs;  // the time is now: the extension's validity is judged by it
-            append_outcomes(evs, r.tracker(), ext_id_, clock::now());
+            const auto now = clock::now();  // the extension's validity is judged by it
+            fsm_events evs;
+            if (c_->closed)
+                evs.push_back(fsm_event::closed(now));  // close() may be what decided it: first
+            append_outcomes(evs, r.tracker(), ext_id_, now);
             drive(evs);
         }
     }

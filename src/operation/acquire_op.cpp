@@ -156,8 +156,11 @@ void acquire_op::on_round_decided(round& r)
     // The machine counts the outcomes itself: it is told every one the round has so far.
     // The time is now, not the replies' batch time: a lock whose validity ran out while the
     // batch was being parsed is not handed out.
+    const auto now = clock::now();
     fsm_events evs;
-    append_outcomes(evs, r.tracker(), attempt_id_, clock::now());
+    if (c_->closed)
+        evs.push_back(acquire_event::closed(now));  // close() may be what decided it: first
+    append_outcomes(evs, r.tracker(), attempt_id_, now);
     drive(evs);
 }
 

@@ -111,8 +111,11 @@ private:
         if (&r != &extend_)
             return;
         // The machine counts the outcomes itself; the time is now, as validity is judged by it.
+        const auto now = clock::now();
         fsm_events evs;
-        append_outcomes(evs, r.tracker(), extend_id_, clock::now());
+        if (c_->closed)
+            evs.push_back(fsm_event::closed(now));  // close() may be what decided it: first
+        append_outcomes(evs, r.tracker(), extend_id_, now);
         drive(evs);
     }
 
