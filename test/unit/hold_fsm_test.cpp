@@ -1,14 +1,19 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 // The holder's machine (src/operation/hold_fsm.hpp), stepped by hand: extension times, retries,
 // loss for each reason, the limits, degradation, a release asked in every phase, a close in
-// every phase, and a failed master at every step of an extension.
+// every phase, and a failed master at every step of an extension; then random event sequences
+// against an oracle (REDLOCK_PROPERTY_* as in property_check.hpp).
 #include "operation/hold_fsm.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "fsm_test_words.hpp"
+#include "property_check.hpp"
 
 using namespace redlock_test::fsm;
 using redlock::detail::hold_fsm;
@@ -342,4 +347,211 @@ TEST_CASE("hold_fsm: what it ignores", "[hold_fsm]")
     CHECK(h.step(fsm_event::cancel(t_start)).type == ak::none);  // a holder is released, not cancelled
     CHECK(h.step(fsm_event::start(t_start)).type == ak::none);
     CHECK(h.notices().empty());
+}
+
+// ---- Random event sequences ---------------------------------------------------------------------
+
+namespace {
+
+/// Runs one random sequence; returns an empty string, or what went wrong.
+std::string run_sequence(std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+    static constexpr std::size_t sizes[] = {1, 2, 3, 4, 5, 7};
+    hold_settings s;
+    s.masters = sizes[pick(0, 5)];
+    s.ttl = std::chrono::milliseconds(pick(50, 2000));
+    s.drift_factor = 0.0;  // the validity is ttl - 2 ms: exact for the oracle
+    s.attempt_timeout = std::chrono::milliseconds(pick(5, 100));
+    s.extend_before = std::chrono::milliseconds(pick(0, s.ttl.count()));
+    s.release_timeout = std::chrono::milliseconds(pick(5, 100));
+    s.max_extensions = static_cast<std::uint32_t>(pick(0, 3));
+    s.max_hold = std::chrono::milliseconds(pick(0, 1) == 0 ? 0 : pick(100, 5000));
+    const std::size_t quorum = s.masters / 2 + 1;
+    const auto validity = s.ttl - 2ms;
+    hold_fsm m(s, t_start, t_start + validity);
+
+    time_point now = t_start, valid_until = t_start + validity, sent_at{};
+    std::uint64_t ext_id = 0, rel_id = 0;
+    std::vector<int> answer;  // of the extension round in flight: -1 none, else its first outcome
+    bool extending = false, releasing = false, lost = false, released = false, done = false, closed = false;
+    std::uint32_t extensions = 0;
+
+    auto check_step = [&](const fsm_action& a, const fsm_event& ev) -> std::string {
+        if (done && a.type != ak::none)
+            return "an action once done";
+        for (const auto& n : m.take_notices())
+        {
+            switch (n.type)
+            {
+            case nk::extended:
+            {
+                if (!extending)
+                    return "extended without an extension in flight";
+                std::size_t grants = 0;
+                for (const auto x : answer)
+                    grants += x == static_cast<int>(master_outcome::granted) ? 1 : 0;
+                if (grants < quorum)
+                    return "extended without a quorum";
+                if (ev.now - sent_at >= validity)
+                    return "extended with no validity left";
+                if (n.valid_until < valid_until)
+                    return "the validity moved backwards";
+                if (n.valid_until != std::max(valid_until, sent_at + validity))
+                    return "valid_until is not the sending time + ttl - drift";
+                valid_until = n.valid_until;
+                if (n.extensions != ++extensions)
+                    return "the extension count is off";
+                extending = false;
+                break;
+            }
+            case nk::extend_failed:
+                if (!extending)
+                    return "extend_failed without an extension in flight";
+                extending = false;
+                break;
+            case nk::lost:
+                if (lost || released)
+                    return "lost twice, or after a release";
+                lost = true;
+                extending = false;
+                if (closed != (n.ec == error::connection_closed))
+                    return "closed and connection_closed disagree";
+                break;
+            case nk::degraded:
+                if (n.holding > s.masters)
+                    return "more holders than masters";
+                break;
+            case nk::released:
+                if (lost)
+                    return "a released notice after a loss";
+                break;
+            }
+        }
+        if (m.valid_until() != valid_until)
+            return "valid_until() and the notices disagree";
+        switch (a.type)
+        {
+        case ak::none: break;
+        case ak::wait_until:
+            if (a.until < ev.now)
+                return "a wait in the past";
+            break;
+        case ak::send_attempt:
+            if (ev.type != ek::backoff_elapsed)
+                return "an extension sent from a step that was not a wait's end";
+            if (releasing || lost || extending)
+                return "an extension while releasing, lost or extending";
+            if (s.max_extensions > 0 && extensions >= s.max_extensions)
+                return "an extension past max_extensions";
+            if (s.max_hold.count() > 0 && ev.now - t_start >= s.max_hold)
+                return "an extension past max_hold";
+            if (ev.now >= valid_until)
+                return "an extension after the end of validity";
+            if (a.deadline > valid_until || a.until != valid_until)
+                return "the extension's deadline or loss time is past the validity";
+            extending = true;
+            ext_id = a.round_id;
+            sent_at = ev.now;
+            answer.assign(s.masters, -1);
+            break;
+        case ak::send_release:
+            if (releasing)
+                return "a second release";
+            if (!lost && !released)
+                return "a release neither asked nor after a loss";
+            releasing = true;
+            extending = false;
+            rel_id = a.round_id;
+            if (a.awaited.count() != s.masters)
+                return "the release does not await every master";
+            break;
+        case ak::complete:
+            if (!lost && !released)
+                return "completed neither released nor lost";
+            if (lost && a.ec != error::lock_lost && a.ec != error::connection_closed)
+                return "a lost lock's release ended without lock_lost";
+            // A requested release cut short by close() is the close's fault, unless a majority
+            // had deleted already; a lost lock's release says lock_lost whatever happens.
+            if (closed && !lost && a.ec && a.ec != error::connection_closed)
+                return "closed but not connection_closed";
+            if (!m.done())
+                return "completed but not done";
+            done = true;
+            break;
+        }
+        return {};
+    };
+
+    {
+        const auto ev = fsm_event::start(now);
+        if (auto why = check_step(m.resume(ev), ev); !why.empty())
+            return why;
+    }
+    const int steps = static_cast<int>(pick(1, 60));
+    for (int k = 0; k < steps && !done; ++k)
+    {
+        now += std::chrono::microseconds(pick(0, 200'000));
+        fsm_event ev;
+        const auto r = pick(0, 99);
+        if (r < 25)
+            ev = fsm_event::backoff_elapsed(now);
+        else if (r < 28)
+            ev = fsm_event::release(now);
+        else if (r < 30)
+            ev = fsm_event::closed(now);
+        else if (r < 32)
+            ev = fsm_event::cancel(now);
+        else if (r < 42)
+            ev = fsm_event::deadline(pick(0, 4) == 0 ? ext_id + rel_id + 9 : (releasing ? rel_id : ext_id), now);
+        else
+        {
+            const auto master = static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(s.masters) - 1));
+            const auto outcome = static_cast<master_outcome>(pick(1, 4));
+            ev = fsm_event::reply(pick(0, 5) == 0 ? ext_id + 17 : (releasing ? rel_id : ext_id), master, outcome, now);
+        }
+        // What the oracle learns, as the machine should.
+        if (ev.type == ek::closed)
+            closed = true;
+        if (ev.type == ek::release && !lost && !releasing)
+            released = true;
+        if (extending && ev.type == ek::reply && ev.round_id == ext_id && answer[ev.master] < 0)
+            answer[ev.master] = static_cast<int>(ev.outcome);
+        if (extending && ev.type == ek::deadline && ev.round_id == ext_id)
+            for (auto& x : answer)
+                if (x < 0)
+                    x = static_cast<int>(master_outcome::timed_out);
+        if (auto why = check_step(m.resume(ev), ev); !why.empty())
+            return why;
+    }
+    // Liveness: released, the release's end ends it.
+    if (!done)
+    {
+        now += 1s;
+        if (!releasing)
+        {
+            if (!lost)
+                released = true;
+            const auto ev = fsm_event::release(now);
+            if (auto why = check_step(m.resume(ev), ev); !why.empty())
+                return why;
+        }
+        if (!done)
+        {
+            const auto ev = fsm_event::deadline(rel_id, now);
+            if (auto why = check_step(m.resume(ev), ev); !why.empty())
+                return why;
+        }
+        if (!done)
+            return "not done after a release and its deadline";
+    }
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("hold_fsm: random event sequences keep every invariant", "[hold_fsm][property]")
+{
+    redlock_test::check_property("hold_fsm", 20261127, run_sequence);
 }
