@@ -5,12 +5,9 @@
 
 namespace redlock::detail {
 
-quorum_tracker::quorum_tracker(std::size_t masters) : masters_(masters)
+void quorum_tracker::throw_no_master()
 {
-    if (masters == 0)
-        throw std::invalid_argument("quorum_tracker: at least one master is needed");
-    if (masters > inline_capacity)
-        heap_.assign(masters, master_outcome::pending);
+    throw std::invalid_argument("quorum_tracker: at least one master is needed");
 }
 
 quorum_state quorum_tracker::record(std::size_t master, master_outcome o) noexcept

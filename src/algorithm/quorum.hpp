@@ -51,7 +51,13 @@ public:
     /// @brief A tracker with every master pending.
     /// @param masters  N, at least 1.
     /// @throws std::invalid_argument if masters is 0.
-    explicit quorum_tracker(std::size_t masters);
+    explicit quorum_tracker(std::size_t masters) : masters_(masters)
+    {
+        if (masters == 0)
+            throw_no_master();
+        if (masters > inline_capacity)
+            heap_.assign(masters, master_outcome::pending);
+    }
 
     /// @brief N.
     std::size_t masters() const noexcept { return masters_; }
@@ -96,6 +102,7 @@ public:
     redlock::error failure_reason() const noexcept;
 
 private:
+    [[noreturn]] static void throw_no_master();
     master_outcome* data() noexcept { return heap_.empty() ? inline_.data() : heap_.data(); }
     const master_outcome* data() const noexcept
     {
