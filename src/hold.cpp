@@ -172,15 +172,15 @@ private:
             ext_.stop();  // the previous extension may still be hearing from its last masters
             ext_id_ = a.round_id;
             c_->deadlines.schedule(*this, a.until);  // while it runs: the end of validity
-            ext_.start(*c_, round::kind::extend, base_->key_span(), base_->token, ttl(), a.deadline - clock::now(),
-                       this, nullptr, a.deadline);
+            ext_.start(*c_, round::kind::extend, base_->key_span(), base_->token, ttl(), a.deadline - a.at,
+                       this, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:
             c_->deadlines.cancel(*this);
             ext_.stop();
             rel_id_ = a.round_id;
-            rel_.start(*c_, round::kind::release, base_->key_span(), base_->token, {}, a.deadline - clock::now(), this,
-                       nullptr, a.deadline);
+            rel_.start(*c_, round::kind::release, base_->key_span(), base_->token, {}, a.deadline - a.at, this,
+                       nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::complete:
             c_->deadlines.cancel(*this);

@@ -81,7 +81,7 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
 
 void round::start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
                   std::chrono::milliseconds ttl, std::chrono::steady_clock::duration timeout, round_listener* l,
-                  const quorum_tracker* previous, time_point latest)
+                  const quorum_tracker* previous, time_point latest, time_point at)
 {
     const auto n = c.size();
     c_ = &c;
@@ -102,7 +102,7 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
     decided_sent_ = false;
 
     // t0 is taken before the first byte is queued: validity counts every microsecond spent.
-    t0_ = std::chrono::steady_clock::now();
+    t0_ = at == time_point{} ? std::chrono::steady_clock::now() : at;
     last_outcome_at_ = t0_;
     auto hold = l_->hold();
     for (std::size_t i = 0; i < n; ++i)

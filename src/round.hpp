@@ -75,9 +75,12 @@ public:
     /// status stays `pending`.
     /// @param timeout The round's deadline is `started() + timeout` (`started()` is read once,
     /// just before the first request is queued), or `latest` if that is earlier.
+    /// @param at When the caller read the clock just before (the time of the event that made
+    /// it start the round): `started()`, saving a clock read. The default reads the clock.
     void start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
                std::chrono::milliseconds ttl, std::chrono::steady_clock::duration timeout, round_listener* l,
-               const quorum_tracker* previous = nullptr, time_point latest = time_point::max());
+               const quorum_tracker* previous = nullptr, time_point latest = time_point::max(),
+               time_point at = time_point{});
 
     round() = default;
     round(const round&) = delete;

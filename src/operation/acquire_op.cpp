@@ -111,7 +111,7 @@ void acquire_op::execute(const acquire_action& a)
         attempt_id_ = a.round_id;
         c_->tokens.next(std::span<char, token_source::token_chars>(token_));
         attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl, attempt_timeout_of(o_), this,
-                       nullptr, a.deadline);
+                       nullptr, a.deadline, a.at);
         return;
     case kind::send_release:
         release_id_ = a.round_id;
@@ -122,7 +122,7 @@ void acquire_op::execute(const acquire_action& a)
         // round derives from `previous`): a grant may still arrive, and the release queued
         // behind it on the same connection undoes it.
         release_.start(*c_, round::kind::release, keys(), token_view(), o_.ttl, o_.release_timeout, this,
-                       &attempt_.tracker(), a.deadline);
+                       &attempt_.tracker(), a.deadline, a.at);
         return;
     case kind::wait_until:
         if (c_->closed)

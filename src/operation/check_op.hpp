@@ -47,7 +47,7 @@ private:
         case fsm_action::kind::send_attempt:
             check_id_ = a.round_id;
             check_.start(*c_, round::kind::check, state()->key_span(), state()->token, {}, timeout_, this, nullptr,
-                         a.deadline);
+                         a.deadline, a.at);
             return;
         case fsm_action::kind::complete:
         {

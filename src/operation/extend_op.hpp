@@ -63,8 +63,8 @@ private:
         case fsm_action::kind::wait_until: return;  // (no retry delay in an extension)
         case fsm_action::kind::send_attempt:
             extend_id_ = a.round_id;
-            extend_.start(*c_, round::kind::extend, st->key_span(), st->token, ttl_, a.deadline - clock::now(), this,
-                          nullptr, a.deadline);
+            extend_.start(*c_, round::kind::extend, st->key_span(), st->token, ttl_, a.deadline - a.at, this,
+                          nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:
             release_id_ = a.round_id;
@@ -73,7 +73,7 @@ private:
             // Every master gets the release; those that timed out get it queued behind their
             // PEXPIRE (round::start's `previous`), only `a.awaited` are waited for.
             release_.start(*c_, round::kind::release, st->key_span(), st->token, {}, c_->cfg.defaults.release_timeout,
-                           this, &extend_.tracker(), a.deadline);
+                           this, &extend_.tracker(), a.deadline, a.at);
             return;
         case fsm_action::kind::complete:
             extend_.stop();

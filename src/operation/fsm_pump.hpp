@@ -37,10 +37,10 @@ public:
         }
         driving_ = true;
         for (const auto& ev : events)
-            execute(machine.resume(ev));
+            step(machine, ev, execute);
         // Then what the actions raised, in order (they happened after `events`).
         for (std::size_t i = 0; i < queued_.size(); ++i)
-            execute(machine.resume(queued_[i]));
+            step(machine, fsm_event(queued_[i]), execute);
         queued_.clear();
         driving_ = false;
     }
@@ -52,6 +52,14 @@ public:
     }
 
 private:
+    template <class Machine, class Execute>
+    static void step(Machine& machine, const fsm_event& ev, Execute& execute)
+    {
+        auto a = machine.resume(ev);
+        a.at = ev.now;
+        execute(a);
+    }
+
     fsm_events queued_;
     bool driving_ = false;
 };

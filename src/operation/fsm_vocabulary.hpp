@@ -125,6 +125,9 @@ struct fsm_action
     error_code ec;
     /// complete, on success: t0 + ttl - clock_drift(ttl, drift_factor).
     time_point valid_until{};
+    /// The time of the event this action answers, set by fsm_pump: a driver starting a round
+    /// gives it as the round's start instead of reading the clock again.
+    time_point at{};
 
     static fsm_action send(std::uint64_t round_id, time_point deadline, bool new_token = false) noexcept
     {

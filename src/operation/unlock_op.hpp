@@ -39,7 +39,7 @@ private:
         case fsm_action::kind::send_release:
             release_id_ = a.round_id;
             release_.start(*c_, round::kind::release, state()->key_span(), state()->token, {},
-                           c_->cfg.defaults.release_timeout, this, nullptr, a.deadline);
+                           c_->cfg.defaults.release_timeout, this, nullptr, a.deadline, a.at);
             break;
         case fsm_action::kind::complete: refuse(a.ec); break;
         default: break;  // (an unlock sends no attempt and never waits to retry)
