@@ -181,8 +181,7 @@ namespace {
 /// Runs one random sequence; returns an empty string, or what went wrong.
 std::string run_sequence(std::uint64_t seed)
 {
-    std::mt19937_64 rng(seed);
-    auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+    event_dice pick(seed);
     static constexpr std::size_t sizes[] = {1, 2, 3, 4, 5, 7};
     static constexpr double drifts[] = {0.0, 0.25, 0.5};  // exact in binary: the oracle's sums are exact
     const std::size_t n = sizes[pick(0, 5)];
@@ -299,12 +298,7 @@ std::string run_sequence(std::uint64_t seed)
         else if (r < 12)
             ev = fsm_event::deadline(pick(0, 3) == 0 ? ext_id + rel_id + 9 : (released ? rel_id : ext_id), now);
         else
-        {
-            const auto master = static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(n) - 1));
-            const auto outcome = static_cast<master_outcome>(pick(1, 4));
-            const std::uint64_t id = pick(0, 5) == 0 ? ext_id + 17 : (released ? rel_id : ext_id);
-            ev = fsm_event::reply(id, master, outcome, now);
-        }
+            ev = pick.reply(released ? rel_id : ext_id, ext_id + 17, n, now);
         // What the oracle learns from the event, as the machine should.
         if (ev.type == ek::cancel && !completed)
             cancelled = true;

@@ -356,8 +356,7 @@ namespace {
 /// Runs one random sequence; returns an empty string, or what went wrong.
 std::string run_sequence(std::uint64_t seed)
 {
-    std::mt19937_64 rng(seed);
-    auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+    event_dice pick(seed);
     static constexpr std::size_t sizes[] = {1, 2, 3, 4, 5, 7};
     hold_settings s;
     s.masters = sizes[pick(0, 5)];
@@ -506,11 +505,7 @@ std::string run_sequence(std::uint64_t seed)
         else if (r < 42)
             ev = fsm_event::deadline(pick(0, 4) == 0 ? ext_id + rel_id + 9 : (releasing ? rel_id : ext_id), now);
         else
-        {
-            const auto master = static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(s.masters) - 1));
-            const auto outcome = static_cast<master_outcome>(pick(1, 4));
-            ev = fsm_event::reply(pick(0, 5) == 0 ? ext_id + 17 : (releasing ? rel_id : ext_id), master, outcome, now);
-        }
+            ev = pick.reply(releasing ? rel_id : ext_id, ext_id + 17, s.masters, now);
         // What the oracle learns, as the machine should.
         if (ev.type == ek::closed)
             closed = true;

@@ -237,8 +237,7 @@ namespace {
 /// Runs one random sequence; returns an empty string, or what went wrong.
 std::string run_sequence(std::uint64_t seed)
 {
-    std::mt19937_64 rng(seed);
-    auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+    event_dice pick(seed);
     static constexpr std::size_t sizes[] = {1, 2, 3, 4, 5, 7};
     const std::size_t n = sizes[pick(0, 5)];
     const std::size_t quorum = n / 2 + 1;
@@ -335,11 +334,7 @@ std::string run_sequence(std::uint64_t seed)
         else if (r < 20)
             ev = fsm_event::handed_off(pick(0, 3) == 0 ? id + 5 : id, now);
         else
-        {
-            const auto master = static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(n) - 1));
-            const auto outcome = static_cast<master_outcome>(pick(1, 4));
-            ev = fsm_event::reply(pick(0, 5) == 0 ? id + 17 : id, master, outcome, now);
-        }
+            ev = pick.reply(id, id + 17, n, now);
         // What the oracle learns from the event, as the machine should.
         if (id != 0)
         {
