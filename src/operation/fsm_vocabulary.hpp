@@ -9,7 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <utility>
+#include <type_traits>
 
 #include <redlock/error.hpp>
 
@@ -115,8 +115,10 @@ struct fsm_action
     bool new_token = false;
     /// send_attempt, send_release: when the round's deadline is due.
     time_point deadline{};
-    /// send_release: the masters whose answer ends the release.
-    master_set awaited;
+    /// send_release: the masters whose answer ends the release. It points into the machine
+    /// and is valid until the machine's next resume(): an action stays trivially copyable and
+    /// destructible, so that returning one per event costs next to nothing.
+    const master_set* awaited = nullptr;
     /// wait_until: when the next attempt may start. send_attempt of a holder: the loss time
     /// (the end of validity), at which backoff_elapsed must be echoed if the round has not
     /// been decided by then.
@@ -145,12 +147,12 @@ struct fsm_action
         a.until = until;
         return a;
     }
-    static fsm_action release(std::uint64_t round_id, master_set awaited, time_point deadline)
+    static fsm_action release(std::uint64_t round_id, const master_set& awaited, time_point deadline) noexcept
     {
         fsm_action a;
         a.type = kind::send_release;
         a.round_id = round_id;
-        a.awaited = std::move(awaited);
+        a.awaited = &awaited;
         a.deadline = deadline;
         return a;
     }
@@ -163,6 +165,9 @@ struct fsm_action
         return a;
     }
 };
+
+static_assert(std::is_trivially_copyable_v<fsm_action> && std::is_trivially_destructible_v<fsm_action>,
+              "an action is returned on every event: it must stay cheap to make and drop");
 
 /// The masters a release must wait for after `round`: all but those that timed out in it (a
 /// master still silent answers the release queued behind its request; one that timed out gets

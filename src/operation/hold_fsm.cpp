@@ -12,14 +12,6 @@ namespace redlock::detail {
 namespace {
 using event_kind = fsm_event::kind;
 
-master_set all_of(std::size_t n)
-{
-    master_set s(n);
-    for (std::size_t i = 0; i < n; ++i)
-        s.insert(i);
-    return s;
-}
-
 void time_out_pending(quorum_tracker& q)
 {
     for (std::size_t i = 0; i < q.masters(); ++i)
@@ -30,8 +22,11 @@ void time_out_pending(quorum_tracker& q)
 hold_fsm::hold_fsm(const hold_settings& s, time_point acquired_at, time_point valid_until)
     : s_(s), acquired_at_(acquired_at), valid_until_(valid_until),
       extension_(s.masters == 0 ? throw std::invalid_argument("hold_fsm: no master") : s.masters),
-      release_(s.masters), holding_(s.masters)
-{}
+      release_(s.masters), all_(s.masters), holding_(s.masters)
+{
+    for (std::size_t i = 0; i < s.masters; ++i)
+        all_.insert(i);
+}
 
 fsm_action hold_fsm::resume(const fsm_event& ev)
 {
@@ -177,7 +172,7 @@ fsm_action hold_fsm::release(time_point now)
     if (closed_)
         return finish(error::connection_closed);  // nothing can be sent any more
     release_ = quorum_tracker(s_.masters);
-    return fsm_action::release(++round_, all_of(s_.masters), now + s_.release_timeout);
+    return fsm_action::release(++round_, all_, now + s_.release_timeout);
 }
 
 fsm_action hold_fsm::finish(error_code ec)

@@ -12,6 +12,7 @@
 
 #include "algorithm/quorum.hpp"
 #include "operation/fsm_vocabulary.hpp"
+#include "operation/master_set.hpp"
 
 namespace redlock::detail {
 
@@ -111,6 +112,7 @@ private:
     time_point extension_sent_{};
     quorum_tracker extension_;
     quorum_tracker release_;
+    master_set all_;  // what a release awaits: every master
     notices notices_;
     std::uint64_t round_ = 0;
     std::uint64_t counting_round_ = 0;  // a successful extension still hearing from its masters

@@ -15,8 +15,11 @@ using event_kind = fsm_event::kind;
 
 unlock_fsm::unlock_fsm(std::chrono::milliseconds release_timeout, std::size_t masters)
     : release_timeout_(release_timeout),
-      outcomes_(masters == 0 ? throw std::invalid_argument("unlock_fsm: no master") : masters)
-{}
+      outcomes_(masters == 0 ? throw std::invalid_argument("unlock_fsm: no master") : masters), all_(masters)
+{
+    for (std::size_t i = 0; i < masters; ++i)
+        all_.insert(i);
+}
 
 fsm_action unlock_fsm::resume(const fsm_event& ev)
 {
@@ -26,13 +29,8 @@ fsm_action unlock_fsm::resume(const fsm_event& ev)
         switch (ev.type)
         {
         case event_kind::start:
-        {
             phase_ = phase::releasing;
-            master_set all(outcomes_.masters());
-            for (std::size_t i = 0; i < outcomes_.masters(); ++i)
-                all.insert(i);
-            return fsm_action::release(++round_, std::move(all), ev.now + release_timeout_);
-        }
+            return fsm_action::release(++round_, all_, ev.now + release_timeout_);
         case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
         case event_kind::closed: return complete(error::connection_closed);
         default: return {};

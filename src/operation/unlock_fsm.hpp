@@ -69,6 +69,7 @@ private:
 
     std::chrono::milliseconds release_timeout_;
     quorum_tracker outcomes_;
+    master_set all_;  // what the release awaits: every master
     std::uint64_t round_ = 0;
     phase phase_ = phase::idle;
     bool handed_off_ = false;

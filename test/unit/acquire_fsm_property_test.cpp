@@ -277,20 +277,20 @@ private:
         const bool too_late = quorum_granted() && !validity_left(ev.now);
         if (!interrupted && !quorum_impossible() && !too_late)
             fail("an attempt failed that could still succeed (or had succeeded)");
-        if (a.awaited.masters() != s_.masters)
+        if (a.awaited->masters() != s_.masters)
             fail("the release's set is not over N masters");
         std::vector<bool> awaited(s_.masters);
         for (std::size_t i = 0; i < s_.masters; ++i)
         {
-            awaited[i] = a.awaited.contains(i);
+            awaited[i] = a.awaited->contains(i);
             if (awaited[i] != (round_.answers[i] != master_outcome::timed_out))
                 fail("the release awaits a timed-out master or skips one that did not time out");
         }
-        if (a.awaited.empty())
+        if (a.awaited->empty())
             ++cov_.release_awaits_none;
-        else if (a.awaited.count() < s_.masters)
+        else if (a.awaited->count() < s_.masters)
             ++cov_.release_partial;
-        const auto expected_deadline = a.awaited.empty() ? ev.now : ev.now + s_.o.release_timeout;
+        const auto expected_deadline = a.awaited->empty() ? ev.now : ev.now + s_.o.release_timeout;
         if (a.deadline != expected_deadline)
             fail("the release's deadline is not now + release_timeout");
         phase_ = ak::send_release;
@@ -405,7 +405,7 @@ std::string to_string(const acquire_action& a, time_point origin)
     case ak::none: return "none";
     case ak::send_attempt: return "send_attempt r" + std::to_string(a.round_id) + " deadline " + us(a.deadline);
     case ak::send_release:
-        return "send_release r" + std::to_string(a.round_id) + " awaiting " + std::to_string(a.awaited.count()) +
+        return "send_release r" + std::to_string(a.round_id) + " awaiting " + std::to_string(a.awaited->count()) +
                " deadline " + us(a.deadline);
     case ak::wait_until: return "wait_until " + us(a.until);
     case ak::complete: return "complete " + (a.ec ? a.ec.message() : "ok valid_until " + us(a.valid_until));

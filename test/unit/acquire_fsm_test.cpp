@@ -91,7 +91,7 @@ acquire_action contended_first_attempt(acquire_fsm& f, time_point t0)
     const auto rel = answer_all(f, a.round_id, {0, 1}, held, t0 + 5ms);
     REQUIRE(rel.type == kind::send_release);
     REQUIRE(rel.round_id != a.round_id);
-    REQUIRE(rel.awaited == set_of(3, {0, 1, 2}));
+    REQUIRE(*rel.awaited == set_of(3, {0, 1, 2}));
     REQUIRE(rel.deadline == t0 + 5ms + 200ms);
     return rel;
 }
@@ -177,7 +177,7 @@ TEST_CASE("acquire_fsm: a quorum reached with no validity left fails the attempt
         const auto rel = answer_all(f, a.round_id, {0, 2}, granted, at(97ms));
         REQUIRE(rel.type == kind::send_release);
         // The silent master is awaited: it did not time out, it was just not needed.
-        CHECK(rel.awaited == set_of(3, {0, 1, 2}));
+        CHECK(*rel.awaited == set_of(3, {0, 1, 2}));
         CHECK(rel.deadline == at(97ms) + 200ms);
         CHECK(answer_all(f, rel.round_id, {2, 1}, granted, at(98ms)).type == kind::none);
         const auto c = answer(f, rel.round_id, 0, held, at(99ms));
@@ -299,7 +299,7 @@ TEST_CASE("acquire_fsm: the attempt deadline times out the pending masters", "[a
     {
         const auto rel = f.resume(acquire_event::deadline(a.round_id, a.deadline));
         REQUIRE(rel.type == kind::send_release);
-        CHECK(rel.awaited == set_of(5, {0, 3}));
+        CHECK(*rel.awaited == set_of(5, {0, 3}));
         CHECK(rel.deadline == a.deadline + 200ms);
         const auto& q = f.last_attempt();
         CHECK(q.outcome(1) == master_outcome::timed_out);
@@ -327,7 +327,7 @@ TEST_CASE("acquire_fsm: the attempt deadline times out the pending masters", "[a
         CHECK(answer_all(f, a.round_id, {1, 2}, failed, t0 + 3ms).type == kind::none);
         const auto rel = answer(f, a.round_id, 4, failed, t0 + 4ms);
         REQUIRE(rel.type == kind::send_release);
-        CHECK(rel.awaited == set_of(5, {0, 1, 2, 3, 4}));
+        CHECK(*rel.awaited == set_of(5, {0, 1, 2, 3, 4}));
         CHECK(f.last_attempt().failure_reason() == error::no_quorum);
     }
 }
@@ -340,8 +340,8 @@ TEST_CASE("acquire_fsm: a release that awaits nobody ends at a deadline due at o
     const auto a = f.resume(acquire_event::start(at(0ms)));
     const auto rel = f.resume(acquire_event::deadline(a.round_id, a.deadline));
     REQUIRE(rel.type == kind::send_release);
-    CHECK(rel.awaited.empty());
-    CHECK(rel.awaited.masters() == 3);
+    CHECK(rel.awaited->empty());
+    CHECK(rel.awaited->masters() == 3);
     CHECK(rel.deadline == a.deadline);
     const auto c = f.resume(acquire_event::deadline(rel.round_id, rel.deadline));
     REQUIRE(c.type == kind::complete);
@@ -379,7 +379,7 @@ TEST_CASE("acquire_fsm: cancelled or closed in each phase", "[acquire_fsm][cance
         CHECK(answer(f, a.round_id, 0, granted, t0 + 1ms).type == kind::none);
         const auto rel = f.resume(in.event(t0 + 2ms));
         REQUIRE(rel.type == kind::send_release);
-        CHECK(rel.awaited == set_of(3, {0, 1, 2}));
+        CHECK(*rel.awaited == set_of(3, {0, 1, 2}));
         CHECK(rel.deadline == t0 + 2ms + 200ms);
         // A grant after the interruption is for the old round: it cannot make a lock.
         CHECK(answer(f, a.round_id, 1, granted, t0 + 3ms).type == kind::none);
@@ -526,10 +526,12 @@ conversation converse(acquire_fsm& f, std::size_t masters,
         REQUIRE((a.type == kind::send_attempt || a.type == kind::send_release));
         const bool release = a.type == kind::send_release;
         const auto round = a;
+        // A copy: the action's set is the machine's, which changes as the masters answer.
+        const auto awaited = release ? *round.awaited : master_set();
         a = {};
         for (std::size_t m = 0; m < masters && a.type == kind::none; ++m)
         {
-            if (release && !round.awaited.contains(m))
+            if (release && !awaited.contains(m))
                 continue;
             if (c.steps == inject_at)
                 c.injected_master = m;

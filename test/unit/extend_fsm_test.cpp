@@ -84,7 +84,7 @@ TEST_CASE("extend_fsm: a lost or unreachable majority is lock_lost, after releas
             fsm_action end;
             for (std::size_t i = 0; i < n; ++i)
             {
-                if (!rel.awaited.contains(i))
+                if (!rel.awaited->contains(i))
                     continue;
                 end = m.resume(fsm_event::reply(rel.round_id, i, master_outcome::granted, t_start + 4ms));
             }
@@ -117,9 +117,9 @@ TEST_CASE("extend_fsm: at the deadline the silent masters count as timed out and
     CHECK(m.resume(fsm_event::deadline(id + 7, t_start + 50ms)).type == ak::none);
     const auto rel = m.resume(fsm_event::deadline(id, t_start + 50ms));
     REQUIRE(rel.type == ak::send_release);
-    CHECK(rel.awaited.count() == 2);
-    CHECK(rel.awaited.contains(0));
-    CHECK(rel.awaited.contains(1));
+    CHECK(rel.awaited->count() == 2);
+    CHECK(rel.awaited->contains(0));
+    CHECK(rel.awaited->contains(1));
     m.resume(fsm_event::reply(rel.round_id, 0, master_outcome::granted, t_start + 51ms));
     const auto end = m.resume(fsm_event::reply(rel.round_id, 1, master_outcome::held_by_other, t_start + 52ms));
     REQUIRE(end.type == ak::complete);
@@ -232,7 +232,7 @@ std::string run_sequence(std::uint64_t seed)
             for (std::size_t i = 0; i < n; ++i)
             {
                 const bool expected = ext_answer[i] != static_cast<int>(master_outcome::timed_out);
-                if (a.awaited.contains(i) != expected)
+                if (a.awaited->contains(i) != expected)
                     return "the release awaits the wrong masters";
                 awaited[i] = expected;
             }

@@ -250,7 +250,7 @@ TEST_CASE("hold_fsm: a release asked in every phase, and its verdict", "[hold_fs
         h.notices();
         const auto r = h.step(fsm_event::release(sent + 10ms));
         REQUIRE(r.type == ak::send_release);
-        CHECK(r.awaited.count() == 3);
+        CHECK(r.awaited->count() == 3);
         CHECK(r.deadline == sent + 10ms + 100ms);
         CHECK(h.step(fsm_event::release(sent + 11ms)).type == ak::none);  // one release at a time
         // Late answers of the extension round are not the release's.
@@ -463,7 +463,7 @@ std::string run_sequence(std::uint64_t seed)
             releasing = true;
             extending = false;
             rel_id = a.round_id;
-            if (a.awaited.count() != s.masters)
+            if (a.awaited->count() != s.masters)
                 return "the release does not await every master";
             break;
         case ak::complete:

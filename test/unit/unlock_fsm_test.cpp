@@ -34,7 +34,7 @@ struct started
         const auto a = m.resume(fsm_event::start(t_start));
         REQUIRE(a.type == ak::send_release);
         CHECK(a.deadline == t_start + 100ms);
-        CHECK(a.awaited.count() == masters);  // an unlock waits for every master
+        CHECK(a.awaited->count() == masters);  // an unlock waits for every master
         id = a.round_id;
     }
 
@@ -278,7 +278,7 @@ std::string run_sequence(std::uint64_t seed)
             if (id != 0)
                 return "a second release";
             id = a.round_id;
-            return a.awaited.count() == n ? "" : "the release does not await every master";
+            return a.awaited->count() == n ? "" : "the release does not await every master";
         case ak::complete:
         {
             if (answered)
