@@ -16,6 +16,7 @@
 #include <redlock/lock.hpp>
 
 #include "algorithm/quorum.hpp"
+#include "detail/lock_state.hpp"
 #include "detail/deadline_list.hpp"
 #include "transport/node_connection.hpp"
 
@@ -105,11 +106,8 @@ public:
     /// events, without reading the clock again.
     time_point last_outcome_at() const noexcept { return std::max(t0_, last_outcome_at_); }
     /// Each master's outcome so far, as a lock's diagnostics.
-    std::vector<master_diagnostic> diagnostics() const { return {diag_.begin(), diag_.end()}; }
-    std::vector<master_diagnostic> take_diagnostics()
-    {
-        return {std::make_move_iterator(diag_.begin()), std::make_move_iterator(diag_.end())};
-    }
+    const diagnostic_list& diagnostics() const noexcept { return diag_; }
+    diagnostic_list take_diagnostics() { return std::move(diag_); }
     /// kind::check: master i's smallest PTTL in ms (-1: no expiry), or -3 when not ours / unknown.
     std::int64_t value(std::size_t i) const noexcept { return i < values_.size() ? values_[i] : -3; }
 
@@ -146,7 +144,7 @@ private:
     // be two allocations per round on the hot path.
     static constexpr std::size_t inline_masters = 9;
     boost::container::small_vector<per_master, inline_masters> m_;
-    boost::container::small_vector<master_diagnostic, inline_masters> diag_;
+    diagnostic_list diag_;
     std::vector<std::int64_t> values_;
     std::size_t outstanding_ = 0;
     time_point t0_{};

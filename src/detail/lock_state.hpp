@@ -6,11 +6,32 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include <redlock/lock.hpp>
 
 namespace redlock::detail {
+
+/// Each master's outcome of a round. Inline up to 7 masters: a lock takes its round's
+/// diagnostics on every acquisition, which would otherwise be an allocation per lock.
+using diagnostic_list = boost::container::small_vector<master_diagnostic, 7>;
+
+/// A lock's token, inline up to the 40 characters of the tokens the client makes (a
+/// std::string would allocate for them on every acquisition); longer tokens given to
+/// lock_from_parts are kept too.
+class token_text
+{
+public:
+    void assign(std::string_view s) { chars_.assign(s.begin(), s.end()); }
+    bool empty() const noexcept { return chars_.empty(); }
+    operator std::string_view() const noexcept { return {chars_.data(), chars_.size()}; }
+
+private:
+    boost::container::small_vector<char, 40> chars_;
+};
 
 /// The immutable state shared by the copies of a lock. Opaque to users: the public header
 /// only names it, so that what a lock holds can change without touching the API.
@@ -18,10 +39,10 @@ struct lock_state
 {
     std::string resource;  ///< The (first) resource.
     std::string key;       ///< The (first) key.
-    std::string token;
+    token_text token;
     std::chrono::steady_clock::time_point valid_until{};
     std::chrono::milliseconds ttl{0};  ///< The TTL the keys were last set or extended with.
-    std::vector<master_diagnostic> masters;
+    diagnostic_list masters;
     std::vector<std::string> resources;  ///< Multi-resource locks only: every resource.
     std::vector<std::string> keys;       ///< Multi-resource locks only: every key.
     std::string reason;                  ///< Why the operation failed, when not a master's doing.
@@ -33,7 +54,7 @@ struct lock_state
 
     /// The same resources and keys, without a token or validity: what a failed operation
     /// returns, with `diagnostics` as its masters.
-    std::shared_ptr<lock_state> unheld(std::vector<master_diagnostic> diagnostics, std::string why = {}) const
+    std::shared_ptr<lock_state> unheld(diagnostic_list diagnostics, std::string why = {}) const
     {
         auto st = std::make_shared<lock_state>();
         st->resource = resource;

@@ -84,7 +84,7 @@ private:
     round release_;
     std::uint64_t attempt_id_ = 0;  // the machine's round ids of the two rounds
     std::uint64_t release_id_ = 0;
-    std::vector<master_diagnostic> diagnostics_;  // of the last failed attempt
+    diagnostic_list diagnostics_;  // of the last failed attempt
     std::string reason_;                          // of a failure that is not the masters' doing
     std::chrono::steady_clock::time_point started_{};  // for the acquired event's elapsed
     fsm_pump pump_;

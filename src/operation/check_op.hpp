@@ -62,7 +62,8 @@ private:
                         res.min_pttl = std::chrono::milliseconds(v);
                 }
             }
-            res.masters = check_.take_diagnostics();
+            const auto& d = check_.diagnostics();
+            res.masters.assign(d.begin(), d.end());
             check_.stop();
             deliver(a.ec, std::move(res));
             c_->untrack(*this);

@@ -142,7 +142,7 @@ private:
     round release_;
     std::uint64_t extend_id_ = 0;
     std::uint64_t release_id_ = 0;
-    std::vector<master_diagnostic> diagnostics_;
+    diagnostic_list diagnostics_;
 };
 
 }  // namespace redlock::detail
