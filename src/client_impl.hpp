@@ -2,6 +2,7 @@
 #ifndef REDLOCK_SRC_CLIENT_IMPL_HPP
 #define REDLOCK_SRC_CLIENT_IMPL_HPP
 
+#include <array>
 #include <memory>
 #include <vector>
 
@@ -75,6 +76,9 @@ public:
     deadline_list deadlines;
     token_source tokens;
     xoshiro256ss jitter_rng{random_seed()};  // seeds each acquisition's retry schedule
+    // A round's command, encoded once per form (EVALSHA, EVAL) while it is sent to every
+    // master: kept here so that its capacity is reused (see round::start).
+    std::array<std::string, 2> command_scratch;
     bool closed = false;
 
 private:

@@ -47,7 +47,12 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
     {
     case round::kind::acquire:
         if (!multi)
-            resp::append_command(out, "SET", keys[0], token, "NX", "PX", ttl_ms);
+        {
+            // The constant arguments are encoded once: a lock cycle sends these on every master.
+            static const auto set = resp::encode_bulks("SET");
+            static const auto nx_px = resp::encode_bulks("NX", "PX");
+            resp::append_command(out, set, keys[0], token, nx_px, ttl_ms);
+        }
         else
             // Always EVAL, as the extension: once the quorum is reached the round no longer
             // listens to the slower masters, so a NOSCRIPT from one of them would reach no one
@@ -57,10 +62,9 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
     case round::kind::release:
         if (!multi)
         {
-            if (eval)
-                resp::append_command(out, "EVAL", release_script().body, "1", keys[0], token);
-            else
-                resp::append_command(out, "EVALSHA", release_script().sha1, "1", keys[0], token);
+            static const auto by_body = resp::encode_bulks("EVAL", release_script().body, "1");
+            static const auto by_sha1 = resp::encode_bulks("EVALSHA", release_script().sha1, "1");
+            resp::append_command(out, eval ? by_body : by_sha1, keys[0], token);
         }
         else
             append_script(out, release_multi_script(), eval, keys, token, ttl_ms, false);
@@ -96,7 +100,15 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
     if (k == kind::check)
         values_.assign(n, -3);
     for (std::size_t i = 0; i < n; ++i)
-        diag_[i] = master_diagnostic{i, master_status::pending, {}, {}, {}};
+    {
+        // Reset in place: the messages keep their capacity from the round before.
+        auto& d = diag_[i];
+        d.index = i;
+        d.status = master_status::pending;
+        d.ec = {};
+        d.message.clear();
+        d.latency = {};
+    }
     outstanding_ = 0;
     active_ = true;
     decided_sent_ = false;
@@ -105,11 +117,15 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
     t0_ = at == time_point{} ? std::chrono::steady_clock::now() : at;
     last_outcome_at_ = t0_;
     auto hold = l_->hold();
+    // Every master gets the same bytes (a release: one of two forms, EVAL or EVALSHA): each
+    // form is encoded once, on first use, and copied to each connection's output.
+    for (auto& s : c_->command_scratch)
+        s.clear();
     for (std::size_t i = 0; i < n; ++i)
     {
         const bool awaited = !previous || previous->outcome(i) != master_outcome::timed_out;
         // Sent, not awaited (see start()): nobody will see a NOSCRIPT, so the body goes along.
-        if (send(i, !awaited) && !awaited)
+        if (send(i, !awaited, true) && !awaited)
         {
             c_->conns[i]->abandon(m_[i].ticket);
             m_[i].outstanding = false;
@@ -121,7 +137,7 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
     notify();
 }
 
-bool round::send(std::size_t i, bool fallback)
+bool round::send(std::size_t i, bool fallback, bool from_start)
 {
     auto& pm = m_[i];
     auto& conn = *c_->conns[i];
@@ -132,10 +148,18 @@ bool round::send(std::size_t i, bool fallback)
     if (k_ == kind::release && !c_->scripts[i].known(release_script_id(), conn.generation()))
         fallback = true;
     const auto tag = static_cast<std::uint32_t>(i) | (fallback ? fallback_bit : 0u);
-    // Encoded straight into the connection's output buffer, once per master: cheaper than an
-    // allocation for a shared copy.
-    const error_code ec =
-        conn.submit(this, tag, [&](std::string& out) { encode(out, k_, fallback, keys_, token_, ttl_); }, pm.ticket);
+    const auto write = [&](std::string& out) {
+        if (!from_start)
+        {
+            encode(out, k_, fallback, keys_, token_, ttl_);
+            return;
+        }
+        auto& bytes = c_->command_scratch[fallback ? 1 : 0];
+        if (bytes.empty())
+            encode(bytes, k_, fallback, keys_, token_, ttl_);
+        out.append(bytes);
+    };
+    const error_code ec = conn.submit(this, tag, write, pm.ticket);
     if (ec)
     {
         settle(i, master_outcome::failed, ec, conn.last_error_detail());

@@ -115,7 +115,8 @@ private:
     void on_reply(std::uint32_t tag, const error_code& ec,
                   std::span<const resp::node_view> nodes) override;
     void on_deadline() override;
-    bool send(std::size_t i, bool fallback);
+    // `from_start`: within start(), where the encoded command is shared by the masters.
+    bool send(std::size_t i, bool fallback, bool from_start = false);
     // `at`: when the outcome became known (the read batch's time for a reply).
     void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg, time_point at);
     void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg)

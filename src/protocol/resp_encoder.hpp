@@ -20,8 +20,29 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 namespace redlock::resp {
+
+/// @brief Bulk strings encoded once and copied into commands as they are: the constant
+/// arguments of a command sent on every lock cycle (`NX PX`, `EVALSHA <sha1> 1`) cost a
+/// memcpy instead of being encoded again each time.
+///
+/// Made by encode_bulks(); an argument of append_command that stands for `count()` arguments.
+class encoded_bulks
+{
+public:
+    encoded_bulks() = default;
+    /// `bytes`: `count` bulk strings, encoded (what encode_bulks makes).
+    encoded_bulks(std::string bytes, std::size_t count) : bytes_(std::move(bytes)), count_(count) {}
+    std::string_view bytes() const noexcept { return bytes_; }
+    std::size_t count() const noexcept { return count_; }
+
+private:
+    std::string bytes_;
+    std::size_t count_ = 0;
+};
+
 namespace detail {
 
 /// Integers that are encoded as their decimal text. bool and the character types are left
@@ -39,7 +60,7 @@ template <class T>
 concept string_arg = std::is_convertible_v<const T&, std::string_view>;
 
 template <class T>
-concept command_arg = string_arg<T> || integer_arg<T>;
+concept command_arg = string_arg<T> || integer_arg<T> || std::same_as<T, encoded_bulks>;
 
 constexpr std::size_t decimal_digits(std::uint64_t v) noexcept
 {
@@ -102,6 +123,11 @@ constexpr std::size_t bulk_size(std::string_view s) noexcept
     return header_size(s.size()) + s.size() + 2;
 }
 
+inline std::size_t bulk_size(const encoded_bulks& e) noexcept
+{
+    return e.bytes().size();
+}
+
 template <integer_arg T>
 constexpr std::size_t bulk_size(T v) noexcept
 {
@@ -135,6 +161,24 @@ char* write_bulk(char* p, T v) noexcept
     return p;
 }
 
+inline char* write_bulk(char* p, const encoded_bulks& e) noexcept
+{
+    std::memcpy(p, e.bytes().data(), e.bytes().size());
+    return p + e.bytes().size();
+}
+
+/// How many of a command's arguments a piece stands for.
+template <class T>
+constexpr std::size_t arg_count(const T&) noexcept
+{
+    return 1;
+}
+
+inline std::size_t arg_count(const encoded_bulks& e) noexcept
+{
+    return e.count();
+}
+
 /// Grows `out` by exactly `n` bytes and returns where they start. A single resize (rather than
 /// a reserve followed by many appends) drops the capacity check from every piece.
 inline char* grow(std::string& out, std::size_t n)
@@ -146,10 +190,12 @@ inline char* grow(std::string& out, std::size_t n)
 
 /// Converts a command argument once, so a `const char*` is measured by a single strlen.
 template <command_arg T>
-constexpr auto as_piece(const T& v) noexcept
+constexpr decltype(auto) as_piece(const T& v) noexcept
 {
     if constexpr (integer_arg<T>)
-        return v;
+        return T{v};
+    else if constexpr (std::same_as<T, encoded_bulks>)
+        return (v);  // a reference: no copy of the bytes
     else
         return std::string_view(v);
 }
@@ -197,21 +243,35 @@ void append_bulk(std::string& out, T v) = delete;
 
 /// @brief Appends one command: an array header and one bulk string per argument.
 ///
-/// Each argument is either convertible to `std::string_view` (sent as is, binary-safe) or an
-/// integer (sent as its decimal text). `out` grows once, by the exact encoded size.
+/// Each argument is either convertible to `std::string_view` (sent as is, binary-safe), an
+/// integer (sent as its decimal text), or encoded_bulks (copied as they are, counting as the
+/// arguments they hold). `out` grows once, by the exact encoded size.
 template <class... Args>
     requires(detail::command_arg<Args> && ...)
 void append_command(std::string& out, const Args&... args)
 {
-    const std::tuple pieces{detail::as_piece(args)...};
+    const std::tuple<decltype(detail::as_piece(args))...> pieces{detail::as_piece(args)...};
+    const std::size_t argc = std::apply(
+        [](const auto&... piece) { return (std::size_t{0} + ... + detail::arg_count(piece)); }, pieces);
     const std::size_t total = std::apply(
-        [](const auto&... piece) {
-            return detail::header_size(sizeof...(Args)) + (std::size_t{0} + ... + detail::bulk_size(piece));
+        [argc](const auto&... piece) {
+            return detail::header_size(argc) + (std::size_t{0} + ... + detail::bulk_size(piece));
         },
         pieces);
-    char* p = detail::write_header(detail::grow(out, total), '*', sizeof...(Args));
+    char* p = detail::write_header(detail::grow(out, total), '*', argc);
     std::apply([&p](const auto&... piece) { ((p = detail::write_bulk(p, piece)), ...); }, pieces);
     assert(p == out.data() + out.size());
+}
+
+/// Encodes `args` once as bulk strings (no array header), for use as one argument of
+/// append_command that stands for all of them.
+template <class... Args>
+    requires((detail::string_arg<Args> || detail::integer_arg<Args>) && ...)
+encoded_bulks encode_bulks(const Args&... args)
+{
+    std::string bytes;
+    (append_bulk(bytes, args), ...);
+    return encoded_bulks(std::move(bytes), sizeof...(Args));
 }
 
 /// Appends one command whose arguments are only known at run time.

@@ -37,6 +37,7 @@ static_assert(can_append_command<const char*, std::string, std::string_view, int
 static_assert(!can_append_command<const char*, bool>);
 static_assert(!can_append_command<const char*, char>);
 static_assert(!can_append_command<const char*, double>);
+static_assert(can_append_command<resp::encoded_bulks, std::string_view, resp::encoded_bulks, int>);
 
 TEST_CASE("encoder: array header", "[resp][encoder]")
 {
@@ -130,6 +131,48 @@ TEST_CASE("encoder: variadic commands", "[resp][encoder]")
     out.clear();
     resp::append_command(out, "PING");
     CHECK(out == "*1\r\n$4\r\nPING\r\n");
+}
+
+TEST_CASE("encoder: bulks encoded once are copied as the arguments they stand for", "[resp][encoder]")
+{
+    const std::string key = "lock:\0:\r\n"s;
+    const std::string_view token = "tok\xff"sv;
+    std::string plain;
+    resp::append_command(plain, "SET", key, token, "NX", "PX", 30000);
+
+    const auto set = resp::encode_bulks("SET");
+    const auto nx_px = resp::encode_bulks("NX", "PX");
+    CHECK(set.count() == 1);
+    CHECK(nx_px.count() == 2);
+    CHECK(nx_px.bytes() == "$2\r\nNX\r\n$2\r\nPX\r\n");
+    std::string pre = "before";
+    resp::append_command(pre, set, key, token, nx_px, 30000);
+    CHECK(pre == "before" + plain);
+
+    // Leading, alone, with integers inside, and with nothing in them.
+    const auto head = resp::encode_bulks("EVALSHA", "abc", 1);
+    std::string a, b;
+    resp::append_command(a, "EVALSHA", "abc", 1, "k", std::int64_t{-5});
+    resp::append_command(b, head, "k", std::int64_t{-5});
+    CHECK(a == b);
+    a.clear();
+    b.clear();
+    resp::append_command(a, "EVALSHA", "abc", 1);
+    resp::append_command(b, head);
+    CHECK(a == b);
+    const resp::encoded_bulks none;
+    b.clear();
+    resp::append_command(b, none, "PING");
+    CHECK(b == "*1\r\n$4\r\nPING\r\n");
+
+    // Twelve arguments in all: the array header's count takes two digits.
+    const auto ten = resp::encode_bulks("a", "b", "c", "d", "e", "f", "g", "h", "i", "j");
+    a.clear();
+    b.clear();
+    resp::append_command(a, "X", "a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "Y");
+    resp::append_command(b, "X", ten, "Y");
+    CHECK(a == b);
+    CHECK(b.starts_with("*12\r\n"));
 }
 
 TEST_CASE("encoder: run-time argument lists", "[resp][encoder]")
