@@ -252,27 +252,13 @@ private:
 
     void on_round_decided(round& r) override
     {
-        if (&r == &ext_)
-        {
-            const auto now = clock::now();  // the extension's validity is judged by it
-            fsm_events evs;
-            if (c_->closed)
-                evs.push_back(fsm_event::closed(now));  // close() may be what decided it: first
-            append_outcomes(evs, r.tracker(), ext_id_, now);
-            drive(evs);
-        }
+        if (&r == &ext_)  // the time is now: the extension's validity is judged by it
+            drive(decided_events(r.tracker(), c_->closed, ext_id_, clock::now()));
     }
 
     void on_round_finished(round& r) override
     {
-        const auto now = clock::now();
-        const auto id = &r == &ext_ ? ext_id_ : rel_id_;
-        fsm_events evs;
-        if (c_->closed)
-            evs.push_back(fsm_event::closed(now));  // close() failed the requests, not the masters
-        append_outcomes(evs, r.tracker(), id, now);
-        evs.push_back(fsm_event::deadline(id, now));  // every master answered or timed out
-        drive(evs);
+        drive(finished_events(r.tracker(), c_->closed, &r == &ext_ ? ext_id_ : rel_id_, clock::now()));
     }
 
     void set_status(error_code ec)

@@ -156,23 +156,15 @@ void acquire_op::on_round_decided(round& r)
     // The machine counts the outcomes itself: it is told every one the round has so far.
     // The time is now, not the replies' batch time: a lock whose validity ran out while the
     // batch was being parsed is not handed out.
-    const auto now = clock::now();
-    fsm_events evs;
-    if (c_->closed)
-        evs.push_back(acquire_event::closed(now));  // close() may be what decided it: first
-    append_outcomes(evs, r.tracker(), attempt_id_, now);
-    drive(evs);
+    drive(decided_events(r.tracker(), c_->closed, attempt_id_, clock::now()));
 }
 
 void acquire_op::on_round_finished(round& r)
 {
     if (&r != &release_)
         return;
-    const auto now = clock::now();
-    if (c_->closed)
-        drive(acquire_event::closed(now));  // close() failed the requests, not the masters
     // Every awaited master answered, or the release deadline passed: the release is over.
-    drive(acquire_event::deadline(release_id_, now));
+    drive(ended_events(c_->closed, release_id_, clock::now()));
 }
 
 void acquire_op::on_deadline()

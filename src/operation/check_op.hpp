@@ -79,13 +79,7 @@ private:
 
     void on_round_finished(round& r) override
     {
-        const auto now = r.last_outcome_at();
-        fsm_events evs;
-        if (c_->closed)
-            evs.push_back(fsm_event::closed(now));  // close() failed the requests, not the masters
-        append_outcomes(evs, r.tracker(), check_id_, now);
-        evs.push_back(fsm_event::deadline(check_id_, now));  // every master answered or timed out
-        drive(evs);
+        drive(finished_events(r.tracker(), c_->closed, check_id_, r.last_outcome_at()));
     }
 
     round check_;

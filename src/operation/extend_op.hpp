@@ -111,22 +111,14 @@ private:
         if (&r != &extend_)
             return;
         // The machine counts the outcomes itself; the time is now, as validity is judged by it.
-        const auto now = clock::now();
-        fsm_events evs;
-        if (c_->closed)
-            evs.push_back(fsm_event::closed(now));  // close() may be what decided it: first
-        append_outcomes(evs, r.tracker(), extend_id_, now);
-        drive(evs);
+        drive(decided_events(r.tracker(), c_->closed, extend_id_, clock::now()));
     }
 
     void on_round_finished(round& r) override
     {
         if (&r != &release_)
             return;
-        const auto now = clock::now();
-        if (c_->closed)
-            drive(fsm_event::closed(now));  // close() failed the requests, not the masters
-        drive(fsm_event::deadline(release_id_, now));
+        drive(ended_events(c_->closed, release_id_, clock::now()));
     }
 
     void answer(error_code ec, lock result)

@@ -76,6 +76,41 @@ inline void append_outcomes(fsm_events& out, const quorum_tracker& q, std::uint6
             out.push_back(fsm_event::reply(round_id, i, q.outcome(i), now));
 }
 
+/// @brief What a round hands its machine when its outcome is decided: `closed` first when the
+/// client was closed (close() may be what decided it, by failing the requests: the machine
+/// must know that before it counts them as failed masters), then every outcome so far.
+inline fsm_events decided_events(const quorum_tracker& q, bool closed, std::uint64_t round_id,
+                                 fsm_event::time_point now)
+{
+    fsm_events evs;
+    if (closed)
+        evs.push_back(fsm_event::closed(now));
+    append_outcomes(evs, q, round_id, now);
+    return evs;
+}
+
+/// @brief What a round whose outcomes the machine does not count (a release after a failed
+/// attempt or extension) hands it when it is over: `closed` first when the client was closed
+/// (close() failed the requests, not the masters), then the round's deadline event.
+inline fsm_events ended_events(bool closed, std::uint64_t round_id, fsm_event::time_point now)
+{
+    fsm_events evs;
+    if (closed)
+        evs.push_back(fsm_event::closed(now));
+    evs.push_back(fsm_event::deadline(round_id, now));
+    return evs;
+}
+
+/// @brief What a round hands its machine when it is over: as decided_events, then the round's
+/// deadline event (every master answered or timed out).
+inline fsm_events finished_events(const quorum_tracker& q, bool closed, std::uint64_t round_id,
+                                  fsm_event::time_point now)
+{
+    auto evs = decided_events(q, closed, round_id, now);
+    evs.push_back(fsm_event::deadline(round_id, now));
+    return evs;
+}
+
 }  // namespace redlock::detail
 
 #endif

@@ -81,12 +81,7 @@ private:
         const auto now = r.last_outcome_at();
         if (fsm_->completed())
             return drive(fsm_event::deadline(release_id_, now));  // answered: only the end matters
-        fsm_events evs;
-        if (c_->closed)
-            evs.push_back(fsm_event::closed(now));  // close() failed the requests, not the masters
-        append_outcomes(evs, r.tracker(), release_id_, now);
-        evs.push_back(fsm_event::deadline(release_id_, now));  // every master answered or timed out
-        drive(evs);
+        drive(finished_events(r.tracker(), c_->closed, release_id_, now));
     }
 
     round release_;
