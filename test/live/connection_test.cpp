@@ -58,6 +58,16 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
+/// One master of its own, an io_context and a connection to it: what most tests start from.
+struct one_master
+{
+    explicit one_master(const connection_options& opts = {}) : conn(io.get_executor(), masters.uri(0), opts) {}
+
+    local_masters masters{{.count = 1}};
+    asio::io_context io;
+    connection conn;
+};
+
 long long ms_since(clock_type::time_point t0)
 {
     return std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - t0).count();
@@ -233,9 +243,8 @@ private:
 TEST_CASE("connection: 10000 concurrent requests on one connection complete in order and are coalesced",
           "[live][connection]")
 {
-    local_masters masters({.count = 1});
-    asio::io_context io;
-    connection conn(io.get_executor(), masters.uri(0));
+    one_master m;
+    auto& [masters, io, conn] = m;
     REQUIRE_FALSE(wait_connected(io, conn));
     const auto before = conn.stats();
 
@@ -314,9 +323,8 @@ TEST_CASE("connection: 10000 concurrent requests on one connection complete in o
 TEST_CASE("connection: requests in flight fail promptly when the master dies and the connection recovers by itself",
           "[live][connection]")
 {
-    local_masters masters({.count = 1});
-    asio::io_context io;
-    connection conn(io.get_executor(), masters.uri(0));
+    one_master m;
+    auto& [masters, io, conn] = m;
     REQUIRE_FALSE(wait_connected(io, conn));
     REQUIRE(value_of(exec(io, conn, command("PING"))) == "PONG");
     const auto before = conn.stats();
@@ -377,11 +385,10 @@ TEST_CASE("connection: requests in flight fail promptly when the master dies and
 TEST_CASE("connection: request deadlines on a paused master and late replies never reach the wrong request",
           "[live][connection]")
 {
-    local_masters masters({.count = 1});
-    asio::io_context io;
     connection_options opts;
     opts.health_check_timeout = 10s;  // the pause must not drop the connection here
-    connection conn(io.get_executor(), masters.uri(0), opts);
+    one_master m(opts);
+    auto& [masters, io, conn] = m;
     REQUIRE_FALSE(wait_connected(io, conn));
     REQUIRE(value_of(exec(io, conn, command("PING"))) == "PONG");
     const auto before = conn.stats();
@@ -431,11 +438,10 @@ TEST_CASE("connection: request deadlines on a paused master and late replies nev
 TEST_CASE("connection: the health check declares a stalled master dead and the connection comes back",
           "[live][connection]")
 {
-    local_masters masters({.count = 1});
-    asio::io_context io;
     connection_options opts;
     opts.health_check_timeout = 300ms;
-    connection conn(io.get_executor(), masters.uri(0), opts);
+    one_master m(opts);
+    auto& [masters, io, conn] = m;
     REQUIRE_FALSE(wait_connected(io, conn));
     REQUIRE(value_of(exec(io, conn, command("PING"))) == "PONG");
     const auto before = conn.stats();
@@ -465,12 +471,11 @@ TEST_CASE("connection: the health check declares a stalled master dead and the c
 TEST_CASE("connection: the idle health PING detects a stalled master with no request outstanding",
           "[live][connection]")
 {
-    local_masters masters({.count = 1});
-    asio::io_context io;
     connection_options opts;
     opts.health_check_interval = 200ms;
     opts.health_check_timeout = 300ms;
-    connection conn(io.get_executor(), masters.uri(0), opts);
+    one_master m(opts);
+    auto& [masters, io, conn] = m;
     REQUIRE_FALSE(wait_connected(io, conn));
     run_for(io, 500ms);  // idle: the health PINGs are answered, nothing drops
     const auto before = conn.stats();
@@ -498,11 +503,10 @@ TEST_CASE("connection: the idle health PING detects a stalled master with no req
 TEST_CASE("connection: cancellation completes at once and the cancelled request's reply is consumed",
           "[live][connection]")
 {
-    local_masters masters({.count = 1});
-    asio::io_context io;
     connection_options opts;
     opts.health_check_timeout = 10s;
-    connection conn(io.get_executor(), masters.uri(0), opts);
+    one_master m(opts);
+    auto& [masters, io, conn] = m;
     REQUIRE_FALSE(wait_connected(io, conn));
     REQUIRE(value_of(exec(io, conn, command("PING"))) == "PONG");
 
@@ -546,11 +550,10 @@ TEST_CASE("connection: cancellation emitted right after async_exec returns is ho
     // Per-operation cancellation applies from the moment the initiating function returns.
     // Here async_exec is called from outside the connection's strand (the io_context is not
     // running), and the signal is emitted before the io_context runs again.
-    local_masters masters({.count = 1});
-    asio::io_context io;
     connection_options opts;
     opts.health_check_timeout = 10s;
-    connection conn(io.get_executor(), masters.uri(0), opts);
+    one_master m(opts);
+    auto& [masters, io, conn] = m;
     REQUIRE_FALSE(wait_connected(io, conn));
     REQUIRE(value_of(exec(io, conn, command("PING"))) == "PONG");
 
@@ -720,9 +723,8 @@ TEST_CASE("connection: Unix socket and the db of the URI is selected", "[live][c
 TEST_CASE("connection: server error replies complete with the error of their prefix and the message",
           "[live][connection]")
 {
-    local_masters masters({.count = 1});
-    asio::io_context io;
-    connection conn(io.get_executor(), masters.uri(0));
+    one_master m;
+    auto& [masters, io, conn] = m;
     REQUIRE_FALSE(wait_connected(io, conn));
 
     const auto noscript = exec(io, conn, command("EVALSHA", "0000000000000000000000000000000000000000", "0"));
@@ -860,9 +862,8 @@ TEST_CASE("connection: close() fails outstanding requests with connection_closed
 
 TEST_CASE("connection: every completion-token style works with async_exec", "[live][connection]")
 {
-    local_masters masters({.count = 1});
-    asio::io_context io;
-    connection conn(io.get_executor(), masters.uri(0));
+    one_master m;
+    auto& [masters, io, conn] = m;
     auto runner = std::make_unique<io_threads>(io, 1);  // futures need io on another thread
 
     auto wait = [](auto& fut) { return fut.wait_for(5s) == std::future_status::ready; };
@@ -982,9 +983,8 @@ TEST_CASE("connection: every completion-token style works with async_exec", "[li
 TEST_CASE("connection: 8 threads x 2000 requests on one connection with the io_context on 4 threads",
           "[live][connection]")
 {
-    local_masters masters({.count = 1});
-    asio::io_context io;
-    connection conn(io.get_executor(), masters.uri(0));
+    one_master m;
+    auto& [masters, io, conn] = m;
     auto runner = std::make_unique<io_threads>(io, 4);
     {
         std::promise<error_code> p;
