@@ -19,6 +19,7 @@ if [ "${1:-}" = test ]; then
     packages+=(
         clang              # 14: the fuzz stage's compiler (libFuzzer is clang's)
         libclang-rt-14-dev # libFuzzer and clang's ASan/UBSan runtimes
+        spin               # the model checker of docs/model/ (the model stage)
     )
 fi
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, then runs four stages, each with its own build
+# The test command: installs what is missing, then runs five stages, each with its own build
 # directory, and fails if any of them fails:
 #
 #   normal  RelWithDebInfo build with warnings as errors, the whole CTest suite (unit, live
@@ -12,20 +12,22 @@
 #           multi-threaded ([tsan]) live tests, with the io_context on 4 threads.
 #   fuzz    clang + libFuzzer build of test/fuzz/, each target fuzzed for a bounded time
 #           (REDLOCK_FUZZ_SECONDS, default 60; both at once, one per core).
+#   model   spin on docs/model/fenced_redlock.pml (docs/model/check.sh): the fencing design's
+#           properties hold, and the known failures are found (~40 s, 1.5 GB).
 #
 # Environment:
-#   REDLOCK_TEST_STAGES   the stages to run, default "normal asan tsan fuzz"
+#   REDLOCK_TEST_STAGES   the stages to run, default "normal asan tsan fuzz model"
 #   REDLOCK_FUZZ_SECONDS  seconds per fuzz target, default 60
 #   BUILD_DIR             the normal build directory (default build); the others are
 #                         $BUILD_DIR-asan, $BUILD_DIR-tsan, $BUILD_DIR-fuzz
 # Extra arguments go to the normal stage's ctest, e.g. bash scripts/test.sh -R '^unit:'.
 #
 # The last line is "N passed, N failed": tests over all the CTest stages, plus one per fuzz
-# target and one failure per stage that failed before its tests could run.
+# target and per model check, and one failure per stage that failed before its tests could run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-stages=${REDLOCK_TEST_STAGES:-normal asan tsan fuzz}
+stages=${REDLOCK_TEST_STAGES:-normal asan tsan fuzz model}
 fuzz_seconds=${REDLOCK_FUZZ_SECONDS:-60}
 build=${BUILD_DIR:-build}
 jobs=2
@@ -157,13 +159,26 @@ stage_fuzz() {
     return $failed
 }
 
+# ---- model ---------------------------------------------------------------------------------
+stage_model() {
+    local log rc=0
+    log=$(mktemp)
+    bash docs/model/check.sh 2>&1 | tee "$log" || rc=$?
+    total_passed=$((total_passed + $(grep -c '^model .*\[ok\]' "$log" || true)))
+    total_failed=$((total_failed + $(grep -c '^model .*\[UNEXPECTED\]' "$log" || true)))
+    grep -q '^model ' "$log" && ctest_counted=1
+    rm -f "$log"
+    return $rc
+}
+
 for s in $stages; do
     case $s in
     normal) stage normal stage_normal ;;
     asan) stage asan stage_asan ;;
     tsan) stage tsan stage_tsan ;;
     fuzz) stage fuzz stage_fuzz ;;
-    *) echo "unknown stage '$s' (known: normal asan tsan fuzz)" >&2; exit 2 ;;
+    model) stage model stage_model ;;
+    *) echo "unknown stage '$s' (known: normal asan tsan fuzz model)" >&2; exit 2 ;;
     esac
 done
 
