@@ -166,13 +166,14 @@ private:
             tell(n);
         switch (a.type)
         {
-        case fsm_action::kind::none: return;
+        case fsm_action::kind::none:
+        case fsm_action::kind::send_commit: return;  // (a holder extends: it never fences)
         case fsm_action::kind::wait_until: c_->deadlines.schedule(*this, a.until); return;
         case fsm_action::kind::send_attempt:
             ext_.stop();  // the previous extension may still be hearing from its last masters
             ext_id_ = a.round_id;
             c_->deadlines.schedule(*this, a.until);  // while it runs: the end of validity
-            ext_.start(*c_, round::kind::extend, base_->key_span(), base_->token, ttl(), a.deadline - a.at,
+            ext_.start(*c_, round::kind::extend, base_->key_span(), base_->token, ttl().count(), a.deadline - a.at,
                        this, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:

@@ -32,6 +32,8 @@ lock::clock::time_point lock::valid_until() const noexcept { return s_ ? s_->val
 
 std::chrono::milliseconds lock::ttl() const noexcept { return s_ ? s_->ttl : std::chrono::milliseconds(0); }
 
+std::uint64_t lock::fencing_token() const noexcept { return s_ ? s_->fence : 0; }
+
 std::span<const master_diagnostic> lock::masters() const noexcept
 {
     return s_ ? std::span<const master_diagnostic>(s_->masters) : std::span<const master_diagnostic>();
@@ -74,6 +76,8 @@ std::string lock::describe() const
                " ms left";
     else
         out += "not held";
+    if (fencing_token() != 0)
+        out += ", fencing token " + std::to_string(fencing_token());
     if (!reason().empty())
         out += " (" + std::string(reason()) + ")";
     out += "; masters:" + detail::describe_masters(masters());

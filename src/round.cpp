@@ -39,9 +39,8 @@ void append_script(std::string& out, const lua_script& script, bool eval,
 
 // `eval`: send the script's body (EVAL) rather than its SHA1 (EVALSHA).
 void encode(std::string& out, round::kind k, bool eval, std::span<const std::string> keys,
-            std::string_view token, std::chrono::milliseconds ttl)
+            std::string_view token, std::int64_t ttl_ms)
 {
-    const auto ttl_ms = static_cast<std::int64_t>(ttl.count());
     const bool multi = keys.size() > 1;
     switch (k)
     {
@@ -78,13 +77,20 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
     case round::kind::check:
         append_script(out, check_script(), eval, keys, token, ttl_ms, false);
         return;
+    // Always EVAL, as a multi-key acquisition: a NOSCRIPT after the quorum would reach no one.
+    case round::kind::acquire_fenced:
+        append_script(out, fenced_acquire_script(), true, keys, token, ttl_ms, true);
+        return;
+    case round::kind::commit_fence:
+        append_script(out, fence_commit_script(), true, keys, token, ttl_ms, true);
+        return;
     }
 }
 
 }  // namespace
 
 void round::start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
-                  std::chrono::milliseconds ttl, std::chrono::steady_clock::duration timeout, round_listener* l,
+                  std::int64_t arg, std::chrono::steady_clock::duration timeout, round_listener* l,
                   const quorum_tracker* previous, time_point latest, time_point at)
 {
     const auto n = c.size();
@@ -93,12 +99,12 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
     k_ = k;
     keys_ = keys;
     token_ = token;
-    ttl_ = ttl;
+    arg_ = arg;
     q_ = quorum_tracker(n);
     m_.assign(n, per_master{});
     diag_.resize(n);
-    if (k == kind::check)
-        values_.assign(n, -3);
+    if (k == kind::check || k == kind::acquire_fenced)
+        values_.assign(n, k == kind::check ? -3 : 0);
     for (std::size_t i = 0; i < n; ++i)
     {
         // Reset in place: the messages keep their capacity from the round before.
@@ -151,12 +157,12 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     const auto write = [&](std::string& out) {
         if (!from_start)
         {
-            encode(out, k_, fallback, keys_, token_, ttl_);
+            encode(out, k_, fallback, keys_, token_, arg_);
             return;
         }
         auto& bytes = c_->command_scratch[fallback ? 1 : 0];
         if (bytes.empty())
-            encode(bytes, k_, fallback, keys_, token_, ttl_);
+            encode(bytes, k_, fallback, keys_, token_, arg_);
         out.append(bytes);
     };
     const error_code ec = conn.submit(this, tag, write, pm.ticket);
@@ -252,15 +258,22 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
                 return;
             settle(i, master_outcome::failed, e, v.value, at);
         }
-        else if (k_ == kind::acquire && keys_.size() == 1)
+        else if (k_ == kind::acquire_fenced || (k_ == kind::acquire && keys_.size() == 1))
         {
-            if (v.data_type == type::simple_string && v.value == "OK")
+            // SET NX answers OK or nil; the fenced script, the master's counter or nil.
+            const bool fenced = k_ == kind::acquire_fenced;
+            const bool set = fenced ? v.data_type == type::integer && !v.value.empty() && v.value[0] != '-'
+                                    : v.data_type == type::simple_string && v.value == "OK";
+            if (set && fenced)
+                values_[i] = std::strtoll(std::string(v.value).c_str(), nullptr, 10);
+            if (set)
                 settle(i, master_outcome::granted, {}, {}, at);
             else if (v.data_type == type::null)
                 settle(i, master_outcome::held_by_other, {}, {}, at);
             else
                 settle(i, master_outcome::failed, error::unexpected_reply,
-                       "SET returned " + std::string(resp::to_string(v.data_type)), at);
+                       (fenced ? "fenced SET returned " : "SET returned ") + std::string(resp::to_string(v.data_type)),
+                       at);
         }
         else if (k_ == kind::check)
         {
@@ -310,7 +323,7 @@ void round::on_deadline()
             // now reach no one. An EVAL queued behind it covers that case; when the EVALSHA did
             // delete the key, the EVAL finds nothing and returns 0.
             request_ticket ignored;
-            (void)conn.submit(nullptr, 0, [&](std::string& out) { encode(out, k_, true, keys_, token_, ttl_); },
+            (void)conn.submit(nullptr, 0, [&](std::string& out) { encode(out, k_, true, keys_, token_, arg_); },
                               ignored);
         }
         settle(i, master_outcome::timed_out, error::request_timeout, {});

@@ -61,12 +61,19 @@ public:
         acquire,
         release,
         extend,
-        check  ///< Does every key hold the token? Each master's answer is its smallest PTTL.
+        check,  ///< Does every key hold the token? Each master's answer is its smallest PTTL.
+        /// A fenced acquisition's first round (keys: the lock key, its fence counter): SET NX
+        /// PX, and each granting master's counter as its value().
+        acquire_fenced,
+        /// A fenced acquisition's second round (the same keys): commit the fencing token `arg`.
+        commit_fence,
     };
 
     using time_point = std::chrono::steady_clock::time_point;
 
-    /// @brief Sends to all masters. `key` and `token` must stay valid while the round is active.
+    /// @brief Sends to all masters. `keys` and `token` must stay valid while the round is active.
+    /// `arg` is the number the command carries: the TTL in ms (acquire, extend), the fencing
+    /// token (commit_fence); unused otherwise.
     /// May call the listener before returning (e.g. when every master is down).
     ///
     /// @param previous For a release after a failed attempt: the attempt's outcomes. Masters
@@ -79,7 +86,7 @@ public:
     /// @param at When the caller read the clock just before (the time of the event that made
     /// it start the round): `started()`, saving a clock read. The default reads the clock.
     void start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
-               std::chrono::milliseconds ttl, std::chrono::steady_clock::duration timeout, round_listener* l,
+               std::int64_t arg, std::chrono::steady_clock::duration timeout, round_listener* l,
                const quorum_tracker* previous = nullptr, time_point latest = time_point::max(),
                time_point at = time_point{});
 
@@ -109,7 +116,9 @@ public:
     const diagnostic_list& diagnostics() const noexcept { return diag_; }
     diagnostic_list take_diagnostics() { return std::move(diag_); }
     /// kind::check: master i's smallest PTTL in ms (-1: no expiry), or -3 when not ours / unknown.
+    /// kind::acquire_fenced: master i's fence counter where it granted.
     std::int64_t value(std::size_t i) const noexcept { return i < values_.size() ? values_[i] : -3; }
+    std::span<const std::int64_t> values() const noexcept { return values_; }
 
 private:
     void on_reply(std::uint32_t tag, const error_code& ec,
@@ -139,7 +148,7 @@ private:
     kind k_ = kind::acquire;
     std::span<const std::string> keys_;
     std::string_view token_;
-    std::chrono::milliseconds ttl_{0};
+    std::int64_t arg_ = 0;
     quorum_tracker q_{1};
     // Inline up to 9 masters: a round is made for every operation, and these would otherwise
     // be two allocations per round on the hot path.

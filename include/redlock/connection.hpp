@@ -27,6 +27,10 @@ namespace detail {
 class connection_impl;
 }
 
+/// An argument of a Redis command: a string (any bytes) or an integer.
+template <class T>
+concept command_argument = std::convertible_to<const T&, std::string_view> || std::integral<T>;
+
 /// @brief One Redis command, encoded once as a RESP array of bulk strings (binary-safe).
 class command
 {
@@ -34,9 +38,8 @@ public:
     command() = default;
 
     /// Each argument is a string (any bytes) or an integer.
-    template <class... Args>
-        requires(sizeof...(Args) > 0 &&
-                 ((std::convertible_to<const Args&, std::string_view> || std::integral<Args>) && ...))
+    template <command_argument... Args>
+        requires(sizeof...(Args) > 0)
     explicit command(const Args&... args)
     {
         begin(sizeof...(Args));
@@ -69,9 +72,8 @@ public:
     request() = default;
 
     /// Appends one command; each argument is a string (any bytes) or an integer.
-    template <class... Args>
-        requires(sizeof...(Args) > 0 &&
-                 ((std::convertible_to<const Args&, std::string_view> || std::integral<Args>) && ...))
+    template <command_argument... Args>
+        requires(sizeof...(Args) > 0)
     request& push(const Args&... args)
     {
         command c(args...);

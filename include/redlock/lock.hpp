@@ -79,6 +79,13 @@ public:
     /// The TTL the keys were last set (or extended) with.
     std::chrono::milliseconds ttl() const noexcept;
 
+    /// The fencing token of a lock taken with lock_options::fencing: at least 1, and larger
+    /// than the token of every earlier holder of the resource whose lock was fenced too (the
+    /// sequence may skip numbers). Pass it with every write to the protected resource and
+    /// have the resource refuse a token lower than the highest it has seen. 0 for a lock
+    /// taken without fencing or never acquired.
+    std::uint64_t fencing_token() const noexcept;
+
     /// Validity left now (zero when past), on the monotonic clock.
     clock::duration remaining() const noexcept
     {

@@ -41,6 +41,15 @@ struct lock_options
     /// Deadline of the release sent after a failed attempt (and by async_unlock). The
     /// caller's cancellation does not cut it short.
     std::chrono::milliseconds release_timeout{200};
+
+    /// Hand out a fencing token with the lock (lock::fencing_token()): a number that grows
+    /// with each new holder of the resource, for the protected resource to refuse a holder
+    /// older than one it has seen (docs/algorithm.md, "Fencing tokens across a quorum"). It
+    /// costs a second round trip per acquisition and one counter key per resource, kept on
+    /// every master without expiry (`{key}:fence`, or `key:fence` when the key has a hash
+    /// tag). Single-resource locks only: async_lock_all with fencing fails with
+    /// error::invalid_argument.
+    bool fencing = false;
 };
 
 /// The longest key (key_prefix + resource) a lock accepts, in bytes: every command of the lock

@@ -1,6 +1,8 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "operation/acquire_fsm.hpp"
 
+#include <algorithm>
+
 #include <boost/asio/error.hpp>
 
 #include "algorithm/attempt_timeout.hpp"
@@ -21,7 +23,7 @@ acquire_fsm::acquire_fsm(const lock_options& o, std::size_t masters, std::uint64
     : ttl_(o.ttl), drift_factor_(o.drift_factor), attempt_timeout_(attempt_timeout_of(o)),
       release_timeout_(o.release_timeout),
       retry_(retry_policy{o.max_attempts, o.retry_delay, o.retry_jitter, o.max_wait}, seed),
-      attempt_(masters), try_mode_(try_mode)
+      attempt_(masters), commit_(masters), try_mode_(try_mode), fencing_(o.fencing)
 {}
 
 acquire_action acquire_fsm::resume(const acquire_event& ev)
@@ -30,6 +32,7 @@ acquire_action acquire_fsm::resume(const acquire_event& ev)
     {
     case phase::idle: return on_idle(ev);
     case phase::attempting: return on_attempting(ev);
+    case phase::committing: return on_committing(ev);
     case phase::releasing: return on_releasing(ev);
     case phase::backing_off: return on_backing_off(ev);
     case phase::done: break;
@@ -51,27 +54,48 @@ acquire_action acquire_fsm::on_idle(const acquire_event& ev)
     }
 }
 
+bool acquire_fsm::record(quorum_tracker& q, const acquire_event& ev)
+{
+    if (ev.round_id != round_)
+        return false;
+    const auto before = q.state();
+    if (ev.type == event_kind::deadline)
+    {
+        for (std::size_t i = 0; i < q.masters(); ++i)
+            q.record(i, master_outcome::timed_out);  // only the pending ones change
+        return true;  // every master has an outcome now, so the tracker has decided
+    }
+    // The tracker ignores a master's second answer and an index out of range.
+    const bool first = ev.master < q.masters() && q.outcome(ev.master) == master_outcome::pending;
+    if (first && &q == &attempt_ && fencing_ && ev.outcome == master_outcome::granted && ev.value > largest_counter_)
+        largest_counter_ = ev.value;
+    return q.record(ev.master, ev.outcome) != before;
+}
+
 acquire_action acquire_fsm::on_attempting(const acquire_event& ev)
 {
     switch (ev.type)
     {
     case event_kind::reply:
-    {
-        if (ev.round_id != round_)
-            return nothing();
-        const auto before = attempt_.state();
-        // The tracker ignores a master's second answer and an index out of range.
-        if (attempt_.record(ev.master, ev.outcome) == before)
-            return nothing();
-        return on_attempt_decided(ev.now);
+    case event_kind::deadline: return record(attempt_, ev) ? on_attempt_decided(ev.now) : nothing();
+    default: return on_interrupted(ev);
     }
-    case event_kind::deadline:
-        if (ev.round_id != round_)
-            return nothing();
-        for (std::size_t i = 0; i < attempt_.masters(); ++i)
-            attempt_.record(i, master_outcome::timed_out);  // only the pending ones change
-        // Every master has an outcome now, so the tracker has decided.
-        return on_attempt_decided(ev.now);
+}
+
+acquire_action acquire_fsm::on_committing(const acquire_event& ev)
+{
+    switch (ev.type)
+    {
+    case event_kind::reply:
+    case event_kind::deadline: return record(commit_, ev) ? on_commit_decided(ev.now) : nothing();
+    default: return on_interrupted(ev);
+    }
+}
+
+acquire_action acquire_fsm::on_interrupted(const acquire_event& ev)
+{
+    switch (ev.type)
+    {
     case event_kind::cancel:
         cancelled_ = true;
         return fail_attempt(boost::asio::error::operation_aborted, ev.now);
@@ -119,6 +143,8 @@ acquire_action acquire_fsm::begin_attempt(time_point now)
     phase_ = phase::attempting;
     t0_ = now;
     attempt_ = quorum_tracker(attempt_.masters());
+    commit_ = quorum_tracker(attempt_.masters());
+    largest_counter_ = 0;
     ++attempts_;
     return acquire_action::send(++round_, now + attempt_timeout_, true);
 }
@@ -127,9 +153,32 @@ acquire_action acquire_fsm::on_attempt_decided(time_point now)
 {
     if (attempt_.state() == quorum_state::failed)
         return fail_attempt(attempt_.failure_reason(), now);
+    if (!fencing_)
+        return grant_if_valid(now, 0);
+    if (remaining_validity(ttl_, now - t0_, drift_factor_) <= std::chrono::steady_clock::duration::zero())
+        return fail_attempt(error::validity_expired, now);
+    // The quorum's largest counter, plus one: larger than the token of every holder whose
+    // commit majority this quorum meets (docs/algorithm.md).
+    phase_ = phase::committing;
+    const auto deadline = std::min(now + attempt_timeout_, validity_deadline(t0_, ttl_, drift_factor_));
+    return acquire_action::commit(++round_, static_cast<std::uint64_t>(largest_counter_) + 1, deadline);
+}
+
+acquire_action acquire_fsm::on_commit_decided(time_point now)
+{
+    if (commit_.state() == quorum_state::failed)
+        return fail_attempt(commit_.failure_reason(), now);
+    return grant_if_valid(now, static_cast<std::uint64_t>(largest_counter_) + 1);
+}
+
+acquire_action acquire_fsm::grant_if_valid(time_point now, std::uint64_t fence)
+{
     // Never hand out an expired lock: the validity left at the decision must be positive.
     if (remaining_validity(ttl_, now - t0_, drift_factor_) > std::chrono::steady_clock::duration::zero())
-        return complete({}, validity_deadline(t0_, ttl_, drift_factor_));
+    {
+        phase_ = phase::done;
+        return acquire_action::complete({}, validity_deadline(t0_, ttl_, drift_factor_), fence);
+    }
     return fail_attempt(error::validity_expired, now);
 }
 
@@ -143,6 +192,7 @@ acquire_action acquire_fsm::fail_attempt(error_code reason, time_point now)
     // on its way, and the release queued behind it undoes it. Waiting for the ones that timed
     // out would only add the release deadline to the caller's latency.
     release_waiting_ = awaited_after(attempt_);
+    // (After a commit round too: the attempt's outcomes say where our key may stand.)
     // Nobody to wait for: a deadline due at once ends the release through the usual path.
     return acquire_action::release(++round_, release_waiting_, release_waiting_.empty() ? now : now + release_timeout_);
 }

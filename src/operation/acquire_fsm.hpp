@@ -39,7 +39,17 @@ using acquire_action = fsm_action;
 ///   closed, connection_closed; try mode, the attempt's error; otherwise the retry_schedule
 ///   gives a delay (a new attempt with a new token after it) or none (the last real error).
 ///
-/// Each round (attempt or release) has an id, unique within the machine and never 0; replies
+/// @par Fencing (lock_options::fencing)
+/// The attempt's replies carry each granting master's fence counter. Once the attempt has a
+/// quorum, a second round commits t = 1 + the largest counter of the masters counted in it
+/// (send_commit, deadline now + attempt_timeout, no later than the validity's end). A master
+/// commits (granted) when our key still stands there and its counter was below t. A majority
+/// of commits and a validity still positive (from the attempt's t0) grant the lock with
+/// fencing token t; a commit round that fails or ends too late fails the attempt like a
+/// first round would (released everywhere, then a retry). docs/algorithm.md argues why this
+/// orders holders.
+///
+/// Each round (attempt, commit or release) has an id, unique within the machine and never 0; replies
 /// and deadlines that name another round than the current one are stale and ignored, as are
 /// a second answer of one master, an answer of a master the round does not await, and any
 /// event after completion. The machine completes exactly once.
@@ -84,11 +94,15 @@ public:
     /// @brief The current attempt's t0 (the time of the event that started it).
     time_point attempt_started() const noexcept { return t0_; }
 
+    /// @brief The outcomes of the current (or decisive) attempt's commit round, when fencing.
+    const quorum_tracker& last_commit() const noexcept { return commit_; }
+
 private:
     enum class phase : std::uint8_t
     {
         idle,
         attempting,
+        committing,
         releasing,
         backing_off,
         done
@@ -96,12 +110,20 @@ private:
 
     acquire_action begin_attempt(time_point now);
     acquire_action on_attempt_decided(time_point now);
+    acquire_action on_commit_decided(time_point now);
+    acquire_action grant_if_valid(time_point now, std::uint64_t fence);
     acquire_action fail_attempt(error_code reason, time_point now);
     acquire_action after_release(time_point now);
     acquire_action complete(error_code ec, time_point valid_until = {});
 
     acquire_action on_idle(const acquire_event& ev);
     acquire_action on_attempting(const acquire_event& ev);
+    acquire_action on_committing(const acquire_event& ev);
+    /// The cancellation and the close of the client during a round of the attempt.
+    acquire_action on_interrupted(const acquire_event& ev);
+    /// Records a reply or the deadline of `round` (the current one) in `q`; true when it
+    /// changed q's decision.
+    bool record(quorum_tracker& q, const acquire_event& ev);
     acquire_action on_releasing(const acquire_event& ev);
     acquire_action on_backing_off(const acquire_event& ev);
 
@@ -111,7 +133,9 @@ private:
     std::chrono::milliseconds release_timeout_;
     retry_schedule retry_;
     quorum_tracker attempt_;
+    quorum_tracker commit_;
     master_set release_waiting_;
+    std::int64_t largest_counter_ = 0;  // over the current attempt's granting masters
     std::uint64_t round_ = 0;
     time_point start_{};
     time_point t0_{};
@@ -119,6 +143,7 @@ private:
     std::uint32_t attempts_ = 0;
     phase phase_ = phase::idle;
     bool try_mode_;
+    bool fencing_;
     bool cancelled_ = false;
     bool closed_ = false;
 };

@@ -4,14 +4,27 @@
 #include <boost/asio/error.hpp>
 
 #include "algorithm/attempt_timeout.hpp"
+#include "algorithm/fencing.hpp"
 #include "detail/completion.hpp"
 #include "detail/lock_state.hpp"
 
 namespace redlock::detail {
 
 namespace {
+
 using clock = std::chrono::steady_clock;
+
+// A fenced acquisition's diagnostics: a master that granted in the first round shows how its
+// commit went (granted: it committed the token); the others keep their first-round answer,
+// which says why they did not count (an error, another holder, silence).
+void merge_commit(diagnostic_list& attempt, const diagnostic_list& commit)
+{
+    for (std::size_t i = 0; i < attempt.size() && i < commit.size(); ++i)
+        if (attempt[i].status == master_status::granted)
+            attempt[i] = commit[i];
 }
+
+}  // namespace
 
 acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o)
     : c_(std::move(c)), resource_(std::move(resource)), o_(o)
@@ -58,6 +71,7 @@ void acquire_op::cancel()
 void acquire_op::abandon() noexcept
 {
     attempt_.stop();
+    commit_.stop();
     release_.stop();
     c_->deadlines.cancel(*this);
     done_ = true;
@@ -84,6 +98,8 @@ void acquire_op::begin()
         ec = asio::error::operation_aborted;
     if (ec)
         return complete(ec, {});
+    if (o_.fencing)
+        fenced_keys_ = {key_, fence_key(key_)};
     c_->track(*this, shared_from_this());
     // Seeded here, on the strand: the client's generator is not thread-safe.
     fsm_.emplace(o_, c_->size(), c_->jitter_rng(), try_mode_);
@@ -109,19 +125,34 @@ void acquire_op::execute(const acquire_action& a)
     case kind::none: return;
     case kind::send_attempt:
         attempt_id_ = a.round_id;
+        committing_ = false;
         c_->tokens.next(std::span<char, token_source::token_chars>(token_));
-        attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl, attempt_timeout_of(o_), this,
-                       nullptr, a.deadline, a.at);
+        if (o_.fencing)
+            attempt_.start(*c_, round::kind::acquire_fenced, fenced_keys_, token_view(), o_.ttl.count(),
+                           attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
+        else
+            attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl.count(), attempt_timeout_of(o_),
+                           this, nullptr, a.deadline, a.at);
+        return;
+    case kind::send_commit:
+        // The attempt round stays active: a late grant still shows in its diagnostics.
+        commit_id_ = a.round_id;
+        committing_ = true;
+        commit_.start(*c_, round::kind::commit_fence, fenced_keys_, token_view(), static_cast<std::int64_t>(a.fence),
+                      a.deadline - a.at, this, nullptr, a.deadline, a.at);
         return;
     case kind::send_release:
         release_id_ = a.round_id;
         diagnostics_ = attempt_.diagnostics();
+        if (committing_)
+            merge_commit(diagnostics_, commit_.diagnostics());
         attempt_.stop();
+        commit_.stop();
         // Every master gets the release, also those that timed out or never answered (not
         // awaited: a.awaited is the masters whose attempt outcome was not timed_out, as the
         // round derives from `previous`): a grant may still arrive, and the release queued
         // behind it on the same connection undoes it.
-        release_.start(*c_, round::kind::release, keys(), token_view(), o_.ttl, o_.release_timeout, this,
+        release_.start(*c_, round::kind::release, keys(), token_view(), 0, o_.release_timeout, this,
                        &attempt_.tracker(), a.deadline, a.at);
         return;
     case kind::wait_until:
@@ -141,8 +172,12 @@ void acquire_op::execute(const acquire_action& a)
             st->token.assign(token_view());
             st->valid_until = a.valid_until;
             st->ttl = o_.ttl;
+            st->fence = a.fence;
             st->masters = attempt_.take_diagnostics();
+            if (committing_)
+                merge_commit(st->masters, commit_.diagnostics());
             attempt_.stop();
+            commit_.stop();
             complete({}, access::make(std::move(st)));
         }
         return;
@@ -151,12 +186,13 @@ void acquire_op::execute(const acquire_action& a)
 
 void acquire_op::on_round_decided(round& r)
 {
-    if (&r != &attempt_)
-        return;
     // The machine counts the outcomes itself: it is told every one the round has so far.
     // The time is now, not the replies' batch time: a lock whose validity ran out while the
     // batch was being parsed is not handed out.
-    drive(decided_events(r.tracker(), c_->closed, attempt_id_, clock::now()));
+    if (&r == &attempt_)
+        drive(decided_events(r.tracker(), c_->closed, attempt_id_, clock::now(), r.values()));
+    else if (&r == &commit_)
+        drive(decided_events(r.tracker(), c_->closed, commit_id_, clock::now()));
 }
 
 void acquire_op::on_round_finished(round& r)
@@ -244,6 +280,9 @@ std::string acquire_op::refused_resources() const
             return too_long(0);
         return {};
     }
+    if (o_.fencing)
+        return "lock_options::fencing is for single-resource locks: async_lock_all cannot fence " +
+               std::to_string(resources_.size()) + " resources";
     for (std::size_t i = 0; i < resources_.size(); ++i)
     {
         if (resources_[i].empty())

@@ -2,6 +2,7 @@
 #ifndef REDLOCK_SRC_OPERATION_ACQUIRE_OP_HPP
 #define REDLOCK_SRC_OPERATION_ACQUIRE_OP_HPP
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,8 +22,9 @@
 namespace redlock::detail {
 
 /// @brief The Asio side of an acquisition (async_lock, async_try_lock, async_lock_all): it
-/// runs acquire_fsm, which makes every decision, and carries out its actions with two rounds
-/// (the attempt and its release) and the client's deadline list (the backoff).
+/// runs acquire_fsm, which makes every decision, and carries out its actions with its rounds
+/// (the attempt, with fencing its commit, and the release) and the client's deadline list
+/// (the backoff).
 ///
 /// What it adds to the machine: the token of each attempt, the keys, the lock handed out and
 /// the handler. Events reach the machine through drive(), one at a time: an event raised while
@@ -81,15 +83,19 @@ private:
     std::optional<try_handler> h_try_;
     std::optional<acquire_fsm> fsm_;  // made in begin(), on the strand (it draws a seed)
     round attempt_;
+    round commit_;  // fencing only
     round release_;
-    std::uint64_t attempt_id_ = 0;  // the machine's round ids of the two rounds
+    std::uint64_t attempt_id_ = 0;  // the machine's round ids of the rounds
+    std::uint64_t commit_id_ = 0;
     std::uint64_t release_id_ = 0;
+    std::array<std::string, 2> fenced_keys_;  // fencing only: the key and its fence counter
     diagnostic_list diagnostics_;  // of the last failed attempt
     std::string reason_;                          // of a failure that is not the masters' doing
     std::chrono::steady_clock::time_point started_{};  // for the acquired event's elapsed
     fsm_pump pump_;
     char token_[token_source::token_chars]{};
     bool try_mode_ = false;
+    bool committing_ = false;  // the attempt under way has reached its commit round
     bool cancelled_early_ = false;  // cancelled before begin()
     bool initiating_ = false;
     bool done_ = false;

@@ -60,10 +60,11 @@ private:
         switch (a.type)
         {
         case fsm_action::kind::none:
-        case fsm_action::kind::wait_until: return;  // (no retry delay in an extension)
+        case fsm_action::kind::wait_until:
+        case fsm_action::kind::send_commit: return;  // (no retry delay, no fencing in an extension)
         case fsm_action::kind::send_attempt:
             extend_id_ = a.round_id;
-            extend_.start(*c_, round::kind::extend, st->key_span(), st->token, ttl_, a.deadline - a.at, this,
+            extend_.start(*c_, round::kind::extend, st->key_span(), st->token, ttl_.count(), a.deadline - a.at, this,
                           nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:

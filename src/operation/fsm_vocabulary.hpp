@@ -52,12 +52,14 @@ struct fsm_event
     /// reply: the driver's classification of the answer (SET OK: granted, nil: held_by_other,
     /// error or lost connection: failed; for a release any answer will do).
     master_outcome outcome = master_outcome::pending;
+    /// reply, granted, of a fenced acquisition's first round: the master's fence counter.
+    std::int64_t value = 0;
 
     static fsm_event start(time_point now) noexcept { return {kind::start, now}; }
-    static fsm_event reply(std::uint64_t round_id, std::size_t master, master_outcome o,
-                                  time_point now) noexcept
+    static fsm_event reply(std::uint64_t round_id, std::size_t master, master_outcome o, time_point now,
+                           std::int64_t value = 0) noexcept
     {
-        return {kind::reply, now, round_id, master, o};
+        return {kind::reply, now, round_id, master, o, value};
     }
     static fsm_event deadline(std::uint64_t round_id, time_point now) noexcept
     {
@@ -94,6 +96,10 @@ struct fsm_action
         /// awaited, `deadline` is the event's own time: the release ends when that deadline
         /// is echoed back.
         send_release,
+        /// A fenced acquisition's second round: send the commit of fencing token `fence` (set
+        /// the counter to it where our key still stands and the counter is below it) to every
+        /// master, tagged `round_id`, and arm a deadline at `deadline`.
+        send_commit,
         /// Wait: echo backoff_elapsed at `until` (or later), replacing any wait armed before.
         /// The acquisition's retry delay; the holder's next extension, retry or loss time.
         wait_until,
@@ -127,6 +133,9 @@ struct fsm_action
     error_code ec;
     /// complete, on success: t0 + ttl - clock_drift(ttl, drift_factor).
     time_point valid_until{};
+    /// send_commit: the fencing token to commit; complete, on success of a fenced acquisition:
+    /// the lock's fencing token (0 otherwise).
+    std::uint64_t fence = 0;
     /// The time of the event this action answers, set by fsm_pump: a driver starting a round
     /// gives it as the round's start instead of reading the clock again.
     time_point at{};
@@ -156,12 +165,20 @@ struct fsm_action
         a.deadline = deadline;
         return a;
     }
-    static fsm_action complete(error_code ec, time_point valid_until = {}) noexcept
+    static fsm_action commit(std::uint64_t round_id, std::uint64_t fence, time_point deadline) noexcept
+    {
+        auto a = send(round_id, deadline);
+        a.type = kind::send_commit;
+        a.fence = fence;
+        return a;
+    }
+    static fsm_action complete(error_code ec, time_point valid_until = {}, std::uint64_t fence = 0) noexcept
     {
         fsm_action a;
         a.type = kind::complete;
         a.ec = ec;
         a.valid_until = valid_until;
+        a.fence = fence;
         return a;
     }
 };

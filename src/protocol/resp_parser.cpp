@@ -116,6 +116,43 @@ constexpr type aggregate_type(char c) noexcept
     }
 }
 
+/// How a one-line element (its whole value on the type line) is checked and stored.
+struct line_rule
+{
+    type leaf;
+    bool (*valid)(std::string_view) noexcept;
+    const char* error;  ///< the parse error when `valid` refuses the text
+};
+
+bool any_text(std::string_view) noexcept { return true; }
+bool empty_text(std::string_view s) noexcept { return s.empty(); }
+bool boolean_text(std::string_view s) noexcept { return s == "t" || s == "f"; }
+
+/// The rule of a one-line element's type byte, or nullptr for bulk and aggregate types.
+/// Simple strings and errors need no check: CR and LF, forbidden inside by the specification,
+/// already failed the line scan.
+const line_rule* line_rule_for(char c) noexcept
+{
+    static constexpr line_rule simple_string{type::simple_string, any_text, ""};
+    static constexpr line_rule simple_error{type::simple_error, any_text, ""};
+    static constexpr line_rule integer{type::integer, valid_integer, "invalid integer"};
+    static constexpr line_rule null{type::null, empty_text, "invalid null"};
+    static constexpr line_rule boolean{type::boolean, boolean_text, "invalid boolean"};
+    static constexpr line_rule double_type{type::double_type, valid_double, "invalid double"};
+    static constexpr line_rule big_number{type::big_number, valid_big_number, "invalid big number"};
+    switch (c)
+    {
+    case '+': return &simple_string;
+    case '-': return &simple_error;
+    case ':': return &integer;
+    case '_': return &null;
+    case '#': return &boolean;
+    case ',': return &double_type;
+    case '(': return &big_number;
+    default: return nullptr;
+    }
+}
+
 std::string with_number(std::string_view text, std::uint64_t v)
 {
     char digits[24];
@@ -222,44 +259,16 @@ parse_status parser::on_line(std::string_view buf, char type_byte, std::size_t b
     const std::string_view text(buf.data() + begin, end - begin);
     pos_ = end + 2;
 
+    if (const line_rule* rule = line_rule_for(type_byte))
+    {
+        if (!rule->valid(text))
+            return fail(rule->error);
+        push_leaf(rule->leaf, begin, text.size());
+        return finish_element(false) ? complete(buf) : proceed;
+    }
+
     switch (type_byte)
     {
-    case '+':
-    case '-':
-        // CR and LF, forbidden inside by the specification, already failed the line scan.
-        push_leaf(type_byte == '+' ? type::simple_string : type::simple_error, begin, text.size());
-        break;
-
-    case ':':
-        if (!valid_integer(text))
-            return fail("invalid integer");
-        push_leaf(type::integer, begin, text.size());
-        break;
-
-    case '_':
-        if (!text.empty())
-            return fail("invalid null");
-        push_leaf(type::null, begin, 0);
-        break;
-
-    case '#':
-        if (text != "t" && text != "f")
-            return fail("invalid boolean");
-        push_leaf(type::boolean, begin, text.size());
-        break;
-
-    case ',':
-        if (!valid_double(text))
-            return fail("invalid double");
-        push_leaf(type::double_type, begin, text.size());
-        break;
-
-    case '(':
-        if (!valid_big_number(text))
-            return fail("invalid big number");
-        push_leaf(type::big_number, begin, text.size());
-        break;
-
     case '$':
     case '!':
     case '=':

@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 
 #include <stdexcept>
+#include <utility>
 
 namespace redlock::detail {
 
@@ -23,37 +24,39 @@ std::string sha1_hex(std::string_view data)
     return out;
 }
 
+namespace {
+
+lua_script make(std::string body)
+{
+    auto sha1 = sha1_hex(body);
+    return lua_script{std::move(body), std::move(sha1)};
+}
+
+/// A script that runs `action` (a Lua expression, its value returned) only while KEYS[1]
+/// holds our token ARGV[1], and returns 0 otherwise: the shape of every single-key script
+/// that must not touch a key another holder owns.
+lua_script owner_guarded(std::string_view action)
+{
+    std::string body = "if redis.call('get', KEYS[1]) == ARGV[1] then\n    return ";
+    body += action;
+    body += "\nelse\n    return 0\nend\n";
+    return make(std::move(body));
+}
+
+}  // namespace
+
 const lua_script& release_script()
 {
-    static const lua_script s = [] {
-        constexpr std::string_view body =
-            "if redis.call('get', KEYS[1]) == ARGV[1] then\n"
-            "    return redis.call('del', KEYS[1])\n"
-            "else\n"
-            "    return 0\n"
-            "end\n";
-        return lua_script{body, sha1_hex(body)};
-    }();
+    static const lua_script s = owner_guarded("redis.call('del', KEYS[1])");
     return s;
 }
 
 const lua_script& extend_script()
 {
-    static const lua_script s = [] {
-        constexpr std::string_view body =
-            "if redis.call('get', KEYS[1]) == ARGV[1] then\n"
-            "    return redis.call('pexpire', KEYS[1], ARGV[2])\n"
-            "else\n"
-            "    return 0\n"
-            "end\n";
-        return lua_script{body, sha1_hex(body)};
-    }();
+    static const lua_script s = owner_guarded("redis.call('pexpire', KEYS[1], ARGV[2])");
     return s;
 }
 
-namespace {
-lua_script make(std::string_view body) { return lua_script{body, sha1_hex(body)}; }
-}  // namespace
 
 const lua_script& acquire_multi_script()
 {
@@ -106,6 +109,31 @@ const lua_script& check_script()
         "    if least < 0 or t < least then least = t end\n"
         "end\n"
         "return least\n");
+    return s;
+}
+
+// Round 1 of a fenced acquisition. The counter is checked before the SET so that a counter
+// another program broke (not an integer) fails this master without leaving our key behind.
+const lua_script& fenced_acquire_script()
+{
+    static const lua_script s = make(
+        "local c = redis.call('get', KEYS[2])\n"
+        "if c and not string.match(c, '^%d+$') then\n"
+        "    return redis.error_reply('ERR the fence counter ' .. KEYS[2] .. ' is not an integer')\n"
+        "end\n"
+        "if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end\n"
+        "return tonumber(c or '0')\n");
+    return s;
+}
+
+const lua_script& fence_commit_script()
+{
+    static const lua_script s = make(
+        "if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end\n"
+        "local c = tonumber(redis.call('get', KEYS[2]) or '0')\n"
+        "if c == nil or c >= tonumber(ARGV[2]) then return 0 end\n"
+        "redis.call('set', KEYS[2], ARGV[2])\n"
+        "return 1\n");
     return s;
 }
 

@@ -10,7 +10,7 @@ namespace redlock::detail {
 /// A Lua script and the hex SHA1 that EVALSHA names it by.
 struct lua_script
 {
-    std::string_view body;
+    std::string body;
     std::string sha1;  ///< 40 lowercase hex characters, computed once from `body`.
 };
 
@@ -37,6 +37,16 @@ const lua_script& extend_multi_script();
 /// Ownership check: if every KEYS[i] holds ARGV[1], returns the smallest PTTL among them;
 /// otherwise -3.
 const lua_script& check_script();
+
+/// Round 1 of a fenced acquisition (docs/algorithm.md): `SET KEYS[1] ARGV[1] NX PX ARGV[2]`;
+/// where it succeeds, returns the fence counter KEYS[2] (0 when absent), else nil. A counter
+/// that is not a decimal integer is an error reply, and the key is not set.
+const lua_script& fenced_acquire_script();
+
+/// Round 2 of a fenced acquisition: sets the fence counter KEYS[2] to ARGV[2] only if KEYS[1]
+/// still holds our token ARGV[1] and the counter is below ARGV[2]. Returns 1 when it did (the
+/// master commits the fencing token), 0 otherwise.
+const lua_script& fence_commit_script();
 
 /// Hex SHA1 of `data` (OpenSSL).
 std::string sha1_hex(std::string_view data);

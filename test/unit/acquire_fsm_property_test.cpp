@@ -156,6 +156,8 @@ public:
         case ak::send_release: check_release(ev, a); break;
         case ak::wait_until: check_wait(ev, a); break;
         case ak::complete: check_complete(ev, a); break;
+        // The scenarios here take locks without fencing (acquire_fsm_fencing_test.cpp has it).
+        case ak::send_commit: fail("a commit round without fencing"); break;
         }
     }
 
@@ -407,6 +409,7 @@ std::string to_string(const acquire_action& a, time_point origin)
     case ak::send_release:
         return "send_release r" + std::to_string(a.round_id) + " awaiting " + std::to_string(a.awaited->count()) +
                " deadline " + us(a.deadline);
+    case ak::send_commit: return "send_commit r" + std::to_string(a.round_id) + " fence " + std::to_string(a.fence);
     case ak::wait_until: return "wait_until " + us(a.until);
     case ak::complete: return "complete " + (a.ec ? a.ec.message() : "ok valid_until " + us(a.valid_until));
     }

@@ -433,6 +433,7 @@ std::string run_sequence(std::uint64_t seed)
         switch (a.type)
         {
         case ak::none: break;
+        case ak::send_commit: return "a holder never commits a fencing token";
         case ak::wait_until:
             if (a.until < ev.now)
                 return "a wait in the past";

@@ -1,0 +1,49 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_ALGORITHM_FENCING_HPP
+#define REDLOCK_SRC_ALGORITHM_FENCING_HPP
+
+// Fencing tokens across a quorum (docs/algorithm.md, "Fencing tokens across a quorum"): the
+// name of a resource's fence counter, and the part of a key Redis Cluster hashes, so that the
+// counter and the lock key share a slot.
+
+#include <string>
+#include <string_view>
+
+namespace redlock::detail {
+
+/// @brief The part of `key` that Redis Cluster hashes to choose its slot: the text between
+/// the first `{` and the first `}` after it when that text is not empty (a hash tag), else the
+/// whole key.
+constexpr std::string_view hashed_part(std::string_view key) noexcept
+{
+    const auto open = key.find('{');
+    if (open == std::string_view::npos)
+        return key;
+    const auto close = key.find('}', open + 1);
+    if (close == std::string_view::npos || close == open + 1)
+        return key;
+    return key.substr(open + 1, close - open - 1);
+}
+
+/// @brief The key of the fence counter of the lock key `key`, in the same hash slot: `key`
+/// wrapped in a hash tag, `{key}:fence`, or, when `key` has a hash tag of its own,
+/// `key:fence` (its tag stays the first). A key with a `}` but no hash tag cannot be wrapped
+/// (the tag would end at its `}`): it gets `key:fence`, in another slot, which matters only
+/// to a Redis Cluster master.
+inline std::string fence_key(std::string_view key)
+{
+    std::string out;
+    if (hashed_part(key).size() != key.size() || key.find('}') != std::string_view::npos)
+    {
+        out.reserve(key.size() + 6);
+        out.append(key).append(":fence");
+        return out;
+    }
+    out.reserve(key.size() + 8);
+    out.append("{").append(key).append("}:fence");
+    return out;
+}
+
+}  // namespace redlock::detail
+
+#endif
