@@ -9,6 +9,7 @@
 #include <redlock/connection.hpp>
 #include <redlock/error.hpp>
 #include <redlock/events.hpp>
+#include <redlock/fencing.hpp>
 #include <redlock/hold.hpp>
 #include <redlock/lock.hpp>
 #include <redlock/options.hpp>

@@ -25,24 +25,25 @@ constexpr std::string_view hashed_part(std::string_view key) noexcept
     return key.substr(open + 1, close - open - 1);
 }
 
-/// @brief The key of the fence counter of the lock key `key`, in the same hash slot: `key`
-/// wrapped in a hash tag, `{key}:fence`, or, when `key` has a hash tag of its own,
-/// `key:fence` (its tag stays the first). A key with a `}` but no hash tag cannot be wrapped
-/// (the tag would end at its `}`): it gets `key:fence`, in another slot, which matters only
-/// to a Redis Cluster master.
-inline std::string fence_key(std::string_view key)
+/// @brief A key beside `key` in the same hash slot, named by `suffix`: `key` wrapped in a hash
+/// tag, `{key}<suffix>`, or, when `key` has a hash tag of its own, `key<suffix>` (its tag stays
+/// the first). A key with a `}` but no hash tag cannot be wrapped (the tag would end at its
+/// `}`): it gets `key<suffix>`, in another slot, which matters only to a Redis Cluster.
+inline std::string slot_sibling(std::string_view key, std::string_view suffix)
 {
+    const bool as_is = hashed_part(key).size() != key.size() || key.find('}') != std::string_view::npos;
     std::string out;
-    if (hashed_part(key).size() != key.size() || key.find('}') != std::string_view::npos)
-    {
-        out.reserve(key.size() + 6);
-        out.append(key).append(":fence");
-        return out;
-    }
-    out.reserve(key.size() + 8);
-    out.append("{").append(key).append("}:fence");
+    out.reserve(key.size() + suffix.size() + 2);
+    if (as_is)
+        out.append(key);
+    else
+        out.append("{").append(key).append("}");
+    out.append(suffix);
     return out;
 }
+
+/// The key of the fence counter of the lock key `key`: `{key}:fence` (see slot_sibling).
+inline std::string fence_key(std::string_view key) { return slot_sibling(key, ":fence"); }
 
 }  // namespace redlock::detail
 

@@ -181,3 +181,32 @@ TEST_CASE("client: fencing: refused for several resources, and a broken counter 
         co_await c.async_unlock(b);
     }, 20s);
 }
+
+TEST_CASE("fenced_set: the store takes a token at least the highest it has seen", "[live][fencing]")
+{
+    local_masters m({.count = 1});
+    asio::io_context io;
+    connection store(io.get_executor(), m.uri(0));
+    std::vector<bool> accepted;
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        for (const std::uint64_t token : {5, 5, 4, 6, 1})
+        {
+            auto [ec, reply] = co_await store.async_exec(fenced_set("data", "v" + std::to_string(token), token),
+                                                         tuple_awaitable);
+            REQUIRE_FALSE(ec);
+            error_code read_ec;
+            accepted.push_back(fenced_write_accepted(reply, read_ec));
+            CHECK_FALSE(read_ec);
+        }
+        store.close();
+    }(), 10s);
+    // The same holder writes again (5, 5); an older one is refused (4, 1); a newer one writes (6).
+    CHECK(accepted == std::vector<bool>{true, true, false, true, false});
+    CHECK(get_on(m, 0, "data") == "v6");
+    CHECK(get_on(m, 0, "{data}:token") == "6");
+
+    // Any other reply is an error of the caller's, not a refusal.
+    error_code ec;
+    CHECK_FALSE(fenced_write_accepted(resp::reply{{resp::type::simple_string, 0, 0, "OK"}}, ec));
+    CHECK(ec == error::unexpected_reply);
+}

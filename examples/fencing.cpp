@@ -1,0 +1,261 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+//
+// redlock-example-fencing: the counterexample to Redlock without fencing (a holder paused past
+// its validity writes after the next holder), made real with a process and SIGSTOP, and what a
+// fencing token changes.
+//
+// The parent starts 3 local masters and a fourth redis-server, the protected store. It forks
+// process A, which takes the lock "report" with a short TTL, checks that it still holds it, and
+// then, before its write to the store, is stopped by the parent with SIGSTOP (a GC pause, a
+// swapped-out page, a VM migration: anything that freezes a process). While A is stopped its
+// keys expire; the parent, as process B, takes the lock and writes. Then A is resumed and
+// writes what it prepared while it believed it held the lock.
+//
+//   without fencing: both writes are accepted; A's stale write overwrites B's.
+//   with fencing:    B's token is larger than A's; the store, which keeps the highest token
+//                    it has seen (redlock::fenced_set), refuses A's write.
+//
+// Exits 0 only if both outcomes are what this comment says.
+
+#include <redlock/redlock.hpp>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <poll.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "local_masters.hpp"
+
+namespace asio = boost::asio;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
+
+// Exit codes of process A.
+constexpr int write_accepted = 20;
+constexpr int write_refused = 21;
+constexpr int failed = 22;
+
+redlock::lock_options options(bool fencing)
+{
+    redlock::lock_options o;
+    o.ttl = 300ms;
+    o.fencing = fencing;
+    o.max_attempts = 20;
+    return o;
+}
+
+// [fencing] A holder's write to the protected store: with a fencing token, the store decides
+// whether this holder is still the latest (fenced_set); without, it takes any write.
+asio::awaitable<bool> write_report(redlock::connection& store, const redlock::lock& l, const std::string& text)
+{
+    if (l.fencing_token() == 0)
+    {
+        co_await store.async_exec(redlock::command("SET", "report", text), use_tuple);
+        co_return true;
+    }
+    auto [ec, reply] = co_await store.async_exec(redlock::fenced_set("report", text, l.fencing_token()), use_tuple);
+    if (ec)
+        throw boost::system::system_error(ec, "fenced write");
+    const bool accepted = redlock::fenced_write_accepted(reply, ec);
+    if (ec)
+        throw boost::system::system_error(ec, "fenced write");
+    co_return accepted;
+}
+// [fencing]
+
+// Process A: lock, check, report "checked" to the parent, then (stopped by the parent during
+// the pause below) write.
+int process_a(const std::vector<std::string>& masters, const std::string& store_uri, bool fencing, int to_parent)
+{
+    asio::io_context io;
+    redlock::client_config cfg;
+    cfg.masters = masters;
+    redlock::client locks(io.get_executor(), cfg);
+    redlock::connection store(io.get_executor(), store_uri);
+    int code = failed;
+    auto body = [&]() -> asio::awaitable<int> {
+        co_await locks.async_wait_connected(use_tuple);
+        auto [ec, l] = co_await locks.async_lock("report", options(fencing), use_tuple);
+        if (ec || !l.held())
+            co_return failed;
+        const std::string line = "checked " + std::to_string(l.fencing_token()) + "\n";
+        if (::write(to_parent, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+            co_return failed;
+        // The work between the check and the write; the parent's SIGSTOP lands here.
+        asio::steady_timer work(co_await asio::this_coro::executor, 1s);
+        co_await work.async_wait(use_tuple);
+        co_return co_await write_report(store, l, "from A (token " + std::to_string(l.fencing_token()) + ")")
+            ? write_accepted
+            : write_refused;
+    };
+    asio::co_spawn(io, body(), [&](std::exception_ptr e, int r) {
+        code = e ? failed : r;
+        locks.close();
+        store.close();
+    });
+    io.run_for(20s);
+    return code;
+}
+
+// Reads one line from `fd` within `limit`.
+std::string read_line(int fd, std::chrono::milliseconds limit)
+{
+    std::string line;
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    char c = 0;
+    while (c != '\n')
+    {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd p{fd, POLLIN, 0};
+        if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0)
+            throw std::runtime_error("process A did not report its lock in time");
+        if (::read(fd, &c, 1) != 1)
+            throw std::runtime_error("process A ended before it reported its lock");
+        line += c;
+    }
+    return line;
+}
+
+struct outcome
+{
+    int a_code = failed;
+    std::uint64_t a_token = 0, b_token = 0;
+    bool b_accepted = false;
+    std::string stored;
+};
+
+outcome scenario(redlock::test::local_masters& masters, redlock::test::local_masters& store_server, bool fencing)
+{
+    const auto uris = masters.uris();
+    const auto store_uri = store_server.uri(0);
+    int pipe_fds[2];
+    if (::pipe(pipe_fds) != 0)
+        throw std::runtime_error("pipe failed");
+    std::fflush(nullptr);
+    const pid_t a = ::fork();
+    if (a < 0)
+        throw std::runtime_error("fork failed");
+    if (a == 0)
+    {
+        ::close(pipe_fds[0]);
+        const int code = process_a(uris, store_uri, fencing, pipe_fds[1]);
+        std::fflush(nullptr);
+        ::_exit(code);  // the parent's objects (the servers among them) are the parent's to stop
+    }
+    ::close(pipe_fds[1]);
+    outcome out;
+    try
+    {
+        const auto line = read_line(pipe_fds[0], 10s);
+        ::kill(a, SIGSTOP);
+        out.a_token = std::stoull(line.substr(line.find(' ') + 1));
+        std::printf("  A holds the lock (fencing token %llu), checked it, and is stopped before its write\n",
+                    static_cast<unsigned long long>(out.a_token));
+        // A's keys expire while it is stopped.
+        std::this_thread::sleep_for(400ms);
+
+        asio::io_context io;
+        redlock::client_config cfg;
+        cfg.masters = uris;
+        redlock::client locks(io.get_executor(), cfg);
+        redlock::connection store(io.get_executor(), store_uri);
+        asio::co_spawn(
+            io,
+            [&]() -> asio::awaitable<void> {
+                co_await locks.async_wait_connected(use_tuple);
+                redlock::lock l = co_await locks.async_lock("report", options(fencing), asio::use_awaitable);
+                out.b_token = l.fencing_token();
+                out.b_accepted = co_await write_report(store, l, "from B (token " + std::to_string(out.b_token) + ")");
+                co_await locks.async_unlock(l, use_tuple);
+            },
+            [&](std::exception_ptr e) {
+                locks.close();
+                store.close();
+                if (e)
+                    std::rethrow_exception(e);
+            });
+        io.run_for(20s);
+        std::printf("  B took the lock (fencing token %llu) and wrote: %s\n",
+                    static_cast<unsigned long long>(out.b_token), out.b_accepted ? "accepted" : "refused");
+    }
+    catch (...)
+    {
+        ::kill(a, SIGKILL);
+        ::waitpid(a, nullptr, 0);
+        ::close(pipe_fds[0]);
+        throw;
+    }
+    ::kill(a, SIGCONT);
+    int status = 0;
+    while (::waitpid(a, &status, 0) < 0 && errno == EINTR)
+    {
+    }
+    ::close(pipe_fds[0]);
+    out.a_code = WIFEXITED(status) ? WEXITSTATUS(status) : failed;
+    std::printf("  A resumed and wrote: %s\n",
+                out.a_code == write_accepted  ? "accepted"
+                : out.a_code == write_refused ? "refused"
+                                              : "(failed)");
+    const auto raw = store_server.command(0, {"GET", "report"});
+    out.stored = raw.size() > 2 && raw[0] == '$' ? raw.substr(raw.find("\r\n") + 2, raw.size() - raw.find("\r\n") - 4)
+                                                  : raw;
+    std::printf("  the store holds: \"%s\"\n\n", out.stored.c_str());
+    store_server.command(0, {"FLUSHALL"});
+    return out;
+}
+
+}  // namespace
+
+int main()
+{
+    int failures = 0;
+    auto check = [&](bool ok, const std::string& what) {
+        std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what.c_str());
+        failures += ok ? 0 : 1;
+    };
+    try
+    {
+        std::printf("starting 3 local redis-server masters and a store...\n\n");
+        redlock::test::local_masters masters({.count = 3});
+        redlock::test::local_masters store({.count = 1});
+
+        std::printf("without fencing:\n");
+        const auto plain = scenario(masters, store, false);
+        check(plain.b_accepted && plain.a_code == write_accepted, "both writes were accepted");
+        check(plain.stored.rfind("from A", 0) == 0, "the paused holder's stale write overwrote the newer one");
+
+        std::printf("\nwith fencing:\n");
+        const auto fenced = scenario(masters, store, true);
+        check(fenced.a_token > 0 && fenced.b_token > fenced.a_token, "B's fencing token is larger than A's");
+        check(fenced.b_accepted, "B's write was accepted");
+        check(fenced.a_code == write_refused, "A's stale write was refused by the store");
+        check(fenced.stored.rfind("from B", 0) == 0, "the store keeps B's write");
+
+        std::printf("\n%s: %d check(s) failed; servers stopped.\n", failures ? "FAILED" : "done", failures);
+        return failures ? 1 : 0;
+    }
+    catch (const std::exception& e)
+    {
+        std::cerr << "redlock-example-fencing: " << e.what() << "\n";
+        return 2;
+    }
+}
