@@ -136,6 +136,49 @@ nanos drift_ns(std::int32_t ttl_ms, double drift_factor)
     return (whole + 2000) * 1000;
 }
 
+namespace {
+
+/// The fencing rules of check_result over the fenced holds of every resource.
+void check_fencing(const std::vector<const record*>& holds, nanos origin, check_result& res)
+{
+    std::map<std::uint32_t, std::vector<const record*>> by_start;
+    for (const record* r : holds)
+        if (r->fence > 0)
+            by_start[r->resource].push_back(r);
+    for (auto& [resource, rs] : by_start)
+    {
+        res.fenced_holds += rs.size();
+        auto by_acquired = rs;
+        std::sort(rs.begin(), rs.end(), [](const record* a, const record* b) { return a->t_start < b->t_start; });
+        std::sort(by_acquired.begin(), by_acquired.end(),
+                  [](const record* a, const record* b) { return a->t_acquired < b->t_acquired; });
+        // Sweep B in order of start; `highest` is the largest token of the holds complete by then.
+        std::size_t done = 0;
+        const record* highest = nullptr;
+        for (const record* b : rs)
+        {
+            for (; done < by_acquired.size() && by_acquired[done]->t_acquired < b->t_start; ++done)
+                if (!highest || by_acquired[done]->fence > highest->fence)
+                    highest = by_acquired[done];
+            if (highest && b->fence <= highest->fence)
+            {
+                ++res.fencing_order_errors;
+                if (res.details.size() < 20)
+                    res.details.push_back("FENCING: token " + std::to_string(b->fence) + " not above token " +
+                                          std::to_string(highest->fence) + " of a holder complete before it started:\n      " +
+                                          describe(*highest, origin) + "\n      " + describe(*b, origin));
+            }
+        }
+        std::sort(by_acquired.begin(), by_acquired.end(),
+                  [](const record* a, const record* b) { return a->fence < b->fence; });
+        for (std::size_t k = 1; k < by_acquired.size(); ++k)
+            if (by_acquired[k]->fence == by_acquired[k - 1]->fence && token_of(*by_acquired[k]) != token_of(*by_acquired[k - 1]))
+                ++res.fencing_repeats;
+    }
+}
+
+}  // namespace
+
 check_result check(const std::vector<record>& records, double drift_factor)
 {
     check_result res;
@@ -184,6 +227,7 @@ check_result check(const std::vector<record>& records, double drift_factor)
             ++res.empty_holds;
     }
 
+    check_fencing(holds, origin, res);
     const auto contract = by_resource(holds, false);
     res.overlaps = count_overlaps(contract, origin, &res.details, &res.min_gap);
     res.overlaps_if_failed_extend_kept = count_overlaps(by_resource(holds, true), origin, nullptr, nullptr);
@@ -298,6 +342,32 @@ std::vector<std::string> self_test()
         late.t_start = 0;
         expect("a hold completed after its validity is empty", {late, hold(0, 'b', 110, 200, 190)}, 0, 0, 0, 0, 1);
     }
+    auto expect_fencing = [&](const char* name, const std::vector<record>& recs, std::size_t order, std::size_t repeats) {
+        const auto r = check(recs, 0.0);
+        if (r.fencing_order_errors != order || r.fencing_repeats != repeats)
+            failures.push_back(std::string(name) + ": got fencing order errors " + std::to_string(r.fencing_order_errors) +
+                               ", repeats " + std::to_string(r.fencing_repeats));
+    };
+    auto fenced = [](record r, std::uint64_t fence) {
+        r.fence = fence;
+        return r;
+    };
+    expect_fencing("tokens growing with the holders",
+                   {fenced(hold(0, 'a', 0, 100, 50), 1), fenced(hold(0, 'b', 60, 160, 90), 2),
+                    fenced(hold(0, 'c', 100, 200, 150), 5)}, 0, 0);
+    expect_fencing("a later holder with a smaller token",
+                   {fenced(hold(0, 'a', 0, 100, 50), 3), fenced(hold(0, 'b', 60, 160, 90), 2)}, 1, 0);
+    expect_fencing("a paused holder superseded: still ordered by start",
+                   {fenced(hold(0, 'a', 0, 100, 300), 1), fenced(hold(0, 'b', 150, 250, 240), 2)}, 0, 0);
+    expect_fencing("two holders with one token", {fenced(hold(0, 'a', 0, 100, 50), 4), fenced(hold(1, 'b', 0, 100, 50), 4),
+                                                  fenced(hold(0, 'c', 60, 160, 90), 4)}, 1, 1);
+    expect_fencing("acquisitions that overlap in time are not ordered",
+                   {fenced(hold(0, 'a', 10, 100, 50), 2), [&] {
+                        auto b = fenced(hold(0, 'b', 60, 160, 90), 1);
+                        b.t_start = ms(5);  // started before a completed
+                        return b;
+                    }()}, 0, 0);
+    expect_fencing("unfenced holds are not checked", {hold(0, 'a', 0, 100, 50), hold(0, 'b', 60, 160, 90)}, 0, 0);
     return failures;
 }
 

@@ -39,6 +39,12 @@ namespace redlock::torture {
  * what a holder that kept working until the failure was reported would have met.
  *
  * Two windows of different tokens on one resource that intersect are an overlap.
+ *
+ * **Fencing tokens** (fenced holds: `fence` > 0) are checked apart from the windows, as the
+ * design promises them (docs/algorithm.md): a holder B whose acquisition started after a
+ * holder A's completed (A.t_acquired < B.t_start, so A's commit majority was in place before
+ * B's first round) has a larger token than A — whatever the pauses and expiries in between —
+ * and no two fenced holds of one resource share a token.
  */
 struct check_result
 {
@@ -51,11 +57,18 @@ struct check_result
     std::size_t order_errors = 0;    ///< Times out of order within one record.
     std::size_t expiry_takeovers = 0;  ///< Holds that began after the previous holder's validity
                                        ///< ended but before it released: the expiry path, exercised.
+    std::size_t fenced_holds = 0;       ///< Holds with a fencing token.
+    std::size_t fencing_order_errors = 0;  ///< A later holder with a token not above an earlier one's.
+    std::size_t fencing_repeats = 0;    ///< Two fenced holds of one resource with the same token.
     nanos min_gap = -1;              ///< Smallest gap between the end of a window and the start of
                                      ///< the next one on the same resource (−1: no pair).
     std::vector<std::string> details;  ///< The first problems found, described.
 
-    bool ok() const noexcept { return overlaps == 0 && validity_errors == 0 && order_errors == 0; }
+    bool ok() const noexcept
+    {
+        return overlaps == 0 && validity_errors == 0 && order_errors == 0 && fencing_order_errors == 0 &&
+               fencing_repeats == 0;
+    }
 };
 
 /// The drift allowance the library subtracts: ttl × drift_factor + 2 ms (ttl in milliseconds).

@@ -66,13 +66,14 @@ struct record
     error_domain unlock_domain = error_domain::none;
     std::int32_t unlock_error = 0;
     char token[40] = {};        ///< The lock's token (hold records).
+    std::uint64_t fence = 0;    ///< The lock's fencing token (fenced hold records), else 0.
 
     static constexpr std::uint32_t magic_value = 0x484c5452;  // "RTLH"
 };
 
 // No padding: every byte of a record written is a byte of a member.
 static_assert(std::has_unique_object_representations_v<record>, "record must have no padding");
-static_assert(sizeof(record) == 160);
+static_assert(sizeof(record) == 168);
 
 /// Appends records to one file; each record is one write(2) of the whole record.
 class ledger_writer

@@ -71,6 +71,9 @@ struct options
     int extend_pct = 10;
     int overrun_pct = 3;
     int hold_max_ms = 20;
+    // --fencing: this share of the acquisitions fenced, masters persistent (AOF, fsync always).
+    int fencing_pct = 0;
+    bool volatile_masters = false;  // --volatile-masters: no persistence even with --fencing
     // Worker mode.
     std::optional<int> worker;
     nanos until = 0;
@@ -85,7 +88,8 @@ struct options
                  "usage: redlock-torture [--duration S] [--processes P] [--workers W] [--resources R]\n"
                  "                       [--masters N] [--ttls 300,1000,2000] [--seed X] [--verbose]\n"
                  "                       [--try-pct 15] [--extend-pct 10] [--overrun-pct 3] [--hold-max MS]\n"
-                 "                       [--keep-ledger] [--unsafe-restarts] [--self-test]\n",
+                 "                       [--keep-ledger] [--unsafe-restarts] [--fencing]\n"
+                 "                       [--fencing-pct P] [--volatile-masters] [--self-test]\n",
                  why.c_str());
     std::exit(2);
 }
@@ -137,6 +141,9 @@ options parse(int argc, char** argv)
         else if (a == "--hold-max") o.hold_max_ms = number<int>(value(), "--hold-max");
         else if (a == "--verbose") o.verbose = true;
         else if (a == "--unsafe-restarts") o.unsafe_restarts = true;
+        else if (a == "--fencing") o.fencing_pct = 50;
+        else if (a == "--fencing-pct") o.fencing_pct = number<int>(value(), "--fencing-pct");
+        else if (a == "--volatile-masters") o.volatile_masters = true;
         else if (a == "--keep-ledger") o.keep_ledger = true;
         else if (a == "--self-test") o.self_test = true;
         else if (a == "--ttls")
@@ -441,10 +448,20 @@ int run_parent(const options& o, int argc, char** argv)
                 o.masters, o.processes, o.workers, o.resources, ttl_text.c_str(), o.duration_s,
                 std::chrono::duration<double>(duration - quiet).count(), static_cast<unsigned long long>(seed),
                 o.unsafe_restarts ? "\n  UNSAFE: majorities restarted at once (overlaps expected)" : "");
+    if (o.fencing_pct > 0)
+        std::printf("  fencing: %d%% of the acquisitions fenced; masters %s\n", o.fencing_pct,
+                    o.volatile_masters ? "WITHOUT persistence (fencing violations possible after a kill)"
+                                       : "persistent (appendonly, fsync always)");
     std::fflush(stdout);
 
     const auto t_setup = steady::now();
-    redlock::test::local_masters masters({.count = static_cast<std::size_t>(o.masters)});
+    // Fencing orders holders only while the masters keep their fence counters: with --fencing
+    // they persist every write (a killed master restarts with its counters), as the spec's
+    // fsync=always setting.
+    redlock::test::local_masters::options mopts{.count = static_cast<std::size_t>(o.masters)};
+    if (o.fencing_pct > 0 && !o.volatile_masters)
+        mopts.extra_config = {"appendonly yes", "appendfsync always"};
+    redlock::test::local_masters masters(mopts);
     std::vector<std::unique_ptr<redlock::test::fault_proxy>> proxies;
     std::string uris;
     for (int i = 0; i < o.masters; ++i)
@@ -476,7 +493,7 @@ int run_parent(const options& o, int argc, char** argv)
                        }(),
                        "--seed", std::to_string(seed), "--try-pct", std::to_string(o.try_pct), "--extend-pct",
                        std::to_string(o.extend_pct), "--overrun-pct", std::to_string(o.overrun_pct), "--hold-max",
-                       std::to_string(o.hold_max_ms)});
+                       std::to_string(o.hold_max_ms), "--fencing-pct", std::to_string(o.fencing_pct)});
     }
 
     rt::fault_schedule faults(masters, proxies,
@@ -601,6 +618,9 @@ int run_parent(const options& o, int argc, char** argv)
                 result.overlaps, result.validity_errors, result.order_errors, result.empty_holds,
                 result.expiry_takeovers, result.min_gap < 0 ? 0.0 : ms_of(result.min_gap),
                 result.overlaps_if_failed_extend_kept);
+    if (result.fenced_holds > 0)
+        std::printf("fencing: %zu fenced holds; tokens not above an earlier holder's %zu; tokens repeated %zu\n",
+                    result.fenced_holds, result.fencing_order_errors, result.fencing_repeats);
     for (const auto& d : result.details)
         std::printf("    %s\n", d.c_str());
     std::printf("leftover keys: %zu (SCAN of all %d masters after every worker finished)\n", left.size(), o.masters);
@@ -635,6 +655,8 @@ int main(int argc, char** argv)
         cfg.extend_pct = o.extend_pct;
         cfg.overrun_pct = o.overrun_pct;
         cfg.hold_max_ms = o.hold_max_ms;
+        cfg.fencing_pct = o.fencing_pct;
+        cfg.fencing_pct = o.fencing_pct;
         return rt::run_worker(cfg);
     }
     if (o.self_test)

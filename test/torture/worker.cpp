@@ -87,6 +87,7 @@ private:
         r.ttl_ms = cfg_.ttls_ms[static_cast<std::size_t>(uniform(0, static_cast<int>(cfg_.ttls_ms.size()) - 1))];
         lock_options o;  // the defaults, but for the TTL
         o.ttl = std::chrono::milliseconds(r.ttl_ms);
+        o.fencing = percent(cfg_.fencing_pct);
         const std::string name = resource_name(r.resource);
 
         error_code ec;
@@ -128,6 +129,7 @@ private:
         const auto token = l.token();
         std::memcpy(r.token, token.data(), std::min(token.size(), sizeof r.token));
         r.valid_until = to_ns(l.valid_until());
+        r.fence = l.fencing_token();
 
         // The critical section. Now and then a holder oversleeps its validity on purpose, so
         // that others take the lock over by expiry while it still "works", and then its release

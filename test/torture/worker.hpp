@@ -25,6 +25,7 @@ struct worker_config
     int extend_pct = 10;                ///< Holds that call async_extend once.
     int overrun_pct = 3;                ///< Holds (TTL <= 500 ms) that sleep past their validity.
     int hold_max_ms = 20;               ///< Upper bound of the random critical section.
+    int fencing_pct = 0;                ///< Acquisitions made with lock_options::fencing.
 };
 
 /// The resource name of index `i`.
