@@ -35,6 +35,8 @@ workload
   --threads T           io_context threads (default 1)
   --observe             attach client_config::on_event with counters (what a service exporting
                         metrics pays); the counts are printed at the end
+  --fencing             fenced locks (lock_options::fencing): each resource's holders must get
+                        growing fencing tokens; a violation is reported and exits 1
 
 measurement
   --duration S          measured seconds (default 10)
@@ -93,9 +95,9 @@ config parse_args(int argc, char** argv)
             std::fputs(usage_text, stdout);
             std::exit(0);
         }
-        if (a == "--observe")
+        if (a == "--observe" || a == "--fencing")
         {
-            c.observe = true;
+            (a == "--observe" ? c.observe : c.fencing) = true;
             continue;
         }
         if (a == "--serve")

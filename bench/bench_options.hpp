@@ -27,6 +27,7 @@ struct config
     std::string plot_file;
     bool serve = false;
     bool observe = false;  // count the client's events (client_config::on_event)
+    bool fencing = false;  // fenced locks, each resource's tokens checked to grow
 };
 
 /// Reads the command line; prints the usage and exits (0 for --help, 2 for a bad argument).

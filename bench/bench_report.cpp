@@ -67,7 +67,8 @@ std::string to_json(const result& r)
     s += ", \"ttl_ms\": " + std::to_string(c.ttl.count()) + ", \"hold_ms\": " + std::to_string(c.hold.count());
     s += ", \"duration_s\": " + num(c.duration_s) + ", \"warmup_s\": " + num(c.warmup_s);
     s += ", \"retries\": " + std::to_string(c.retries) + ", \"threads\": " + std::to_string(c.threads);
-    s += ", \"observe\": " + std::string(c.observe ? "true" : "false") + "},\n";
+    s += ", \"observe\": " + std::string(c.observe ? "true" : "false");
+    s += ", \"fencing\": " + std::string(c.fencing ? "true" : "false") + "},\n";
     s += "  \"elapsed_s\": " + num(r.elapsed_s) + ",\n";
     s += "  \"interrupted\": " + std::string(r.interrupted ? "true" : "false") + ",\n";
     s += "  \"cycles\": " + std::to_string(t.acquired) + ",\n";
@@ -92,6 +93,9 @@ std::string to_json(const result& r)
         first = false;
     }
     s += "},\n";
+    if (c.fencing)
+        s += "  \"fencing\": {\"checked\": " + std::to_string(r.fences_checked) +
+             ", \"violations\": " + std::to_string(r.fence_violations) + "},\n";
     s += "  \"counts_add_up\": " + std::string(r.counts_ok ? "true" : "false") + ",\n";
     s += "  \"acquire_us\": " + json_latency(t.acquire) + ",\n";
     s += "  \"release_us\": " + json_latency(t.release) + ",\n";
@@ -113,7 +117,7 @@ std::string describe_config(const result& r)
                     std::to_string(c.workers) + " workers on " + std::to_string(c.resources) + " resources, ttl " +
                     std::to_string(c.ttl.count()) + " ms, hold " + std::to_string(c.hold.count()) + " ms, retries " +
                     std::to_string(c.retries) + ", " + std::to_string(c.threads) +
-                    (c.threads == 1 ? " thread" : " threads");
+                    (c.threads == 1 ? " thread" : " threads") + (c.fencing ? ", fenced" : "");
     return s;
 }
 
@@ -141,6 +145,10 @@ void print_summary(const result& r)
                 with_commas(static_cast<double>(t.release_failed[release_other])).c_str());
     std::printf("  %-22s %11s us   (user + system %.2f s of the whole process)\n", "client CPU per cycle",
                 with_commas(r.cpu_per_cycle(), 1).c_str(), r.cpu_us / 1e6);
+    if (r.cfg.fencing)
+        std::printf("  %-22s %14s   checked; tokens not above the previous holder's: %llu%s\n", "fencing tokens",
+                    with_commas(static_cast<double>(r.fences_checked)).c_str(),
+                    static_cast<unsigned long long>(r.fence_violations), r.fence_violations ? "  VIOLATION" : "");
     std::printf("  %-22s %10s KiB\n\n", "peak RSS", with_commas(static_cast<double>(r.rss_kib)).c_str());
     std::printf("  %-16s %10s %10s %10s %10s %10s %10s %12s\n", "latency (us)", "p50", "p90", "p99", "p99.9", "max",
                 "mean", "samples");

@@ -25,6 +25,7 @@ struct result
     bool counts_ok = false;
     std::unique_ptr<totals> t;
     std::map<std::string, std::uint64_t> other_errors;
+    std::uint64_t fences_checked = 0, fence_violations = 0;  // --fencing
 
     double cycles_per_s() const { return elapsed_s > 0 ? static_cast<double>(t->acquired) / elapsed_s : 0; }
     double attempts_per_s() const { return elapsed_s > 0 ? static_cast<double>(t->attempts) / elapsed_s : 0; }

@@ -103,6 +103,19 @@ struct run_state
     std::mutex other_mutex;
     std::map<std::string, std::uint64_t> other_errors;  // message -> count (rare path)
 
+    // --fencing: each resource's last holder's token; holders of a resource follow one another,
+    // so each must see a token above the one before.
+    std::unique_ptr<std::atomic<std::uint64_t>[]> last_fence;
+    std::atomic<std::uint64_t> fences_checked{0}, fence_violations{0};
+
+    void check_fence(std::size_t resource, std::uint64_t token)
+    {
+        const auto before = last_fence[resource].exchange(token, std::memory_order_acq_rel);
+        fences_checked.fetch_add(1, std::memory_order_relaxed);
+        if (token <= before)
+            fence_violations.fetch_add(1, std::memory_order_relaxed);
+    }
+
     void note_other(const char* what, const redlock::error_code& ec)
     {
         std::lock_guard<std::mutex> g(other_mutex);
@@ -115,7 +128,9 @@ struct run_state
 class worker
 {
 public:
-    worker(run_state& rs, std::string resource) : rs_(rs), resource_(std::move(resource)), timer_(rs.io) {}
+    worker(run_state& rs, std::string resource, std::size_t index)
+        : rs_(rs), resource_(std::move(resource)), index_(index), timer_(rs.io)
+    {}
 
     void start()
     {
@@ -162,6 +177,8 @@ private:
             s.acquired.inc();
             s.acquire.add(t1 - t0_);
         }
+        if (rs_.last_fence)
+            rs_.check_fence(index_, l.fencing_token());
         held_ = std::move(l);
         if (rs_.hold.count() > 0)
         {
@@ -206,6 +223,7 @@ private:
 
     run_state& rs_;
     std::string resource_;
+    std::size_t index_;  // of the resource
     asio::steady_timer timer_;
     redlock::lock held_;
     clk::time_point t0_{}, t2_{};

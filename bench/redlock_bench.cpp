@@ -122,6 +122,7 @@ int run(config cfg)
     redlock::lock_options opts = client->default_options();
     opts.ttl = cfg.ttl;
     opts.max_attempts = cfg.retries + 1;
+    opts.fencing = cfg.fencing;
     {
         redlock::error_code vec;
         std::string why;
@@ -180,10 +181,12 @@ int run(config cfg)
     }
 
     run_state rs(io, *client, opts, cfg.hold);
+    if (cfg.fencing)
+        rs.last_fence = std::make_unique<std::atomic<std::uint64_t>[]>(cfg.resources);
     std::vector<std::unique_ptr<worker>> workers;
     workers.reserve(cfg.workers);
     for (std::size_t w = 0; w < cfg.workers; ++w)
-        workers.push_back(std::make_unique<worker>(rs, cfg.prefix + std::to_string(w % cfg.resources)));
+        workers.push_back(std::make_unique<worker>(rs, cfg.prefix + std::to_string(w % cfg.resources), w % cfg.resources));
 
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
@@ -283,6 +286,8 @@ int run(config cfg)
         std::lock_guard<std::mutex> g(rs.other_mutex);
         r.other_errors = rs.other_errors;
     }
+    r.fences_checked = rs.fences_checked.load();
+    r.fence_violations = rs.fence_violations.load();
     r.counts_ok = drained && r.t->attempts == r.t->acquired + r.t->failed_sum() &&
                   r.t->acquired == r.t->released + r.t->release_failed_sum() &&
                   r.t->acquire.count() == r.t->acquired && r.t->release.count() == r.t->acquired;
@@ -302,7 +307,7 @@ int run(config cfg)
                             static_cast<unsigned long long>(n));
         std::printf("\n");
     }
-    int status = r.counts_ok ? 0 : 1;
+    int status = r.counts_ok && r.fence_violations == 0 ? 0 : 1;
     if (!cfg.json_file.empty())
     {
         std::ofstream j(cfg.json_file);

@@ -77,12 +77,15 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
     case round::kind::check:
         append_script(out, check_script(), eval, keys, token, ttl_ms, false);
         return;
-    // Always EVAL, as a multi-key acquisition: a NOSCRIPT after the quorum would reach no one.
+    // EVALSHA where the connection has seen the script, as a release; a NOSCRIPT (the master
+    // restarted or flushed its scripts) gets EVAL while the round still listens. One that comes
+    // after the lock was decided only leaves that master without our key or commit: a master
+    // less, as if it had been slow.
     case round::kind::acquire_fenced:
-        append_script(out, fenced_acquire_script(), true, keys, token, ttl_ms, true);
+        append_script(out, fenced_acquire_script(), eval, keys, token, ttl_ms, true);
         return;
     case round::kind::commit_fence:
-        append_script(out, fence_commit_script(), true, keys, token, ttl_ms, true);
+        append_script(out, fence_commit_script(), eval, keys, token, ttl_ms, true);
         return;
     }
 }
@@ -147,11 +150,12 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
 {
     auto& pm = m_[i];
     auto& conn = *c_->conns[i];
-    // A release goes as EVAL to a connection that has not seen the script run yet (the first
-    // release after connecting, or after a NOSCRIPT): it caches the script there, and nothing
+    // A release (and a fenced acquisition's round) goes as EVAL to a connection that has not
+    // seen its script run yet (the first after connecting, or after a NOSCRIPT): it caches the
+    // script there, and for a release nothing
     // it sends can need a second request from us, so a release may complete at the quorum
     // even when such a master is silent (see runs_without_us). EVALSHA afterwards.
-    if (k_ == kind::release && !c_->scripts[i].known(release_script_id(), conn.generation()))
+    if (cached_script() && !c_->scripts[i].known(script_id(), conn.generation()))
         fallback = true;
     const auto tag = static_cast<std::uint32_t>(i) | (fallback ? fallback_bit : 0u);
     const auto write = [&](std::string& out) {
@@ -188,7 +192,7 @@ bool round::runs_without_us() const noexcept
             return false;
         // An EVALSHA that may meet NOSCRIPT needs us to send the body.
         if (k_ == kind::release && !m_[i].fallback &&
-            !c_->scripts[i].known(release_script_id(), conn.generation()))
+            !c_->scripts[i].known(script_id(), conn.generation()))
             return false;
     }
     return true;
@@ -247,13 +251,15 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
         const auto& v = nodes[0];
         const auto at = c_->conns[i]->read_time();
         using resp::type;
+        if (cached_script() && !resp::is_error(v.data_type))
+            c_->scripts[i].note(script_id(), true, c_->conns[i]->generation());  // it ran there
         if (resp::is_error(v.data_type))
         {
             const auto e = error_from_server_reply(v.value);
             // A master that restarted or ran SCRIPT FLUSH lost the script: EVAL sends the body
             // (and caches it again). Only once per round and master.
-            if (e == error::noscript && k_ == kind::release)
-                c_->scripts[i].note(release_script_id(), false, c_->conns[i]->generation());
+            if (e == error::noscript && cached_script())
+                c_->scripts[i].note(script_id(), false, c_->conns[i]->generation());
             if (e == error::noscript && !fallback && send(i, true))
                 return;
             settle(i, master_outcome::failed, e, v.value, at);
@@ -293,8 +299,6 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
         }
         else
         {
-            if (k_ == kind::release)
-                c_->scripts[i].note(release_script_id(), true, c_->conns[i]->generation());  // it ran there
             if (v.data_type == type::integer && v.value == "1")
                 settle(i, master_outcome::granted, {}, {}, at);
             else if (v.data_type == type::integer && v.value == "0")

@@ -133,8 +133,21 @@ private:
         settle(i, o, ec, msg, std::chrono::steady_clock::now());
     }
     void notify();
-    // The script a release round runs, as a script_cache id.
-    unsigned release_script_id() const noexcept { return keys_.size() > 1 ? 1u : 0u; }
+    // The script a round runs as EVALSHA where the connection has seen it (script_cache ids):
+    // a release (single- or multi-key) and both rounds of a fenced acquisition. The others
+    // always go as EVAL (see round.cpp) or are no script.
+    static constexpr unsigned no_cached_script = 32;
+    unsigned script_id() const noexcept
+    {
+        switch (k_)
+        {
+        case kind::release: return keys_.size() > 1 ? 1u : 0u;
+        case kind::acquire_fenced: return 2;
+        case kind::commit_fence: return 3;
+        default: return no_cached_script;
+        }
+    }
+    bool cached_script() const noexcept { return script_id() != no_cached_script; }
 
     struct per_master
     {
