@@ -69,6 +69,7 @@ scenario make_scenario(std::mt19937_64& rng)
     s.o.max_wait = pick(0, 2) ? 0ms : std::chrono::milliseconds(pick(1, 400));
     s.o.release_timeout = std::chrono::milliseconds(pick(1, 300));
     s.try_mode = pick(0, 4) == 0;
+    s.o.fencing = pick(0, 2) == 0;
     s.fsm_seed = rng();
     s.w_grant = static_cast<unsigned>(pick(0, 8));
     s.w_held = static_cast<unsigned>(pick(0, 4));
@@ -89,6 +90,8 @@ struct coverage
     std::size_t release_awaits_none = 0;  // every master timed out
     std::size_t release_partial = 0;      // some timed out, some awaited
     std::size_t interrupted[3] = {};      // cancel or close during attempt / release / backoff
+    std::size_t fenced_success = 0;       // granted after a commit round
+    std::size_t commit_failed = 0;        // a commit round that ended in a release
 };
 
 // What the oracle knows of the round in progress, from the events and actions alone.
@@ -97,6 +100,7 @@ struct oracle_round
     std::uint64_t id = 0;
     time_point deadline{};
     std::vector<master_outcome> answers;  // first answer per master; pending if none
+    std::vector<std::int64_t> counters;   // an attempt's: the counter each granting master sent
     std::vector<bool> awaited;            // release: the masters it waits for
     bool deadline_delivered = false;
 };
@@ -127,11 +131,14 @@ public:
         auto& r = round_;
         if (ev.type == ek::reply && r.id != 0 && ev.round_id == r.id && ev.master < s_.masters &&
             ev.outcome != master_outcome::pending && r.answers[ev.master] == master_outcome::pending)
+        {
             r.answers[ev.master] = ev.outcome;
+            r.counters[ev.master] = ev.value;
+        }
         if (ev.type == ek::deadline && r.id != 0 && ev.round_id == r.id)
         {
             r.deadline_delivered = true;
-            if (phase_ == ak::send_attempt)
+            if (phase_ == ak::send_attempt || phase_ == ak::send_commit)
                 for (auto& a : r.answers)
                     if (a == master_outcome::pending)
                         a = master_outcome::timed_out;
@@ -156,8 +163,7 @@ public:
         case ak::send_release: check_release(ev, a); break;
         case ak::wait_until: check_wait(ev, a); break;
         case ak::complete: check_complete(ev, a); break;
-        // The scenarios here take locks without fencing (acquire_fsm_fencing_test.cpp has it).
-        case ak::send_commit: fail("a commit round without fencing"); break;
+        case ak::send_commit: check_commit(ev, a); break;
         }
     }
 
@@ -226,16 +232,16 @@ private:
         if (round_.id != 0)
             old_rounds_.push_back(round_.id);
         round_ = oracle_round{id, deadline, std::vector<master_outcome>(s_.masters, master_outcome::pending),
-                              std::vector<bool>(s_.masters, false), false};
+                              std::vector<std::int64_t>(s_.masters, 0), std::vector<bool>(s_.masters, false), false};
     }
 
     // "none" is only right when no decision is due yet: decided as early as certain.
     void check_keeps_waiting(const acquire_event& ev)
     {
-        if (phase_ == ak::send_attempt)
+        if (phase_ == ak::send_attempt || phase_ == ak::send_commit)
         {
             if (quorum_granted() || quorum_impossible())
-                fail("the attempt's outcome was certain, yet the machine kept waiting");
+                fail("the round's outcome was certain, yet the machine kept waiting");
             if (ev.type == ek::cancel || ev.type == ek::closed)
                 fail("a cancel or close during an attempt did not fail it");
         }
@@ -250,7 +256,7 @@ private:
 
     void check_attempt(const acquire_event& ev, const acquire_action& a)
     {
-        if (phase_ == ak::send_attempt || phase_ == ak::send_release)
+        if (phase_ == ak::send_attempt || phase_ == ak::send_commit || phase_ == ak::send_release)
             fail("a new attempt before the failed one was released");
         if (!(ev.type == ek::start && phase_ == ak::none) && !(ev.type == ek::backoff_elapsed && phase_ == ak::wait_until))
             fail("an attempt not started by start or the end of a backoff");
@@ -268,17 +274,55 @@ private:
         new_round(a.round_id, a.deadline);
     }
 
+    // The token: 1 + the largest counter of the masters whose grants made the quorum (all
+    // the grants so far: the machine decides at the grant that completes the quorum).
+    std::uint64_t expected_fence() const
+    {
+        std::int64_t largest = 0;
+        for (std::size_t i = 0; i < s_.masters; ++i)
+            if (attempt_.answers[i] == master_outcome::granted)
+                largest = std::max(largest, attempt_.counters[i]);
+        return static_cast<std::uint64_t>(largest) + 1;
+    }
+
+    void check_commit(const acquire_event& ev, const acquire_action& a)
+    {
+        if (!s_.o.fencing)
+            return fail("a commit round without fencing");
+        if (phase_ != ak::send_attempt)
+            return fail("a commit round that follows no attempt");
+        if (!quorum_granted())
+            return fail("a commit round without a quorum of grants");
+        if (!validity_left(ev.now))
+            return fail("a commit round with no validity left");
+        attempt_ = round_;
+        if (a.fence != expected_fence())
+            fail("the token is not 1 + the quorum's largest counter: " + std::to_string(a.fence) + " vs " +
+                 std::to_string(expected_fence()));
+        if (a.deadline != std::min(ev.now + redlock::detail::attempt_timeout_of(s_.o), validity_edge()))
+            fail("the commit's deadline is not min(now + attempt_timeout, validity's end)");
+        fence_ = a.fence;
+        phase_ = ak::send_commit;
+        new_round(a.round_id, a.deadline);
+    }
+
     void check_release(const acquire_event& ev, const acquire_action& a)
     {
-        if (phase_ != ak::send_attempt)
+        if (phase_ != ak::send_attempt && phase_ != ak::send_commit)
         {
             fail("a release that follows no attempt");
             return;
         }
         const bool interrupted = ev.type == ek::cancel || ev.type == ek::closed;
+        // In the attempt, a quorum with validity left goes on to the commit, not to a release.
         const bool too_late = quorum_granted() && !validity_left(ev.now);
         if (!interrupted && !quorum_impossible() && !too_late)
             fail("an attempt failed that could still succeed (or had succeeded)");
+        if (phase_ == ak::send_commit)
+        {
+            ++cov_.commit_failed;
+            round_ = attempt_;  // the release is judged against the attempt's outcomes
+        }
         if (a.awaited->masters() != s_.masters)
             fail("the release's set is not over N masters");
         std::vector<bool> awaited(s_.masters);
@@ -331,10 +375,15 @@ private:
                                               : cov_.closed)++;
         if (!a.ec)
         {
-            if (phase_ != ak::send_attempt || ev.type != ek::reply || ev.round_id != round_.id)
-                fail("success not decided by a reply of the current attempt");
+            const ak deciding = s_.o.fencing ? ak::send_commit : ak::send_attempt;
+            if (phase_ != deciding || ev.type != ek::reply || ev.round_id != round_.id)
+                fail(s_.o.fencing ? "fenced success not decided by a reply of the commit round"
+                                  : "success not decided by a reply of the current attempt");
             if (!quorum_granted())
-                fail("success without a quorum of the current attempt");
+                fail("success without a quorum of the deciding round");
+            if (a.fence != (s_.o.fencing ? fence_ : 0))
+                fail("the lock's token is not the committed one");
+            cov_.fenced_success += s_.o.fencing ? 1 : 0;
             if (!validity_left(ev.now))
                 fail("success with no validity left");
             const auto drift = redlock::detail::clock_drift(s_.o.ttl, s_.o.drift_factor);
@@ -343,7 +392,7 @@ private:
             return;
         }
         // Every failed attempt is released first; a backoff or the start may be cut short.
-        if (phase_ == ak::send_attempt)
+        if (phase_ == ak::send_attempt || phase_ == ak::send_commit)
             fail("an error completion without releasing the failed attempt");
         if (phase_ == ak::send_release && !release_over())
             fail("an error completion before the release was over");
@@ -371,6 +420,8 @@ private:
     coverage& cov_;
     std::size_t quorum_;
     oracle_round round_;
+    oracle_round attempt_;  // with fencing: the attempt's outcomes, kept through the commit
+    std::uint64_t fence_ = 0;
     std::vector<std::uint64_t> old_rounds_;
     ak phase_ = ak::none;  // the last non-none action: where the operation stands
     time_point t0_{};
@@ -447,6 +498,8 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
         if (log)
             *log += to_string(ev, origin) + " -> " + to_string(a, origin) + "\n";
     };
+    // A granting master's fence counter, now and then large.
+    auto random_counter = [&] { return static_cast<std::int64_t>(chance(100) ? below(1000000) : below(20)); };
     auto random_outcome = [&] {
         const auto r = below(s.w_grant + s.w_held + s.w_fail);
         return r < s.w_grant ? master_outcome::granted
@@ -516,6 +569,7 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
         switch (check.phase())
         {
         case ak::send_attempt:
+        case ak::send_commit:
         case ak::send_release:
         {
             // The deadline once due, or an answer of a master still silent (in a release, one
@@ -523,10 +577,10 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
             std::vector<std::size_t> silent;
             for (std::size_t i = 0; i < s.masters; ++i)
                 if (r.answers[i] == master_outcome::pending &&
-                    (check.phase() == ak::send_attempt || r.awaited[i]))
+                    (check.phase() != ak::send_release || r.awaited[i]))
                     silent.push_back(i);
             // Now and then an answer exactly when the validity runs out: zero left is no lock.
-            if (check.phase() == ak::send_attempt && now < check.validity_edge() && chance(50))
+            if (check.phase() != ak::send_release && now < check.validity_edge() && chance(50))
                 now = check.validity_edge();
             if (silent.empty() || (now >= r.deadline && chance(500)) || chance(30))
             {
@@ -535,7 +589,8 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
             }
             else
             {
-                deliver(acquire_event::reply(r.id, silent[below(silent.size())], random_outcome(), now));
+                deliver(acquire_event::reply(r.id, silent[below(silent.size())], random_outcome(), now,
+                                             random_counter()));
             }
             break;
         }
@@ -553,7 +608,8 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
     // Each attempt takes at most N events (N answers, or fewer and its deadline), so does its
     // release, and the backoff one: the operation cannot linger.
     const auto attempts = s.try_mode ? 1 : s.o.max_attempts;
-    if (check.violation().empty() && useful > attempts * (2 * s.masters + 1) + 1)
+    const auto rounds = s.o.fencing ? 3u : 2u;  // attempt, [commit,] release
+    if (check.violation().empty() && useful > attempts * (rounds * s.masters + 1) + 1)
         return "completion took " + std::to_string(useful) + " useful events";
     return check.violation();
 }
@@ -587,7 +643,8 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[
                     << cov.closed << ", retried " << cov.retried << ", releases awaiting none "
                     << cov.release_awaits_none << ", partial " << cov.release_partial
                     << ", interrupted in attempt/release/backoff " << cov.interrupted[0] << "/"
-                    << cov.interrupted[1] << "/" << cov.interrupted[2]);
+                    << cov.interrupted[1] << "/" << cov.interrupted[2] << ", fenced success "
+                    << cov.fenced_success << ", commit failed " << cov.commit_failed);
     if (iterations >= 20000)
     {
         // The default run must reach every outcome and every phase of an interruption.
@@ -600,6 +657,8 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[
         CHECK(cov.retried > 0);
         CHECK(cov.release_awaits_none > 0);
         CHECK(cov.release_partial > 0);
+        CHECK(cov.fenced_success > 0);
+        CHECK(cov.commit_failed > 0);
         for (const auto n : cov.interrupted)
             CHECK(n > 0);
     }
