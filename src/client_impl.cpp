@@ -22,13 +22,14 @@ using clock = std::chrono::steady_clock;
 // ---- client_impl ----------------------------------------------------------------------------
 
 client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<master_config> masters)
-    : strand(make_strand_of(ex)), cfg(std::move(c)), deadlines(strand),
+    : strand(make_strand_of(ex)), cfg(std::move(c)), deadlines(strand), longest_ttl_(cfg.defaults.ttl),
       registry_(&shutdown_registry::of(ex))
 {
     conns.reserve(masters.size());
     for (auto& m : masters)
         conns.push_back(std::make_shared<node_connection>(strand, std::move(m), cfg.connection));
     scripts.resize(conns.size());
+    restarts.resize(conns.size());
     registry_->add(this);
 }
 
@@ -49,6 +50,16 @@ void client_impl::on_shutdown() noexcept
 
 void client_impl::start()
 {
+    if (cfg.restart_quarantine.count() != 0)
+    {
+        // Called by a connection after each handshake, before it is ready.
+        for (std::size_t i = 0; i < conns.size(); ++i)
+            conns[i]->on_identity([weak = weak_from_this(), i](const server_identity& id) {
+                if (auto self = weak.lock())
+                    self->restarts[i].observe(id.run_id, std::chrono::seconds(id.uptime_seconds), clock::now(),
+                                              self->restart_quarantine(), self->cfg.quarantine_young_masters);
+            });
+    }
     if (cfg.on_event)
     {
         for (std::size_t i = 0; i < conns.size(); ++i)

@@ -2,7 +2,9 @@
 #ifndef REDLOCK_SRC_CLIENT_IMPL_HPP
 #define REDLOCK_SRC_CLIENT_IMPL_HPP
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <memory>
 #include <vector>
 
@@ -12,6 +14,7 @@
 #include <redlock/options.hpp>
 
 #include "algorithm/backoff.hpp"
+#include "algorithm/restart_watch.hpp"
 #include "algorithm/token.hpp"
 #include "detail/deadline_list.hpp"
 #include "detail/op_registry.hpp"
@@ -69,10 +72,25 @@ public:
         cfg.on_event(e);
     }
 
+    /// The quarantine length now: client_config::restart_quarantine, or when negative the
+    /// longest TTL used so far (note_ttl).
+    std::chrono::milliseconds restart_quarantine() const noexcept
+    {
+        return cfg.restart_quarantine.count() < 0 ? longest_ttl_ : cfg.restart_quarantine;
+    }
+    /// An operation sets or extends keys with `ttl`: the automatic quarantine covers it.
+    void note_ttl(std::chrono::milliseconds ttl) noexcept { longest_ttl_ = std::max(longest_ttl_, ttl); }
+    /// Whether master i's answers are out of acquisitions' quorums at `now` (restart_watch).
+    bool quarantined(std::size_t i, std::chrono::steady_clock::time_point now) const noexcept
+    {
+        return restarts[i].quarantined(now);
+    }
+
     asio::any_io_executor strand;
     client_config cfg;
     std::vector<std::shared_ptr<node_connection>> conns;
     std::vector<script_cache> scripts;  // per master: which scripts its connection has run
+    std::vector<restart_watch> restarts;  // per master: its restarts seen, its quarantine
     deadline_list deadlines;
     token_source tokens;
     xoshiro256ss jitter_rng{random_seed()};  // seeds each acquisition's retry schedule
@@ -82,6 +100,7 @@ public:
     bool closed = false;
 
 private:
+    std::chrono::milliseconds longest_ttl_;
     shutdown_registry* registry_;  // of the execution context
     op_list ops_;                  // the operations in flight
 };

@@ -47,6 +47,8 @@ public:
         case error::lock_expired: return "the lock's validity ran out before an extension succeeded";
         case error::extension_limit: return "the extension limit was reached; the lock was left to expire";
         case error::released: return "the lock was released by its holder";
+        case error::master_restarted:
+            return "the master restarted less than the restart quarantine ago: it does not count toward a quorum";
         }
         return "unknown redlock error";
     }

@@ -217,6 +217,15 @@ void round::stop() noexcept
 
 void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg, time_point at)
 {
+    // A master that restarted lately may have forgotten other owners' keys and counters: its
+    // grant does not count toward an acquisition (client_config::restart_quarantine).
+    if (o == master_outcome::granted && (k_ == kind::acquire || k_ == kind::acquire_fenced || k_ == kind::commit_fence) &&
+        c_->quarantined(i, at))
+    {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c_->restarts[i].until() - at);
+        return settle(i, master_outcome::failed, error::master_restarted,
+                      "restarted lately: out of the quorum for " + std::to_string(left.count()) + " ms more", at);
+    }
     auto& d = diag_[i];
     switch (o)
     {

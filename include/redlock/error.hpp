@@ -60,6 +60,7 @@ enum class error
     lock_expired,        ///< The validity ran out before an extension succeeded.
     extension_limit,     ///< The extension limit was reached; the lock was left to expire.
     released,            ///< The lock was released by its holder.
+    master_restarted,    ///< The master restarted less than client_config::restart_quarantine ago.
 };
 
 /// @brief The category of redlock::error; its name is "redlock".

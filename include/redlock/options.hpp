@@ -89,6 +89,22 @@ struct client_config
     connection_options connection;
     lock_options defaults;
 
+    /// @brief The delayed restart, enforced by the client (docs/algorithm.md, "Masters that
+    /// restart"). A master seen to restart — its `run_id` (INFO server, asked at every
+    /// connection) differs from the one the client saw before — may have forgotten keys and
+    /// fence counters that other clients count on: until this long after its start, its
+    /// answers do not count toward the quorum of an acquisition (its grants count as
+    /// error::master_restarted; extensions, releases and checks are not affected).
+    /// Negative (the default): the longest TTL this client has used, its defaults' at least.
+    /// Zero: off. A master that refuses INFO cannot be watched.
+    std::chrono::milliseconds restart_quarantine{-1};
+
+    /// Also quarantine a master that the client sees for the first time with an uptime below
+    /// the quarantine: the client cannot tell a fresh deployment from a restart it did not
+    /// see, so with this on, freshly started masters are unusable for a quarantine. For
+    /// clients that come and go in front of masters that run without persistence.
+    bool quarantine_young_masters = false;
+
     /// Told of masters going up and down, acquisitions, extensions, releases, degraded and
     /// lost locks (see events.hpp); for metrics and logs. Empty by default: no cost.
     event_handler on_event;

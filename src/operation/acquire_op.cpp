@@ -98,6 +98,7 @@ void acquire_op::begin()
         ec = asio::error::operation_aborted;
     if (ec)
         return complete(ec, {});
+    c_->note_ttl(o_.ttl);
     if (o_.fencing)
         fenced_keys_ = {key_, fence_key(key_)};
     c_->track(*this, shared_from_this());

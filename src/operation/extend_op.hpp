@@ -40,8 +40,10 @@ public:
             why_st->reason = "the new TTL is refused: " + why;
             return answer(error::invalid_argument, access::make(std::move(why_st)));
         }
-        if (admitted())
-            run(ttl_, o.drift_factor, attempt_timeout_of(o), o.release_timeout, c_->size());
+        if (!admitted())
+            return;
+        c_->note_ttl(ttl_);
+        run(ttl_, o.drift_factor, attempt_timeout_of(o), o.release_timeout, c_->size());
     }
 
     void abandon() noexcept override

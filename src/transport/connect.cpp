@@ -162,7 +162,7 @@ asio::awaitable<error_code> node_connection::connect_stream()
 
 bool node_connection::has_handshake() const noexcept
 {
-    return !cfg_.password.empty() || cfg_.db != 0 || !opts_.client_name.empty();
+    return !cfg_.password.empty() || cfg_.db != 0 || !opts_.client_name.empty() || identity_fn_;
 }
 
 asio::awaitable<error_code> node_connection::handshake()
@@ -189,6 +189,11 @@ asio::awaitable<error_code> node_connection::handshake()
         resp::append_command(out, "CLIENT", "SETNAME", opts_.client_name);
         ++expected;
     }
+    // Last, so that it runs logged in: who the master is (on_identity).
+    identity_.reset();
+    const int identity_reply = identity_fn_ ? expected++ : -1;
+    if (identity_fn_)
+        resp::append_command(out, "INFO", "server");
     if (expected == 0)
         co_return error_code{};
 
@@ -215,6 +220,15 @@ asio::awaitable<error_code> node_connection::handshake()
         {
             if (nodes[0].data_type == resp::type::push)
                 continue;
+            if (got == identity_reply)
+            {
+                // Not a reason to refuse the connection: a master whose identity is unknown
+                // only cannot be watched for restarts.
+                if (!resp::is_error(nodes[0].data_type))
+                    identity_ = parse_server_identity(nodes[0].value);
+                ++got;
+                continue;
+            }
             if (resp::is_error(nodes[0].data_type) && !first_error)
             {
                 first_error = error_from_server_reply(nodes[0].value);

@@ -162,6 +162,10 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
         }
 
         ++stats_.connects;
+        // Who the master is, before anything of this connection reaches it: a restart seen
+        // here keeps its answers out of the quorums from the first one on.
+        if (identity_fn_ && identity_)
+            identity_fn_(*identity_);
         set_state(state::ready);
         last_error_ = {};
         last_error_detail_.clear();

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 
 #include "detail/relaxed_counter.hpp"
 #include "protocol/multiplexer.hpp"
+#include "protocol/server_info.hpp"
 #include "transport/stream.hpp"
 
 namespace redlock::detail {
@@ -154,6 +156,12 @@ public:
     /// first attempt after start or after a drop failed (`ec` says why).
     void on_availability(std::function<void(bool up, error_code ec)> fn) { availability_ = std::move(fn); }
 
+    /// @brief Asks the master who it is (`INFO server`) in every handshake, and calls `fn`
+    /// with the answer once the handshake succeeded, before the connection is ready and before
+    /// anything queued is written. Synchronous: `fn` must not call back into the connection.
+    /// A master that refuses INFO (an ACL rule) or answers something unreadable connects all
+    /// the same; `fn` is not called then. Before start().
+    void on_identity(std::function<void(const server_identity&)> fn) { identity_fn_ = std::move(fn); }
     /// The state and counters, for client::master_states(); safe from any thread.
     master_info info() const;
     /// Whether a graceful close (see close()) is still under way.
@@ -257,6 +265,8 @@ private:
     mutable std::mutex published_error_mutex_;
     error_code published_error_;
     std::function<void(bool, error_code)> availability_;
+    std::function<void(const server_identity&)> identity_fn_;
+    std::optional<server_identity> identity_;  // learnt by the last handshake
     enum class reported : std::uint8_t { nothing, up, down } reported_ = reported::nothing;
 };
 
