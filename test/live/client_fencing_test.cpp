@@ -210,3 +210,33 @@ TEST_CASE("fenced_set: the store takes a token at least the highest it has seen"
     CHECK_FALSE(fenced_write_accepted(resp::reply{{resp::type::simple_string, 0, 0, "OK"}}, ec));
     CHECK(ec == error::unexpected_reply);
 }
+
+TEST_CASE("client: fencing: fenced and unfenced locks of one resource exclude each other", "[live][client][fencing]")
+{
+    live_rivals live({.count = 3});
+    auto& ours = live.c;
+    auto& theirs = live.theirs;
+    live.run([&]() -> asio::awaitable<void> {
+        auto once = fencing_on();
+        once.max_attempts = 1;
+        lock_options plain_once;
+        plain_once.max_attempts = 1;
+        // Fenced first: an unfenced acquisition finds the same key taken, and vice versa.
+        lock fenced = co_await ours.async_lock("fence-mixed", once);
+        auto [ec1, refused1] = co_await theirs.async_try_lock("fence-mixed", plain_once, tuple_awaitable);
+        CHECK_FALSE(ec1);
+        CHECK_FALSE(refused1.has_value());
+        co_await ours.async_unlock(fenced);
+
+        lock plain = co_await theirs.async_lock("fence-mixed", plain_once);
+        auto [ec2, refused2] = co_await ours.async_try_lock("fence-mixed", once, tuple_awaitable);
+        CHECK_FALSE(ec2);
+        CHECK_FALSE(refused2.has_value());
+        co_await theirs.async_unlock(plain);
+
+        // An unfenced holder in between does not disturb the fenced ones' order.
+        lock next = co_await ours.async_lock("fence-mixed", once);
+        CHECK(next.fencing_token() > fenced.fencing_token());
+        co_await ours.async_unlock(next);
+    }, 20s);
+}
