@@ -84,8 +84,11 @@ std::string lock::describe() const
     return out;
 }
 
-lock client::lock_from_parts(std::span<const std::string> resources, std::string_view token,
-                             std::chrono::milliseconds ttl) const
+namespace {
+
+// The state of a lock rebuilt from its parts (client::lock_from_parts).
+std::shared_ptr<detail::lock_state> state_from_parts(const std::string& prefix, std::span<const std::string> resources,
+                                                     std::string_view token, std::chrono::milliseconds ttl)
 {
     auto fail = [](std::string why) {
         throw boost::system::system_error(error::invalid_argument, "lock_from_parts: " + why);
@@ -97,7 +100,6 @@ lock client::lock_from_parts(std::span<const std::string> resources, std::string
     if (ttl.count() <= 0)
         fail("the TTL must be positive");
     auto st = std::make_shared<detail::lock_state>();
-    const auto& prefix = impl_->cfg.key_prefix;
     for (std::size_t i = 0; i < resources.size(); ++i)
     {
         if (resources[i].empty())
@@ -118,13 +120,24 @@ lock client::lock_from_parts(std::span<const std::string> resources, std::string
     }
     st->token.assign(token);
     st->ttl = ttl;  // valid_until stays at the epoch: the validity is not known here
-    return detail::access::make(std::move(st));
+    return st;
 }
 
-lock client::lock_from_parts(std::string_view resource, std::string_view token, std::chrono::milliseconds ttl) const
+}  // namespace
+
+lock client::lock_from_parts(std::span<const std::string> resources, std::string_view token,
+                             std::chrono::milliseconds ttl) const
+{
+    return detail::access::make(state_from_parts(impl_->cfg.key_prefix, resources, token, ttl));
+}
+
+lock client::lock_from_parts(std::string_view resource, std::string_view token, std::chrono::milliseconds ttl,
+                             std::uint64_t fencing_token) const
 {
     const std::string r(resource);
-    return lock_from_parts(std::span<const std::string>(&r, 1), token, ttl);
+    auto st = state_from_parts(impl_->cfg.key_prefix, std::span<const std::string>(&r, 1), token, ttl);
+    st->fence = fencing_token;
+    return detail::access::make(std::move(st));
 }
 
 }  // namespace redlock

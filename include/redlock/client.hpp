@@ -311,10 +311,14 @@ public:
     /// one can release the lock.
     ///
     /// @param ttl The TTL the keys were set with (used by async_check's deadline).
+    /// @param fencing_token The lock's fencing token, when it was taken with fencing (0: none):
+    /// what `fencing_token()` of the rebuilt lock returns. Nothing checks it against the
+    /// masters; it is carried for the holder's writes to the protected resource.
     /// @throws boost::system::system_error with error::invalid_argument, naming the part, for
     /// an empty resource or token, a non-positive TTL, a key over max_key_size or a resource
     /// named twice.
-    lock lock_from_parts(std::string_view resource, std::string_view token, std::chrono::milliseconds ttl) const;
+    lock lock_from_parts(std::string_view resource, std::string_view token, std::chrono::milliseconds ttl,
+                         std::uint64_t fencing_token = 0) const;
 
     /// lock_from_parts for a multi-resource lock (async_lock_all).
     lock lock_from_parts(std::span<const std::string> resources, std::string_view token,

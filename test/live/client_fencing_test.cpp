@@ -49,6 +49,11 @@ TEST_CASE("client: fencing: each holder's token is one more, committed on a majo
             // An extension keeps the token: it is the holder's, not the keys' TTL's.
             lock e = co_await c.async_extend(l, 5000ms);
             CHECK(e.fencing_token() == expected);
+            // A lock rebuilt from its parts carries the token it is given, through an extension.
+            lock rebuilt = c.lock_from_parts("fence-seq", l.token(), l.ttl(), l.fencing_token());
+            CHECK(rebuilt.fencing_token() == expected);
+            e = co_await c.async_extend(rebuilt, 5000ms);
+            CHECK(e.fencing_token() == expected);
             co_await c.async_unlock(e);
         }
         // The lock keys are gone; the counters stay (that is what orders the next holder).
