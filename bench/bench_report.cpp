@@ -49,6 +49,19 @@ std::string json_spectrum(const histogram_data& h)
     return s + "]";
 }
 
+// A count with thousands separators.
+std::string commas(std::uint64_t n) { return with_commas(static_cast<double>(n)); }
+
+// "(contended 1, no_quorum 2, ...)": each kind's count, with thousands separators, after its name.
+template <std::size_t N>
+std::string breakdown(const char* const (&names)[N], const std::uint64_t (&counts)[N])
+{
+    std::string s = "(";
+    for (std::size_t k = 0; k < N; ++k)
+        s += std::string(k == 0 ? "" : ", ") + names[k] + " " + commas(counts[k]);
+    return s + ")";
+}
+
 }  // namespace
 
 std::string to_json(const result& r)
@@ -128,41 +141,31 @@ void print_summary(const result& r)
     std::printf("measured %.2f s after %.1f s of warm-up%s\n\n", r.elapsed_s, r.cfg.warmup_s,
                 r.interrupted ? " (interrupted)" : "");
     std::printf("  %-22s %14s\n", "cycles/s", with_commas(r.cycles_per_s()).c_str());
-    std::printf("  %-22s %14s   acquired %s, failed %s (contended %s, no_quorum %s, timeout %s, other %s)\n",
-                "attempts", with_commas(static_cast<double>(t.attempts)).c_str(),
-                with_commas(static_cast<double>(t.acquired)).c_str(),
-                with_commas(static_cast<double>(t.failed_sum())).c_str(),
-                with_commas(static_cast<double>(t.failed[contended])).c_str(),
-                with_commas(static_cast<double>(t.failed[no_quorum])).c_str(),
-                with_commas(static_cast<double>(t.failed[timed_out])).c_str(),
-                with_commas(static_cast<double>(t.failed[other])).c_str());
-    std::printf("  %-22s %14s   release failed %s (lock_lost %s, no_quorum %s, timeout %s, other %s)\n", "released",
-                with_commas(static_cast<double>(t.released)).c_str(),
-                with_commas(static_cast<double>(t.release_failed_sum())).c_str(),
-                with_commas(static_cast<double>(t.release_failed[lock_lost])).c_str(),
-                with_commas(static_cast<double>(t.release_failed[release_no_quorum])).c_str(),
-                with_commas(static_cast<double>(t.release_failed[release_timed_out])).c_str(),
-                with_commas(static_cast<double>(t.release_failed[release_other])).c_str());
+    std::printf("  %-22s %14s   acquired %s, failed %s %s\n", "attempts", commas(t.attempts).c_str(),
+                commas(t.acquired).c_str(), commas(t.failed_sum()).c_str(),
+                breakdown(acquire_fail_names, t.failed).c_str());
+    std::printf("  %-22s %14s   release failed %s %s\n", "released", commas(t.released).c_str(),
+                commas(t.release_failed_sum()).c_str(), breakdown(release_fail_names, t.release_failed).c_str());
     std::printf("  %-22s %11s us   (user + system %.2f s of the whole process)\n", "client CPU per cycle",
                 with_commas(r.cpu_per_cycle(), 1).c_str(), r.cpu_us / 1e6);
     if (r.cfg.fencing)
         std::printf("  %-22s %14s   checked; tokens not above the previous holder's: %llu%s\n", "fencing tokens",
-                    with_commas(static_cast<double>(r.fences_checked)).c_str(),
-                    static_cast<unsigned long long>(r.fence_violations), r.fence_violations ? "  VIOLATION" : "");
-    std::printf("  %-22s %10s KiB\n\n", "peak RSS", with_commas(static_cast<double>(r.rss_kib)).c_str());
+                    commas(r.fences_checked).c_str(), static_cast<unsigned long long>(r.fence_violations),
+                    r.fence_violations ? "  VIOLATION" : "");
+    std::printf("  %-22s %10s KiB\n\n", "peak RSS", commas(r.rss_kib).c_str());
     std::printf("  %-16s %10s %10s %10s %10s %10s %10s %12s\n", "latency (us)", "p50", "p90", "p99", "p99.9", "max",
                 "mean", "samples");
     auto row = [](const char* name, const histogram_data& h) {
         std::printf("  %-16s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %12s\n", name, h.percentile_us(50),
                     h.percentile_us(90), h.percentile_us(99), h.percentile_us(99.9), h.max_us(), h.mean_us(),
-                    with_commas(static_cast<double>(h.count())).c_str());
+                    commas(h.count()).c_str());
     };
     row("acquire", t.acquire);
     row("release", t.release);
     if (t.failed_attempt.count())
         row("failed attempt", t.failed_attempt);
     for (const auto& [m, n] : r.other_errors)
-        std::printf("  other error: %s (%s)\n", m.c_str(), with_commas(static_cast<double>(n)).c_str());
+        std::printf("  other error: %s (%s)\n", m.c_str(), commas(n).c_str());
     if (!r.counts_ok)
         std::printf("\n  COUNTS DO NOT ADD UP: attempts %llu, acquired %llu + failed %llu; released %llu + release "
                     "failed %llu\n",

@@ -1,5 +1,6 @@
 // Acceptance: mutual exclusion under real concurrency, and a multi-threaded io_context.
 #include "client_fixture.hpp"
+#include "io_helpers.hpp"
 
 #include <boost/asio/detached.hpp>
 
@@ -9,36 +10,6 @@
 
 using namespace redlock;
 using namespace redlock::test;
-
-namespace {
-
-/// Errors seen on worker threads (Catch2 assertions are for the test thread only).
-struct error_log
-{
-    void add(std::string s)
-    {
-        std::lock_guard g(m);
-        if (v.size() < 20)
-            v.push_back(std::move(s));
-    }
-    std::string str()
-    {
-        std::lock_guard g(m);
-        std::string out;
-        for (auto& s : v)
-            out += s + "\n";
-        return out;
-    }
-    std::size_t size()
-    {
-        std::lock_guard g(m);
-        return v.size();
-    }
-    std::mutex m;
-    std::vector<std::string> v;
-};
-
-}  // namespace
 
 TEST_CASE("client: concurrent clients never hold one resource at once", "[live][client]")
 {

@@ -10,6 +10,7 @@
 #include <redlock/error.hpp>
 #include <redlock/resp.hpp>
 
+#include "io_helpers.hpp"
 #include "local_masters.hpp"
 
 #include <catch2/catch.hpp>
@@ -46,13 +47,8 @@
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
-using redlock::command;
-using redlock::connection;
-using redlock::connection_options;
-using redlock::error;
-using redlock::error_code;
-using redlock::test::local_masters;
-namespace resp = redlock::resp;
+using namespace redlock;
+using namespace redlock::test;
 using Catch::Matchers::Contains;
 using clock_type = std::chrono::steady_clock;
 
@@ -71,30 +67,6 @@ struct one_master
 long long ms_since(clock_type::time_point t0)
 {
     return std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - t0).count();
-}
-
-/// Runs `io` on this thread, one handler at a time, until `done()` or `limit` has passed.
-template <class Pred>
-bool run_until(asio::io_context& io, Pred&& done, std::chrono::milliseconds limit)
-{
-    const auto deadline = clock_type::now() + limit;
-    while (!done())
-    {
-        const auto now = clock_type::now();
-        if (now >= deadline)
-            return false;
-        if (io.stopped())
-            io.restart();
-        if (io.run_one_for(std::min<clock_type::duration>(deadline - now, 10ms)) == 0 && io.stopped())
-            std::this_thread::sleep_for(1ms);
-    }
-    return true;
-}
-
-/// Runs `io` on this thread for `d`.
-void run_for(asio::io_context& io, std::chrono::milliseconds d)
-{
-    run_until(io, [] { return false; }, d);
 }
 
 /// The outcome of one async_exec; shared with the handler so that a handler that runs after
@@ -136,11 +108,37 @@ error_code wait_connected(asio::io_context& io, connection& conn, std::chrono::m
     return **r;
 }
 
+/// One master and a connection to it that has connected.
+struct connected_master : one_master
+{
+    explicit connected_master(const connection_options& opts = {}) : one_master(opts)
+    {
+        REQUIRE_FALSE(wait_connected(io, conn));
+    }
+};
+
 /// The single value of a simple reply ("PONG", "42", the bulk string...).
 std::string value_of(const outcome& o)
 {
     REQUIRE(o.reply.size() == 1);
     return o.reply[0].value;
+}
+
+/// One master and a connection to it that has connected and answered a PING.
+struct pinged_master : connected_master
+{
+    explicit pinged_master(const connection_options& opts = {}) : connected_master(opts)
+    {
+        REQUIRE(value_of(exec(io, conn, command("PING"))) == "PONG");
+    }
+};
+
+/// Options whose health check drops a connection after `timeout` without an answer.
+connection_options health_timeout(std::chrono::milliseconds timeout)
+{
+    connection_options opts;
+    opts.health_check_timeout = timeout;
+    return opts;
 }
 
 /// Retries PING (each bounded by 500 ms) until it succeeds or `limit` has passed.
@@ -185,31 +183,6 @@ void shut(asio::io_context& io, connection& conn)
     run_for(io, 20ms);
 }
 
-/// Threads that run an io_context; stopped and joined on destruction, also on a failed REQUIRE.
-class io_threads
-{
-public:
-    io_threads(asio::io_context& io, int n) : io_(io), guard_(io.get_executor())
-    {
-        for (int i = 0; i < n; ++i)
-            threads_.emplace_back([this] { io_.run(); });
-    }
-    ~io_threads()
-    {
-        guard_.reset();
-        io_.stop();
-        for (auto& t : threads_)
-            t.join();
-    }
-    io_threads(const io_threads&) = delete;
-    io_threads& operator=(const io_threads&) = delete;
-
-private:
-    asio::io_context& io_;
-    asio::executor_work_guard<asio::io_context::executor_type> guard_;
-    std::vector<std::thread> threads_;
-};
-
 /// A loopback TCP port that is bound but not listening: connecting to it is refused.
 class refused_port
 {
@@ -243,9 +216,8 @@ private:
 TEST_CASE("connection: 10000 concurrent requests on one connection complete in order and are coalesced",
           "[live][connection]")
 {
-    one_master m;
+    connected_master m;
     auto& [masters, io, conn] = m;
-    REQUIRE_FALSE(wait_connected(io, conn));
     const auto before = conn.stats();
 
     constexpr int n = 10'000;
@@ -323,10 +295,8 @@ TEST_CASE("connection: 10000 concurrent requests on one connection complete in o
 TEST_CASE("connection: requests in flight fail promptly when the master dies and the connection recovers by itself",
           "[live][connection]")
 {
-    one_master m;
+    pinged_master m;
     auto& [masters, io, conn] = m;
-    REQUIRE_FALSE(wait_connected(io, conn));
-    REQUIRE(value_of(exec(io, conn, command("PING"))) == "PONG");
     const auto before = conn.stats();
 
     // Paused, the master keeps its socket open but answers nothing: the requests are written
@@ -385,12 +355,8 @@ TEST_CASE("connection: requests in flight fail promptly when the master dies and
 TEST_CASE("connection: request deadlines on a paused master and late replies never reach the wrong request",
           "[live][connection]")
 {
-    connection_options opts;
-    opts.health_check_timeout = 10s;  // the pause must not drop the connection here
-    one_master m(opts);
+    pinged_master m(health_timeout(10s));  // the pause must not drop the connection here
     auto& [masters, io, conn] = m;
-    REQUIRE_FALSE(wait_connected(io, conn));
-    REQUIRE(value_of(exec(io, conn, command("PING"))) == "PONG");
     const auto before = conn.stats();
 
     masters.pause(0);
@@ -438,12 +404,8 @@ TEST_CASE("connection: request deadlines on a paused master and late replies nev
 TEST_CASE("connection: the health check declares a stalled master dead and the connection comes back",
           "[live][connection]")
 {
-    connection_options opts;
-    opts.health_check_timeout = 300ms;
-    one_master m(opts);
+    pinged_master m(health_timeout(300ms));
     auto& [masters, io, conn] = m;
-    REQUIRE_FALSE(wait_connected(io, conn));
-    REQUIRE(value_of(exec(io, conn, command("PING"))) == "PONG");
     const auto before = conn.stats();
 
     masters.pause(0);
@@ -474,9 +436,8 @@ TEST_CASE("connection: the idle health PING detects a stalled master with no req
     connection_options opts;
     opts.health_check_interval = 200ms;
     opts.health_check_timeout = 300ms;
-    one_master m(opts);
+    connected_master m(opts);
     auto& [masters, io, conn] = m;
-    REQUIRE_FALSE(wait_connected(io, conn));
     run_for(io, 500ms);  // idle: the health PINGs are answered, nothing drops
     const auto before = conn.stats();
     CHECK(before.requests >= 2);
@@ -503,12 +464,8 @@ TEST_CASE("connection: the idle health PING detects a stalled master with no req
 TEST_CASE("connection: cancellation completes at once and the cancelled request's reply is consumed",
           "[live][connection]")
 {
-    connection_options opts;
-    opts.health_check_timeout = 10s;
-    one_master m(opts);
+    pinged_master m(health_timeout(10s));
     auto& [masters, io, conn] = m;
-    REQUIRE_FALSE(wait_connected(io, conn));
-    REQUIRE(value_of(exec(io, conn, command("PING"))) == "PONG");
 
     masters.pause(0);
     const auto before = conn.stats();
@@ -550,12 +507,8 @@ TEST_CASE("connection: cancellation emitted right after async_exec returns is ho
     // Per-operation cancellation applies from the moment the initiating function returns.
     // Here async_exec is called from outside the connection's strand (the io_context is not
     // running), and the signal is emitted before the io_context runs again.
-    connection_options opts;
-    opts.health_check_timeout = 10s;
-    one_master m(opts);
+    pinged_master m(health_timeout(10s));
     auto& [masters, io, conn] = m;
-    REQUIRE_FALSE(wait_connected(io, conn));
-    REQUIRE(value_of(exec(io, conn, command("PING"))) == "PONG");
 
     masters.pause(0);
     asio::cancellation_signal sig;
@@ -723,9 +676,8 @@ TEST_CASE("connection: Unix socket and the db of the URI is selected", "[live][c
 TEST_CASE("connection: server error replies complete with the error of their prefix and the message",
           "[live][connection]")
 {
-    one_master m;
+    connected_master m;
     auto& [masters, io, conn] = m;
-    REQUIRE_FALSE(wait_connected(io, conn));
 
     const auto noscript = exec(io, conn, command("EVALSHA", "0000000000000000000000000000000000000000", "0"));
     CHECK(noscript.ec == error::noscript);

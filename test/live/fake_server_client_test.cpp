@@ -59,6 +59,22 @@ struct three_fakes
     fake_server m[3];
 };
 
+/// Runs `body(c)`, bounded, with a client of the masters at `uris` (connected first unless
+/// `connect_first` is false), then closes the client.
+template <class Body>
+void with_client(const std::vector<std::string>& uris, Body body, bool connect_first = true)
+{
+    asio::io_context io;
+    client c(io.get_executor(), config_of(uris));
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        if (connect_first)
+            co_await require_connected(c);
+        co_await body(c);
+    }(), 20s);
+    c.close();
+    io.run_for(20ms);
+}
+
 fake_script on_first(std::string_view command, std::string bytes)
 {
     fake_script s;
@@ -194,10 +210,7 @@ TEST_CASE("fake server: two bad masters of three: no quorum with both causes, ke
         fake_server* m;
         std::vector<std::string> uris() const { return {m[0].uri(), m[1].uri(), m[2].uri()}; }
     } fakes{fakes_m};
-    asio::io_context io;
-    client c(io.get_executor(), config_of(fakes.uris()));
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
+    with_client(fakes.uris(), [&](client& c) -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock("res", tuple_awaitable);
         INFO(l.describe());
         CHECK(ec == error::no_quorum);
@@ -208,9 +221,7 @@ TEST_CASE("fake server: two bad masters of three: no quorum with both causes, ke
         // The failed attempt's release runs on every master: no key is left behind.
         CHECK(co_await eventually([&] { return !fakes.m[2].value_of("res"); }));
         CHECK(co_await recovers_eventually(c, "res", 2));
-    }(), 20s);
-    c.close();
-    io.run_for(20ms);
+    });
 }
 
 TEST_CASE("fake server: bad replies to the release and the extension count as failed masters",
@@ -238,10 +249,7 @@ TEST_CASE("fake server: bad replies to the release and the extension count as fa
     {
         INFO("release fault: " << rc.name);
         three_fakes fakes(rc.script);
-        asio::io_context io;
-        client c(io.get_executor(), config_of(fakes.uris()));
-        run_bounded(io, [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
+        with_client(fakes.uris(), [&](client& c) -> asio::awaitable<void> {
             auto [ec, l] = co_await c.async_lock("res", tuple_awaitable);
             REQUIRE_FALSE(ec);
             auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
@@ -249,18 +257,13 @@ TEST_CASE("fake server: bad replies to the release and the extension count as fa
             CHECK_FALSE(fakes.m[1].value_of("res"));
             CHECK_FALSE(fakes.m[2].value_of("res"));
             CHECK(co_await recovers_eventually(c, "res2"));
-        }(), 20s);
-        c.close();
-        io.run_for(20ms);
+        });
     }
 
     SECTION("-NOSCRIPT to EVALSHA is answered with EVAL, which deletes the key")
     {
         three_fakes fakes(on_first("EVALSHA", "-NOSCRIPT No matching script. Please use EVAL.\r\n"));
-        asio::io_context io;
-        client c(io.get_executor(), config_of(fakes.uris()));
-        run_bounded(io, [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
+        with_client(fakes.uris(), [&](client& c) -> asio::awaitable<void> {
             // The first release on a connection goes as EVAL (the script is not known to be
             // there yet); the second as EVALSHA, which master 0 answers NOSCRIPT: EVAL follows.
             for (int k = 0; k < 2; ++k)
@@ -280,18 +283,13 @@ TEST_CASE("fake server: bad replies to the release and the extension count as fa
             REQUIRE(sha != names.end());
             CHECK(first_eval < sha);
             CHECK(std::find(sha, names.end(), "EVAL") != names.end());
-        }(), 20s);
-        c.close();
-        io.run_for(20ms);
+        });
     }
 
     SECTION("garbage to one master's extension: extended on the other two")
     {
         three_fakes fakes(on_first("EVAL", "@@@\r\n"), "EVAL");
-        asio::io_context io;
-        client c(io.get_executor(), config_of(fakes.uris()));
-        run_bounded(io, [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
+        with_client(fakes.uris(), [&](client& c) -> asio::awaitable<void> {
             auto [ec, l] = co_await c.async_lock("res", tuple_awaitable);
             REQUIRE_FALSE(ec);
             auto [eec, l2] = co_await c.async_extend(l, 8000ms, tuple_awaitable);
@@ -301,9 +299,7 @@ TEST_CASE("fake server: bad replies to the release and the extension count as fa
             CHECK(l2.masters()[0].ec == error::protocol_error);
             auto [uec] = co_await c.async_unlock(l2, tuple_awaitable);
             CHECK_FALSE(uec);
-        }(), 20s);
-        c.close();
-        io.run_for(20ms);
+        });
     }
 }
 
@@ -322,9 +318,7 @@ TEST_CASE("fake server: a master whose handshake breaks fails the first lock wit
         const error_code expected = variant == 1 ? error_code(error::server_error) : error_code(error::handshake_failed);
         INFO("variant " << variant);
         three_fakes fakes(s);
-        asio::io_context io;
-        client c(io.get_executor(), config_of(fakes.uris()));
-        run_bounded(io, [&]() -> asio::awaitable<void> {
+        with_client(fakes.uris(), [&](client& c) -> asio::awaitable<void> {
             // Started at once: the request is queued while the first attempt runs.
             auto [ec, l] = co_await c.async_lock("res", tuple_awaitable);
             INFO(l.describe());
@@ -334,9 +328,7 @@ TEST_CASE("fake server: a master whose handshake breaks fails the first lock wit
             auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
             CHECK_FALSE(uec);
             CHECK(co_await recovers_eventually(c, "res2"));
-        }(), 20s);
-        c.close();
-        io.run_for(20ms);
+        }, false);
     }
 }
 

@@ -9,6 +9,7 @@
 #include <redlock/resp.hpp>
 
 #include "fake_server.hpp"
+#include "io_helpers.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -25,39 +26,11 @@
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
-using redlock::command;
-using redlock::connection;
-using redlock::connection_options;
-using redlock::error;
-using redlock::error_code;
-using redlock::test::fake_script;
-using redlock::test::fake_server;
-namespace resp = redlock::resp;
+using namespace redlock;
+using namespace redlock::test;
 using clock_type = std::chrono::steady_clock;
 
 namespace {
-
-template <class Pred>
-bool run_until(asio::io_context& io, Pred&& done, std::chrono::milliseconds limit)
-{
-    const auto deadline = clock_type::now() + limit;
-    while (!done())
-    {
-        const auto now = clock_type::now();
-        if (now >= deadline)
-            return false;
-        if (io.stopped())
-            io.restart();
-        if (io.run_one_for(std::min<clock_type::duration>(deadline - now, 10ms)) == 0 && io.stopped())
-            std::this_thread::sleep_for(1ms);
-    }
-    return true;
-}
-
-void run_for(asio::io_context& io, std::chrono::milliseconds d)
-{
-    run_until(io, [] { return false; }, d);
-}
 
 struct outcome
 {

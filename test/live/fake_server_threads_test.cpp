@@ -8,6 +8,7 @@
 // REDLOCK_TEST_THREADS sets the io_context's thread count (default 4).
 #include "client_fixture.hpp"
 #include "fake_server.hpp"
+#include "io_helpers.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -40,33 +41,6 @@ int io_thread_count()
     return 4;
 }
 
-/// Threads that run an io_context; stopped and joined on destruction, also on a failed REQUIRE.
-class io_threads
-{
-public:
-    io_threads(asio::io_context& io, int n) : io_(io), guard_(io.get_executor())
-    {
-        for (int i = 0; i < n; ++i)
-            threads_.emplace_back([this] { io_.run(); });
-    }
-    ~io_threads() { stop(); }
-    void stop()
-    {
-        guard_.reset();
-        io_.stop();
-        for (auto& t : threads_)
-            if (t.joinable())
-                t.join();
-    }
-    io_threads(const io_threads&) = delete;
-    io_threads& operator=(const io_threads&) = delete;
-
-private:
-    asio::io_context& io_;
-    asio::executor_work_guard<asio::io_context::executor_type> guard_;
-    std::vector<std::thread> threads_;
-};
-
 /// A script that answers `n` commands normally, then sends garbage: the client sees a protocol
 /// error, drops the connection and reconnects (to the same script again).
 fake_script breaks_after(int n)
@@ -77,34 +51,6 @@ fake_script breaks_after(int n)
     s.any().reply("garbage\r\n");
     return s;
 }
-
-/// Errors seen on worker threads (Catch2 assertions are for the test thread only).
-struct error_log
-{
-    void add(std::string s)
-    {
-        std::lock_guard g(m);
-        ++count;
-        if (v.size() < 20)
-            v.push_back(std::move(s));
-    }
-    std::string str()
-    {
-        std::lock_guard g(m);
-        std::string out;
-        for (auto& s : v)
-            out += s + "\n";
-        return out;
-    }
-    std::size_t size()
-    {
-        std::lock_guard g(m);
-        return count;
-    }
-    std::mutex m;
-    std::vector<std::string> v;
-    std::size_t count = 0;
-};
 
 /// Waits (polling) until `pred` holds or `limit` passes.
 template <class Pred>

@@ -716,16 +716,8 @@ struct local_masters::impl
             m.port = ports[0];
             m.tls_port = tls ? ports[1] : 0;
             write_config(m);
-            try
-            {
-                launch(i);
+            if (launched(i, attempt))
                 return;
-            }
-            catch (const start_error& e)
-            {
-                if (!e.port_in_use || attempt == start_attempts)
-                    throw;
-            }
         }
     }
 
@@ -733,20 +725,25 @@ struct local_masters::impl
     void restart(std::size_t i)
     {
         kill_and_reap(at(i));
-        for (int attempt = 1;; ++attempt)
-        {
-            try
-            {
-                launch(i);
-                return;
-            }
-            catch (const start_error& e)
-            {
-                if (!e.port_in_use || attempt == start_attempts)
-                    throw;
-            }
+        for (int attempt = 1; !launched(i, attempt); ++attempt)
             std::this_thread::sleep_for(200ms);
+    }
+
+    /// Launches master `i` at its `attempt`-th try: false if its port was in use and tries are
+    /// left, else throws what went wrong.
+    bool launched(std::size_t i, int attempt)
+    {
+        try
+        {
+            launch(i);
+            return true;
         }
+        catch (const start_error& e)
+        {
+            if (!e.port_in_use || attempt == start_attempts)
+                throw;
+        }
+        return false;
     }
 
     const master_process& running(std::size_t i) const
@@ -761,6 +758,13 @@ struct local_masters::impl
     {
         if (!tls)
             throw std::logic_error("local_masters: started without options::tls");
+    }
+
+    /// The TLS material; throws if the masters were started without it.
+    const tls_material& tls_files() const
+    {
+        require_tls();
+        return *tls;
     }
 
     void require_unix() const
@@ -823,29 +827,10 @@ std::vector<std::string> local_masters::uris() const
     return out;
 }
 
-std::string local_masters::ca_file() const
-{
-    impl_->require_tls();
-    return impl_->tls->ca_file;
-}
-
-std::string local_masters::other_ca_file() const
-{
-    impl_->require_tls();
-    return impl_->tls->other_ca_file;
-}
-
-std::string local_masters::cert_file() const
-{
-    impl_->require_tls();
-    return impl_->tls->cert_file;
-}
-
-std::string local_masters::key_file() const
-{
-    impl_->require_tls();
-    return impl_->tls->key_file;
-}
+std::string local_masters::ca_file() const { return impl_->tls_files().ca_file; }
+std::string local_masters::other_ca_file() const { return impl_->tls_files().other_ca_file; }
+std::string local_masters::cert_file() const { return impl_->tls_files().cert_file; }
+std::string local_masters::key_file() const { return impl_->tls_files().key_file; }
 
 void local_masters::kill(std::size_t i) { kill_and_reap(impl_->at(i)); }
 

@@ -22,18 +22,13 @@
 
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/validity.hpp"
+#include "acquire_test_words.hpp"
 #include "property_check.hpp"
 
-using namespace std::chrono_literals;
-using redlock::lock_options;
-using redlock::detail::acquire_action;
-using redlock::detail::acquire_event;
-using redlock::detail::acquire_fsm;
-using redlock::detail::master_outcome;
+using namespace redlock_test::acquire;
 
 namespace {
 
-using time_point = std::chrono::steady_clock::time_point;
 using duration = std::chrono::steady_clock::duration;
 using ak = acquire_action::kind;
 using ek = acquire_event::kind;

@@ -12,23 +12,18 @@
 #include <optional>
 #include <vector>
 
+#include "acquire_test_words.hpp"
 #include "algorithm/backoff.hpp"
 
-using namespace std::chrono_literals;
-using redlock::lock_options;
-using redlock::detail::acquire_action;
-using redlock::detail::acquire_event;
-using redlock::detail::acquire_fsm;
-using redlock::detail::master_outcome;
-using redlock::detail::master_set;
-using redlock::detail::retry_policy;
-using redlock::detail::retry_schedule;
+using namespace redlock_test::acquire;
 
 namespace {
 
-using time_point = std::chrono::steady_clock::time_point;
 using kind = acquire_action::kind;
 using redlock::error;
+using redlock::detail::master_set;
+using redlock::detail::retry_policy;
+using redlock::detail::retry_schedule;
 constexpr auto aborted = boost::asio::error::operation_aborted;
 constexpr auto granted = master_outcome::granted;
 constexpr auto held = master_outcome::held_by_other;
@@ -94,6 +89,39 @@ acquire_action contended_first_attempt(acquire_fsm& f, time_point t0)
     REQUIRE(*rel.awaited == set_of(3, {0, 1, 2}));
     REQUIRE(rel.deadline == t0 + 5ms + 200ms);
     return rel;
+}
+
+// Every master grants the release `rel` at `now`, which must complete the machine; returns the
+// completion.
+acquire_action complete_release(acquire_fsm& f, const acquire_action& rel, time_point now)
+{
+    const auto c = answer_all(f, rel.round_id, {0, 1, 2}, granted, now);
+    REQUIRE(c.type == kind::complete);
+    return c;
+}
+
+// The second attempt after a contended first one (N = 3) whose release every master answered
+// with `release_answer` at 6 ms: the end of the backoff and the attempt sent then.
+struct retry
+{
+    time_point at;
+    acquire_action attempt;
+};
+
+retry retry_after_contention(acquire_fsm& f, master_outcome release_answer)
+{
+    const auto rel = contended_first_attempt(f, at(0ms));
+    const auto w = answer_all(f, rel.round_id, {0, 1, 2}, release_answer, at(6ms));
+    REQUIRE(w.type == kind::wait_until);
+    return {w.until, f.resume(acquire_event::backoff_elapsed(w.until))};
+}
+
+// Feeds the deadline of `rel`'s round, which must complete the machine; returns the completion.
+acquire_action complete_at_deadline(acquire_fsm& f, const acquire_action& rel)
+{
+    const auto c = f.resume(acquire_event::deadline(rel.round_id, rel.deadline));
+    REQUIRE(c.type == kind::complete);
+    return c;
 }
 
 }  // namespace
@@ -237,30 +265,20 @@ TEST_CASE("acquire_fsm: no attempt left completes with the last attempt's reason
     SECTION("contended twice")
     {
         acquire_fsm f(o, 3, seed, false);
-        const auto rel = contended_first_attempt(f, at(0ms));
-        const auto w = answer_all(f, rel.round_id, {0, 1, 2}, granted, at(6ms));
-        REQUIRE(w.type == kind::wait_until);
-        const auto a2 = f.resume(acquire_event::backoff_elapsed(w.until));
-        const auto rel2 = answer_all(f, a2.round_id, {2, 1}, held, w.until + 1ms);
+        const auto [t1, a2] = retry_after_contention(f, granted);
+        const auto rel2 = answer_all(f, a2.round_id, {2, 1}, held, t1 + 1ms);
         REQUIRE(rel2.type == kind::send_release);
-        const auto c = answer_all(f, rel2.round_id, {0, 1, 2}, granted, w.until + 2ms);
-        REQUIRE(c.type == kind::complete);
-        CHECK(c.ec == error::contended);
+        CHECK(complete_release(f, rel2, t1 + 2ms).ec == error::contended);
         CHECK(f.attempts() == 2);
     }
     SECTION("contended, then no quorum: the last reason wins")
     {
         acquire_fsm f(o, 3, seed, false);
-        const auto rel = contended_first_attempt(f, at(0ms));
-        const auto w = answer_all(f, rel.round_id, {0, 1, 2}, failed, at(6ms));
-        REQUIRE(w.type == kind::wait_until);
-        const auto a2 = f.resume(acquire_event::backoff_elapsed(w.until));
-        CHECK(answer(f, a2.round_id, 0, granted, w.until + 1ms).type == kind::none);
-        const auto rel2 = answer_all(f, a2.round_id, {1, 2}, failed, w.until + 1ms);
+        const auto [t1, a2] = retry_after_contention(f, failed);
+        CHECK(answer(f, a2.round_id, 0, granted, t1 + 1ms).type == kind::none);
+        const auto rel2 = answer_all(f, a2.round_id, {1, 2}, failed, t1 + 1ms);
         REQUIRE(rel2.type == kind::send_release);
-        const auto c = answer_all(f, rel2.round_id, {0, 1, 2}, granted, w.until + 2ms);
-        REQUIRE(c.type == kind::complete);
-        CHECK(c.ec == error::no_quorum);
+        CHECK(complete_release(f, rel2, t1 + 2ms).ec == error::no_quorum);
         CHECK(f.last_attempt().granted() == 1);
         CHECK(f.last_attempt().failed() == 2);
     }
@@ -270,9 +288,7 @@ TEST_CASE("acquire_fsm: no attempt left completes with the last attempt's reason
         o.max_wait = 40ms;  // less than the smallest delay (retry_delay 50 ms)
         acquire_fsm f(o, 3, seed, false);
         const auto rel = contended_first_attempt(f, at(0ms));
-        const auto c = answer_all(f, rel.round_id, {0, 1, 2}, granted, at(6ms));
-        REQUIRE(c.type == kind::complete);
-        CHECK(c.ec == error::contended);
+        CHECK(complete_release(f, rel, at(6ms)).ec == error::contended);
     }
 }
 
@@ -282,9 +298,7 @@ TEST_CASE("acquire_fsm: try mode makes one attempt", "[acquire_fsm]")
     // for its driver to turn into an empty optional.
     acquire_fsm f(options(), 3, seed, true);
     const auto rel = contended_first_attempt(f, at(0ms));
-    const auto c = answer_all(f, rel.round_id, {0, 1, 2}, granted, at(6ms));
-    REQUIRE(c.type == kind::complete);
-    CHECK(c.ec == error::contended);
+    CHECK(complete_release(f, rel, at(6ms)).ec == error::contended);
     CHECK(f.attempts() == 1);
 }
 
@@ -343,8 +357,7 @@ TEST_CASE("acquire_fsm: a release that awaits nobody ends at a deadline due at o
     CHECK(rel.awaited->empty());
     CHECK(rel.awaited->masters() == 3);
     CHECK(rel.deadline == a.deadline);
-    const auto c = f.resume(acquire_event::deadline(rel.round_id, rel.deadline));
-    REQUIRE(c.type == kind::complete);
+    const auto c = complete_at_deadline(f, rel);
     CHECK(c.ec == error::no_quorum);
     CHECK(f.last_attempt().failed() == 3);
 }
@@ -363,10 +376,10 @@ TEST_CASE("acquire_fsm: cancelled or closed in each phase", "[acquire_fsm][cance
                                        : interruption{"close", &acquire_event::closed, error::connection_closed};
     INFO(in.name);
     const auto t0 = at(0ms);
+    acquire_fsm f(options(), 3, seed, false);  // afresh for each section
 
     SECTION("before start: at once")
     {
-        acquire_fsm f(options(), 3, seed, false);
         const auto c = f.resume(in.event(t0));
         REQUIRE(c.type == kind::complete);
         CHECK(c.ec == in.ec);
@@ -374,7 +387,6 @@ TEST_CASE("acquire_fsm: cancelled or closed in each phase", "[acquire_fsm][cance
     }
     SECTION("attempting: release every master, then complete")
     {
-        acquire_fsm f(options(), 3, seed, false);
         const auto a = f.resume(acquire_event::start(t0));
         CHECK(answer(f, a.round_id, 0, granted, t0 + 1ms).type == kind::none);
         const auto rel = f.resume(in.event(t0 + 2ms));
@@ -390,28 +402,21 @@ TEST_CASE("acquire_fsm: cancelled or closed in each phase", "[acquire_fsm][cance
     }
     SECTION("releasing: the release is not cut short")
     {
-        acquire_fsm f(options(), 3, seed, false);
         const auto rel = contended_first_attempt(f, t0);
         CHECK(f.resume(in.event(t0 + 6ms)).type == kind::none);
         CHECK(f.resume(in.event(t0 + 6ms)).type == kind::none);
         CHECK(answer_all(f, rel.round_id, {0, 1}, granted, t0 + 7ms).type == kind::none);
-        const auto c = f.resume(acquire_event::deadline(rel.round_id, rel.deadline));
-        REQUIRE(c.type == kind::complete);
-        CHECK(c.ec == in.ec);
+        CHECK(complete_at_deadline(f, rel).ec == in.ec);
     }
     SECTION("releasing, then the other interruption too: the cancellation is reported")
     {
-        acquire_fsm f(options(), 3, seed, false);
         const auto rel = contended_first_attempt(f, t0);
         CHECK(f.resume(in.event(t0 + 6ms)).type == kind::none);
         CHECK(f.resume((which == 0 ? acquire_event::closed : acquire_event::cancel)(t0 + 6ms)).type == kind::none);
-        const auto c = f.resume(acquire_event::deadline(rel.round_id, rel.deadline));
-        REQUIRE(c.type == kind::complete);
-        CHECK(c.ec == aborted);
+        CHECK(complete_at_deadline(f, rel).ec == aborted);
     }
     SECTION("backing off: at once")
     {
-        acquire_fsm f(options(), 3, seed, false);
         const auto rel = contended_first_attempt(f, t0);
         const auto w = answer_all(f, rel.round_id, {0, 1, 2}, granted, t0 + 6ms);
         REQUIRE(w.type == kind::wait_until);
@@ -424,7 +429,6 @@ TEST_CASE("acquire_fsm: cancelled or closed in each phase", "[acquire_fsm][cance
     }
     SECTION("after completion: nothing")
     {
-        acquire_fsm f(options(), 3, seed, false);
         const auto a = f.resume(acquire_event::start(t0));
         const auto c = answer_all(f, a.round_id, {0, 1}, granted, t0 + 1ms);
         REQUIRE(c.type == kind::complete);
@@ -473,22 +477,21 @@ TEST_CASE("acquire_fsm: stale and stray events are ignored", "[acquire_fsm]")
 TEST_CASE("acquire_fsm: a master's second answer is ignored", "[acquire_fsm]")
 {
     acquire_fsm f(options(), 3, seed, false);
-    const auto t0 = at(0ms);
-    const auto a = f.resume(acquire_event::start(t0));
-    CHECK(answer(f, a.round_id, 0, granted, t0 + 1ms).type == kind::none);
+    const auto a = f.resume(acquire_event::start(at(0ms)));
+    CHECK(answer(f, a.round_id, 0, granted, at(1ms)).type == kind::none);
     // Counted twice it would make the quorum of 2.
-    CHECK(answer(f, a.round_id, 0, granted, t0 + 2ms).type == kind::none);
+    CHECK(answer(f, a.round_id, 0, granted, at(2ms)).type == kind::none);
     CHECK(f.last_attempt().granted() == 1);
     // Nor does a master change its mind.
-    CHECK(answer(f, a.round_id, 0, held, t0 + 2ms).type == kind::none);
-    const auto rel = answer_all(f, a.round_id, {1, 2}, held, t0 + 3ms);
+    CHECK(answer(f, a.round_id, 0, held, at(2ms)).type == kind::none);
+    const auto rel = answer_all(f, a.round_id, {1, 2}, held, at(3ms));
     REQUIRE(rel.type == kind::send_release);
     CHECK(f.last_attempt().granted() == 1);
 
-    CHECK(answer(f, rel.round_id, 1, granted, t0 + 4ms).type == kind::none);
-    CHECK(answer(f, rel.round_id, 1, granted, t0 + 4ms).type == kind::none);
-    CHECK(answer(f, rel.round_id, 2, granted, t0 + 4ms).type == kind::none);
-    CHECK(answer(f, rel.round_id, 0, granted, t0 + 4ms).type == kind::wait_until);
+    CHECK(answer(f, rel.round_id, 1, granted, at(4ms)).type == kind::none);
+    CHECK(answer(f, rel.round_id, 1, granted, at(4ms)).type == kind::none);
+    CHECK(answer(f, rel.round_id, 2, granted, at(4ms)).type == kind::none);
+    CHECK(answer(f, rel.round_id, 0, granted, at(4ms)).type == kind::wait_until);
 }
 
 // ---- a failure injected at every step (Boost.MySQL's check_network_errors) -------------------

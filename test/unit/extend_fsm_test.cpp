@@ -197,7 +197,7 @@ std::string run_sequence(std::uint64_t seed)
 
     time_point now = t_start, t0{};
     std::uint64_t ext_id = 0, rel_id = 0;
-    std::vector<int> ext_answer(n, -1);  // per master: -1 none, else its first outcome
+    first_answers ext_answer(n, -1);
     std::vector<bool> awaited(n, false);
     bool released = false, completed = false, cancelled = false, closed = false;
     time_point rel_deadline{};
@@ -253,10 +253,7 @@ std::string run_sequence(std::uint64_t seed)
             {
                 if (released)
                     return "success after a release";
-                std::size_t grants = 0;
-                for (std::size_t i = 0; i < n; ++i)
-                    grants += ext_answer[i] == static_cast<int>(master_outcome::granted) ? 1 : 0;
-                if (grants < quorum)
+                if (count_answers(ext_answer, master_outcome::granted) < quorum)
                     return "success without a quorum of extensions";
                 const auto elapsed_us = std::chrono::duration_cast<std::chrono::microseconds>(ev.now - t0).count();
                 if (budget_us - elapsed_us <= 0)
@@ -288,34 +285,21 @@ std::string run_sequence(std::uint64_t seed)
     for (int s = 0; s <= steps && !completed; ++s)
     {
         now += std::chrono::microseconds(pick(0, 30'000));
-        fsm_event ev;
-        const auto r = pick(0, 99);
-        if (s == 0)
-            ev = r < 3 ? fsm_event::cancel(now) : (r < 5 ? fsm_event::closed(now) : fsm_event::start(now));
-        else if (r < 3)
-            ev = fsm_event::cancel(now);
-        else if (r < 5)
-            ev = fsm_event::closed(now);
-        else if (r < 12)
-            ev = fsm_event::deadline(pick(0, 3) == 0 ? ext_id + rel_id + 9 : (released ? rel_id : ext_id), now);
-        else
-            ev = pick.reply(released ? rel_id : ext_id, ext_id + 17, n, now);
+        const auto ev = roll_event(pick, s, 5, now, [&](std::int64_t r) {
+            const auto round = released ? rel_id : ext_id;
+            return r < 12 ? fsm_event::deadline(pick(0, 3) == 0 ? ext_id + rel_id + 9 : round, now)
+                          : pick.reply(round, ext_id + 17, n, now);
+        });
         // What the oracle learns from the event, as the machine should.
         if (ev.type == ek::cancel && !completed)
             cancelled = true;
         if (ev.type == ek::closed && !completed && ext_id != 0)
             closed = true;
-        const bool in_extension = ext_id != 0 && !released;
-        if (ev.type == ek::reply && in_extension && ev.round_id == ext_id && ext_answer[ev.master] < 0)
-            ext_answer[ev.master] = static_cast<int>(ev.outcome);
-        if (ev.type == ek::deadline && in_extension && ev.round_id == ext_id)
-            for (auto& x : ext_answer)
-                if (x < 0)
-                    x = static_cast<int>(master_outcome::timed_out);
+        if (ext_id != 0 && !released)
+            note_answer(ext_answer, ext_id, ev);
         if (ev.type == ek::reply && released && ev.round_id == rel_id)
             awaited[ev.master] = false;
-        const auto a = m.resume(ev);
-        if (auto why = check_action(a, ev); !why.empty())
+        if (auto why = feed(m, ev, check_action); !why.empty())
             return why;
         (void)rel_deadline;
     }
@@ -325,10 +309,8 @@ std::string run_sequence(std::uint64_t seed)
         now += 1s;
         const auto ev = fsm_event::deadline(released ? rel_id : ext_id, now);
         if (!released && ext_id != 0)
-            for (auto& x : ext_answer)
-                if (x < 0)
-                    x = static_cast<int>(master_outcome::timed_out);
-        if (auto why = check_action(m.resume(ev), ev); !why.empty())
+            time_out_silent(ext_answer);
+        if (auto why = feed(m, ev, check_action); !why.empty())
             return why;
     }
     if (ext_id != 0 && !completed)

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <string>
+#include <vector>
 
 #include <boost/asio/error.hpp>
 
@@ -56,6 +58,62 @@ public:
 private:
     std::mt19937_64 rng_;
 };
+
+/// Step `step`'s event of a random sequence, from a roll in [0, 99] drawn here: at step 0 a start
+/// (or, 3 and 2 rolls in 100, a cancel or a close before it); later a cancel (rolls below 3), a
+/// close (rolls below `closes_below`), else `other(roll)`.
+template <class Other>
+fsm_event roll_event(event_dice& pick, int step, std::int64_t closes_below, time_point now, Other other)
+{
+    const auto r = pick(0, 99);
+    if (step == 0)
+        return r < 3 ? fsm_event::cancel(now) : (r < 5 ? fsm_event::closed(now) : fsm_event::start(now));
+    if (r < 3)
+        return fsm_event::cancel(now);
+    if (r < closes_below)
+        return fsm_event::closed(now);
+    return other(r);
+}
+
+/// Feeds `ev` to the machine `m` and returns what `check(action, ev)` finds wrong in the action
+/// (empty: nothing).
+template <class Machine, class Check>
+std::string feed(Machine& m, const fsm_event& ev, Check& check)
+{
+    return check(m.resume(ev), ev);
+}
+
+/// An oracle's record of one round: per master -1 (no answer yet) or its first outcome.
+using first_answers = std::vector<int>;
+
+/// Every master yet to answer timed out (what a round's deadline tells).
+inline void time_out_silent(first_answers& answer)
+{
+    for (auto& x : answer)
+        if (x < 0)
+            x = static_cast<int>(master_outcome::timed_out);
+}
+
+/// How many masters answered `o` first.
+inline std::size_t count_answers(const first_answers& answer, master_outcome o)
+{
+    std::size_t c = 0;
+    for (const auto x : answer)
+        c += x == static_cast<int>(o) ? 1 : 0;
+    return c;
+}
+
+/// What `ev` teaches the record of round `round`: a reply's outcome, if the master's first; the
+/// round's deadline: every master yet to answer timed out.
+inline void note_answer(first_answers& answer, std::uint64_t round, const fsm_event& ev)
+{
+    if (ev.round_id != round)
+        return;
+    if (ev.type == ek::reply && answer[ev.master] < 0)
+        answer[ev.master] = static_cast<int>(ev.outcome);
+    if (ev.type == ek::deadline)
+        time_out_silent(answer);
+}
 
 }  // namespace redlock_test::fsm
 

@@ -373,7 +373,7 @@ std::string run_sequence(std::uint64_t seed)
 
     time_point now = t_start, valid_until = t_start + validity, sent_at{};
     std::uint64_t ext_id = 0, rel_id = 0;
-    std::vector<int> answer;  // of the extension round in flight: -1 none, else its first outcome
+    first_answers answer;  // of the extension round in flight
     bool extending = false, releasing = false, lost = false, released = false, done = false, closed = false;
     std::uint32_t extensions = 0;
 
@@ -388,10 +388,7 @@ std::string run_sequence(std::uint64_t seed)
             {
                 if (!extending)
                     return "extended without an extension in flight";
-                std::size_t grants = 0;
-                for (const auto x : answer)
-                    grants += x == static_cast<int>(master_outcome::granted) ? 1 : 0;
-                if (grants < quorum)
+                if (count_answers(answer, master_outcome::granted) < quorum)
                     return "extended without a quorum";
                 if (ev.now - sent_at >= validity)
                     return "extended with no validity left";
@@ -484,11 +481,8 @@ std::string run_sequence(std::uint64_t seed)
         return {};
     };
 
-    {
-        const auto ev = fsm_event::start(now);
-        if (auto why = check_step(m.resume(ev), ev); !why.empty())
-            return why;
-    }
+    if (auto why = feed(m, fsm_event::start(now), check_step); !why.empty())
+        return why;
     const int steps = static_cast<int>(pick(1, 60));
     for (int k = 0; k < steps && !done; ++k)
     {
@@ -512,13 +506,9 @@ std::string run_sequence(std::uint64_t seed)
             closed = true;
         if (ev.type == ek::release && !lost && !releasing)
             released = true;
-        if (extending && ev.type == ek::reply && ev.round_id == ext_id && answer[ev.master] < 0)
-            answer[ev.master] = static_cast<int>(ev.outcome);
-        if (extending && ev.type == ek::deadline && ev.round_id == ext_id)
-            for (auto& x : answer)
-                if (x < 0)
-                    x = static_cast<int>(master_outcome::timed_out);
-        if (auto why = check_step(m.resume(ev), ev); !why.empty())
+        if (extending)
+            note_answer(answer, ext_id, ev);
+        if (auto why = feed(m, ev, check_step); !why.empty())
             return why;
     }
     // Liveness: released, the release's end ends it.
@@ -529,20 +519,13 @@ std::string run_sequence(std::uint64_t seed)
         {
             if (!lost)
                 released = true;
-            const auto ev = fsm_event::release(now);
-            if (auto why = check_step(m.resume(ev), ev); !why.empty())
+            if (auto why = feed(m, fsm_event::release(now), check_step); !why.empty())
                 return why;
         }
-        if (!done)
-        {
-            const auto ev = fsm_event::deadline(rel_id, now);
-            if (auto why = check_step(m.resume(ev), ev); !why.empty())
-                return why;
-        }
-        if (!done)
-            return "not done after a release and its deadline";
+        if (auto why = done ? "" : feed(m, fsm_event::deadline(rel_id, now), check_step); !why.empty())
+            return why;
     }
-    return {};
+    return done ? "" : "not done after a release and its deadline";
 }
 
 }  // namespace

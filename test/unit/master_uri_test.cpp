@@ -5,6 +5,8 @@
 
 #include <boost/system/system_error.hpp>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,37 @@ std::string parse_fail(const std::string& uri)
     return why;
 }
 
+// The fields a parse must give, in master_config's order; an empty one is not checked.
+struct fields
+{
+    std::optional<kind> transport = std::nullopt;
+    std::optional<std::string> host = std::nullopt;
+    std::optional<std::uint16_t> port = std::nullopt;
+    std::optional<std::string> path = std::nullopt;
+    std::optional<std::string> username = std::nullopt;
+    std::optional<std::string> password = std::nullopt;
+    std::optional<int> db = std::nullopt;
+};
+
+// Parses `uri`, which must succeed, and checks each field `expected` gives.
+void check_parse(const std::string& uri, const fields& expected)
+{
+    const auto c = parse_ok(uri);
+    INFO("uri: " << uri);
+    const auto check = [](const char* field, const auto& actual, const auto& wanted) {
+        INFO(field);
+        if (wanted)
+            CHECK(actual == *wanted);
+    };
+    check("transport", c.transport, expected.transport);
+    check("host", c.host, expected.host);
+    check("port", c.port, expected.port);
+    check("path", c.path, expected.path);
+    check("username", c.username, expected.username);
+    check("password", c.password, expected.password);
+    check("db", c.db, expected.db);
+}
+
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 }  // namespace
@@ -45,20 +78,17 @@ TEST_CASE("master URI: redis:// forms", "[uri]")
 {
     SECTION("host only: default port, no auth, db 0")
     {
-        const auto c = parse_ok("redis://localhost");
-        CHECK(c.transport == kind::tcp);
-        CHECK(c.host == "localhost");
-        CHECK(c.port == 6379);
-        CHECK(c.username.empty());
-        CHECK(c.password.empty());
-        CHECK(c.db == 0);
+        check_parse("redis://localhost",
+                    {.transport = kind::tcp,
+                     .host = "localhost",
+                     .port = 6379,
+                     .username = "",
+                     .password = "",
+                     .db = 0});
     }
     SECTION("host, port, db")
     {
-        const auto c = parse_ok("redis://redis-1.example.com:7000/3");
-        CHECK(c.host == "redis-1.example.com");
-        CHECK(c.port == 7000);
-        CHECK(c.db == 3);
+        check_parse("redis://redis-1.example.com:7000/3", {.host = "redis-1.example.com", .port = 7000, .db = 3});
     }
     SECTION("empty path and '/' mean db 0")
     {
@@ -93,24 +123,17 @@ TEST_CASE("master URI: user info", "[uri]")
 {
     SECTION("user and password")
     {
-        const auto c = parse_ok("redis://alice:s3cret@h:6380/1");
-        CHECK(c.username == "alice");
-        CHECK(c.password == "s3cret");
-        CHECK(c.host == "h");
-        CHECK(c.port == 6380);
-        CHECK(c.db == 1);
+        check_parse("redis://alice:s3cret@h:6380/1",
+                    {.host = "h", .port = 6380, .username = "alice", .password = "s3cret", .db = 1});
     }
     SECTION("password only: default user")
     {
-        const auto c = parse_ok("redis://:s3cret@h");
-        CHECK(c.username.empty());
-        CHECK(c.password == "s3cret");
+        check_parse("redis://:s3cret@h", {.username = "", .password = "s3cret"});
     }
     SECTION("percent-decoding, '+' is not a space, ':' in the password")
     {
-        const auto c = parse_ok("redis://al%69ce%40corp:p%40ss%2Fw%3Ard+x:y@h");
-        CHECK(c.username == "alice@corp");
-        CHECK(c.password == "p@ss/w:rd+x:y");
+        check_parse("redis://al%69ce%40corp:p%40ss%2Fw%3Ard+x:y@h",
+                    {.username = "alice@corp", .password = "p@ss/w:rd+x:y"});
     }
     SECTION("decoding gives raw bytes, upper and lower hex")
     {
@@ -132,20 +155,14 @@ TEST_CASE("master URI: rediss:// and IPv6", "[uri]")
 {
     SECTION("TLS")
     {
-        const auto c = parse_ok("rediss://u:p@cache.example.com:6380/2");
-        CHECK(c.transport == kind::tls);
-        CHECK(c.host == "cache.example.com");
-        CHECK(c.port == 6380);
-        CHECK(c.db == 2);
+        check_parse("rediss://u:p@cache.example.com:6380/2",
+                    {.transport = kind::tls, .host = "cache.example.com", .port = 6380, .db = 2});
     }
     SECTION("IPv6 with and without port")
     {
         CHECK(parse_ok("redis://[::1]").host == "::1");
         CHECK(parse_ok("redis://[::1]").port == 6379);
-        const auto c = parse_ok("redis://:pw@[2001:db8::7]:7001/4");
-        CHECK(c.host == "2001:db8::7");
-        CHECK(c.port == 7001);
-        CHECK(c.db == 4);
+        check_parse("redis://:pw@[2001:db8::7]:7001/4", {.host = "2001:db8::7", .port = 7001, .db = 4});
         CHECK(parse_ok("redis://[::ffff:10.0.0.1]").host == "::ffff:10.0.0.1");
     }
     SECTION("IPv6 zone identifier (RFC 6874)")
@@ -158,26 +175,17 @@ TEST_CASE("master URI: unix://", "[uri]")
 {
     SECTION("path only")
     {
-        const auto c = parse_ok("unix:///var/run/redis/redis.sock");
-        CHECK(c.transport == kind::unix_socket);
-        CHECK(c.path == "/var/run/redis/redis.sock");
-        CHECK(c.db == 0);
-        CHECK(c.password.empty());
+        check_parse("unix:///var/run/redis/redis.sock",
+                    {.transport = kind::unix_socket, .path = "/var/run/redis/redis.sock", .password = "", .db = 0});
     }
     SECTION("user info and db")
     {
-        const auto c = parse_ok("unix://bob:pw%2F1@/tmp/redis.sock?db=5");
-        CHECK(c.username == "bob");
-        CHECK(c.password == "pw/1");
-        CHECK(c.path == "/tmp/redis.sock");
-        CHECK(c.db == 5);
+        check_parse("unix://bob:pw%2F1@/tmp/redis.sock?db=5",
+                    {.path = "/tmp/redis.sock", .username = "bob", .password = "pw/1", .db = 5});
     }
     SECTION("password only")
     {
-        const auto c = parse_ok("unix://:pw@/s");
-        CHECK(c.username.empty());
-        CHECK(c.password == "pw");
-        CHECK(c.path == "/s");
+        check_parse("unix://:pw@/s", {.path = "/s", .username = "", .password = "pw"});
     }
     SECTION("path is percent-decoded and may hold '@'")
     {

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 using redlock::detail::master_outcome;
@@ -21,6 +22,24 @@ namespace {
 constexpr std::array<master_outcome, 4> answers = {
     master_outcome::granted, master_outcome::held_by_other, master_outcome::failed,
     master_outcome::timed_out};
+
+// An answer, and the state the tracker must be in after it.
+struct checked_answer
+{
+    std::size_t master;
+    master_outcome outcome;
+    quorum_state after;
+};
+
+// Records the answers in order, checking the state after each.
+void record_checked(quorum_tracker& t, const std::vector<checked_answer>& answers_in_order)
+{
+    for (const auto& a : answers_in_order)
+    {
+        INFO("master " << a.master);
+        CHECK(t.record(a.master, a.outcome) == a.after);
+    }
+}
 
 // The decision after the first k answers of `seq`, by brute force over every way the
 // remaining N - k masters could still answer (grant or not): decided only if all ways agree.
@@ -185,21 +204,25 @@ TEST_CASE("quorum: every answer sequence for N = 1..7 against a brute-force refe
 
 TEST_CASE("quorum: decides as early as certain (N = 5)", "[quorum]")
 {
-    SECTION("three grants reach the quorum with two masters pending")
+    // Three answers decide, with two masters pending.
+    const std::pair<const char*, std::vector<checked_answer>> three_decide[] = {
+        {"three grants reach the quorum with two masters pending",
+         {{4, master_outcome::granted, quorum_state::undecided},
+          {0, master_outcome::granted, quorum_state::undecided},
+          {2, master_outcome::granted, quorum_state::reached}}},
+        {"three refusals fail it with two pending",
+         {{0, master_outcome::held_by_other, quorum_state::undecided},
+          {1, master_outcome::timed_out, quorum_state::undecided},
+          {2, master_outcome::failed, quorum_state::failed}}},
+    };
+    for (const auto& [name, answers_in_order] : three_decide)
     {
-        quorum_tracker t(5);
-        CHECK(t.record(4, master_outcome::granted) == quorum_state::undecided);
-        CHECK(t.record(0, master_outcome::granted) == quorum_state::undecided);
-        CHECK(t.record(2, master_outcome::granted) == quorum_state::reached);
-        CHECK(t.pending() == 2);
-    }
-    SECTION("three refusals fail it with two pending")
-    {
-        quorum_tracker t(5);
-        CHECK(t.record(0, master_outcome::held_by_other) == quorum_state::undecided);
-        CHECK(t.record(1, master_outcome::timed_out) == quorum_state::undecided);
-        CHECK(t.record(2, master_outcome::failed) == quorum_state::failed);
-        CHECK(t.pending() == 2);
+        DYNAMIC_SECTION(name)
+        {
+            quorum_tracker t(5);
+            record_checked(t, answers_in_order);
+            CHECK(t.pending() == 2);
+        }
     }
     SECTION("2 grants + 2 refusals: undecided until the last")
     {
@@ -207,8 +230,8 @@ TEST_CASE("quorum: decides as early as certain (N = 5)", "[quorum]")
         t.record(0, master_outcome::granted);
         t.record(1, master_outcome::failed);
         t.record(2, master_outcome::granted);
-        CHECK(t.record(3, master_outcome::held_by_other) == quorum_state::undecided);
-        CHECK(t.record(4, master_outcome::granted) == quorum_state::reached);
+        record_checked(t, {{3, master_outcome::held_by_other, quorum_state::undecided},
+                           {4, master_outcome::granted, quorum_state::reached}});
     }
 }
 
@@ -218,8 +241,8 @@ TEST_CASE("quorum: a decision is sticky, late answers are stored", "[quorum]")
     {
         quorum_tracker t(3);
         t.record(0, master_outcome::granted);
-        CHECK(t.record(1, master_outcome::granted) == quorum_state::reached);
-        CHECK(t.record(2, master_outcome::held_by_other) == quorum_state::reached);
+        record_checked(t, {{1, master_outcome::granted, quorum_state::reached},
+                           {2, master_outcome::held_by_other, quorum_state::reached}});
         CHECK(t.outcome(2) == master_outcome::held_by_other);
         CHECK(t.held_by_other() == 1);
     }
@@ -227,8 +250,8 @@ TEST_CASE("quorum: a decision is sticky, late answers are stored", "[quorum]")
     {
         quorum_tracker t(3);
         t.record(0, master_outcome::timed_out);
-        CHECK(t.record(1, master_outcome::timed_out) == quorum_state::failed);
-        CHECK(t.record(2, master_outcome::granted) == quorum_state::failed);
+        record_checked(t, {{1, master_outcome::timed_out, quorum_state::failed},
+                           {2, master_outcome::granted, quorum_state::failed}});
         CHECK(t.granted() == 1);
         CHECK(t.outcome(2) == master_outcome::granted);
         CHECK(t.state() == quorum_state::failed);

@@ -76,6 +76,14 @@ const char* status_name(parse_status s)
     return "?";
 }
 
+// Parses `input` in one feed, which must complete a reply, and compares its nodes with `expected`.
+void check_parses_to(std::string_view input, const resp::reply& expected)
+{
+    resp::parser p;
+    REQUIRE(p.parse(input) == parse_status::done);
+    CHECK(render(p.nodes()) == render(expected));
+}
+
 struct outcome
 {
     parse_status status;
@@ -242,35 +250,26 @@ TEST_CASE("parser: aggregates, maps, attributes and push", "[resp][parser]")
 {
     SECTION("nested arrays")
     {
-        const resp::reply expected = {
+        check_parses_to("*2\r\n*2\r\n+a\r\n$1\r\nb\r\n*0\r\n", {
             {type::array, 0, 2, ""}, {type::array, 1, 2, ""}, {type::simple_string, 2, 0, "a"},
             {type::bulk_string, 2, 0, "b"}, {type::array, 1, 0, ""},
-        };
-        resp::parser p;
-        REQUIRE(p.parse("*2\r\n*2\r\n+a\r\n$1\r\nb\r\n*0\r\n") == parse_status::done);
-        CHECK(render(p.nodes()) == render(expected));
+        });
     }
     SECTION("map sizes count pairs")
     {
-        const resp::reply expected = {
+        check_parses_to("%2\r\n+first\r\n:1\r\n+second\r\n~2\r\n#t\r\n_\r\n", {
             {type::map, 0, 2, ""},
             {type::simple_string, 1, 0, "first"}, {type::integer, 1, 0, "1"},
             {type::simple_string, 1, 0, "second"}, {type::set, 1, 2, ""},
             {type::boolean, 2, 0, "t"}, {type::null, 2, 0, ""},
-        };
-        resp::parser p;
-        REQUIRE(p.parse("%2\r\n+first\r\n:1\r\n+second\r\n~2\r\n#t\r\n_\r\n") == parse_status::done);
-        CHECK(render(p.nodes()) == render(expected));
+        });
     }
     SECTION("push")
     {
-        const resp::reply expected = {
+        check_parses_to(">3\r\n$7\r\nmessage\r\n$7\r\nchannel\r\n$5\r\nhello\r\n", {
             {type::push, 0, 3, ""}, {type::bulk_string, 1, 0, "message"},
             {type::bulk_string, 1, 0, "channel"}, {type::bulk_string, 1, 0, "hello"},
-        };
-        resp::parser p;
-        REQUIRE(p.parse(">3\r\n$7\r\nmessage\r\n$7\r\nchannel\r\n$5\r\nhello\r\n") == parse_status::done);
-        CHECK(render(p.nodes()) == render(expected));
+        });
     }
     SECTION("a top-level attribute precedes its value, which completes the reply")
     {
@@ -293,14 +292,11 @@ TEST_CASE("parser: aggregates, maps, attributes and push", "[resp][parser]")
     }
     SECTION("an attribute inside an array is not one of its elements")
     {
-        const resp::reply expected = {
+        check_parses_to("*3\r\n:1\r\n:2\r\n|1\r\n+ttl\r\n:3600\r\n:3\r\n", {
             {type::array, 0, 3, ""}, {type::integer, 1, 0, "1"}, {type::integer, 1, 0, "2"},
             {type::attribute, 1, 1, ""}, {type::simple_string, 2, 0, "ttl"}, {type::integer, 2, 0, "3600"},
             {type::integer, 1, 0, "3"},
-        };
-        resp::parser p;
-        REQUIRE(p.parse("*3\r\n:1\r\n:2\r\n|1\r\n+ttl\r\n:3600\r\n:3\r\n") == parse_status::done);
-        CHECK(render(p.nodes()) == render(expected));
+        });
     }
     SECTION("empty and consecutive attributes")
     {
@@ -315,13 +311,10 @@ TEST_CASE("parser: aggregates, maps, attributes and push", "[resp][parser]")
     }
     SECTION("RESP2 nulls inside aggregates")
     {
-        resp::parser p;
-        REQUIRE(p.parse("*3\r\n$-1\r\n*-1\r\n$0\r\n\r\n") == parse_status::done);
-        const resp::reply expected = {
+        check_parses_to("*3\r\n$-1\r\n*-1\r\n$0\r\n\r\n", {
             {type::array, 0, 3, ""}, {type::null, 1, 0, ""}, {type::null, 1, 0, ""},
             {type::bulk_string, 1, 0, ""},
-        };
-        CHECK(render(p.nodes()) == render(expected));
+        });
     }
 }
 

@@ -245,14 +245,9 @@ std::string run_sequence(std::uint64_t seed)
 
     time_point now = t_start;
     std::uint64_t id = 0;
-    std::vector<int> answer(n, -1);  // per master: -1 none, else its first outcome
+    first_answers answer(n, -1);
     bool answered = false, done = false, handed_off = false, closed = false, deadline_passed = false;
-    auto count = [&](master_outcome o) {
-        std::size_t c = 0;
-        for (const auto x : answer)
-            c += x == static_cast<int>(o) ? 1 : 0;
-        return c;
-    };
+    auto count = [&](master_outcome o) { return count_answers(answer, o); };
     auto all_answered = [&] {
         for (const auto x : answer)
             if (x < 0)
@@ -322,20 +317,13 @@ std::string run_sequence(std::uint64_t seed)
     for (int s = 0; s <= steps && !done; ++s)
     {
         now += std::chrono::microseconds(pick(0, 30'000));
-        fsm_event ev;
-        const auto r = pick(0, 99);
-        if (s == 0)
-            ev = r < 3 ? fsm_event::cancel(now) : (r < 5 ? fsm_event::closed(now) : fsm_event::start(now));
-        else if (r < 3)
-            ev = fsm_event::cancel(now);
-        else if (r < 6)
-            ev = fsm_event::closed(now);
-        else if (r < 10)
-            ev = fsm_event::deadline(pick(0, 3) == 0 ? id + 9 : id, now);
-        else if (r < 20)
-            ev = fsm_event::handed_off(pick(0, 3) == 0 ? id + 5 : id, now);
-        else
-            ev = pick.reply(id, id + 17, n, now);
+        const auto ev = roll_event(pick, s, 6, now, [&](std::int64_t r) {
+            if (r < 10)
+                return fsm_event::deadline(pick(0, 3) == 0 ? id + 9 : id, now);
+            if (r < 20)
+                return fsm_event::handed_off(pick(0, 3) == 0 ? id + 5 : id, now);
+            return pick.reply(id, id + 17, n, now);
+        });
         // What the oracle learns from the event, as the machine should.
         if (id != 0)
         {
@@ -343,18 +331,11 @@ std::string run_sequence(std::uint64_t seed)
                 closed = true;
             if (ev.type == ek::handed_off && ev.round_id == id)
                 handed_off = true;
-            if (ev.type == ek::reply && ev.round_id == id && answer[ev.master] < 0)
-                answer[ev.master] = static_cast<int>(ev.outcome);
             if (ev.type == ek::deadline && ev.round_id == id)
-            {
                 deadline_passed = true;
-                for (auto& x : answer)
-                    if (x < 0)
-                        x = static_cast<int>(master_outcome::timed_out);
-            }
+            note_answer(answer, id, ev);
         }
-        const auto a = m.resume(ev);
-        if (auto why = check_action(a, ev); !why.empty())
+        if (auto why = feed(m, ev, check_action); !why.empty())
             return why;
     }
     // Liveness: the deadline the driver echoes ends it.
@@ -362,11 +343,8 @@ std::string run_sequence(std::uint64_t seed)
     {
         now += 1s;
         deadline_passed = true;
-        for (auto& x : answer)
-            if (x < 0)
-                x = static_cast<int>(master_outcome::timed_out);
-        const auto ev = fsm_event::deadline(id, now);
-        if (auto why = check_action(m.resume(ev), ev); !why.empty())
+        time_out_silent(answer);
+        if (auto why = feed(m, fsm_event::deadline(id, now), check_action); !why.empty())
             return why;
         if (!m.done())
             return "not done after the deadline";

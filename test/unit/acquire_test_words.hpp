@@ -1,0 +1,24 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_TEST_UNIT_ACQUIRE_TEST_WORDS_HPP
+#define REDLOCK_TEST_UNIT_ACQUIRE_TEST_WORDS_HPP
+
+// The names the acquisition machine's tests speak in: its events and actions, the options it
+// takes and the outcomes masters answer with.
+
+#include <chrono>
+
+#include "operation/acquire_fsm.hpp"
+
+namespace redlock_test::acquire {
+
+using namespace std::chrono_literals;
+using redlock::lock_options;
+using redlock::detail::acquire_action;
+using redlock::detail::acquire_event;
+using redlock::detail::acquire_fsm;
+using redlock::detail::master_outcome;
+using time_point = std::chrono::steady_clock::time_point;
+
+}  // namespace redlock_test::acquire
+
+#endif
