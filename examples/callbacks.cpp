@@ -14,11 +14,11 @@
 
 #include <chrono>
 #include <cstdio>
-#include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "example_checks.hpp"
 #include "local_masters.hpp"
 
 namespace asio = boost::asio;
@@ -27,14 +27,7 @@ using redlock::error_code;
 
 namespace {
 
-int failures = 0;
-
-void check(bool ok, const std::string& what)
-{
-    std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-    if (!ok)
-        ++failures;
-}
+using redlock_example::check;
 
 long long ms(std::chrono::steady_clock::duration d)
 {
@@ -204,8 +197,7 @@ private:
 
 int main()
 {
-    try
-    {
+    return redlock_example::run_example("redlock-example-callbacks", [] {
         std::printf("starting 5 local redis-server masters...\n");
         redlock::test::local_masters masters({.count = 5});
         asio::io_context io;
@@ -220,12 +212,5 @@ int main()
         io.run_for(30s);
         if (!io.stopped())
             check(false, "the walkthrough did not finish within 30 s");
-        std::printf("\n%s: %d check(s) failed; masters stopped.\n", failures ? "FAILED" : "done", failures);
-        return failures ? 1 : 0;
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "redlock-example-callbacks: " << e.what() << "\n";
-        return 2;
-    }
+    });
 }

@@ -15,8 +15,8 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
-#include <iostream>
 
+#include "example_checks.hpp"
 #include "local_masters.hpp"
 
 namespace asio = boost::asio;
@@ -26,14 +26,7 @@ namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
-int failures = 0;
-
-void check(bool ok, const char* what)
-{
-    std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what);
-    if (!ok)
-        ++failures;
-}
+using redlock_example::check;
 
 long long ms(std::chrono::steady_clock::duration d)
 {
@@ -114,8 +107,7 @@ asio::awaitable<void> demo(redlock::client& a, redlock::client& b, redlock::test
 
 int main()
 {
-    try
-    {
+    return redlock_example::run_example("redlock-demo", [] {
         std::printf("starting 5 local redis-server masters...\n");
         redlock::test::local_masters masters({.count = 5});
         for (std::size_t i = 0; i < masters.size(); ++i)
@@ -132,12 +124,5 @@ int main()
                 std::rethrow_exception(e);
         });
         io.run_for(60s);
-        std::printf("\n%s: %d check(s) failed; masters stopped.\n", failures ? "FAILED" : "done", failures);
-        return failures ? 1 : 0;
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "redlock-demo: " << e.what() << "\n";
-        return 2;
-    }
+    });
 }

@@ -35,11 +35,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <iostream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 
+#include "example_checks.hpp"
 #include "local_masters.hpp"
 
 namespace asio = boost::asio;
@@ -227,13 +227,8 @@ outcome scenario(redlock::test::local_masters& masters, redlock::test::local_mas
 
 int main()
 {
-    int failures = 0;
-    auto check = [&](bool ok, const std::string& what) {
-        std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-        failures += ok ? 0 : 1;
-    };
-    try
-    {
+    using redlock_example::check;
+    return redlock_example::run_example("redlock-example-fencing", [] {
         std::printf("starting 3 local redis-server masters and a store...\n\n");
         redlock::test::local_masters masters({.count = 3});
         redlock::test::local_masters store({.count = 1});
@@ -249,13 +244,5 @@ int main()
         check(fenced.b_accepted, "B's write was accepted");
         check(fenced.a_code == write_refused, "A's stale write was refused by the store");
         check(fenced.stored.rfind("from B", 0) == 0, "the store keeps B's write");
-
-        std::printf("\n%s: %d check(s) failed; servers stopped.\n", failures ? "FAILED" : "done", failures);
-        return failures ? 1 : 0;
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "redlock-example-fencing: " << e.what() << "\n";
-        return 2;
-    }
+    });
 }

@@ -26,10 +26,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <iostream>
 #include <string>
 #include <vector>
 
+#include "example_checks.hpp"
 #include "local_masters.hpp"
 
 namespace asio = boost::asio;
@@ -111,13 +111,8 @@ std::size_t count_lines(const std::string& file)
 
 int main()
 {
-    int failures = 0;
-    auto check = [&](bool ok, const std::string& what) {
-        std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-        failures += ok ? 0 : 1;
-    };
-    try
-    {
+    using redlock_example::check;
+    return redlock_example::run_example("redlock-example-run-once", [] {
         std::printf("starting 5 local redis-server masters...\n");
         redlock::test::local_masters masters({.count = 5});
         const auto uris = masters.uris();
@@ -171,12 +166,5 @@ int main()
         const std::string held = masters.command(0, {"PTTL", "job:nightly-report:2026-11-21"});
         check(held.size() > 1 && held[0] == ':' && std::stoll(held.substr(1)) > 20000,
               "the lock stays until the end of the period (PTTL " + held.substr(1, held.size() - 3) + " ms)");
-        std::printf("\n%s: %d check(s) failed; masters stopped.\n", failures ? "FAILED" : "done", failures);
-        return failures ? 1 : 0;
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "redlock-example-run-once: " << e.what() << "\n";
-        return 2;
-    }
+    });
 }

@@ -34,12 +34,12 @@
 #include <cmath>
 #include <cstdio>
 #include <exception>
-#include <iostream>
 #include <map>
 #include <random>
 #include <sstream>
 #include <string>
 
+#include "example_checks.hpp"
 #include "local_masters.hpp"
 
 namespace asio = boost::asio;
@@ -50,14 +50,7 @@ namespace {
 
 constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
 
-int failures = 0;
-
-void check(bool ok, const std::string& what)
-{
-    std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-    if (!ok)
-        ++failures;
-}
+using redlock_example::check;
 
 // The shared state the locks protect.
 std::map<std::string, long> balances = {{"acct:0", 1000}, {"acct:1", 1000}, {"acct:2", 1000}, {"acct:3", 1000}};
@@ -342,8 +335,7 @@ asio::awaitable<void> run(tcp::endpoint server, redlock::client& locks, redlock:
 
 int main()
 {
-    try
-    {
+    return redlock_example::run_example("redlock-example-server", [] {
         std::printf("starting 5 local redis-server masters...\n");
         redlock::test::local_masters masters({.count = 5});
 
@@ -377,12 +369,5 @@ int main()
         io.run_for(60s);
         if (!finished)
             check(false, "the example did not finish within 60 s");
-        std::printf("\n%s: %d check(s) failed; masters stopped.\n", failures ? "FAILED" : "done", failures);
-        return failures ? 1 : 0;
-    }
-    catch (const std::exception& e)
-    {
-        std::cerr << "redlock-example-server: " << e.what() << "\n";
-        return 2;
-    }
+    });
 }

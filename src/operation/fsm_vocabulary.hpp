@@ -130,7 +130,7 @@ struct fsm_action
     /// been decided by then.
     time_point until{};
     /// complete: the result.
-    error_code ec;
+    error_code ec{};
     /// complete, on success: t0 + ttl - clock_drift(ttl, drift_factor).
     time_point valid_until{};
     /// send_commit: the fencing token to commit; complete, on success of a fenced acquisition:
@@ -142,44 +142,20 @@ struct fsm_action
 
     static fsm_action send(std::uint64_t round_id, time_point deadline, bool new_token = false) noexcept
     {
-        fsm_action a;
-        a.type = kind::send_attempt;
-        a.round_id = round_id;
-        a.deadline = deadline;
-        a.new_token = new_token;
-        return a;
+        return {.type = kind::send_attempt, .round_id = round_id, .new_token = new_token, .deadline = deadline};
     }
-    static fsm_action wait(time_point until) noexcept
-    {
-        fsm_action a;
-        a.type = kind::wait_until;
-        a.until = until;
-        return a;
-    }
+    static fsm_action wait(time_point until) noexcept { return {.type = kind::wait_until, .until = until}; }
     static fsm_action release(std::uint64_t round_id, const master_set& awaited, time_point deadline) noexcept
     {
-        fsm_action a;
-        a.type = kind::send_release;
-        a.round_id = round_id;
-        a.awaited = &awaited;
-        a.deadline = deadline;
-        return a;
+        return {.type = kind::send_release, .round_id = round_id, .deadline = deadline, .awaited = &awaited};
     }
     static fsm_action commit(std::uint64_t round_id, std::uint64_t fence, time_point deadline) noexcept
     {
-        auto a = send(round_id, deadline);
-        a.type = kind::send_commit;
-        a.fence = fence;
-        return a;
+        return {.type = kind::send_commit, .round_id = round_id, .deadline = deadline, .fence = fence};
     }
     static fsm_action complete(error_code ec, time_point valid_until = {}, std::uint64_t fence = 0) noexcept
     {
-        fsm_action a;
-        a.type = kind::complete;
-        a.ec = ec;
-        a.valid_until = valid_until;
-        a.fence = fence;
-        return a;
+        return {.type = kind::complete, .ec = ec, .valid_until = valid_until, .fence = fence};
     }
 };
 

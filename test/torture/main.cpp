@@ -641,24 +641,11 @@ int main(int argc, char** argv)
 {
     const options o = parse(argc, argv);
     if (o.worker)
-    {
-        rt::worker_config cfg;
-        cfg.process = *o.worker;
-        cfg.workers = o.workers;
-        cfg.resources = o.resources;
-        cfg.masters = o.uris;
-        cfg.ttls_ms = o.ttls;
-        cfg.until = o.until;
-        cfg.ledger = o.ledger;
-        cfg.seed = o.seed.value_or(1);
-        cfg.try_lock_pct = o.try_pct;
-        cfg.extend_pct = o.extend_pct;
-        cfg.overrun_pct = o.overrun_pct;
-        cfg.hold_max_ms = o.hold_max_ms;
-        cfg.fencing_pct = o.fencing_pct;
-        cfg.fencing_pct = o.fencing_pct;
-        return rt::run_worker(cfg);
-    }
+        return rt::run_worker({.process = *o.worker, .workers = o.workers, .resources = o.resources,
+                               .masters = o.uris, .ttls_ms = o.ttls, .until = o.until, .ledger = o.ledger,
+                               .seed = o.seed.value_or(1), .try_lock_pct = o.try_pct, .extend_pct = o.extend_pct,
+                               .overrun_pct = o.overrun_pct, .hold_max_ms = o.hold_max_ms,
+                               .fencing_pct = o.fencing_pct});
     if (o.self_test)
     {
         const auto failures = rt::self_test();

@@ -16,10 +16,10 @@ struct worker_config
     int process = 0;                    ///< Index of this worker process.
     int workers = 16;                   ///< Coroutines in this process.
     int resources = 4;                  ///< Resources "torture:0" .. "torture:R-1".
-    std::vector<std::string> masters;   ///< URIs (the fault proxies).
+    std::vector<std::string> masters{}; ///< URIs (the fault proxies).
     std::vector<int> ttls_ms{300, 1000, 2000};  ///< Each acquisition picks one.
     nanos until = 0;                    ///< No acquisition is started after this (monotonic).
-    std::string ledger;                 ///< This process's ledger file.
+    std::string ledger{};               ///< This process's ledger file.
     std::uint64_t seed = 1;
     int try_lock_pct = 15;              ///< Acquisitions made with async_try_lock.
     int extend_pct = 10;                ///< Holds that call async_extend once.

@@ -11,23 +11,19 @@
 #include <chrono>
 #include <string>
 
+#include "acquire_test_words.hpp"
 #include "algorithm/fencing.hpp"
 #include "fsm_test_words.hpp"
 
-using namespace redlock_test::fsm;
-using redlock::lock_options;
-using redlock::detail::acquire_fsm;
+using namespace redlock_test::acquire;
+using redlock_test::fsm::aborted;
+using redlock_test::fsm::error;
+using redlock_test::fsm::fsm_action;
+using redlock_test::fsm::fsm_event;
 using redlock::detail::fence_key;
 using redlock::detail::hashed_part;
 
 namespace {
-
-using kind = ak;
-constexpr auto granted = master_outcome::granted;
-constexpr auto held = master_outcome::held_by_other;
-constexpr auto failed = master_outcome::failed;
-
-time_point at(std::chrono::steady_clock::duration d) { return time_point{} + 1h + d; }
 
 // The defaults (ttl 10 s: attempt timeout 200 ms, drift 102 ms, retry delay 50 ms, release
 // timeout 200 ms), two attempts with no jitter, fencing on.

@@ -19,18 +19,11 @@ using namespace redlock_test::acquire;
 
 namespace {
 
-using kind = acquire_action::kind;
 using redlock::error;
 using redlock::detail::master_set;
 using redlock::detail::retry_policy;
 using redlock::detail::retry_schedule;
 constexpr auto aborted = boost::asio::error::operation_aborted;
-constexpr auto granted = master_outcome::granted;
-constexpr auto held = master_outcome::held_by_other;
-constexpr auto failed = master_outcome::failed;
-
-// Times are offsets from an arbitrary epoch: the machine only ever subtracts them.
-time_point at(std::chrono::steady_clock::duration d) { return time_point{} + 1h + d; }
 
 // ttl 10 s: attempt timeout 200 ms (ttl / 20 clamped), drift 10 ms * 10 + 2 ms = 102 ms.
 lock_options options()

@@ -18,6 +18,14 @@ using redlock::detail::acquire_event;
 using redlock::detail::acquire_fsm;
 using redlock::detail::master_outcome;
 using time_point = std::chrono::steady_clock::time_point;
+using kind = acquire_action::kind;
+
+inline constexpr auto granted = master_outcome::granted;
+inline constexpr auto held = master_outcome::held_by_other;
+inline constexpr auto failed = master_outcome::failed;
+
+/// Times are offsets from an arbitrary epoch: the machine only ever subtracts them.
+inline time_point at(std::chrono::steady_clock::duration d) { return time_point{} + 1h + d; }
 
 }  // namespace redlock_test::acquire
 
