@@ -20,8 +20,7 @@ acquire_action nothing() { return {}; }
 }  // namespace
 
 acquire_fsm::acquire_fsm(const lock_options& o, std::size_t masters, std::uint64_t seed, bool try_mode)
-    : ttl_(o.ttl), drift_factor_(o.drift_factor), attempt_timeout_(attempt_timeout_of(o)),
-      release_timeout_(o.release_timeout),
+    : timing_(lock_timing::of(o)),
       retry_(retry_policy{o.max_attempts, o.retry_delay, o.retry_jitter, o.max_wait}, seed),
       attempt_(masters), commit_(masters), try_mode_(try_mode), fencing_(o.fencing)
 {}
@@ -146,7 +145,7 @@ acquire_action acquire_fsm::begin_attempt(time_point now)
     commit_ = quorum_tracker(attempt_.masters());
     largest_counter_ = 0;
     ++attempts_;
-    return acquire_action::send(++round_, now + attempt_timeout_, true);
+    return acquire_action::send(++round_, now + timing_.attempt_timeout, true);
 }
 
 acquire_action acquire_fsm::on_attempt_decided(time_point now)
@@ -155,12 +154,12 @@ acquire_action acquire_fsm::on_attempt_decided(time_point now)
         return fail_attempt(attempt_.failure_reason(), now);
     if (!fencing_)
         return grant_if_valid(now, 0);
-    if (remaining_validity(ttl_, now - t0_, drift_factor_) <= std::chrono::steady_clock::duration::zero())
+    if (!timing_.valid_at(t0_, now))
         return fail_attempt(error::validity_expired, now);
     // The quorum's largest counter, plus one: larger than the token of every holder whose
     // commit majority this quorum meets (docs/algorithm.md).
     phase_ = phase::committing;
-    const auto deadline = std::min(now + attempt_timeout_, validity_deadline(t0_, ttl_, drift_factor_));
+    const auto deadline = std::min(now + timing_.attempt_timeout, timing_.valid_until(t0_));
     return acquire_action::commit(++round_, static_cast<std::uint64_t>(largest_counter_) + 1, deadline);
 }
 
@@ -174,10 +173,10 @@ acquire_action acquire_fsm::on_commit_decided(time_point now)
 acquire_action acquire_fsm::grant_if_valid(time_point now, std::uint64_t fence)
 {
     // Never hand out an expired lock: the validity left at the decision must be positive.
-    if (remaining_validity(ttl_, now - t0_, drift_factor_) > std::chrono::steady_clock::duration::zero())
+    if (timing_.valid_at(t0_, now))
     {
         phase_ = phase::done;
-        return acquire_action::complete({}, validity_deadline(t0_, ttl_, drift_factor_), fence);
+        return acquire_action::complete({}, timing_.valid_until(t0_), fence);
     }
     return fail_attempt(error::validity_expired, now);
 }
@@ -194,7 +193,7 @@ acquire_action acquire_fsm::fail_attempt(error_code reason, time_point now)
     release_waiting_ = awaited_after(attempt_);
     // (After a commit round too: the attempt's outcomes say where our key may stand.)
     // Nobody to wait for: a deadline due at once ends the release through the usual path.
-    return acquire_action::release(++round_, release_waiting_, release_waiting_.empty() ? now : now + release_timeout_);
+    return acquire_action::release(++round_, release_waiting_, timing_.release_deadline(now, !release_waiting_.empty()));
 }
 
 acquire_action acquire_fsm::after_release(time_point now)

@@ -10,6 +10,7 @@
 #include <redlock/options.hpp>
 
 #include "algorithm/backoff.hpp"
+#include "algorithm/lock_timing.hpp"
 #include "algorithm/quorum.hpp"
 #include "operation/fsm_vocabulary.hpp"
 #include "operation/master_set.hpp"
@@ -127,10 +128,7 @@ private:
     acquire_action on_releasing(const acquire_event& ev);
     acquire_action on_backing_off(const acquire_event& ev);
 
-    std::chrono::milliseconds ttl_;
-    double drift_factor_;
-    std::chrono::milliseconds attempt_timeout_;
-    std::chrono::milliseconds release_timeout_;
+    lock_timing timing_;
     retry_schedule retry_;
     quorum_tracker attempt_;
     quorum_tracker commit_;

@@ -13,10 +13,8 @@ namespace {
 using event_kind = fsm_event::kind;
 }  // namespace
 
-extend_fsm::extend_fsm(std::chrono::milliseconds ttl, double drift_factor, std::chrono::milliseconds attempt_timeout,
-                       std::chrono::milliseconds release_timeout, std::size_t masters)
-    : ttl_(ttl), drift_factor_(drift_factor), attempt_timeout_(attempt_timeout), release_timeout_(release_timeout),
-      round_outcomes_(masters == 0 ? throw std::invalid_argument("extend_fsm: no master") : masters),
+extend_fsm::extend_fsm(const lock_timing& timing, std::size_t masters)
+    : timing_(timing), round_outcomes_(masters == 0 ? throw std::invalid_argument("extend_fsm: no master") : masters),
       release_waiting_(masters)
 {}
 
@@ -36,7 +34,7 @@ fsm_action extend_fsm::resume(const fsm_event& ev)
         {
             phase_ = phase::extending;
             t0_ = ev.now;
-            return fsm_action::send(++round_, ev.now + attempt_timeout_);
+            return fsm_action::send(++round_, ev.now + timing_.attempt_timeout);
         }
     case phase::extending:
         switch (ev.type)
@@ -87,8 +85,8 @@ fsm_action extend_fsm::on_decided(time_point now)
 {
     if (round_outcomes_.state() == quorum_state::reached)
     {
-        if (remaining_validity(ttl_, now - t0_, drift_factor_) > std::chrono::steady_clock::duration::zero())
-            return complete({}, validity_deadline(t0_, ttl_, drift_factor_));
+        if (timing_.valid_at(t0_, now))
+            return complete({}, timing_.valid_until(t0_));
         return release(error::validity_expired, now);
     }
     return release(error::lock_lost, now);
@@ -100,7 +98,7 @@ fsm_action extend_fsm::release(error_code reason, time_point now)
     reason_ = reason;
     release_waiting_ = awaited_after(round_outcomes_);
     // Nobody to wait for: a deadline due at once ends the release through the usual path.
-    return fsm_action::release(++round_, release_waiting_, release_waiting_.empty() ? now : now + release_timeout_);
+    return fsm_action::release(++round_, release_waiting_, timing_.release_deadline(now, !release_waiting_.empty()));
 }
 
 fsm_action extend_fsm::complete(error_code ec, time_point valid_until)

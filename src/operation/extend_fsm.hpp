@@ -8,6 +8,7 @@
 
 #include <redlock/error.hpp>
 
+#include "algorithm/lock_timing.hpp"
 #include "algorithm/quorum.hpp"
 #include "operation/fsm_vocabulary.hpp"
 #include "operation/master_set.hpp"
@@ -43,8 +44,7 @@ public:
 
     /// @param masters N, at least 1.
     /// @throws std::invalid_argument if masters is 0.
-    extend_fsm(std::chrono::milliseconds ttl, double drift_factor, std::chrono::milliseconds attempt_timeout,
-               std::chrono::milliseconds release_timeout, std::size_t masters);
+    extend_fsm(const lock_timing& timing, std::size_t masters);
 
     fsm_action resume(const fsm_event& ev);
 
@@ -66,10 +66,7 @@ private:
     fsm_action release(error_code reason, time_point now);
     fsm_action complete(error_code ec, time_point valid_until = {});
 
-    std::chrono::milliseconds ttl_;
-    double drift_factor_;
-    std::chrono::milliseconds attempt_timeout_;
-    std::chrono::milliseconds release_timeout_;
+    lock_timing timing_;
     quorum_tracker round_outcomes_;
     master_set release_waiting_;
     std::uint64_t round_ = 0;

@@ -43,7 +43,7 @@ public:
         if (!admitted())
             return;
         c_->note_ttl(ttl_);
-        run(ttl_, o.drift_factor, attempt_timeout_of(o), o.release_timeout, c_->size());
+        run(lock_timing::of(o), c_->size());
     }
 
     void abandon() noexcept override

@@ -29,7 +29,7 @@ namespace {
 
 extend_fsm make(std::size_t masters, std::chrono::milliseconds ttl = 1000ms)
 {
-    return extend_fsm(ttl, 0.0, 50ms, 100ms, masters);
+    return extend_fsm({.ttl = ttl, .drift_factor = 0.0, .attempt_timeout = 50ms, .release_timeout = 100ms}, masters);
 }
 
 }  // namespace
@@ -189,7 +189,7 @@ std::string run_sequence(std::uint64_t seed)
     const double drift = drifts[pick(0, 2)];
     const auto attempt_timeout = std::chrono::milliseconds(pick(1, 200));
     const auto release_timeout = std::chrono::milliseconds(pick(1, 200));
-    extend_fsm m(ttl, drift, attempt_timeout, release_timeout, n);
+    extend_fsm m({.ttl = ttl, .drift_factor = drift, .attempt_timeout = attempt_timeout, .release_timeout = release_timeout}, n);
     const std::size_t quorum = n / 2 + 1;
     // The oracle's validity: ttl - elapsed - (ttl * drift + 2 ms), in microseconds.
     const std::int64_t budget_us =
