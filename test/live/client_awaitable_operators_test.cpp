@@ -27,13 +27,9 @@ asio::awaitable<std::optional<lock>> lock_within(client& locks, std::string reso
 
 }  // namespace
 
-TEST_CASE("client: co_await (async_lock || timer) with awaitable operators", "[live][client]")
+TEST_CASE_METHOD(masters_rig<3>, "client: co_await (async_lock || timer) with awaitable operators", "[live][client]")
 {
-    live_client live({.count = 3});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         // Free: the lock wins.
         auto first = co_await lock_within(c, "ops", 2000ms);
         REQUIRE(first.has_value());

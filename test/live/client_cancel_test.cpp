@@ -10,19 +10,15 @@
 using namespace redlock;
 using namespace redlock::test;
 
-TEST_CASE("client: cancellation during an attempt completes promptly with operation_aborted",
+TEST_CASE_METHOD(masters_rig<5>, "client: cancellation during an attempt completes promptly with operation_aborted",
           "[live][client]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
     lock_options opts;
     opts.attempt_timeout = 2000ms;  // far beyond the cancellation: only the signal can end it
     opts.release_timeout = 200ms;
     opts.max_attempts = 3;
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         for (std::size_t i = 0; i < m.size(); ++i)
             m.pause(i);
 
@@ -45,29 +41,18 @@ TEST_CASE("client: cancellation during an attempt completes promptly with operat
         CHECK(ms(done - emitted) <= 200.0 + 100.0);
         CHECK(ms(done - t0) < 1000.0);
 
-        for (std::size_t i = 0; i < m.size(); ++i)
-            m.resume(i);
-        co_await sleep_for(100ms);
-        INFO("after resuming: " << describe_keys(m));
-        CHECK(co_await settled_keys(m) == 0);
+        co_await expect_no_keys_after_resume(m);
     }, 10s);
 }
 
-TEST_CASE("client: cancellation during a backoff delay completes at once", "[live][client]")
+TEST_CASE_METHOD(rivals_rig<5>, "client: cancellation during a backoff delay completes at once", "[live][client]")
 {
-    live_rivals live({.count = 5});
-    auto& m = live.m;
-    auto& ours = live.c;
-    auto& theirs = live.theirs;
+    auto& ours = c;
 
-    lock_options opts;
-    opts.max_attempts = 10;
-    opts.retry_delay = 1000ms;
-    opts.retry_jitter = 0ms;
+    auto opts = retrying(10, 1000ms);
 
-    live.run([&]() -> asio::awaitable<void> {
-        auto [hec, held] = co_await theirs.async_lock("cancel-backoff", tuple_awaitable);
-        REQUIRE_FALSE(hec);
+    run([&]() -> asio::awaitable<void> {
+        lock held = co_await acquired(theirs, "cancel-backoff");
         REQUIRE(co_await eventually([&] { return on_every_master(m, "cancel-backoff", held.token()); }));
 
         for (const auto type : {asio::cancellation_type::terminal, asio::cancellation_type::partial,
@@ -100,22 +85,15 @@ TEST_CASE("client: cancellation during a backoff delay completes at once", "[liv
     }, 10s);
 }
 
-TEST_CASE("client: awaitable_operators || with a timer times out a lock", "[live][client]")
+TEST_CASE_METHOD(rivals_rig<3>, "client: awaitable_operators || with a timer times out a lock", "[live][client]")
 {
     using namespace asio::experimental::awaitable_operators;
-    live_rivals live({.count = 3});
-    auto& m = live.m;
-    auto& ours = live.c;
-    auto& theirs = live.theirs;
+    auto& ours = c;
 
-    lock_options opts;
-    opts.max_attempts = 100;
-    opts.retry_delay = 20ms;
-    opts.retry_jitter = 20ms;
+    auto opts = retrying(100, 20ms, 20ms);
 
-    live.run([&]() -> asio::awaitable<void> {
-        auto [hec, held] = co_await theirs.async_lock("or-timer", tuple_awaitable);
-        REQUIRE_FALSE(hec);
+    run([&]() -> asio::awaitable<void> {
+        lock held = co_await acquired(theirs, "or-timer");
 
         // Contended: the timer wins, and the lock operation is cancelled.
         {
@@ -148,20 +126,14 @@ TEST_CASE("client: awaitable_operators || with a timer times out a lock", "[live
 
 // Asio's rule: an operation honours a cancellation emitted at any time after its initiating
 // function has returned. The slot must therefore be connected during initiation.
-TEST_CASE("client: a cancellation emitted right after initiation is honoured", "[live][client]")
+TEST_CASE_METHOD(rivals_rig<3>, "client: a cancellation emitted right after initiation is honoured", "[live][client]")
 {
-    live_rivals live({.count = 3});
-    auto& ours = live.c;
-    auto& theirs = live.theirs;
+    auto& ours = c;
 
-    lock_options opts;
-    opts.max_attempts = 5;
-    opts.retry_delay = 200ms;
-    opts.retry_jitter = 0ms;
+    auto opts = retrying(5, 200ms);
 
-    live.run([&]() -> asio::awaitable<void> {
-        auto [hec, held] = co_await theirs.async_lock("early-cancel", tuple_awaitable);
-        REQUIRE_FALSE(hec);
+    run([&]() -> asio::awaitable<void> {
+        lock held = co_await acquired(theirs, "early-cancel");
 
         asio::cancellation_signal sig;
         bool done = false;
@@ -197,17 +169,13 @@ TEST_CASE("client: a cancellation emitted right after initiation from outside th
     client ours(io.get_executor(), config_for(m));
     client theirs(io.get_executor(), config_for(m));
 
-    lock_options opts;
-    opts.max_attempts = 5;
-    opts.retry_delay = 200ms;
-    opts.retry_jitter = 0ms;
+    auto opts = retrying(5, 200ms);
 
     lock held;
     run_bounded(io, [&]() -> asio::awaitable<void> {
         co_await require_connected(ours);
         co_await require_connected(theirs);
-        auto [hec, l] = co_await theirs.async_lock("early-cancel", tuple_awaitable);
-        REQUIRE_FALSE(hec);
+        lock l = co_await acquired(theirs, "early-cancel");
         held = l;
     }(), 10s);
 
@@ -247,8 +215,7 @@ TEST_CASE("client: unlock and extend honour a cancellation emitted right after i
 
     lock held;
     run_bounded(io, [&]() -> asio::awaitable<void> {
-        auto [ec, l] = co_await c.async_lock("early-cancel", tuple_awaitable);
-        REQUIRE_FALSE(ec);
+        lock l = co_await acquired(c, "early-cancel");
         held = l;
     }(), 10s);
 

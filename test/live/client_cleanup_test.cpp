@@ -14,18 +14,14 @@ TEST_CASE("client: a contended attempt leaves only the holder's keys", "[live][c
     client ours(io.get_executor(), config_for(m));
     client theirs(io.get_executor(), config_for(m));
 
-    lock_options opts;
-    opts.max_attempts = 2;
-    opts.retry_delay = 10ms;
-    opts.retry_jitter = 10ms;
+    auto opts = retrying(2, 10ms, 10ms);
 
     SECTION("held on every master by another client")
     {
         run_bounded(io, [&]() -> asio::awaitable<void> {
             co_await require_connected(ours);
             co_await require_connected(theirs);
-            auto [hec, held] = co_await theirs.async_lock("contended", tuple_awaitable);
-            REQUIRE_FALSE(hec);
+            lock held = co_await acquired(theirs, "contended");
             REQUIRE(co_await eventually([&] { return on_every_master(m, "contended", held.token()); }));
 
             auto [tec, tl] = co_await ours.async_try_lock("contended", opts, tuple_awaitable);
@@ -78,13 +74,10 @@ TEST_CASE("client: a contended attempt leaves only the holder's keys", "[live][c
 // The masters that time out get our SET later (it waits in their socket buffer) and the
 // release queued behind it must undo it. The masters' script cache is flushed first, as after
 // a restart, so the release cannot rely on a cached EVALSHA.
-TEST_CASE("client: an attempt without quorum leaves no key once the masters come back",
+TEST_CASE_METHOD(masters_rig<5>, "client: an attempt without quorum leaves no key once the masters come back",
           "[live][client]")
 {
     const bool flushed = GENERATE(false, true);
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
 
     lock_options opts;
     opts.attempt_timeout = 200ms;
@@ -92,17 +85,8 @@ TEST_CASE("client: an attempt without quorum leaves no key once the masters come
     opts.max_attempts = 1;
 
     INFO("script cache flushed before the attempt: " << flushed);
-    live.run([&]() -> asio::awaitable<void> {
-        if (flushed)
-            flush_scripts(m);
-        else
-        {
-            // Prime the script cache of every master with a full lock / unlock.
-            auto [ec, l] = co_await c.async_lock("warm-up", tuple_awaitable);
-            REQUIRE_FALSE(ec);
-            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-            REQUIRE_FALSE(uec);
-        }
+    run([&]() -> asio::awaitable<void> {
+        co_await flush_or_prime_scripts(c, m, flushed);
 
         for (std::size_t i : {0u, 1u, 2u})
             m.pause(i);
@@ -111,37 +95,21 @@ TEST_CASE("client: an attempt without quorum leaves no key once the masters come
         CHECK(ec == error::no_quorum);
         for (std::size_t i : {3u, 4u})
             CHECK(keys_on(m, i).empty());
-        for (std::size_t i : {0u, 1u, 2u})
-            m.resume(i);
-
-        co_await sleep_for(100ms);
-        INFO("after resuming: " << describe_keys(m));
-        CHECK(co_await settled_keys(m) == 0);
+        co_await expect_no_keys_after_resume(m);
     }, 10s);
 }
 
-TEST_CASE("client: a cancelled attempt leaves no key once the masters come back", "[live][client]")
+TEST_CASE_METHOD(masters_rig<5>, "client: a cancelled attempt leaves no key once the masters come back", "[live][client]")
 {
     const bool flushed = GENERATE(false, true);
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
 
     lock_options opts;
     opts.attempt_timeout = 2000ms;
     opts.release_timeout = 100ms;
 
     INFO("script cache flushed before the attempt: " << flushed);
-    live.run([&]() -> asio::awaitable<void> {
-        if (flushed)
-            flush_scripts(m);
-        else
-        {
-            auto [ec, l] = co_await c.async_lock("warm-up", tuple_awaitable);
-            REQUIRE_FALSE(ec);
-            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-            REQUIRE_FALSE(uec);
-        }
+    run([&]() -> asio::awaitable<void> {
+        co_await flush_or_prime_scripts(c, m, flushed);
 
         for (std::size_t i : {0u, 1u, 2u})
             m.pause(i);
@@ -153,28 +121,18 @@ TEST_CASE("client: a cancelled attempt leaves no key once the masters come back"
         CHECK(ec == asio::error::operation_aborted);
         for (std::size_t i : {3u, 4u})
             CHECK(keys_on(m, i).empty());
-        for (std::size_t i : {0u, 1u, 2u})
-            m.resume(i);
-
-        co_await sleep_for(100ms);
-        INFO("after resuming: " << describe_keys(m));
-        CHECK(co_await settled_keys(m) == 0);
+        co_await expect_no_keys_after_resume(m);
     }, 10s);
 }
 
-TEST_CASE("client: unlock and extend survive SCRIPT FLUSH (NOSCRIPT -> EVAL)", "[live][client]")
+TEST_CASE_METHOD(masters_rig<3>, "client: unlock and extend survive SCRIPT FLUSH (NOSCRIPT -> EVAL)", "[live][client]")
 {
-    live_client live({.count = 3});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
 
         // unlock: once with scripts never loaded, once after they were loaded and flushed.
         for (int k = 0; k < 2; ++k)
         {
-            auto [ec, l] = co_await c.async_lock("flushed", tuple_awaitable);
-            REQUIRE_FALSE(ec);
+            lock l = co_await acquired(c, "flushed");
             flush_scripts(m);
             auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
             CHECK_FALSE(uec);
@@ -184,8 +142,7 @@ TEST_CASE("client: unlock and extend survive SCRIPT FLUSH (NOSCRIPT -> EVAL)", "
         // extend: from a 1 s TTL to 20 s, with the script cache flushed before each call.
         lock_options opts;
         opts.ttl = 1000ms;
-        auto [ec, l] = co_await c.async_lock("flushed", opts, tuple_awaitable);
-        REQUIRE_FALSE(ec);
+        lock l = co_await acquired(c, "flushed", opts);
         for (int k = 0; k < 2; ++k)
         {
             flush_scripts(m);
@@ -217,18 +174,13 @@ TEST_CASE("client: unlock and extend survive SCRIPT FLUSH (NOSCRIPT -> EVAL)", "
 // The extension reaches a quorum without the slowest master; the request to that master is
 // abandoned, yet it must still extend the key there when the master gets to it, also with an
 // empty script cache (no one is left to answer a NOSCRIPT).
-TEST_CASE("client: an extension extends the slow minority too, with an empty script cache",
+TEST_CASE_METHOD(masters_rig<3>, "client: an extension extends the slow minority too, with an empty script cache",
           "[live][client]")
 {
-    live_client live({.count = 3});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         lock_options opts;
         opts.ttl = 2000ms;
-        auto [ec, l] = co_await c.async_lock("slow-extend", opts, tuple_awaitable);
-        REQUIRE_FALSE(ec);
+        lock l = co_await acquired(c, "slow-extend", opts);
 
         flush_scripts(m);
         m.pause(2);
@@ -252,19 +204,14 @@ TEST_CASE("client: an extension extends the slow minority too, with an empty scr
     }, 10s);
 }
 
-TEST_CASE("client: extending an expired lock fails with lock_lost and re-creates nothing",
+TEST_CASE_METHOD(masters_rig<5>, "client: extending an expired lock fails with lock_lost and re-creates nothing",
           "[live][client]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
     lock_options opts;
     opts.ttl = 50ms;
 
-    live.run([&]() -> asio::awaitable<void> {
-        auto [ec, l] = co_await c.async_lock("short-lived", opts, tuple_awaitable);
-        REQUIRE_FALSE(ec);
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "short-lived", opts);
         co_await sleep_for(100ms);
         CHECK_FALSE(l.held());
 

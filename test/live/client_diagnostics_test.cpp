@@ -204,8 +204,7 @@ TEST_CASE("client: diagnostics: an invalid per-operation option says which field
         }
 
         // An extension to an unusable TTL says why, and leaves the lock as it was.
-        auto [lec, held] = co_await c.async_lock("diag-extend", tuple_awaitable);
-        REQUIRE_FALSE(lec);
+        lock held = co_await acquired(c, "diag-extend");
         auto [xec, same] = co_await c.async_extend(held, std::chrono::milliseconds(3), tuple_awaitable);
         CHECK(xec == error::invalid_argument);
         CHECK(contains(same.reason(), "lock_options::attempt_timeout"));

@@ -78,8 +78,7 @@ TEST_CASE("client: events: masters up and down, acquisitions and releases, the m
         for (const auto& s : rec.events)
             CHECK(s.masters == 3);
 
-        auto [ec, l] = co_await c.async_lock("ev", tuple_awaitable);
-        REQUIRE_FALSE(ec);
+        lock l = co_await acquired(c, "ev");
         const seen* acquired = rec.last(event_kind::acquired);
         REQUIRE(acquired != nullptr);
         CHECK(acquired->resource == "ev");
@@ -157,8 +156,7 @@ TEST_CASE("client: events: a holder is told when its lock is degraded, recovered
 
     run_bounded(io, [&]() -> asio::awaitable<void> {
         co_await require_connected(c);
-        auto [ec, l] = co_await c.async_lock("deg", tuple_awaitable);
-        REQUIRE_FALSE(ec);
+        lock l = co_await acquired(c, "deg");
         lock_holder h(c, l, ho);
         CHECK(h.masters_holding() == 3);
 

@@ -4,18 +4,14 @@
 using namespace redlock;
 using namespace redlock::test;
 
-TEST_CASE("client: 2 of 5 masters paused, the acquisition takes one round trip of the majority",
+TEST_CASE_METHOD(masters_rig<5>, "client: 2 of 5 masters paused, the acquisition takes one round trip of the majority",
           "[live][client]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
     lock_options opts;
     opts.attempt_timeout = 500ms;
     opts.max_attempts = 1;
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         m.pause(1);
         m.pause(3);
 
@@ -46,20 +42,16 @@ TEST_CASE("client: 2 of 5 masters paused, the acquisition takes one round trip o
     }, 10s);
 }
 
-TEST_CASE("client: 3 of 5 masters paused, the attempt fails with no_quorum at its deadline",
+TEST_CASE_METHOD(masters_rig<5>, "client: 3 of 5 masters paused, the attempt fails with no_quorum at its deadline",
           "[live][client]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
     lock_options opts;
     opts.attempt_timeout = 500ms;
     opts.release_timeout = 100ms;
     opts.max_attempts = 1;
     constexpr double slack_ms = 150.0;
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         for (std::size_t i : {0u, 2u, 4u})
             m.pause(i);
 
@@ -100,19 +92,15 @@ TEST_CASE("client: 3 of 5 masters paused, the attempt fails with no_quorum at it
     }, 10s);
 }
 
-TEST_CASE("client: 3 of 5 masters killed, the attempt fails fast with no_quorum",
+TEST_CASE_METHOD(masters_rig<5>, "client: 3 of 5 masters killed, the attempt fails fast with no_quorum",
           "[live][client]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
     lock_options opts;
     opts.attempt_timeout = 500ms;
     opts.release_timeout = 100ms;
     opts.max_attempts = 1;
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         for (std::size_t i : {0u, 1u, 2u})
             m.kill(i);
 
@@ -150,13 +138,9 @@ TEST_CASE("client: 3 of 5 masters killed, the attempt fails fast with no_quorum"
     }, 10s);
 }
 
-TEST_CASE("client: the validity of a lock ends before any of its keys expires", "[live][client]")
+TEST_CASE_METHOD(masters_rig<5>, "client: the validity of a lock ends before any of its keys expires", "[live][client]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         for (const auto ttl : {10000ms, 1000ms, 100ms})
         {
             INFO("ttl " << ttl.count() << " ms");
@@ -207,12 +191,8 @@ TEST_CASE("client: the validity of a lock ends before any of its keys expires", 
     }, 10s);
 }
 
-TEST_CASE("client: an attempt slower than the TTL never reports success", "[live][client]")
+TEST_CASE_METHOD(masters_rig<5>, "client: an attempt slower than the TTL never reports success", "[live][client]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
     // Validity at best: 200 - (100 + 2) = 98 ms; the attempt may wait 190 ms (an attempt
     // timeout longer than the TTL is rejected as an option).
     lock_options opts;
@@ -221,7 +201,7 @@ TEST_CASE("client: an attempt slower than the TTL never reports success", "[live
     opts.attempt_timeout = 190ms;
     opts.max_attempts = 1;
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         for (int round = 0; round < 3; ++round)
         {
             INFO("round " << round);

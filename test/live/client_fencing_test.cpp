@@ -112,12 +112,10 @@ TEST_CASE("client: fencing: a holder on another quorum still gets a larger token
     CHECK(counters_at(m, "fence-quorums", last_a + 1) == 3);
 }
 
-TEST_CASE("client: fencing: contending clients see tokens grow in the order they held", "[live][client][fencing]")
+TEST_CASE_METHOD(masters_rig<3>, "client: fencing: contending clients see tokens grow in the order they held", "[live][client][fencing]")
 {
-    live_client live({.count = 3});
-    auto& m = live.m;
-    client b(live.io.get_executor(), config_for(m));
-    client d(live.io.get_executor(), config_for(m));
+    client b(io.get_executor(), config_for(m));
+    client d(io.get_executor(), config_for(m));
     auto o = fencing_on();
     o.max_attempts = 1000;
     o.retry_delay = 1ms;
@@ -125,25 +123,25 @@ TEST_CASE("client: fencing: contending clients see tokens grow in the order they
     std::vector<std::uint64_t> in_hold_order;
     int holding = 0;
     bool overlapped = false;
-    auto worker = [&](client& c) -> asio::awaitable<void> {
+    auto worker = [&](client& who) -> asio::awaitable<void> {
         for (int k = 0; k < 15; ++k)
         {
-            lock l = co_await c.async_lock("fence-race", o);
+            lock l = co_await who.async_lock("fence-race", o);
             overlapped = overlapped || holding > 0;
             ++holding;
             in_hold_order.push_back(l.fencing_token());
             co_await sleep_for(1ms);
             --holding;
-            co_await c.async_unlock(l);
+            co_await who.async_unlock(l);
         }
     };
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         co_await require_connected(b);
         co_await require_connected(d);
         auto ex = co_await asio::this_coro::executor;
         int finished = 0;
-        for (client* c : {&live.c, &b, &d})
-            asio::co_spawn(ex, worker(*c), [&](std::exception_ptr e) {
+        for (client* each : {&c, &b, &d})
+            asio::co_spawn(ex, worker(*each), [&](std::exception_ptr e) {
                 ++finished;
                 if (e)
                     std::rethrow_exception(e);
@@ -216,12 +214,10 @@ TEST_CASE("fenced_set: the store takes a token at least the highest it has seen"
     CHECK(ec == error::unexpected_reply);
 }
 
-TEST_CASE("client: fencing: fenced and unfenced locks of one resource exclude each other", "[live][client][fencing]")
+TEST_CASE_METHOD(rivals_rig<3>, "client: fencing: fenced and unfenced locks of one resource exclude each other", "[live][client][fencing]")
 {
-    live_rivals live({.count = 3});
-    auto& ours = live.c;
-    auto& theirs = live.theirs;
-    live.run([&]() -> asio::awaitable<void> {
+    auto& ours = c;
+    run([&]() -> asio::awaitable<void> {
         auto once = fencing_on();
         once.max_attempts = 1;
         lock_options plain_once;

@@ -56,6 +56,27 @@ inline asio::awaitable<void> sleep_for(steady::duration d)
     co_await t.async_wait(tuple_awaitable);
 }
 
+/// Lock options that retry: `attempts` in all, `delay` + up to `jitter` between them.
+inline lock_options retrying(std::uint32_t attempts, std::chrono::milliseconds delay,
+                             std::chrono::milliseconds jitter = std::chrono::milliseconds(0))
+{
+    lock_options o;
+    o.max_attempts = attempts;
+    o.retry_delay = delay;
+    o.retry_jitter = jitter;
+    return o;
+}
+
+/// Acquires `resource` with `o` (the client's defaults when not given), failing the test, with
+/// the lock's diagnostics, if it cannot.
+inline asio::awaitable<lock> acquired(client& c, std::string resource, std::optional<lock_options> o = {})
+{
+    auto [ec, l] = co_await c.async_lock(resource, o.value_or(c.default_options()), tuple_awaitable);
+    INFO(l.describe());
+    REQUIRE_FALSE(ec);
+    co_return l;
+}
+
 /// @brief Runs the coroutine `aw` on `io` (on the calling thread) until it completes or
 /// `limit` passes, so that a bug fails the test instead of hanging it.
 ///
@@ -290,6 +311,39 @@ struct live_client
     }
 };
 
+/// Resumes every master of `m` (SIGCONT; a running one is not affected), then checks that no
+/// key is left once what was queued behind the pause has run (a late SET and its release).
+inline asio::awaitable<void> expect_no_keys_after_resume(local_masters& m)
+{
+    for (std::size_t i = 0; i < m.size(); ++i)
+        m.resume(i);
+    co_await sleep_for(std::chrono::milliseconds(100));
+    INFO("after resuming: " << describe_keys(m));
+    CHECK(co_await settled_keys(m) == 0);
+}
+
+/// Puts every master's script cache in the state a test wants: flushed (a NOSCRIPT awaits the
+/// next EVALSHA), or primed by a full lock and unlock.
+inline asio::awaitable<void> flush_or_prime_scripts(client& c, const local_masters& m, bool flush)
+{
+    if (flush)
+    {
+        flush_scripts(m);
+        co_return;
+    }
+    lock l = co_await acquired(c, "warm-up");
+    auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+    REQUIRE_FALSE(uec);
+}
+
+/// @brief live_client on N masters as a Catch2 fixture (TEST_CASE_METHOD): the test's body
+/// names `m`, `io`, `c` and `run()` directly.
+template <std::size_t N>
+struct masters_rig : live_client
+{
+    masters_rig() : live_client({.count = N}) {}
+};
+
 /// @brief live_client with a second client of the same masters: `theirs`, the rival that
 /// holds what ours (`c`) wants. run() waits for both to connect and closes both at the end.
 struct live_rivals : live_client
@@ -311,6 +365,14 @@ struct live_rivals : live_client
             limit);
         theirs.close();
     }
+};
+
+/// @brief live_rivals on N masters as a Catch2 fixture (TEST_CASE_METHOD): `m`, `io`, `c`
+/// (ours), `theirs` and `run()`.
+template <std::size_t N>
+struct rivals_rig : live_rivals
+{
+    rivals_rig() : live_rivals({.count = N}) {}
 };
 
 }  // namespace redlock::test

@@ -6,18 +6,11 @@
 using namespace redlock;
 using namespace redlock::test;
 
-TEST_CASE("client: interoperates with raw SET NX PX on the same key", "[live][client]")
+TEST_CASE_METHOD(masters_rig<5>, "client: interoperates with raw SET NX PX on the same key", "[live][client]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
+    auto opts = retrying(2, 10ms, 10ms);
 
-    lock_options opts;
-    opts.max_attempts = 2;
-    opts.retry_delay = 10ms;
-    opts.retry_jitter = 10ms;
-
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
 
         // Somebody else's key, set with the spec's own command, blocks us...
         for (std::size_t i = 0; i < m.size(); ++i)
@@ -41,8 +34,7 @@ TEST_CASE("client: interoperates with raw SET NX PX on the same key", "[live][cl
             REQUIRE(m.command(i, {"DEL", "interop"}) == ":1\r\n");
 
         // Our key is the resource name itself, holding our token, and blocks a plain SET NX.
-        auto [ec, l] = co_await c.async_lock("interop", opts, tuple_awaitable);
-        REQUIRE_FALSE(ec);
+        lock l = co_await acquired(c, "interop", opts);
         CHECK(l.key() == "interop");
         REQUIRE(co_await eventually([&] { return on_every_master(m, "interop", l.token()); }));
         for (std::size_t i = 0; i < m.size(); ++i)
@@ -70,8 +62,7 @@ TEST_CASE("client: key_prefix is prepended to the resource", "[live][client]")
     client c(io.get_executor(), cfg);
 
     run_bounded(io, [&]() -> asio::awaitable<void> {
-        auto [ec, l] = co_await c.async_lock("res", tuple_awaitable);
-        REQUIRE_FALSE(ec);
+        lock l = co_await acquired(c, "res");
         CHECK(l.resource() == "res");
         CHECK(l.key() == "app:res");
         // On the masters that granted (the last one may still be on its way).
@@ -85,18 +76,14 @@ TEST_CASE("client: key_prefix is prepended to the resource", "[live][client]")
     }(), 10s);
 }
 
-TEST_CASE("client: outcomes and errors of lock, try_lock, unlock and extend", "[live][client]")
+TEST_CASE_METHOD(rivals_rig<3>, "client: outcomes and errors of lock, try_lock, unlock and extend", "[live][client]")
 {
-    live_rivals live({.count = 3});
-    auto& m = live.m;
-    auto& ours = live.c;
-    auto& theirs = live.theirs;
+    auto& ours = c;
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
 
         // try_lock contention is an outcome, not an error.
-        auto [hec, held] = co_await theirs.async_lock("errors", tuple_awaitable);
-        REQUIRE_FALSE(hec);
+        lock held = co_await acquired(theirs, "errors");
         REQUIRE(co_await eventually([&] { return on_every_master(m, "errors", held.token()); }));
         {
             auto [ec, l] = co_await ours.async_try_lock("errors", tuple_awaitable);
@@ -122,8 +109,7 @@ TEST_CASE("client: outcomes and errors of lock, try_lock, unlock and extend", "[
         {
             lock_options o;
             o.ttl = 30ms;
-            auto [ec, l] = co_await ours.async_lock("errors", o, tuple_awaitable);
-            REQUIRE_FALSE(ec);
+            lock l = co_await acquired(ours, "errors", o);
             co_await sleep_for(60ms);
             auto [uec] = co_await ours.async_unlock(l, tuple_awaitable);
             CHECK(uec == error::lock_lost);
@@ -132,11 +118,9 @@ TEST_CASE("client: outcomes and errors of lock, try_lock, unlock and extend", "[
         {
             lock_options o;
             o.ttl = 30ms;
-            auto [ec, l] = co_await ours.async_lock("errors", o, tuple_awaitable);
-            REQUIRE_FALSE(ec);
+            lock l = co_await acquired(ours, "errors", o);
             co_await sleep_for(60ms);
-            auto [tec, their] = co_await theirs.async_lock("errors", tuple_awaitable);
-            REQUIRE_FALSE(tec);
+            lock their = co_await acquired(theirs, "errors");
             REQUIRE(co_await eventually([&] { return on_every_master(m, "errors", their.token()); }));
             auto [uec] = co_await ours.async_unlock(l, tuple_awaitable);
             CHECK(uec == error::lock_lost);
@@ -183,8 +167,7 @@ TEST_CASE("client: outcomes and errors of lock, try_lock, unlock and extend", "[
             auto [tyec, tyl] = co_await ours.async_lock("errors", tiny, tuple_awaitable);
             CHECK(tyec == error::invalid_option);
 
-            auto [lec, good] = co_await ours.async_lock("errors", tuple_awaitable);
-            REQUIRE_FALSE(lec);
+            lock good = co_await acquired(ours, "errors");
             auto [eec, el] = co_await ours.async_extend(good, 0ms, tuple_awaitable);
             CHECK(eec == error::invalid_argument);
             CHECK(good.held());

@@ -52,18 +52,15 @@ std::int64_t min_pttl_of(const local_masters& m, const std::vector<std::string>&
 
 }  // namespace
 
-TEST_CASE("multi: a conflict on one resource acquires none and leaves no key", "[live][hold]")
+TEST_CASE_METHOD(rivals_rig<5>, "multi: a conflict on one resource acquires none and leaves no key", "[live][hold]")
 {
-    live_rivals live({.count = 5});
-    auto& m = live.m;
-    auto& ours = live.c;
-    auto& theirs = live.theirs;
+    auto& ours = c;
     // The rival holds multi:b on every master (a Redlock lock), or only on 3 of 5 (a majority
     // of masters refuse the set; the two others grant it and must be released).
     const bool everywhere = GENERATE(true, false);
     CAPTURE(everywhere);
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         std::string rival_token = "rival-token";
         if (everywhere)
         {
@@ -98,18 +95,14 @@ TEST_CASE("multi: a conflict on one resource acquires none and leaves no key", "
     }, 20s);
 }
 
-TEST_CASE("multi: success sets every key with one token, check, extend, hold and unlock cover them all",
+TEST_CASE_METHOD(masters_rig<5>, "multi: success sets every key with one token, check, extend, hold and unlock cover them all",
           "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
     // With the script cached, every master runs the acquisition (see the next test for masters
     // that do not have it).
     cache_acquire_script(m);
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock_all(abc(), short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         CHECK(l.held());
@@ -157,14 +150,10 @@ TEST_CASE("multi: success sets every key with one token, check, extend, hold and
 
 // A multi-key acquisition goes as EVAL (it went as EVALSHA: a master that answered NOSCRIPT
 // after the quorum was no longer listened to, and the lock stayed on a bare majority).
-TEST_CASE("multi: masters answering after the quorum also get every key, script not cached",
+TEST_CASE_METHOD(masters_rig<5>, "multi: masters answering after the quorum also get every key, script not cached",
           "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         flush_scripts(m);
         // Masters 3 and 4 answer only after the quorum (0, 1, 2) has decided.
         m.pause(3);
@@ -181,13 +170,9 @@ TEST_CASE("multi: masters answering after the quorum also get every key, script 
     }, 10s);
 }
 
-TEST_CASE("multi: a key of a held multi lock stolen on a majority loses it", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<5>, "multi: a key of a held multi lock stolen on a majority loses it", "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock_all(abc(), short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
@@ -202,16 +187,13 @@ TEST_CASE("multi: a key of a held multi lock stolen on a majority loses it", "[l
     }, 20s);
 }
 
-TEST_CASE("multi: invalid resource lists are rejected", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<3>, "multi: invalid resource lists are rejected", "[live][hold]")
 {
-    live_client live({.count = 3});
-    auto& m = live.m;
-    auto& c = live.c;
     const auto lists = GENERATE(std::vector<std::string>{}, std::vector<std::string>{"x", ""},
                                 std::vector<std::string>{"x", "y", "x"});
     CAPTURE(lists);
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock_all(lists, short_lock(), tuple_awaitable);
         CHECK(ec == error::invalid_argument);
         CHECK_FALSE(l.held());
@@ -219,15 +201,10 @@ TEST_CASE("multi: invalid resource lists are rejected", "[live][hold]")
     }, 10s);
 }
 
-TEST_CASE("check: holding and the smallest PTTL, as the masters see them", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<5>, "check: holding and the smallest PTTL, as the masters see them", "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
-        auto [ec, l] = co_await c.async_lock("check:r", short_lock(), tuple_awaitable);
-        REQUIRE_FALSE(ec);
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "check:r", short_lock());
         REQUIRE(co_await eventually([&] { return on_every_master(m, "check:r", l.token()); }));
 
         auto [c1, fresh] = co_await c.async_check(l, tuple_awaitable);

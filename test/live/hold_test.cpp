@@ -65,15 +65,10 @@ asio::awaitable<loss_wait> wait_for_loss(lock_holder& h, steady::duration limit)
 
 }  // namespace
 
-TEST_CASE("hold: auto-extension keeps a 1 s lock held for 10 s", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<5>, "hold: auto-extension keeps a 1 s lock held for 10 s", "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
-        auto [ec, l] = co_await c.async_lock("hold:keep", short_lock(), tuple_awaitable);
-        REQUIRE_FALSE(ec);
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "hold:keep", short_lock());
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
         const auto t0 = steady::now();
 
@@ -122,16 +117,11 @@ TEST_CASE("hold: auto-extension keeps a 1 s lock held for 10 s", "[live][hold]")
     }, 20s);
 }
 
-TEST_CASE("hold: keys stolen on a majority cancel the holder's work within one extension interval",
+TEST_CASE_METHOD(masters_rig<5>, "hold: keys stolen on a majority cancel the holder's work within one extension interval",
           "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
-        auto [ec, l] = co_await c.async_lock("hold:steal", short_lock(), tuple_awaitable);
-        REQUIRE_FALSE(ec);
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "hold:steal", short_lock());
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
         co_await sleep_for(100ms);
 
@@ -163,15 +153,10 @@ TEST_CASE("hold: keys stolen on a majority cancel the holder's work within one e
     }, 20s);
 }
 
-TEST_CASE("hold: a majority paused cancels the holder's work by the end of validity", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<5>, "hold: a majority paused cancels the holder's work by the end of validity", "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
-        auto [ec, l] = co_await c.async_lock("hold:pause", short_lock(), tuple_awaitable);
-        REQUIRE_FALSE(ec);
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "hold:pause", short_lock());
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
         // Wait for one extension, so that the loss is not just the first lock's deadline.
         REQUIRE(co_await eventually([&] { return h.extensions() == 1; }, 2s));
@@ -206,19 +191,15 @@ TEST_CASE("hold: a majority paused cancels the holder's work by the end of valid
     }, 20s);
 }
 
-TEST_CASE("hold: a majority of masters killed: the extension fails without spinning, the holder is told",
+TEST_CASE_METHOD(masters_rig<5>, "hold: a majority of masters killed: the extension fails without spinning, the holder is told",
           "[live][hold]")
 {
     // The killed masters' connections are down (reconnecting), so their part of each extension
     // round fails at once. Retrying such a round at once, from its own callback, recursed until
     // the stack overflowed (fixed in hold.cpp): at most one round per attempt_timeout now.
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
 
-    live.run([&]() -> asio::awaitable<void> {
-        auto [ec, l] = co_await c.async_lock("hold:killed", short_lock(), tuple_awaitable);
-        REQUIRE_FALSE(ec);
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "hold:killed", short_lock());
         lock_holder h(c, l, {}, co_await asio::this_coro::executor);
         const auto evals_before = calls_all(m, "eval");
         for (std::size_t i = 0; i < 3; ++i)
@@ -243,16 +224,11 @@ TEST_CASE("hold: a majority of masters killed: the extension fails without spinn
     }, 10s);
 }
 
-TEST_CASE("hold: max_extensions lets the lock lapse and tells the holder", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<5>, "hold: max_extensions lets the lock lapse and tells the holder", "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         const auto pexpire_before = calls_all(m, "pexpire");
-        auto [ec, l] = co_await c.async_lock("hold:limit", short_lock(), tuple_awaitable);
-        REQUIRE_FALSE(ec);
+        lock l = co_await acquired(c, "hold:limit", short_lock());
         const auto t0 = steady::now();
         hold_options ho;
         ho.max_extensions = 2;
@@ -281,15 +257,10 @@ TEST_CASE("hold: max_extensions lets the lock lapse and tells the holder", "[liv
     }, 20s);
 }
 
-TEST_CASE("hold: max_hold lets the lock lapse and tells the holder", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<5>, "hold: max_hold lets the lock lapse and tells the holder", "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
-        auto [ec, l] = co_await c.async_lock("hold:max-hold", short_lock(), tuple_awaitable);
-        REQUIRE_FALSE(ec);
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "hold:max-hold", short_lock());
         const auto t0 = steady::now();
         hold_options ho;
         ho.max_hold = 1500ms;
@@ -311,20 +282,16 @@ TEST_CASE("hold: max_hold lets the lock lapse and tells the holder", "[live][hol
     }, 20s);
 }
 
-TEST_CASE("hold: release stops the extension at once, no extension is sent after it", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<5>, "hold: release stops the extension at once, no extension is sent after it", "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
     const auto interval = default_extension_interval(1000ms, 50ms);
 
     // How the release is asked for: async_release, release(), or the guard's destructor.
     const int how = GENERATE(0, 1, 2);
     CAPTURE(how);
 
-    live.run([&]() -> asio::awaitable<void> {
-        auto [ec, l] = co_await c.async_lock("hold:release", short_lock(), tuple_awaitable);
-        REQUIRE_FALSE(ec);
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "hold:release", short_lock());
         auto h = std::make_unique<lock_holder>(c, l, hold_options{}, co_await asio::this_coro::executor);
         REQUIRE(co_await eventually([&] { return h->extensions() == 1; }, 2s));
         // Release just before the next extension is due: 333 ms before the end of validity.
@@ -376,15 +343,10 @@ TEST_CASE("hold: release stops the extension at once, no extension is sent after
     }, 20s);
 }
 
-TEST_CASE("hold: a guard given an expired lock holds nothing and extends nothing", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<3>, "hold: a guard given an expired lock holds nothing and extends nothing", "[live][hold]")
 {
-    live_client live({.count = 3});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
-        auto [ec, l] = co_await c.async_lock("hold:expired", short_lock(100ms), tuple_awaitable);
-        REQUIRE_FALSE(ec);
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "hold:expired", short_lock(100ms));
         co_await sleep_for(150ms);
         REQUIRE_FALSE(l.held());
         const auto pexpire_before = calls_all(m, "pexpire");
@@ -402,13 +364,9 @@ TEST_CASE("hold: a guard given an expired lock holds nothing and extends nothing
     }, 10s);
 }
 
-TEST_CASE("hold: moving a guard keeps one owner, assigning over a guard releases its lock", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<3>, "hold: moving a guard keeps one owner, assigning over a guard releases its lock", "[live][hold]")
 {
-    live_client live({.count = 3});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         auto [ea, la] = co_await c.async_lock("hold:move-a", short_lock(), tuple_awaitable);
         auto [eb, lb] = co_await c.async_lock("hold:move-b", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ea);
@@ -469,14 +427,11 @@ constexpr auto bulk_destroy_bound = std::chrono::milliseconds(50);
 constexpr std::int64_t coalesced_reads_bound = 12;
 #endif
 
-TEST_CASE("hold: destroying 2,000 guards in one handler does not block the executor", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<5>, "hold: destroying 2,000 guards in one handler does not block the executor", "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
     constexpr std::size_t count = 2000;
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         lock_options o = short_lock(30000ms);  // no extension falls due during the test
         auto locks = co_await lock_many(c, "bulk:", count, o);
         std::vector<lock_holder> holders;
@@ -520,19 +475,16 @@ TEST_CASE("hold: destroying 2,000 guards in one handler does not block the execu
     }, 60s);
 }
 
-TEST_CASE("hold: extensions of many locks due together leave together", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<5>, "hold: extensions of many locks due together leave together", "[live][hold]")
 {
     // The observable: each master's INFO stats total_reads_processed, the number of reads its
     // event loop made from client sockets. 200 extensions sent one write each arrive as ~200
     // reads; sent in one pipelined write (~45 KB), they arrive in a handful of 16 KB reads.
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
     constexpr std::size_t count = 200;
     const auto ttl = 2000ms;
     const auto interval = default_extension_interval(ttl, 100ms);  // 2000 - 22 - 666 = 1312 ms
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         const auto t0 = steady::now();
         auto locks = co_await lock_many(c, "together:", count, short_lock(ttl));
         auto [first, last] = std::minmax_element(locks.begin(), locks.end(), [](const lock& a, const lock& b) {

@@ -46,14 +46,11 @@ struct waiting_work_log
 
 }  // namespace
 
-TEST_CASE("with_lock: every completion style delivers the work's result", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<5>, "with_lock: every completion style delivers the work's result", "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
     const auto opts = short_lock();
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         bool ran = false;
 
         // co_await with the default token (use_awaitable): a tuple of (error_code, R); an
@@ -137,14 +134,10 @@ TEST_CASE("with_lock: every completion style delivers the work's result", "[live
     }, 20s);
 }
 
-TEST_CASE("with_lock: an exception thrown by the work is propagated and the keys are released",
+TEST_CASE_METHOD(masters_rig<5>, "with_lock: an exception thrown by the work is propagated and the keys are released",
           "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         auto throwing = [&](lock l) -> asio::awaitable<int> {
             CHECK(masters_holding(m, l.key(), l.token()) >= 3);
             throw std::runtime_error("work failed");
@@ -176,19 +169,16 @@ TEST_CASE("with_lock: an exception thrown by the work is propagated and the keys
     }, 20s);
 }
 
-TEST_CASE("with_lock: keys stolen on a majority cancel the work within one extension interval with lock_lost",
+TEST_CASE_METHOD(masters_rig<5>, "with_lock: keys stolen on a majority cancel the work within one extension interval with lock_lost",
           "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
     const auto interval = default_extension_interval(1000ms, 50ms);
     // Whether the work lets the cancellation's exception out (the natural co_await style) or
     // catches it and returns.
     const bool rethrow = GENERATE(true, false);
     CAPTURE(rethrow);
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         waiting_work_log log;
         steady::time_point stolen{};
         auto work = [&](lock l) -> asio::awaitable<int> {
@@ -240,13 +230,9 @@ TEST_CASE("with_lock: keys stolen on a majority cancel the work within one exten
     }, 20s);
 }
 
-TEST_CASE("with_lock: a majority paused cancels the work by the end of validity with lock_lost", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<5>, "with_lock: a majority paused cancels the work by the end of validity with lock_lost", "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
-
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         waiting_work_log log;
         steady::time_point paused{};
         auto work = [&](lock l) -> asio::awaitable<void> {
@@ -282,14 +268,11 @@ TEST_CASE("with_lock: a majority paused cancels the work by the end of validity 
     }, 20s);
 }
 
-TEST_CASE("with_lock: CPU-bound work that yields between steps is stopped by the loss", "[live][hold]")
+TEST_CASE_METHOD(masters_rig<5>, "with_lock: CPU-bound work that yields between steps is stopped by the loss", "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
     const auto interval = default_extension_interval(1000ms, 50ms);
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         steady::time_point stolen{}, stopped{};
         std::size_t steps = 0;
         auto work = [&](lock l) -> asio::awaitable<void> {
@@ -386,17 +369,14 @@ TEST_CASE("with_lock: a work that computes does not stop the client's extensions
     CHECK(dbsize_all(m) == 0);
 }
 
-TEST_CASE("with_lock: per-operation cancellation during the work cancels it, releases, operation_aborted",
+TEST_CASE_METHOD(masters_rig<5>, "with_lock: per-operation cancellation during the work cancels it, releases, operation_aborted",
           "[live][hold]")
 {
-    live_client live({.count = 5});
-    auto& m = live.m;
-    auto& c = live.c;
     const auto type = GENERATE(asio::cancellation_type::terminal, asio::cancellation_type::partial,
                                asio::cancellation_type::total);
     CAPTURE(static_cast<int>(type));
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         waiting_work_log log;
         auto work = [&](lock l) -> asio::awaitable<int> {
             log.started = steady::now();
@@ -433,15 +413,12 @@ TEST_CASE("with_lock: per-operation cancellation during the work cancels it, rel
     }, 20s);
 }
 
-TEST_CASE("with_lock: cancellation during the acquisition, acquisition errors do not run the work",
+TEST_CASE_METHOD(rivals_rig<5>, "with_lock: cancellation during the acquisition, acquisition errors do not run the work",
           "[live][hold]")
 {
-    live_rivals live({.count = 5});
-    auto& m = live.m;
-    auto& ours = live.c;
-    auto& theirs = live.theirs;
+    auto& ours = c;
 
-    live.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         auto [hec, held] = co_await theirs.async_lock("wl:busy", short_lock(5000ms), tuple_awaitable);
         REQUIRE_FALSE(hec);
 
