@@ -47,8 +47,6 @@ TEST_CASE_METHOD(masters_rig<5>, "client: cancellation during an attempt complet
 
 TEST_CASE_METHOD(rivals_rig<5>, "client: cancellation during a backoff delay completes at once", "[live][client]")
 {
-    auto& ours = c;
-
     auto opts = retrying(10, 1000ms);
 
     run([&]() -> asio::awaitable<void> {
@@ -88,7 +86,6 @@ TEST_CASE_METHOD(rivals_rig<5>, "client: cancellation during a backoff delay com
 TEST_CASE_METHOD(rivals_rig<3>, "client: awaitable_operators || with a timer times out a lock", "[live][client]")
 {
     using namespace asio::experimental::awaitable_operators;
-    auto& ours = c;
 
     auto opts = retrying(100, 20ms, 20ms);
 
@@ -128,8 +125,6 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: awaitable_operators || with a timer tim
 // function has returned. The slot must therefore be connected during initiation.
 TEST_CASE_METHOD(rivals_rig<3>, "client: a cancellation emitted right after initiation is honoured", "[live][client]")
 {
-    auto& ours = c;
-
     auto opts = retrying(5, 200ms);
 
     run([&]() -> asio::awaitable<void> {

@@ -79,10 +79,7 @@ TEST_CASE_METHOD(masters_rig<5>, "client: an attempt without quorum leaves no ke
 {
     const bool flushed = GENERATE(false, true);
 
-    lock_options opts;
-    opts.attempt_timeout = 200ms;
-    opts.release_timeout = 100ms;
-    opts.max_attempts = 1;
+    const auto opts = one_attempt(200ms, 100ms);
 
     INFO("script cache flushed before the attempt: " << flushed);
     run([&]() -> asio::awaitable<void> {

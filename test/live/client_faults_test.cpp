@@ -45,10 +45,7 @@ TEST_CASE_METHOD(masters_rig<5>, "client: 2 of 5 masters paused, the acquisition
 TEST_CASE_METHOD(masters_rig<5>, "client: 3 of 5 masters paused, the attempt fails with no_quorum at its deadline",
           "[live][client]")
 {
-    lock_options opts;
-    opts.attempt_timeout = 500ms;
-    opts.release_timeout = 100ms;
-    opts.max_attempts = 1;
+    const auto opts = one_attempt(500ms, 100ms);
     constexpr double slack_ms = 150.0;
 
     run([&]() -> asio::awaitable<void> {
@@ -56,9 +53,7 @@ TEST_CASE_METHOD(masters_rig<5>, "client: 3 of 5 masters paused, the attempt fai
             m.pause(i);
 
         {
-            const auto t0 = steady::now();
-            auto [ec, l] = co_await c.async_try_lock("paused-majority", opts, tuple_awaitable);
-            const auto elapsed = ms(steady::now() - t0);
+            const auto [ec, l, elapsed] = co_await timed_try_lock(c, "paused-majority", opts);
             INFO("try_lock took " << elapsed << " ms");
             CHECK(ec == error::no_quorum);
             CHECK_FALSE(l.has_value());
@@ -95,19 +90,14 @@ TEST_CASE_METHOD(masters_rig<5>, "client: 3 of 5 masters paused, the attempt fai
 TEST_CASE_METHOD(masters_rig<5>, "client: 3 of 5 masters killed, the attempt fails fast with no_quorum",
           "[live][client]")
 {
-    lock_options opts;
-    opts.attempt_timeout = 500ms;
-    opts.release_timeout = 100ms;
-    opts.max_attempts = 1;
+    const auto opts = one_attempt(500ms, 100ms);
 
     run([&]() -> asio::awaitable<void> {
         for (std::size_t i : {0u, 1u, 2u})
             m.kill(i);
 
         {
-            const auto t0 = steady::now();
-            auto [ec, l] = co_await c.async_try_lock("killed-majority", opts, tuple_awaitable);
-            const auto elapsed = ms(steady::now() - t0);
+            const auto [ec, l, elapsed] = co_await timed_try_lock(c, "killed-majority", opts);
             INFO("try_lock took " << elapsed << " ms");
             CHECK(ec == error::no_quorum);
             CHECK_FALSE(l.has_value());

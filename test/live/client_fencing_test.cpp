@@ -216,7 +216,6 @@ TEST_CASE("fenced_set: the store takes a token at least the highest it has seen"
 
 TEST_CASE_METHOD(rivals_rig<3>, "client: fencing: fenced and unfenced locks of one resource exclude each other", "[live][client][fencing]")
 {
-    auto& ours = c;
     run([&]() -> asio::awaitable<void> {
         auto once = fencing_on();
         once.max_attempts = 1;

@@ -56,6 +56,32 @@ inline asio::awaitable<void> sleep_for(steady::duration d)
     co_await t.async_wait(tuple_awaitable);
 }
 
+/// Lock options of a single attempt with the given attempt and release deadlines.
+inline lock_options one_attempt(std::chrono::milliseconds attempt_timeout, std::chrono::milliseconds release_timeout)
+{
+    lock_options o;
+    o.attempt_timeout = attempt_timeout;
+    o.release_timeout = release_timeout;
+    o.max_attempts = 1;
+    return o;
+}
+
+/// The outcome of a try_lock and how long it took (ms).
+struct timed_try
+{
+    error_code ec;
+    std::optional<lock> l;
+    double took_ms = 0;
+};
+
+/// async_try_lock, timed.
+inline asio::awaitable<timed_try> timed_try_lock(client& c, std::string resource, lock_options o)
+{
+    const auto t0 = steady::now();
+    auto [ec, l] = co_await c.async_try_lock(resource, o, tuple_awaitable);
+    co_return timed_try{ec, std::move(l), ms(steady::now() - t0)};
+}
+
 /// Lock options that retry: `attempts` in all, `delay` + up to `jitter` between them.
 inline lock_options retrying(std::uint32_t attempts, std::chrono::milliseconds delay,
                              std::chrono::milliseconds jitter = std::chrono::milliseconds(0))
@@ -368,11 +394,12 @@ struct live_rivals : live_client
 };
 
 /// @brief live_rivals on N masters as a Catch2 fixture (TEST_CASE_METHOD): `m`, `io`, `c`
-/// (ours), `theirs` and `run()`.
+/// (also named `ours`), `theirs` and `run()`.
 template <std::size_t N>
 struct rivals_rig : live_rivals
 {
     rivals_rig() : live_rivals({.count = N}) {}
+    client& ours = c;
 };
 
 }  // namespace redlock::test

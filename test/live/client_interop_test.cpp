@@ -78,8 +78,6 @@ TEST_CASE("client: key_prefix is prepended to the resource", "[live][client]")
 
 TEST_CASE_METHOD(rivals_rig<3>, "client: outcomes and errors of lock, try_lock, unlock and extend", "[live][client]")
 {
-    auto& ours = c;
-
     run([&]() -> asio::awaitable<void> {
 
         // try_lock contention is an outcome, not an error.

@@ -54,7 +54,6 @@ std::int64_t min_pttl_of(const local_masters& m, const std::vector<std::string>&
 
 TEST_CASE_METHOD(rivals_rig<5>, "multi: a conflict on one resource acquires none and leaves no key", "[live][hold]")
 {
-    auto& ours = c;
     // The rival holds multi:b on every master (a Redlock lock), or only on 3 of 5 (a majority
     // of masters refuse the set; the two others grant it and must be released).
     const bool everywhere = GENERATE(true, false);

@@ -416,8 +416,6 @@ TEST_CASE_METHOD(masters_rig<5>, "with_lock: per-operation cancellation during t
 TEST_CASE_METHOD(rivals_rig<5>, "with_lock: cancellation during the acquisition, acquisition errors do not run the work",
           "[live][hold]")
 {
-    auto& ours = c;
-
     run([&]() -> asio::awaitable<void> {
         auto [hec, held] = co_await theirs.async_lock("wl:busy", short_lock(5000ms), tuple_awaitable);
         REQUIRE_FALSE(hec);
