@@ -10,6 +10,30 @@
 using namespace redlock;
 using namespace redlock::test;
 
+namespace {
+
+/// An async_lock whose terminal cancellation is emitted right after its initiation returned;
+/// `done` and `result` say how it completed.
+struct cancelled_at_once
+{
+    asio::cancellation_signal sig;
+    bool done = false;
+    error_code result = redlock::error::server_error;
+    steady::time_point t0{};
+
+    void start(client& c, const std::string& resource, const lock_options& o)
+    {
+        t0 = steady::now();
+        c.async_lock(resource, o, asio::bind_cancellation_slot(sig.slot(), [this](error_code ec, lock) {
+                         result = ec;
+                         done = true;
+                     }));
+        sig.emit(asio::cancellation_type::terminal);
+    }
+};
+
+}  // namespace
+
 TEST_CASE_METHOD(masters_rig<5>, "client: cancellation during an attempt completes promptly with operation_aborted",
           "[live][client]")
 {
@@ -130,22 +154,14 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: a cancellation emitted right after init
     run([&]() -> asio::awaitable<void> {
         lock held = co_await acquired(theirs, "early-cancel");
 
-        asio::cancellation_signal sig;
-        bool done = false;
-        error_code result = redlock::error::server_error;
-        const auto t0 = steady::now();
-        ours.async_lock("early-cancel", opts,
-                        asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, lock) {
-                            result = ec;
-                            done = true;
-                        }));
-        sig.emit(asio::cancellation_type::terminal);
-        while (!done && steady::now() - t0 < 3s)
+        cancelled_at_once op;
+        op.start(ours, "early-cancel", opts);
+        while (!op.done && steady::now() - op.t0 < 3s)
             co_await sleep_for(2ms);
-        const auto elapsed = ms(steady::now() - t0);
-        INFO("completed after " << elapsed << " ms with " << result.message());
-        REQUIRE(done);
-        CHECK(result == asio::error::operation_aborted);
+        const auto elapsed = ms(steady::now() - op.t0);
+        INFO("completed after " << elapsed << " ms with " << op.result.message());
+        REQUIRE(op.done);
+        CHECK(op.result == asio::error::operation_aborted);
         // Without the cancellation: 5 attempts and 4 delays of 200 ms, then contended.
         CHECK(elapsed < 100.0);
 
@@ -175,24 +191,16 @@ TEST_CASE("client: a cancellation emitted right after initiation from outside th
     }(), 10s);
 
     // Not inside io.run(): the initiation cannot complete inline.
-    asio::cancellation_signal sig;
-    bool done = false;
-    error_code result = redlock::error::server_error;
-    const auto t0 = steady::now();
-    ours.async_lock("early-cancel", opts,
-                    asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, lock) {
-                        result = ec;
-                        done = true;
-                    }));
-    sig.emit(asio::cancellation_type::terminal);
+    cancelled_at_once op;
+    op.start(ours, "early-cancel", opts);
 
     const auto deadline = steady::now() + 5s;
-    while (!done && steady::now() < deadline)
+    while (!op.done && steady::now() < deadline)
         io.run_one_until(deadline);
-    const auto elapsed = ms(steady::now() - t0);
-    INFO("completed after " << elapsed << " ms with " << result.message());
-    REQUIRE(done);
-    CHECK(result == asio::error::operation_aborted);
+    const auto elapsed = ms(steady::now() - op.t0);
+    INFO("completed after " << elapsed << " ms with " << op.result.message());
+    REQUIRE(op.done);
+    CHECK(op.result == asio::error::operation_aborted);
     CHECK(elapsed < 100.0);
 
     run_bounded(io, [&]() -> asio::awaitable<void> {
