@@ -154,13 +154,9 @@ struct proxied
 
 }  // namespace
 
-TEST_CASE("fault_proxy: forwards commands and replies both ways", "[live][proxy]")
+TEST_CASE_METHOD(proxied, "fault_proxy: forwards commands and replies both ways", "[live][proxy]")
 {
-    proxied fx;
-    auto& m = fx.m;
-    auto& proxy = fx.proxy;
-    auto& c = fx.c;
-    fx.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         auto [sec, sv] = co_await exec(c, command("SET", "proxied", "value"));
         REQUIRE_FALSE(sec);
         CHECK(sv == "OK");
@@ -189,13 +185,9 @@ TEST_CASE("fault_proxy: forwards commands and replies both ways", "[live][proxy]
     CHECK(s.bytes_dropped == 0);
 }
 
-TEST_CASE("fault_proxy: latency delays each direction by the set time, in order", "[live][proxy]")
+TEST_CASE_METHOD(proxied, "fault_proxy: latency delays each direction by the set time, in order", "[live][proxy]")
 {
-    proxied fx;
-    auto& m = fx.m;
-    auto& proxy = fx.proxy;
-    auto& c = fx.c;
-    fx.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         const double base = co_await ping_ms(c);
         INFO("baseline PING " << base << " ms");
         CHECK(base < 20.0);
@@ -243,14 +235,10 @@ TEST_CASE("fault_proxy: latency delays each direction by the set time, in order"
     }, 20s);
 }
 
-TEST_CASE("fault_proxy: a buffering stall holds the bytes and delivers them when it ends",
+TEST_CASE_METHOD(proxied, "fault_proxy: a buffering stall holds the bytes and delivers them when it ends",
           "[live][proxy]")
 {
-    proxied fx;
-    auto& m = fx.m;
-    auto& proxy = fx.proxy;
-    auto& c = fx.c;
-    fx.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
 
         SECTION("towards the master: the request waits in the proxy")
         {
@@ -280,14 +268,10 @@ TEST_CASE("fault_proxy: a buffering stall holds the bytes and delivers them when
     }, 10s);
 }
 
-TEST_CASE("fault_proxy: a dropping stall loses the bytes and cuts the connection when it ends",
+TEST_CASE_METHOD(proxied, "fault_proxy: a dropping stall loses the bytes and cuts the connection when it ends",
           "[live][proxy]")
 {
-    proxied fx;
-    auto& m = fx.m;
-    auto& proxy = fx.proxy;
-    auto& c = fx.c;
-    fx.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         proxy.stall(stall_mode::drop);
         auto [ec, v] = co_await exec(c, command("SET", "lost", "1"), 200ms);
         CHECK(ec == error::request_timeout);
@@ -361,12 +345,9 @@ TEST_CASE("fault_proxy: drop_connections resets every connection and clients rec
     CHECK(raw.read(1, 1000ms).kind == raw_socket::outcome::reset);
 }
 
-TEST_CASE("fault_proxy: refused connections are reset on accept until allowed again", "[live][proxy]")
+TEST_CASE_METHOD(proxied, "fault_proxy: refused connections are reset on accept until allowed again", "[live][proxy]")
 {
-    proxied fx;
-    auto& proxy = fx.proxy;
-    auto& c = fx.c;
-    fx.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         proxy.refuse_connections();
         proxy.drop_connections();
         co_await sleep_for(300ms);  // several reconnection attempts, all refused
@@ -394,13 +375,9 @@ TEST_CASE("fault_proxy: refused connections are reset on accept until allowed ag
     CHECK(ok.read(7, 1000ms).bytes == "+PONG\r\n");
 }
 
-TEST_CASE("fault_proxy: a master that is down or dies closes the client's connection", "[live][proxy]")
+TEST_CASE_METHOD(proxied, "fault_proxy: a master that is down or dies closes the client's connection", "[live][proxy]")
 {
-    proxied fx;
-    auto& m = fx.m;
-    auto& proxy = fx.proxy;
-    auto& c = fx.c;
-    fx.run([&]() -> asio::awaitable<void> {
+    run([&]() -> asio::awaitable<void> {
         // The master dies under an open connection: the client learns at once.
         std::optional<error_code> in_flight;
         c.async_exec(command("BLPOP", "never", "0"), 5000ms,
