@@ -172,14 +172,9 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: a cancellation emitted right after init
 
 // The same, initiated from a thread that is not running the io_context (so the initiation
 // cannot run the operation inline), e.g. the caller of a use_future operation.
-TEST_CASE("client: a cancellation emitted right after initiation from outside the io_context",
+TEST_CASE_METHOD(rivals_rig<3>, "client: a cancellation emitted right after initiation from outside the io_context",
           "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client ours(io.get_executor(), config_for(m));
-    client theirs(io.get_executor(), config_for(m));
-
     auto opts = retrying(5, 200ms);
 
     lock held;
@@ -209,13 +204,9 @@ TEST_CASE("client: a cancellation emitted right after initiation from outside th
     }(), 10s);
 }
 
-TEST_CASE("client: unlock and extend honour a cancellation emitted right after initiation",
+TEST_CASE_METHOD(masters_rig<3>, "client: unlock and extend honour a cancellation emitted right after initiation",
           "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
-
     lock held;
     run_bounded(io, [&]() -> asio::awaitable<void> {
         lock l = co_await acquired(c, "early-cancel");

@@ -7,13 +7,8 @@
 using namespace redlock;
 using namespace redlock::test;
 
-TEST_CASE("client: a contended attempt leaves only the holder's keys", "[live][client]")
+TEST_CASE_METHOD(rivals_rig<5>, "client: a contended attempt leaves only the holder's keys", "[live][client]")
 {
-    local_masters m({.count = 5});
-    asio::io_context io;
-    client ours(io.get_executor(), config_for(m));
-    client theirs(io.get_executor(), config_for(m));
-
     auto opts = retrying(2, 10ms, 10ms);
 
     SECTION("held on every master by another client")

@@ -176,13 +176,9 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: outcomes and errors of lock, try_lock, 
     }, 10s);
 }
 
-TEST_CASE("client: immediate errors never complete inside the initiating function",
+TEST_CASE_METHOD(masters_rig<3>, "client: immediate errors never complete inside the initiating function",
           "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
-
     int completed = 0;
     bool initiating = true;
     c.async_unlock(lock{}, [&](error_code ec) {
