@@ -4,12 +4,13 @@
 // its validity writes after the next holder), made real with a process and SIGSTOP, and what a
 // fencing token changes.
 //
-// The parent starts 3 local masters and a fourth redis-server, the protected store. It forks
-// process A, which takes the lock "report" with a short TTL, checks that it still holds it, and
-// then, before its write to the store, is stopped by the parent with SIGSTOP (a GC pause, a
-// swapped-out page, a VM migration: anything that freezes a process). While A is stopped its
-// keys expire; the parent, as process B, takes the lock and writes. Then A is resumed and
-// writes what it prepared while it believed it held the lock.
+// The parent starts 3 local masters and a fourth redis-server, the protected store (a second
+// store, a file, gets the same writes: fenced_file.hpp). It forks process A, which takes the
+// lock "report" with a short TTL, checks that it still holds it, and then, before its write to
+// the store, is stopped by the parent with SIGSTOP (a GC pause, a swapped-out page, a VM
+// migration: anything that freezes a process). While A is stopped its keys expire; the parent,
+// as process B, takes the lock and writes. Then A is resumed and writes what it prepared while
+// it believed it held the lock.
 //
 //   without fencing: both writes are accepted; A's stale write overwrites B's.
 //   with fencing:    B's token is larger than A's; the store, which keeps the highest token
@@ -40,6 +41,7 @@
 #include <thread>
 
 #include "example_checks.hpp"
+#include "fenced_file.hpp"
 #include "local_masters.hpp"
 
 namespace asio = boost::asio;
@@ -82,9 +84,26 @@ asio::awaitable<bool> write_report(redlock::connection& store, const redlock::lo
 }
 // [fencing]
 
+// The same write to the second store, a file (fenced_file.hpp); both must agree.
+asio::awaitable<bool> write_both(redlock::connection& store, const std::string& file, const redlock::lock& l,
+                                 const std::string& text)
+{
+    const bool in_redis = co_await write_report(store, l, text);
+    const redlock_example::fenced_file f(file);
+    bool in_file = true;
+    if (l.fencing_token() == 0)
+        f.overwrite(text);
+    else
+        in_file = f.write_if_latest(l.fencing_token(), text);
+    if (in_redis != in_file)
+        throw std::runtime_error("the Redis store and the file store disagree about " + text);
+    co_return in_redis;
+}
+
 // Process A: lock, check, report "checked" to the parent, then (stopped by the parent during
 // the pause below) write.
-int process_a(const std::vector<std::string>& masters, const std::string& store_uri, bool fencing, int to_parent)
+int process_a(const std::vector<std::string>& masters, const std::string& store_uri, const std::string& file,
+              bool fencing, int to_parent)
 {
     asio::io_context io;
     redlock::client_config cfg;
@@ -103,7 +122,7 @@ int process_a(const std::vector<std::string>& masters, const std::string& store_
         // The work between the check and the write; the parent's SIGSTOP lands here.
         asio::steady_timer work(co_await asio::this_coro::executor, 1s);
         co_await work.async_wait(use_tuple);
-        co_return co_await write_report(store, l, "from A (token " + std::to_string(l.fencing_token()) + ")")
+        co_return co_await write_both(store, file, l, "from A (token " + std::to_string(l.fencing_token()) + ")")
             ? write_accepted
             : write_refused;
     };
@@ -141,12 +160,14 @@ struct outcome
     std::uint64_t a_token = 0, b_token = 0;
     bool b_accepted = false;
     std::string stored;
+    std::string stored_in_file;
 };
 
 outcome scenario(redlock::test::local_masters& masters, redlock::test::local_masters& store_server, bool fencing)
 {
     const auto uris = masters.uris();
     const auto store_uri = store_server.uri(0);
+    const std::string file = store_server.dir(0) + (fencing ? "/report-fenced.txt" : "/report.txt");
     int pipe_fds[2];
     if (::pipe(pipe_fds) != 0)
         throw std::runtime_error("pipe failed");
@@ -157,7 +178,7 @@ outcome scenario(redlock::test::local_masters& masters, redlock::test::local_mas
     if (a == 0)
     {
         ::close(pipe_fds[0]);
-        const int code = process_a(uris, store_uri, fencing, pipe_fds[1]);
+        const int code = process_a(uris, store_uri, file, fencing, pipe_fds[1]);
         std::fflush(nullptr);
         ::_exit(code);  // the parent's objects (the servers among them) are the parent's to stop
     }
@@ -184,7 +205,8 @@ outcome scenario(redlock::test::local_masters& masters, redlock::test::local_mas
                 co_await locks.async_wait_connected(use_tuple);
                 redlock::lock l = co_await locks.async_lock("report", options(fencing), asio::use_awaitable);
                 out.b_token = l.fencing_token();
-                out.b_accepted = co_await write_report(store, l, "from B (token " + std::to_string(out.b_token) + ")");
+                out.b_accepted =
+                    co_await write_both(store, file, l, "from B (token " + std::to_string(out.b_token) + ")");
                 co_await locks.async_unlock(l, use_tuple);
             },
             [&](std::exception_ptr e) {
@@ -218,7 +240,9 @@ outcome scenario(redlock::test::local_masters& masters, redlock::test::local_mas
     const auto raw = store_server.command(0, {"GET", "report"});
     out.stored = raw.size() > 2 && raw[0] == '$' ? raw.substr(raw.find("\r\n") + 2, raw.size() - raw.find("\r\n") - 4)
                                                   : raw;
-    std::printf("  the store holds: \"%s\"\n\n", out.stored.c_str());
+    out.stored_in_file = redlock_example::fenced_file(file).content();
+    std::printf("  the store holds: \"%s\"; the file store: \"%s\"\n\n", out.stored.c_str(),
+                out.stored_in_file.c_str());
     store_server.command(0, {"FLUSHALL"});
     return out;
 }
@@ -236,13 +260,15 @@ int main()
         std::printf("without fencing:\n");
         const auto plain = scenario(masters, store, false);
         check(plain.b_accepted && plain.a_code == write_accepted, "both writes were accepted");
-        check(plain.stored.rfind("from A", 0) == 0, "the paused holder's stale write overwrote the newer one");
+        check(plain.stored.rfind("from A", 0) == 0 && plain.stored_in_file.rfind("from A", 0) == 0,
+              "the paused holder's stale write overwrote the newer one (in both stores)");
 
         std::printf("\nwith fencing:\n");
         const auto fenced = scenario(masters, store, true);
         check(fenced.a_token > 0 && fenced.b_token > fenced.a_token, "B's fencing token is larger than A's");
         check(fenced.b_accepted, "B's write was accepted");
-        check(fenced.a_code == write_refused, "A's stale write was refused by the store");
-        check(fenced.stored.rfind("from B", 0) == 0, "the store keeps B's write");
+        check(fenced.a_code == write_refused, "A's stale write was refused by both stores");
+        check(fenced.stored.rfind("from B", 0) == 0 && fenced.stored_in_file.rfind("from B", 0) == 0,
+              "both stores keep B's write");
     });
 }
