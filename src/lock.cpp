@@ -32,7 +32,12 @@ lock::clock::time_point lock::valid_until() const noexcept { return s_ ? s_->val
 
 std::chrono::milliseconds lock::ttl() const noexcept { return s_ ? s_->ttl : std::chrono::milliseconds(0); }
 
-std::uint64_t lock::fencing_token() const noexcept { return s_ ? s_->fence : 0; }
+std::uint64_t lock::fencing_token() const noexcept { return s_ && !s_->fences.empty() ? s_->fences.front() : 0; }
+
+std::span<const std::uint64_t> lock::fencing_tokens() const noexcept
+{
+    return s_ ? std::span<const std::uint64_t>(s_->fences) : std::span<const std::uint64_t>();
+}
 
 std::span<const master_diagnostic> lock::masters() const noexcept
 {
@@ -136,7 +141,8 @@ lock client::lock_from_parts(std::string_view resource, std::string_view token, 
 {
     const std::string r(resource);
     auto st = state_from_parts(impl_->cfg.key_prefix, std::span<const std::string>(&r, 1), token, ttl);
-    st->fence = fencing_token;
+    if (fencing_token != 0)
+        st->fences.assign(1, fencing_token);
     return detail::access::make(std::move(st));
 }
 

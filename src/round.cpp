@@ -37,9 +37,24 @@ void append_script(std::string& out, const lua_script& script, bool eval,
         resp::append_bulk(out, ttl_ms);
 }
 
+// The commit of fencing tokens: EVAL(SHA) <script> 2n K1..Kn F1..Fn token t1..tn.
+void append_commit(std::string& out, bool eval, std::span<const std::string> keys, std::string_view token,
+                   std::span<const std::uint64_t> fences)
+{
+    resp::append_array_header(out, 3 + keys.size() + 1 + fences.size());
+    resp::append_bulk(out, eval ? "EVAL" : "EVALSHA");
+    resp::append_bulk(out, eval ? std::string_view(fence_commit_script().body) : fence_commit_script().sha1);
+    resp::append_bulk(out, static_cast<std::int64_t>(keys.size()));
+    for (const auto& k : keys)
+        resp::append_bulk(out, k);
+    resp::append_bulk(out, token);
+    for (const auto t : fences)
+        resp::append_bulk(out, static_cast<std::int64_t>(t));
+}
+
 // `eval`: send the script's body (EVAL) rather than its SHA1 (EVALSHA).
 void encode(std::string& out, round::kind k, bool eval, std::span<const std::string> keys,
-            std::string_view token, std::int64_t ttl_ms)
+            std::string_view token, std::int64_t ttl_ms, std::span<const std::uint64_t> fences)
 {
     const bool multi = keys.size() > 1;
     switch (k)
@@ -85,7 +100,7 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
         append_script(out, fenced_acquire_script(), eval, keys, token, ttl_ms, true);
         return;
     case round::kind::commit_fence:
-        append_script(out, fence_commit_script(), eval, keys, token, ttl_ms, true);
+        append_commit(out, eval, keys, token, fences);
         return;
     }
 }
@@ -106,8 +121,9 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
     q_ = quorum_tracker(n);
     m_.assign(n, per_master{});
     diag_.resize(n);
+    per_master_ = k == kind::acquire_fenced ? keys.size() / 2 : 1;
     if (k == kind::check || k == kind::acquire_fenced)
-        values_.assign(n, k == kind::check ? -3 : 0);
+        values_.assign(n * per_master_, k == kind::check ? -3 : 0);
     for (std::size_t i = 0; i < n; ++i)
     {
         // Reset in place: the messages keep their capacity from the round before.
@@ -161,12 +177,12 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     const auto write = [&](std::string& out) {
         if (!from_start)
         {
-            encode(out, k_, fallback, keys_, token_, arg_);
+            encode(out, k_, fallback, keys_, token_, arg_, fences_);
             return;
         }
         auto& bytes = c_->command_scratch[fallback ? 1 : 0];
         if (bytes.empty())
-            encode(bytes, k_, fallback, keys_, token_, arg_);
+            encode(bytes, k_, fallback, keys_, token_, arg_, fences_);
         out.append(bytes);
     };
     const error_code ec = conn.submit(this, tag, write, pm.ticket);
@@ -275,12 +291,9 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
         }
         else if (k_ == kind::acquire_fenced || (k_ == kind::acquire && keys_.size() == 1))
         {
-            // SET NX answers OK or nil; the fenced script, the master's counter or nil.
+            // SET NX answers OK or nil; the fenced script, an array of the n counters or nil.
             const bool fenced = k_ == kind::acquire_fenced;
-            const bool set = fenced ? v.data_type == type::integer && !v.value.empty() && v.value[0] != '-'
-                                    : v.data_type == type::simple_string && v.value == "OK";
-            if (set && fenced)
-                values_[i] = std::strtoll(std::string(v.value).c_str(), nullptr, 10);
+            const bool set = fenced ? read_counters(i, nodes) : v.data_type == type::simple_string && v.value == "OK";
             if (set)
                 settle(i, master_outcome::granted, {}, {}, at);
             else if (v.data_type == type::null)
@@ -320,6 +333,21 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
     notify();
 }
 
+bool round::read_counters(std::size_t i, std::span<const resp::node_view> nodes)
+{
+    const auto& head = nodes[0];
+    if (head.data_type != resp::type::array || head.size != per_master_ || nodes.size() != per_master_ + 1)
+        return false;
+    for (std::size_t r = 0; r < per_master_; ++r)
+    {
+        const auto& v = nodes[1 + r];
+        if (v.data_type != resp::type::integer || v.value.empty() || v.value[0] == '-')
+            return false;
+        values_[i * per_master_ + r] = std::strtoll(std::string(v.value).c_str(), nullptr, 10);
+    }
+    return true;
+}
+
 void round::on_deadline()
 {
     auto hold = l_->hold();
@@ -336,7 +364,7 @@ void round::on_deadline()
             // now reach no one. An EVAL queued behind it covers that case; when the EVALSHA did
             // delete the key, the EVAL finds nothing and returns 0.
             request_ticket ignored;
-            (void)conn.submit(nullptr, 0, [&](std::string& out) { encode(out, k_, true, keys_, token_, arg_); },
+            (void)conn.submit(nullptr, 0, [&](std::string& out) { encode(out, k_, true, keys_, token_, arg_, fences_); },
                               ignored);
         }
         settle(i, master_outcome::timed_out, error::request_timeout, {});

@@ -116,9 +116,14 @@ public:
     const diagnostic_list& diagnostics() const noexcept { return diag_; }
     diagnostic_list take_diagnostics() { return std::move(diag_); }
     /// kind::check: master i's smallest PTTL in ms (-1: no expiry), or -3 when not ours / unknown.
-    /// kind::acquire_fenced: master i's fence counter where it granted.
     std::int64_t value(std::size_t i) const noexcept { return i < values_.size() ? values_[i] : -3; }
+    /// kind::acquire_fenced: the fence counters each granting master sent, values_per_master()
+    /// (one per resource) per master, master after master.
     std::span<const std::int64_t> values() const noexcept { return values_; }
+    std::size_t values_per_master() const noexcept { return per_master_; }
+    /// kind::commit_fence: the tokens to commit, one per resource; they must stay valid while
+    /// the round is active. Set before start().
+    void set_fences(std::span<const std::uint64_t> fences) noexcept { fences_ = fences; }
 
 private:
     void on_reply(std::uint32_t tag, const error_code& ec,
@@ -133,6 +138,9 @@ private:
         settle(i, o, ec, msg, std::chrono::steady_clock::now());
     }
     void notify();
+    // kind::acquire_fenced: reads master i's array of counters into values_; false when the
+    // reply is not an array of per_master_ non-negative integers.
+    bool read_counters(std::size_t i, std::span<const resp::node_view> nodes);
     // The script a round runs as EVALSHA where the connection has seen it (script_cache ids):
     // a release (single- or multi-key) and both rounds of a fenced acquisition. The others
     // always go as EVAL (see round.cpp) or are no script.
@@ -169,6 +177,8 @@ private:
     boost::container::small_vector<per_master, inline_masters> m_;
     diagnostic_list diag_;
     std::vector<std::int64_t> values_;
+    std::size_t per_master_ = 1;
+    std::span<const std::uint64_t> fences_;
     std::size_t outstanding_ = 0;
     time_point t0_{};
     time_point last_outcome_at_{};

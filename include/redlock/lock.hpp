@@ -83,8 +83,12 @@ public:
     /// than the token of every earlier holder of the resource whose lock was fenced too (the
     /// sequence may skip numbers). Pass it with every write to the protected resource and
     /// have the resource refuse a token lower than the highest it has seen. 0 for a lock
-    /// taken without fencing or never acquired.
+    /// taken without fencing or never acquired. Of a multi-resource lock: its first resource's.
     std::uint64_t fencing_token() const noexcept;
+
+    /// The fencing tokens of a lock taken with lock_options::fencing, one per resource in the
+    /// order of resources() (each resource has its own sequence); empty without fencing.
+    std::span<const std::uint64_t> fencing_tokens() const noexcept;
 
     /// Validity left now (zero when past), on the monotonic clock.
     clock::duration remaining() const noexcept

@@ -47,8 +47,8 @@ struct lock_options
     /// older than one it has seen (docs/algorithm.md, "Fencing tokens across a quorum"). It
     /// costs a second round trip per acquisition and one counter key per resource, kept on
     /// every master without expiry (`{key}:fence`, or `key:fence` when the key has a hash
-    /// tag). Single-resource locks only: async_lock_all with fencing fails with
-    /// error::invalid_argument.
+    /// tag). A multi-resource lock (async_lock_all) gets one token per resource
+    /// (lock::fencing_tokens()), each resource with its own sequence.
     bool fencing = false;
 };
 

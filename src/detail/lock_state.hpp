@@ -42,7 +42,7 @@ struct lock_state
     token_text token;
     std::chrono::steady_clock::time_point valid_until{};
     std::chrono::milliseconds ttl{0};  ///< The TTL the keys were last set or extended with.
-    std::uint64_t fence = 0;           ///< The fencing token (lock_options::fencing); 0 without.
+    std::vector<std::uint64_t> fences;  ///< The fencing tokens, one per resource (lock_options::fencing).
     diagnostic_list masters;
     std::vector<std::string> resources;  ///< Multi-resource locks only: every resource.
     std::vector<std::string> keys;       ///< Multi-resource locks only: every key.

@@ -19,10 +19,12 @@ acquire_action nothing() { return {}; }
 
 }  // namespace
 
-acquire_fsm::acquire_fsm(const lock_options& o, std::size_t masters, std::uint64_t seed, bool try_mode)
+acquire_fsm::acquire_fsm(const lock_options& o, std::size_t masters, std::uint64_t seed, bool try_mode,
+                         std::size_t resources)
     : timing_(lock_timing::of(o)),
       retry_(retry_policy{o.max_attempts, o.retry_delay, o.retry_jitter, o.max_wait}, seed),
-      attempt_(masters), commit_(masters), try_mode_(try_mode), fencing_(o.fencing)
+      attempt_(masters), commit_(masters), largest_(o.fencing ? resources : 0, 0),
+      fences_(o.fencing ? resources : 0, 0), try_mode_(try_mode), fencing_(o.fencing)
 {}
 
 acquire_action acquire_fsm::resume(const acquire_event& ev)
@@ -66,8 +68,9 @@ bool acquire_fsm::record(quorum_tracker& q, const acquire_event& ev)
     }
     // The tracker ignores a master's second answer and an index out of range.
     const bool first = ev.master < q.masters() && q.outcome(ev.master) == master_outcome::pending;
-    if (first && &q == &attempt_ && fencing_ && ev.outcome == master_outcome::granted && ev.value > largest_counter_)
-        largest_counter_ = ev.value;
+    if (first && &q == &attempt_ && fencing_ && ev.outcome == master_outcome::granted)
+        for (std::size_t r = 0; r < largest_.size() && r < ev.counters.size(); ++r)
+            largest_[r] = std::max(largest_[r], ev.counters[r]);
     return q.record(ev.master, ev.outcome) != before;
 }
 
@@ -143,7 +146,7 @@ acquire_action acquire_fsm::begin_attempt(time_point now)
     t0_ = now;
     attempt_ = quorum_tracker(attempt_.masters());
     commit_ = quorum_tracker(attempt_.masters());
-    largest_counter_ = 0;
+    std::fill(largest_.begin(), largest_.end(), 0);
     ++attempts_;
     return acquire_action::send(++round_, now + timing_.attempt_timeout, true);
 }
@@ -153,30 +156,32 @@ acquire_action acquire_fsm::on_attempt_decided(time_point now)
     if (attempt_.state() == quorum_state::failed)
         return fail_attempt(attempt_.failure_reason(), now);
     if (!fencing_)
-        return grant_if_valid(now, 0);
+        return grant_if_valid(now, {});
     if (!timing_.valid_at(t0_, now))
         return fail_attempt(error::validity_expired, now);
-    // The quorum's largest counter, plus one: larger than the token of every holder whose
-    // commit majority this quorum meets (docs/algorithm.md).
+    // Per resource, the quorum's largest counter, plus one: larger than the token of every
+    // holder whose commit majority this quorum meets (docs/algorithm.md).
     phase_ = phase::committing;
+    for (std::size_t r = 0; r < fences_.size(); ++r)
+        fences_[r] = static_cast<std::uint64_t>(largest_[r]) + 1;
     const auto deadline = std::min(now + timing_.attempt_timeout, timing_.valid_until(t0_));
-    return acquire_action::commit(++round_, static_cast<std::uint64_t>(largest_counter_) + 1, deadline);
+    return acquire_action::commit(++round_, fences_, deadline);
 }
 
 acquire_action acquire_fsm::on_commit_decided(time_point now)
 {
     if (commit_.state() == quorum_state::failed)
         return fail_attempt(commit_.failure_reason(), now);
-    return grant_if_valid(now, static_cast<std::uint64_t>(largest_counter_) + 1);
+    return grant_if_valid(now, fences_);
 }
 
-acquire_action acquire_fsm::grant_if_valid(time_point now, std::uint64_t fence)
+acquire_action acquire_fsm::grant_if_valid(time_point now, std::span<const std::uint64_t> fences)
 {
     // Never hand out an expired lock: the validity left at the decision must be positive.
     if (timing_.valid_at(t0_, now))
     {
         phase_ = phase::done;
-        return acquire_action::complete({}, timing_.valid_until(t0_), fence);
+        return acquire_action::complete({}, timing_.valid_until(t0_), fences);
     }
     return fail_attempt(error::validity_expired, now);
 }

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <boost/container/small_vector.hpp>
+
 #include <redlock/error.hpp>
 #include <redlock/options.hpp>
 
@@ -42,7 +44,7 @@ using acquire_action = fsm_action;
 ///
 /// @par Fencing (lock_options::fencing)
 /// The attempt's replies carry each granting master's fence counter. Once the attempt has a
-/// quorum, a second round commits t = 1 + the largest counter of the masters counted in it
+/// quorum, a second round commits, for each resource, t = 1 + the largest counter of the masters counted in it
 /// (send_commit, deadline now + attempt_timeout, no later than the validity's end). A master
 /// commits (granted) when our key still stands there and its counter was below t. A majority
 /// of commits and a validity still positive (from the attempt's t0) grant the lock with
@@ -75,8 +77,10 @@ public:
     /// @param masters  N, at least 1.
     /// @param seed     Seeds the retry delays' jitter (retry_schedule).
     /// @param try_mode async_try_lock: one attempt, no retry.
+    /// @param resources The lock's resources (a fenced lock commits one token for each).
     /// @throws std::invalid_argument if masters is 0.
-    acquire_fsm(const lock_options& o, std::size_t masters, std::uint64_t seed, bool try_mode);
+    acquire_fsm(const lock_options& o, std::size_t masters, std::uint64_t seed, bool try_mode,
+                std::size_t resources = 1);
 
     /// @brief Takes one event into account and says what to do next.
     acquire_action resume(const acquire_event& ev);
@@ -112,7 +116,7 @@ private:
     acquire_action begin_attempt(time_point now);
     acquire_action on_attempt_decided(time_point now);
     acquire_action on_commit_decided(time_point now);
-    acquire_action grant_if_valid(time_point now, std::uint64_t fence);
+    acquire_action grant_if_valid(time_point now, std::span<const std::uint64_t> fences);
     acquire_action fail_attempt(error_code reason, time_point now);
     acquire_action after_release(time_point now);
     acquire_action complete(error_code ec, time_point valid_until = {});
@@ -133,7 +137,10 @@ private:
     quorum_tracker attempt_;
     quorum_tracker commit_;
     master_set release_waiting_;
-    std::int64_t largest_counter_ = 0;  // over the current attempt's granting masters
+    // Fencing: per resource, the largest counter of the current attempt's granting masters, and
+    // the tokens committed (largest + 1).
+    boost::container::small_vector<std::int64_t, 4> largest_;
+    boost::container::small_vector<std::uint64_t, 4> fences_;
     std::uint64_t round_ = 0;
     time_point start_{};
     time_point t0_{};

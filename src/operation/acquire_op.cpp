@@ -100,10 +100,15 @@ void acquire_op::begin()
         return complete(ec, {});
     c_->note_ttl(o_.ttl);
     if (o_.fencing)
-        fenced_keys_ = {key_, fence_key(key_)};
+    {
+        for (const auto& k : keys())
+            fenced_keys_.push_back(k);
+        for (const auto& k : keys())
+            fenced_keys_.push_back(fence_key(k));
+    }
     c_->track(*this, shared_from_this());
     // Seeded here, on the strand: the client's generator is not thread-safe.
-    fsm_.emplace(o_, c_->size(), c_->jitter_rng(), try_mode_);
+    fsm_.emplace(o_, c_->size(), c_->jitter_rng(), try_mode_, keys().size());
     // The first attempt's t0 is the operation's start, read once: earlier than the first byte
     // queued, which only makes the validity shorter (a clock read less per acquisition).
     drive(acquire_event::start(started_));
@@ -139,7 +144,8 @@ void acquire_op::execute(const acquire_action& a)
         // The attempt round stays active: a late grant still shows in its diagnostics.
         commit_id_ = a.round_id;
         committing_ = true;
-        commit_.start(*c_, round::kind::commit_fence, fenced_keys_, token_view(), static_cast<std::int64_t>(a.fence),
+        commit_.set_fences(a.fences);  // in the machine, unchanged while this round is active
+        commit_.start(*c_, round::kind::commit_fence, fenced_keys_, token_view(), 0,
                       a.deadline - a.at, this, nullptr, a.deadline, a.at);
         return;
     case kind::send_release:
@@ -173,7 +179,7 @@ void acquire_op::execute(const acquire_action& a)
             st->token.assign(token_view());
             st->valid_until = a.valid_until;
             st->ttl = o_.ttl;
-            st->fence = a.fence;
+            st->fences.assign(a.fences.begin(), a.fences.end());
             st->masters = attempt_.take_diagnostics();
             if (committing_)
                 merge_commit(st->masters, commit_.diagnostics());
@@ -191,7 +197,7 @@ void acquire_op::on_round_decided(round& r)
     // The time is now, not the replies' batch time: a lock whose validity ran out while the
     // batch was being parsed is not handed out.
     if (&r == &attempt_)
-        drive(decided_events(r.tracker(), c_->closed, attempt_id_, clock::now(), r.values()));
+        drive(decided_events(r.tracker(), c_->closed, attempt_id_, clock::now(), r.values(), r.values_per_master()));
     else if (&r == &commit_)
         drive(decided_events(r.tracker(), c_->closed, commit_id_, clock::now()));
 }
@@ -281,9 +287,6 @@ std::string acquire_op::refused_resources() const
             return too_long(0);
         return {};
     }
-    if (o_.fencing)
-        return "lock_options::fencing is for single-resource locks: async_lock_all cannot fence " +
-               std::to_string(resources_.size()) + " resources";
     for (std::size_t i = 0; i < resources_.size(); ++i)
     {
         if (resources_[i].empty())

@@ -88,7 +88,7 @@ private:
     std::uint64_t attempt_id_ = 0;  // the machine's round ids of the rounds
     std::uint64_t commit_id_ = 0;
     std::uint64_t release_id_ = 0;
-    std::array<std::string, 2> fenced_keys_;  // fencing only: the key and its fence counter
+    std::vector<std::string> fenced_keys_;  // fencing only: the keys, then their fence counters
     diagnostic_list diagnostics_;  // of the last failed attempt
     std::string reason_;                          // of a failure that is not the masters' doing
     std::chrono::steady_clock::time_point started_{};  // for the acquired event's elapsed

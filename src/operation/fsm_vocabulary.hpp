@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <type_traits>
 
 #include <redlock/error.hpp>
@@ -52,14 +53,16 @@ struct fsm_event
     /// reply: the driver's classification of the answer (SET OK: granted, nil: held_by_other,
     /// error or lost connection: failed; for a release any answer will do).
     master_outcome outcome = master_outcome::pending;
-    /// reply, granted, of a fenced acquisition's first round: the master's fence counter.
-    std::int64_t value = 0;
+    /// reply, granted, of a fenced acquisition's first round: the master's fence counters, one
+    /// per resource. They point into the round and are valid during the resume() they are
+    /// given to.
+    std::span<const std::int64_t> counters{};
 
     static fsm_event start(time_point now) noexcept { return {kind::start, now}; }
     static fsm_event reply(std::uint64_t round_id, std::size_t master, master_outcome o, time_point now,
-                           std::int64_t value = 0) noexcept
+                           std::span<const std::int64_t> counters = {}) noexcept
     {
-        return {kind::reply, now, round_id, master, o, value};
+        return {kind::reply, now, round_id, master, o, counters};
     }
     static fsm_event deadline(std::uint64_t round_id, time_point now) noexcept
     {
@@ -133,9 +136,10 @@ struct fsm_action
     error_code ec{};
     /// complete, on success: t0 + ttl - clock_drift(ttl, drift_factor).
     time_point valid_until{};
-    /// send_commit: the fencing token to commit; complete, on success of a fenced acquisition:
-    /// the lock's fencing token (0 otherwise).
-    std::uint64_t fence = 0;
+    /// send_commit: the fencing tokens to commit, one per resource; complete, on success of a
+    /// fenced acquisition: the lock's tokens (empty otherwise). They point into the machine and
+    /// are valid until its next resume(), as `awaited`.
+    std::span<const std::uint64_t> fences{};
     /// The time of the event this action answers, set by fsm_pump: a driver starting a round
     /// gives it as the round's start instead of reading the clock again.
     time_point at{};
@@ -149,13 +153,14 @@ struct fsm_action
     {
         return {.type = kind::send_release, .round_id = round_id, .deadline = deadline, .awaited = &awaited};
     }
-    static fsm_action commit(std::uint64_t round_id, std::uint64_t fence, time_point deadline) noexcept
+    static fsm_action commit(std::uint64_t round_id, std::span<const std::uint64_t> fences, time_point deadline) noexcept
     {
-        return {.type = kind::send_commit, .round_id = round_id, .deadline = deadline, .fence = fence};
+        return {.type = kind::send_commit, .round_id = round_id, .deadline = deadline, .fences = fences};
     }
-    static fsm_action complete(error_code ec, time_point valid_until = {}, std::uint64_t fence = 0) noexcept
+    static fsm_action complete(error_code ec, time_point valid_until = {},
+                               std::span<const std::uint64_t> fences = {}) noexcept
     {
-        return {.type = kind::complete, .ec = ec, .valid_until = valid_until, .fence = fence};
+        return {.type = kind::complete, .ec = ec, .valid_until = valid_until, .fences = fences};
     }
 };
 

@@ -112,27 +112,41 @@ const lua_script& check_script()
     return s;
 }
 
-// Round 1 of a fenced acquisition. The counter is checked before the SET so that a counter
-// another program broke (not an integer) fails this master without leaving our key behind.
+// Round 1 of a fenced acquisition, for n resources: KEYS[1..n] the lock keys, KEYS[n+1..2n]
+// their fence counters. The counters are checked before anything is set, so that a counter
+// another program broke (not an integer) fails this master without leaving our keys behind.
 const lua_script& fenced_acquire_script()
 {
     static const lua_script s = make(
-        "local c = redis.call('get', KEYS[2])\n"
-        "if c and not string.match(c, '^%d+$') then\n"
-        "    return redis.error_reply('ERR the fence counter ' .. KEYS[2] .. ' is not an integer')\n"
+        "local n = #KEYS / 2\n"
+        "for i = 1, n do\n"
+        "    local c = redis.call('get', KEYS[n + i])\n"
+        "    if c and not string.match(c, '^%d+$') then\n"
+        "        return redis.error_reply('ERR the fence counter ' .. KEYS[n + i] .. ' is not an integer')\n"
+        "    end\n"
         "end\n"
-        "if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end\n"
-        "return tonumber(c or '0')\n");
+        "for i = 1, n do\n"
+        "    if redis.call('exists', KEYS[i]) == 1 then return false end\n"
+        "end\n"
+        "local out = {}\n"
+        "for i = 1, n do\n"
+        "    redis.call('set', KEYS[i], ARGV[1], 'PX', ARGV[2])\n"
+        "    out[i] = tonumber(redis.call('get', KEYS[n + i]) or '0')\n"
+        "end\n"
+        "return out\n");
     return s;
 }
 
 const lua_script& fence_commit_script()
 {
     static const lua_script s = make(
-        "if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end\n"
-        "local c = tonumber(redis.call('get', KEYS[2]) or '0')\n"
-        "if c == nil or c >= tonumber(ARGV[2]) then return 0 end\n"
-        "redis.call('set', KEYS[2], ARGV[2])\n"
+        "local n = #KEYS / 2\n"
+        "for i = 1, n do\n"
+        "    if redis.call('get', KEYS[i]) ~= ARGV[1] then return 0 end\n"
+        "    local c = tonumber(redis.call('get', KEYS[n + i]) or '0')\n"
+        "    if c == nil or c >= tonumber(ARGV[i + 1]) then return 0 end\n"
+        "end\n"
+        "for i = 1, n do redis.call('set', KEYS[n + i], ARGV[i + 1]) end\n"
         "return 1\n");
     return s;
 }

@@ -38,14 +38,15 @@ const lua_script& extend_multi_script();
 /// otherwise -3.
 const lua_script& check_script();
 
-/// Round 1 of a fenced acquisition (docs/algorithm.md): `SET KEYS[1] ARGV[1] NX PX ARGV[2]`;
-/// where it succeeds, returns the fence counter KEYS[2] (0 when absent), else nil. A counter
-/// that is not a decimal integer is an error reply, and the key is not set.
+/// Round 1 of a fenced acquisition of n resources (docs/algorithm.md): KEYS[1..n] are the lock
+/// keys, KEYS[n+1..2n] their fence counters. Only if none of the lock keys exists, sets each to
+/// ARGV[1] with PX ARGV[2] and returns the n counters (0 when absent), in order; else nil. A
+/// counter that is not a decimal integer is an error reply, and nothing is set.
 const lua_script& fenced_acquire_script();
 
-/// Round 2 of a fenced acquisition: sets the fence counter KEYS[2] to ARGV[2] only if KEYS[1]
-/// still holds our token ARGV[1] and the counter is below ARGV[2]. Returns 1 when it did (the
-/// master commits the fencing token), 0 otherwise.
+/// Round 2 of a fenced acquisition of n resources (the same keys): only if every lock key still
+/// holds our token ARGV[1] and each counter is below its token ARGV[1 + i], sets each counter
+/// to its token and returns 1 (the master commits them all); else changes nothing, returns 0.
 const lua_script& fence_commit_script();
 
 /// Hex SHA1 of `data` (OpenSSL).

@@ -46,10 +46,14 @@ lock_options short_ttl()
     return o;
 }
 
+// The first (single-resource: the only) fencing token of an action; 0 when none.
+std::uint64_t fence_of(const fsm_action& a) { return a.fences.empty() ? 0 : a.fences[0]; }
+
 // A reply of round 1, carrying the master's fence counter.
 fsm_action grant(acquire_fsm& f, std::uint64_t round, std::size_t master, std::int64_t counter, time_point now)
 {
-    return f.resume(fsm_event::reply(round, master, granted, now, counter));
+    const std::int64_t counters[] = {counter};
+    return f.resume(fsm_event::reply(round, master, granted, now, counters));
 }
 
 fsm_action answer(acquire_fsm& f, std::uint64_t round, std::size_t master, master_outcome o, time_point now)
@@ -77,7 +81,7 @@ TEST_CASE("acquire_fsm fencing: the quorum's largest counter + 1, committed by a
     acquire_fsm f(fenced(), 5, 1, false);
     fsm_action attempt;
     const auto c = to_commit(f, attempt);
-    CHECK(c.fence == 8);
+    CHECK(fence_of(c) == 8);
     CHECK(c.round_id != attempt.round_id);
     CHECK(c.deadline == at(3ms) + 200ms);
     CHECK_FALSE(f.done());
@@ -92,7 +96,7 @@ TEST_CASE("acquire_fsm fencing: the quorum's largest counter + 1, committed by a
     const auto done = answer(f, c.round_id, 2, granted, at(8ms));
     REQUIRE(done.type == kind::complete);
     CHECK(!done.ec);
-    CHECK(done.fence == 8);
+    CHECK(fence_of(done) == 8);
     // Validity counts from the attempt's t0, before round 1, not from the commit.
     CHECK(done.valid_until == at(0ms) + 10s - 102ms);
     CHECK(f.done());
@@ -113,14 +117,15 @@ TEST_CASE("acquire_fsm fencing: only the granting quorum's counters count", "[ac
         const auto a = f.resume(fsm_event::start(at(0ms)));
         // A refusal's number means nothing (a driver gives 0, but the machine must not look),
         // nor does a second answer of a master.
-        CHECK(f.resume(fsm_event::reply(a.round_id, 0, held, at(1ms), 50)).type == kind::none);
-        CHECK(f.resume(fsm_event::reply(a.round_id, 1, failed, at(1ms), 60)).type == kind::none);
+        const std::int64_t noise[] = {50};
+        CHECK(f.resume(fsm_event::reply(a.round_id, 0, held, at(1ms), noise)).type == kind::none);
+        CHECK(f.resume(fsm_event::reply(a.round_id, 1, failed, at(1ms), noise)).type == kind::none);
         CHECK(grant(f, a.round_id, 1, 90, at(2ms)).type == kind::none);
         CHECK(grant(f, a.round_id, 2, e.counters[0], at(2ms)).type == kind::none);
         CHECK(grant(f, a.round_id, 3, e.counters[1], at(2ms)).type == kind::none);
         const auto c = grant(f, a.round_id, 4, e.counters[2], at(3ms));
         REQUIRE(c.type == kind::send_commit);
-        CHECK(c.fence == e.token);
+        CHECK(fence_of(c) == e.token);
     }
 }
 
@@ -149,7 +154,7 @@ TEST_CASE("acquire_fsm fencing: a commit round without a majority fails the atte
         CHECK(grant(f, again.round_id, 4, 3, w.until + 1ms).type == kind::none);
         const auto c2 = grant(f, again.round_id, 0, 2, w.until + 1ms);
         REQUIRE(c2.type == kind::send_commit);
-        CHECK(c2.fence == 4);
+        CHECK(fence_of(c2) == 4);
     }
     SECTION("failed masters")
     {
@@ -188,7 +193,7 @@ TEST_CASE("acquire_fsm fencing: a commit majority after the validity's end is no
     const auto end = f.resume(fsm_event::deadline(rel.round_id, rel.deadline));
     REQUIRE(end.type == kind::complete);
     CHECK(end.ec == error::validity_expired);
-    CHECK(end.fence == 0);
+    CHECK(fence_of(end) == 0);
 }
 
 TEST_CASE("acquire_fsm fencing: no commit when round 1 decided too late", "[acquire_fsm][fencing]")
@@ -230,7 +235,28 @@ TEST_CASE("acquire_fsm fencing: without fencing, no commit and token 0", "[acqui
     const auto c = grant(f, a.round_id, 1, 7, at(1ms));
     REQUIRE(c.type == kind::complete);
     CHECK(!c.ec);
-    CHECK(c.fence == 0);
+    CHECK(fence_of(c) == 0);
+}
+
+TEST_CASE("acquire_fsm fencing: a multi-resource lock commits one token per resource", "[acquire_fsm][fencing]")
+{
+    acquire_fsm f(fenced(), 3, 1, false, 2);
+    const auto a = f.resume(fsm_event::start(at(0ms)));
+    // Each granting master sends both resources' counters; the tokens are per resource.
+    const std::int64_t first[] = {3, 10}, second[] = {5, 1};
+    CHECK(f.resume(fsm_event::reply(a.round_id, 0, granted, at(1ms), first)).type == kind::none);
+    const auto c = f.resume(fsm_event::reply(a.round_id, 2, granted, at(2ms), second));
+    REQUIRE(c.type == kind::send_commit);
+    REQUIRE(c.fences.size() == 2);
+    CHECK(c.fences[0] == 6);
+    CHECK(c.fences[1] == 11);
+    CHECK(answer(f, c.round_id, 0, granted, at(3ms)).type == kind::none);
+    const auto done = answer(f, c.round_id, 1, granted, at(3ms));
+    REQUIRE(done.type == kind::complete);
+    CHECK(!done.ec);
+    REQUIRE(done.fences.size() == 2);
+    CHECK(done.fences[0] == 6);
+    CHECK(done.fences[1] == 11);
 }
 
 TEST_CASE("fence_key: the counter shares the lock key's hash slot", "[fencing]")

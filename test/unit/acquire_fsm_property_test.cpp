@@ -15,7 +15,9 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <random>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -100,6 +102,9 @@ struct oracle_round
     bool deadline_delivered = false;
 };
 
+// The first fencing token of an action, 0 when it has none.
+std::uint64_t first_fence(const acquire_action& a) { return a.fences.empty() ? 0 : a.fences[0]; }
+
 // Checks every (event, action) pair against the properties; the first violation is kept.
 class oracle
 {
@@ -128,7 +133,7 @@ public:
             ev.outcome != master_outcome::pending && r.answers[ev.master] == master_outcome::pending)
         {
             r.answers[ev.master] = ev.outcome;
-            r.counters[ev.master] = ev.value;
+            r.counters[ev.master] = ev.counters.empty() ? 0 : ev.counters[0];
         }
         if (ev.type == ek::deadline && r.id != 0 && ev.round_id == r.id)
         {
@@ -291,12 +296,12 @@ private:
         if (!validity_left(ev.now))
             return fail("a commit round with no validity left");
         attempt_ = round_;
-        if (a.fence != expected_fence())
-            fail("the token is not 1 + the quorum's largest counter: " + std::to_string(a.fence) + " vs " +
+        if (a.fences.size() != 1 || a.fences[0] != expected_fence())
+            fail("the token is not 1 + the quorum's largest counter: " + std::to_string(first_fence(a)) + " vs " +
                  std::to_string(expected_fence()));
         if (a.deadline != std::min(ev.now + redlock::detail::attempt_timeout_of(s_.o), validity_edge()))
             fail("the commit's deadline is not min(now + attempt_timeout, validity's end)");
-        fence_ = a.fence;
+        fence_ = first_fence(a);
         phase_ = ak::send_commit;
         new_round(a.round_id, a.deadline);
     }
@@ -376,7 +381,7 @@ private:
                                   : "success not decided by a reply of the current attempt");
             if (!quorum_granted())
                 fail("success without a quorum of the deciding round");
-            if (a.fence != (s_.o.fencing ? fence_ : 0))
+            if (a.fences.size() != (s_.o.fencing ? 1u : 0u) || first_fence(a) != (s_.o.fencing ? fence_ : 0))
                 fail("the lock's token is not the committed one");
             cov_.fenced_success += s_.o.fencing ? 1 : 0;
             if (!validity_left(ev.now))
@@ -455,7 +460,7 @@ std::string to_string(const acquire_action& a, time_point origin)
     case ak::send_release:
         return "send_release r" + std::to_string(a.round_id) + " awaiting " + std::to_string(a.awaited->count()) +
                " deadline " + us(a.deadline);
-    case ak::send_commit: return "send_commit r" + std::to_string(a.round_id) + " fence " + std::to_string(a.fence);
+    case ak::send_commit: return "send_commit r" + std::to_string(a.round_id) + " fence " + std::to_string(first_fence(a));
     case ak::wait_until: return "wait_until " + us(a.until);
     case ak::complete: return "complete " + (a.ec ? a.ec.message() : "ok valid_until " + us(a.valid_until));
     }
@@ -494,7 +499,12 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
             *log += to_string(ev, origin) + " -> " + to_string(a, origin) + "\n";
     };
     // A granting master's fence counter, now and then large.
-    auto random_counter = [&] { return static_cast<std::int64_t>(chance(100) ? below(1000000) : below(20)); };
+    // (Kept in a deque: each event points to its counter, one resource's.)
+    std::deque<std::int64_t> counter_store;
+    auto random_counter = [&] {
+        counter_store.push_back(static_cast<std::int64_t>(chance(100) ? below(1000000) : below(20)));
+        return std::span<const std::int64_t>(&counter_store.back(), 1);
+    };
     auto random_outcome = [&] {
         const auto r = below(s.w_grant + s.w_held + s.w_fail);
         return r < s.w_grant ? master_outcome::granted
