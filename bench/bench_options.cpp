@@ -37,6 +37,10 @@ workload
                         metrics pays); the counts are printed at the end
   --fencing             fenced locks (lock_options::fencing): each resource's holders must get
                         growing fencing tokens; a violation is reported and exits 1
+  --wait                acquisitions wait for the release, woken by it (lock_options::wait =
+                        60 s; a wait that ends counts as contended); with R < W the summary
+                        adds the hand-off time (a release to the next acquisition of the
+                        resource) and the fairness of the acquisitions over the workers
 
 measurement
   --duration S          measured seconds (default 10)
@@ -95,9 +99,9 @@ config parse_args(int argc, char** argv)
             std::fputs(usage_text, stdout);
             std::exit(0);
         }
-        if (a == "--observe" || a == "--fencing")
+        if (a == "--observe" || a == "--fencing" || a == "--wait")
         {
-            (a == "--observe" ? c.observe : c.fencing) = true;
+            (a == "--observe" ? c.observe : a == "--fencing" ? c.fencing : c.wait) = true;
             continue;
         }
         if (a == "--serve")

@@ -28,6 +28,7 @@ struct config
     bool serve = false;
     bool observe = false;  // count the client's events (client_config::on_event)
     bool fencing = false;  // fenced locks, each resource's tokens checked to grow
+    bool wait = false;     // waiting acquisitions (lock_options::wait), woken by the release
 };
 
 /// Reads the command line; prints the usage and exits (0 for --help, 2 for a bad argument).

@@ -81,7 +81,8 @@ std::string to_json(const result& r)
     s += ", \"duration_s\": " + num(c.duration_s) + ", \"warmup_s\": " + num(c.warmup_s);
     s += ", \"retries\": " + std::to_string(c.retries) + ", \"threads\": " + std::to_string(c.threads);
     s += ", \"observe\": " + std::string(c.observe ? "true" : "false");
-    s += ", \"fencing\": " + std::string(c.fencing ? "true" : "false") + "},\n";
+    s += ", \"fencing\": " + std::string(c.fencing ? "true" : "false");
+    s += ", \"wait\": " + std::string(c.wait ? "true" : "false") + "},\n";
     s += "  \"elapsed_s\": " + num(r.elapsed_s) + ",\n";
     s += "  \"interrupted\": " + std::string(r.interrupted ? "true" : "false") + ",\n";
     s += "  \"cycles\": " + std::to_string(t.acquired) + ",\n";
@@ -109,6 +110,16 @@ std::string to_json(const result& r)
     if (c.fencing)
         s += "  \"fencing\": {\"checked\": " + std::to_string(r.fences_checked) +
              ", \"violations\": " + std::to_string(r.fence_violations) + "},\n";
+    if (t.handoff.count())
+        s += "  \"handoff_us\": " + json_latency(t.handoff) + ",\n";
+    {
+        const auto f = fairness::of(r.per_worker);
+        s += "  \"fairness\": {\"min\": " + std::to_string(f.min) + ", \"mean\": " + num(f.mean) +
+             ", \"max\": " + std::to_string(f.max) + ", \"jain\": " + num(f.jain) + ", \"per_worker\": [";
+        for (std::size_t w = 0; w < r.per_worker.size(); ++w)
+            s += (w ? ", " : "") + std::to_string(r.per_worker[w]);
+        s += "]},\n";
+    }
     s += "  \"counts_add_up\": " + std::string(r.counts_ok ? "true" : "false") + ",\n";
     s += "  \"acquire_us\": " + json_latency(t.acquire) + ",\n";
     s += "  \"release_us\": " + json_latency(t.release) + ",\n";
@@ -123,6 +134,26 @@ std::string to_json(const result& r)
     return s;
 }
 
+fairness fairness::of(const std::vector<std::uint64_t>& per_worker)
+{
+    fairness f;
+    if (per_worker.empty())
+        return f;
+    double sum = 0, squares = 0;
+    f.min = per_worker.front();
+    for (const auto x : per_worker)
+    {
+        f.min = std::min(f.min, x);
+        f.max = std::max(f.max, x);
+        sum += static_cast<double>(x);
+        squares += static_cast<double>(x) * static_cast<double>(x);
+    }
+    const auto n = static_cast<double>(per_worker.size());
+    f.mean = sum / n;
+    f.jain = squares > 0 ? sum * sum / (n * squares) : 0;
+    return f;
+}
+
 std::string describe_config(const result& r)
 {
     const auto& c = r.cfg;
@@ -130,7 +161,8 @@ std::string describe_config(const result& r)
                     std::to_string(c.workers) + " workers on " + std::to_string(c.resources) + " resources, ttl " +
                     std::to_string(c.ttl.count()) + " ms, hold " + std::to_string(c.hold.count()) + " ms, retries " +
                     std::to_string(c.retries) + ", " + std::to_string(c.threads) +
-                    (c.threads == 1 ? " thread" : " threads") + (c.fencing ? ", fenced" : "");
+                    (c.threads == 1 ? " thread" : " threads") + (c.fencing ? ", fenced" : "") +
+                    (c.wait ? ", waiting" : "");
     return s;
 }
 
@@ -152,6 +184,12 @@ void print_summary(const result& r)
         std::printf("  %-22s %14s   checked; tokens not above the previous holder's: %llu%s\n", "fencing tokens",
                     commas(r.fences_checked).c_str(), static_cast<unsigned long long>(r.fence_violations),
                     r.fence_violations ? "  VIOLATION" : "");
+    if (r.per_worker.size() > 1)
+    {
+        const auto f = fairness::of(r.per_worker);
+        std::printf("  %-22s %14s   min %s, max %s per worker; Jain's index %.3f\n", "acquisitions, mean",
+                    with_commas(f.mean, 1).c_str(), commas(f.min).c_str(), commas(f.max).c_str(), f.jain);
+    }
     std::printf("  %-22s %10s KiB\n\n", "peak RSS", commas(r.rss_kib).c_str());
     std::printf("  %-16s %10s %10s %10s %10s %10s %10s %12s\n", "latency (us)", "p50", "p90", "p99", "p99.9", "max",
                 "mean", "samples");
@@ -164,6 +202,8 @@ void print_summary(const result& r)
     row("release", t.release);
     if (t.failed_attempt.count())
         row("failed attempt", t.failed_attempt);
+    if (t.handoff.count())
+        row("hand-off", t.handoff);
     for (const auto& [m, n] : r.other_errors)
         std::printf("  other error: %s (%s)\n", m.c_str(), commas(n).c_str());
     if (!r.counts_ok)

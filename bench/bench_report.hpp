@@ -14,6 +14,18 @@
 
 namespace redlock::bench {
 
+/// How evenly the acquisitions went to the workers.
+struct fairness
+{
+    std::uint64_t min = 0, max = 0;
+    double mean = 0;
+    /// Jain's fairness index, (sum x)^2 / (n * sum x^2): 1 when every worker got as many, 1/n
+    /// when one got them all.
+    double jain = 0;
+
+    static fairness of(const std::vector<std::uint64_t>& per_worker);
+};
+
 struct result
 {
     config cfg;
@@ -26,6 +38,7 @@ struct result
     std::unique_ptr<totals> t;
     std::map<std::string, std::uint64_t> other_errors;
     std::uint64_t fences_checked = 0, fence_violations = 0;  // --fencing
+    std::vector<std::uint64_t> per_worker;  // acquisitions of each worker in the measured window
 
     double cycles_per_s() const { return elapsed_s > 0 ? static_cast<double>(t->acquired) / elapsed_s : 0; }
     double attempts_per_s() const { return elapsed_s > 0 ? static_cast<double>(t->attempts) / elapsed_s : 0; }

@@ -78,6 +78,7 @@ struct alignas(64) thread_stats
     counter failed[fail_kinds];
     counter release_failed[release_kinds];
     recorder acquire, release, failed_attempt;
+    recorder handoff;  // resources shared by workers: a release to the next acquisition
     // Every phase, for the progress line.
     counter all_cycles, all_failed;
     recorder all_acquire;
@@ -116,6 +117,10 @@ struct run_state
             fence_violations.fetch_add(1, std::memory_order_relaxed);
     }
 
+    // Workers sharing resources: when each resource's last release completed (steady clock
+    // ticks; 0: taken since), for the hand-off time.
+    std::unique_ptr<std::atomic<clk::rep>[]> released_at;
+
     void note_other(const char* what, const redlock::error_code& ec)
     {
         std::lock_guard<std::mutex> g(other_mutex);
@@ -136,6 +141,9 @@ public:
     {
         asio::post(rs_.io, [this] { next(); });
     }
+
+    /// Acquisitions in the measured window (read once the workers have stopped).
+    std::uint64_t acquisitions() const noexcept { return acquired_.get(); }
 
 private:
     void next()
@@ -176,6 +184,13 @@ private:
             s.attempts.inc();
             s.acquired.inc();
             s.acquire.add(t1 - t0_);
+            acquired_.inc();
+        }
+        if (rs_.released_at)
+        {
+            const auto before = rs_.released_at[index_].exchange(0, std::memory_order_acq_rel);
+            if (before != 0 && measured_)
+                s.handoff.add(t1 - clk::time_point(clk::duration(before)));
         }
         if (rs_.last_fence)
             rs_.check_fence(index_, l.fencing_token());
@@ -217,6 +232,8 @@ private:
                 s.released.inc();
             }
         }
+        if (rs_.released_at && !ec)
+            rs_.released_at[index_].store(t3.time_since_epoch().count(), std::memory_order_release);
         held_ = {};
         next();
     }
@@ -227,6 +244,7 @@ private:
     asio::steady_timer timer_;
     redlock::lock held_;
     clk::time_point t0_{}, t2_{};
+    counter acquired_;
     bool measured_ = false;
 };
 
@@ -237,7 +255,7 @@ struct totals
     std::uint64_t failed[fail_kinds]{};
     std::uint64_t release_failed[release_kinds]{};
     std::uint64_t all_cycles = 0, all_failed = 0;
-    histogram_data acquire, release, failed_attempt, all_acquire;
+    histogram_data acquire, release, failed_attempt, all_acquire, handoff;
 
     std::uint64_t failed_sum() const
     {
@@ -274,6 +292,7 @@ inline std::unique_ptr<totals> gather(const std::vector<std::unique_ptr<thread_s
         s->release.snapshot_into(t->release);
         s->failed_attempt.snapshot_into(t->failed_attempt);
         s->all_acquire.snapshot_into(t->all_acquire);
+        s->handoff.snapshot_into(t->handoff);
     }
     return t;
 }

@@ -123,6 +123,8 @@ int run(config cfg)
     opts.ttl = cfg.ttl;
     opts.max_attempts = cfg.retries + 1;
     opts.fencing = cfg.fencing;
+    if (cfg.wait)
+        opts.wait = std::chrono::milliseconds(60000);
     {
         redlock::error_code vec;
         std::string why;
@@ -183,6 +185,12 @@ int run(config cfg)
     run_state rs(io, *client, opts, cfg.hold);
     if (cfg.fencing)
         rs.last_fence = std::make_unique<std::atomic<std::uint64_t>[]>(cfg.resources);
+    if (cfg.resources < cfg.workers)
+    {
+        rs.released_at = std::make_unique<std::atomic<clk::rep>[]>(cfg.resources);
+        for (std::size_t k = 0; k < cfg.resources; ++k)
+            rs.released_at[k].store(0);
+    }
     std::vector<std::unique_ptr<worker>> workers;
     workers.reserve(cfg.workers);
     for (std::size_t w = 0; w < cfg.workers; ++w)
@@ -286,6 +294,8 @@ int run(config cfg)
         std::lock_guard<std::mutex> g(rs.other_mutex);
         r.other_errors = rs.other_errors;
     }
+    for (const auto& w : workers)
+        r.per_worker.push_back(w->acquisitions());
     r.fences_checked = rs.fences_checked.load();
     r.fence_violations = rs.fence_violations.load();
     r.counts_ok = drained && r.t->attempts == r.t->acquired + r.t->failed_sum() &&

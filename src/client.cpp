@@ -253,6 +253,8 @@ void validate(const lock_options& o, error_code& ec, std::string& why)
         return bad("lock_options::retry_delay and retry_jitter must not be negative");
     if (o.max_wait.count() < 0)
         return bad("lock_options::max_wait must not be negative");
+    if (o.wait.count() < 0)
+        return bad("lock_options::wait must not be negative");
     if (o.release_timeout.count() <= 0)
         return bad("lock_options::release_timeout must be positive");
     if (detail::remaining_validity(o.ttl, std::chrono::steady_clock::duration::zero(), o.drift_factor) <=

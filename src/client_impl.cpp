@@ -30,6 +30,7 @@ client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<
         conns.push_back(std::make_shared<node_connection>(strand, std::move(m), cfg.connection));
     scripts.resize(conns.size());
     restarts.resize(conns.size());
+    waiting = waiting_room(conns.size());
     registry_->add(this);
 }
 
@@ -60,21 +61,33 @@ void client_impl::start()
                                               self->restart_quarantine(), self->cfg.quarantine_young_masters);
             });
     }
-    if (cfg.on_event)
+    for (std::size_t i = 0; i < conns.size(); ++i)
     {
-        for (std::size_t i = 0; i < conns.size(); ++i)
-        {
-            conns[i]->on_availability([weak = weak_from_this(), i](bool up, error_code ec) {
-                if (auto self = weak.lock())
-                {
-                    event e;
-                    e.kind = up ? event_kind::master_up : event_kind::master_down;
-                    e.master = i;
-                    e.ec = ec;
-                    self->report(e);
-                }
-            });
-        }
+        conns[i]->on_availability([weak = weak_from_this(), i](bool up, error_code ec) {
+            auto self = weak.lock();
+            if (!self)
+                return;
+            // A drop takes the master's client tracking with it: whoever watched a key there
+            // hears of it as of a release (and watches again if still refused).
+            if (!up)
+                self->waiting.invalidate_all(i);
+            if (!self->cfg.on_event)
+                return;
+            event e;
+            e.kind = up ? event_kind::master_up : event_kind::master_down;
+            e.master = i;
+            e.ec = ec;
+            self->report(e);
+        });
+        // Client-tracking invalidations (lock_options::wait), delivered after the replies read
+        // with them.
+        conns[i]->on_push([weak = weak_from_this(), i](const resp::reply& push) {
+            auto self = weak.lock();
+            if (!self)
+                return;
+            if (const auto inv = read_invalidation(push))
+                self->waiting.invalidate(i, *inv);
+        });
     }
     for (auto& c : conns)
         c->start();

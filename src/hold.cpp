@@ -167,7 +167,8 @@ private:
         switch (a.type)
         {
         case fsm_action::kind::none:
-        case fsm_action::kind::send_commit: return;  // (a holder extends: it never fences)
+        case fsm_action::kind::send_commit:
+        case fsm_action::kind::send_watch: return;  // (a holder extends: it never fences nor waits)
         case fsm_action::kind::wait_until: c_->deadlines.schedule(*this, a.until); return;
         case fsm_action::kind::send_attempt:
             ext_.stop();  // the previous extension may still be hearing from its last masters

@@ -296,7 +296,9 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
             const bool set = fenced ? read_counters(i, nodes) : v.data_type == type::simple_string && v.value == "OK";
             if (set)
                 settle(i, master_outcome::granted, {}, {}, at);
-            else if (v.data_type == type::null)
+            // A script's `false` reads as a null in RESP2 and as `#f` on a connection that
+            // switched to RESP3 (a waiting acquisition's watch).
+            else if (v.data_type == type::null || (v.data_type == type::boolean && v.value == "f"))
                 settle(i, master_outcome::held_by_other, {}, {}, at);
             else
                 settle(i, master_outcome::failed, error::unexpected_reply,

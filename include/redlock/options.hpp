@@ -38,6 +38,18 @@ struct lock_options
     /// Optional budget for the whole acquisition (attempts + delays); zero: no budget.
     std::chrono::milliseconds max_wait{0};
 
+    /// @brief How long async_lock (and async_lock_all) waits for a lock that other owners
+    /// hold, woken by its release rather than polling (docs/algorithm.md, "Waiting for the
+    /// release"). Refused by holders, the acquisition asks the masters to tell it when the
+    /// keys change (RESP3 client tracking) and tries again as soon as a quorum can be had:
+    /// after the holder's release, whoever makes it (this client, another one, a DEL by hand)
+    /// or its keys' expiry. Attempts refused by holders do not count toward max_attempts;
+    /// the wait ends after this long (and max_wait, when set) with error::contended.
+    /// Acquisitions of one client waiting for the same resource take their turns in order
+    /// (first come, first served); only the first of them competes with other processes.
+    /// Zero: no waiting: a refused attempt is retried after retry_delay like any failed one.
+    /// async_try_lock never waits.
+    std::chrono::milliseconds wait{0};
     /// Deadline of the release sent after a failed attempt (and by async_unlock). The
     /// caller's cancellation does not cut it short.
     std::chrono::milliseconds release_timeout{200};

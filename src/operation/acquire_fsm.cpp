@@ -24,7 +24,9 @@ acquire_fsm::acquire_fsm(const lock_options& o, std::size_t masters, std::uint64
     : timing_(lock_timing::of(o)),
       retry_(retry_policy{o.max_attempts, o.retry_delay, o.retry_jitter, o.max_wait}, seed),
       attempt_(masters), commit_(masters), largest_(o.fencing ? resources : 0, 0),
-      fences_(o.fencing ? resources : 0, 0), try_mode_(try_mode), fencing_(o.fencing)
+      fences_(o.fencing ? resources : 0, 0), blocked_(masters), wait_(o.wait), max_wait_(o.max_wait),
+      poll_delay_(o.retry_delay), poll_jitter_(o.retry_jitter), jitter_(seed ^ 0x9e3779b97f4a7c15u),
+      try_mode_(try_mode), fencing_(o.fencing), waits_(!try_mode && o.wait.count() > 0)
 {}
 
 acquire_action acquire_fsm::resume(const acquire_event& ev)
@@ -36,6 +38,8 @@ acquire_action acquire_fsm::resume(const acquire_event& ev)
     case phase::committing: return on_committing(ev);
     case phase::releasing: return on_releasing(ev);
     case phase::backing_off: return on_backing_off(ev);
+    case phase::queued: return on_queued(ev);
+    case phase::waiting: return on_waiting(ev);
     case phase::done: break;
     }
     return nothing();
@@ -46,9 +50,17 @@ acquire_action acquire_fsm::on_idle(const acquire_event& ev)
     switch (ev.type)
     {
     case event_kind::start:
-        // The retry budget (max_wait) counts from the first attempt's start.
+    case event_kind::queued:
+        // The retry budget (max_wait) and the wait count from the operation's start.
         start_ = ev.now;
-        return begin_attempt(ev.now);
+        wait_end_ = ev.now + wait_;
+        if (max_wait_.count() > 0)
+            wait_end_ = std::min(wait_end_, ev.now + max_wait_);
+        if (ev.type == event_kind::start || !waits_)
+            return begin_attempt(ev.now);
+        phase_ = phase::queued;
+        last_error_ = error::contended;  // what a wait that ends before the turn reports
+        return acquire_action::wait(wait_end_);
     case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
     case event_kind::closed: return complete(error::connection_closed);
     default: return nothing();
@@ -140,6 +152,82 @@ acquire_action acquire_fsm::on_backing_off(const acquire_event& ev)
     }
 }
 
+acquire_action acquire_fsm::on_queued(const acquire_event& ev)
+{
+    switch (ev.type)
+    {
+    case event_kind::turn: return begin_attempt(ev.now);
+    case event_kind::backoff_elapsed: return complete(error::contended);
+    case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
+    case event_kind::closed: return complete(error::connection_closed);
+    default: return nothing();
+    }
+}
+
+acquire_action acquire_fsm::on_waiting(const acquire_event& ev)
+{
+    switch (ev.type)
+    {
+    case event_kind::watched:
+        if (ev.round_id != round_ || !blocked_.contains(ev.master))
+            return nothing();
+        if (ev.outcome == master_outcome::failed)
+            return nothing();  // no news from it: the fallback stands
+        if (ev.value == -2)
+            return unblock(ev.master, ev.now);  // let go before the watch read it
+        if (!ev.tracked)
+            // No invalidation will come from it: poll it as an acquisition without waiting would.
+            return fall_back_at(ev.now + poll_delay_);
+        return ev.value >= 0 ? fall_back_at(ev.now + std::chrono::milliseconds(ev.value)) : nothing();
+    case event_kind::invalidated: return blocked_.contains(ev.master) ? unblock(ev.master, ev.now) : nothing();
+    case event_kind::backoff_elapsed:
+        return ev.now < wait_end_ ? begin_attempt(ev.now) : complete(last_error_);
+    case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
+    case event_kind::closed: return complete(error::connection_closed);
+    default: return nothing();
+    }
+}
+
+acquire_action acquire_fsm::begin_wait(time_point now)
+{
+    if (now >= wait_end_)
+        return complete(last_error_);
+    phase_ = phase::waiting;
+    blocked_ = master_set(attempt_.masters());
+    for (std::size_t i = 0; i < attempt_.masters(); ++i)
+        if (attempt_.outcome(i) == master_outcome::held_by_other)
+            blocked_.insert(i);
+    // Until a watch says more: the keys cannot outlive a TTL from now, unless extended (which
+    // an invalidation reports).
+    fallback_ = std::min(now + timing_.ttl + fallback_jitter(), wait_end_);
+    return acquire_action::watch(++round_, blocked_, fallback_);
+}
+
+acquire_action acquire_fsm::unblock(std::size_t master, time_point now)
+{
+    blocked_.erase(master);
+    const auto n = attempt_.masters();
+    if (n - blocked_.count() >= n / 2 + 1)
+        return begin_attempt(now);
+    return nothing();
+}
+
+acquire_action acquire_fsm::fall_back_at(time_point at)
+{
+    const auto t = std::min(at + fallback_jitter(), wait_end_);
+    if (t >= fallback_)
+        return nothing();
+    fallback_ = t;
+    return acquire_action::wait(t);
+}
+
+std::chrono::milliseconds acquire_fsm::fallback_jitter()
+{
+    // 1 ms past the expiry, plus up to an eighth of retry_jitter.
+    const auto spread = static_cast<std::uint64_t>(poll_jitter_.count() / 8);
+    return std::chrono::milliseconds(1 + static_cast<std::int64_t>(jitter_.uniform_inclusive(spread)));
+}
+
 acquire_action acquire_fsm::begin_attempt(time_point now)
 {
     phase_ = phase::attempting;
@@ -207,9 +295,12 @@ acquire_action acquire_fsm::after_release(time_point now)
         return complete(boost::asio::error::operation_aborted);
     if (closed_)
         return complete(error::connection_closed);
+    if (waits_ && last_error_ == error::contended)
+        return begin_wait(now);
     if (!try_mode_)
     {
-        if (const auto delay = retry_.next_delay(now - start_))
+        const auto delay = retry_.next_delay(now - start_);
+        if (delay && (!waits_ || now + *delay < wait_end_))  // a waiting one stays within its wait
         {
             phase_ = phase::backing_off;
             acquire_action a;

@@ -52,6 +52,20 @@ using acquire_action = fsm_action;
 /// first round would (released everywhere, then a retry). docs/algorithm.md argues why this
 /// orders holders.
 ///
+/// @par Waiting for the release (lock_options::wait, not in try mode)
+/// An attempt that failed because other owners hold the resource (error::contended) is not
+/// retried after a blind delay: once released, the machine asks the masters that refused it to
+/// watch the keys (send_watch: client tracking, then each key's PTTL) and waits. It tries again
+/// as soon as enough of them have let go (an invalidated event, or a watch answering that no
+/// key is left) for a quorum to be possible, and never later than a fallback: the smallest
+/// PTTL the watch saw plus a little jitter (the keys expire then), or, on a master that cannot
+/// track, the retry delay (it is polled as before). An attempt that fails for another reason
+/// is retried as without waiting (max_attempts, retry_delay); attempts refused by holders do
+/// not count toward max_attempts. The wait ends at start + wait (and max_wait, when set):
+/// error::contended. A waiting acquisition that starts behind others of its process on the
+/// same resource (queued event) waits for its turn (turn event) before its first attempt,
+/// within the same bound.
+///
 /// Each round (attempt, commit or release) has an id, unique within the machine and never 0; replies
 /// and deadlines that name another round than the current one are stale and ignored, as are
 /// a second answer of one master, an answer of a master the round does not await, and any
@@ -110,6 +124,8 @@ private:
         committing,
         releasing,
         backing_off,
+        queued,   ///< behind others of the process (wait mode): waiting for the turn event
+        waiting,  ///< refused by holders (wait mode): watching for their release
         done
     };
 
@@ -131,6 +147,17 @@ private:
     bool record(quorum_tracker& q, const acquire_event& ev);
     acquire_action on_releasing(const acquire_event& ev);
     acquire_action on_backing_off(const acquire_event& ev);
+    acquire_action on_queued(const acquire_event& ev);
+    acquire_action on_waiting(const acquire_event& ev);
+    /// After the release of an attempt refused by holders: the watch of the masters that
+    /// refused it, or the end of the wait.
+    acquire_action begin_wait(time_point now);
+    /// A refusing master let go: try again if a quorum is possible now.
+    acquire_action unblock(std::size_t master, time_point now);
+    /// The fallback moves to `at` (plus jitter) if that is earlier.
+    acquire_action fall_back_at(time_point at);
+    /// Jitter for the fallback: a few milliseconds, so that waiters do not retry in lockstep.
+    std::chrono::milliseconds fallback_jitter();
 
     lock_timing timing_;
     retry_schedule retry_;
@@ -141,6 +168,16 @@ private:
     // the tokens committed (largest + 1).
     boost::container::small_vector<std::int64_t, 4> largest_;
     boost::container::small_vector<std::uint64_t, 4> fences_;
+    // Waiting (lock_options::wait): the masters still holding the keys against us, when to try
+    // again at the latest, and when the wait ends.
+    master_set blocked_;
+    time_point fallback_{};
+    time_point wait_end_{};
+    std::chrono::milliseconds wait_;
+    std::chrono::milliseconds max_wait_;
+    std::chrono::milliseconds poll_delay_;
+    std::chrono::milliseconds poll_jitter_;
+    xoshiro256ss jitter_;
     std::uint64_t round_ = 0;
     time_point start_{};
     time_point t0_{};
@@ -149,6 +186,7 @@ private:
     phase phase_ = phase::idle;
     bool try_mode_;
     bool fencing_;
+    bool waits_;
     bool cancelled_ = false;
     bool closed_ = false;
 };

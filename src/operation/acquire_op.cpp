@@ -2,6 +2,7 @@
 #include "operation/acquire_op.hpp"
 
 #include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
 
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/fencing.hpp"
@@ -73,6 +74,7 @@ void acquire_op::abandon() noexcept
     attempt_.stop();
     commit_.stop();
     release_.stop();
+    leave_waiting_room(false);
     c_->deadlines.cancel(*this);
     done_ = true;
 }
@@ -109,9 +111,18 @@ void acquire_op::begin()
     c_->track(*this, shared_from_this());
     // Seeded here, on the strand: the client's generator is not thread-safe.
     fsm_.emplace(o_, c_->size(), c_->jitter_rng(), try_mode_, keys().size());
+    // A waiting acquisition of one resource takes its turn behind the others of this client:
+    // only the first of them competes (a multi-resource one competes at once: queues over
+    // several resources could wait for each other).
+    bool first = true;
+    if (o_.wait.count() > 0 && !try_mode_ && keys_.empty())
+    {
+        queued_ = true;
+        first = c_->waiting.enqueue(key_, this);
+    }
     // The first attempt's t0 is the operation's start, read once: earlier than the first byte
     // queued, which only makes the validity shorter (a clock read less per acquisition).
-    drive(acquire_event::start(started_));
+    drive(first ? acquire_event::start(started_) : acquire_event::queued(started_));
     initiating_ = false;
 }
 
@@ -130,6 +141,13 @@ void acquire_op::execute(const acquire_action& a)
     {
     case kind::none: return;
     case kind::send_attempt:
+        if (wait_armed_)
+        {
+            // Woken before the fallback (or the turn came): that wait is moot.
+            c_->deadlines.cancel(*this);
+            wait_armed_ = false;
+            watch_.stop();
+        }
         attempt_id_ = a.round_id;
         committing_ = false;
         c_->tokens.next(std::span<char, token_source::token_chars>(token_));
@@ -162,15 +180,26 @@ void acquire_op::execute(const acquire_action& a)
         release_.start(*c_, round::kind::release, keys(), token_view(), 0, o_.release_timeout, this,
                        &attempt_.tracker(), a.deadline, a.at);
         return;
+    case kind::send_watch:
+        watch_id_ = a.round_id;
+        if (!watching_)
+        {
+            c_->waiting.watch(keys(), this);
+            watching_ = true;
+        }
+        watch_.start(*c_, *a.awaited, keys(), this);
+        [[fallthrough]];  // and arm the fallback
     case kind::wait_until:
         if (c_->closed)
             return drive(acquire_event::closed(clock::now()));
         c_->deadlines.schedule(*this, a.until);
+        wait_armed_ = true;
         return;
     case kind::complete:
         if (a.ec)
             return complete(a.ec, {});
         {
+            leave_waiting_room(true);  // before the keys move into the lock
             auto st = std::make_shared<lock_state>();
             st->resource = std::move(resource_);
             st->key = std::move(key_);
@@ -210,9 +239,42 @@ void acquire_op::on_round_finished(round& r)
     drive(ended_events(c_->closed, release_id_, clock::now()));
 }
 
+void acquire_op::on_invalidated(std::size_t master)
+{
+    drive(acquire_event::invalidated(master, clock::now()));
+}
+
+void acquire_op::on_turn()
+{
+    drive(acquire_event::turn(clock::now()));
+}
+
+void acquire_op::on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked)
+{
+    drive(acquire_event::watched(watch_id_, master, o, pttl, tracked, clock::now()));
+}
+
+void acquire_op::leave_waiting_room(bool pass_turn) noexcept
+{
+    watch_.stop();
+    if (watching_)
+    {
+        c_->waiting.unwatch(keys(), this);
+        watching_ = false;
+    }
+    if (!queued_)
+        return;
+    queued_ = false;
+    auto* next = c_->waiting.leave(key_, this);
+    if (next && pass_turn)
+        // Posted: the next one starts its attempt after this completion, not inside it.
+        asio::post(c_->strand, [next, keep = next->hold()] { next->on_turn(); });
+}
+
 void acquire_op::on_deadline()
 {
     // The backoff delay is over (or the client is closing: expire_all).
+    wait_armed_ = false;
     auto keep = hold();  // the deadline list does not own its entries
     const auto now = clock::now();
     if (c_->closed)
@@ -224,6 +286,7 @@ void acquire_op::complete(error_code ec, lock l)
 {
     done_ = true;
     c_->deadlines.cancel(*this);
+    leave_waiting_room(true);
     if (c_->observed())
     {
         event e;

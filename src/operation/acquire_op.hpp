@@ -17,7 +17,9 @@
 #include "client_impl.hpp"
 #include "operation/acquire_fsm.hpp"
 #include "operation/fsm_pump.hpp"
+#include "release_watch.hpp"
 #include "round.hpp"
+#include "waiting_room.hpp"
 
 namespace redlock::detail {
 
@@ -32,6 +34,8 @@ namespace redlock::detail {
 /// master is down) is queued and handled once that action is done, so the machine is never
 /// re-entered.
 class acquire_op final : public round_listener,
+                         public release_listener,
+                         public watch_listener,
                          public timed_entry,
                          public tracked_op,
                          public std::enable_shared_from_this<acquire_op>
@@ -69,6 +73,12 @@ private:
     void on_round_decided(round& r) override;
     void on_round_finished(round& r) override;
     void on_deadline() override;
+    void on_invalidated(std::size_t master) override;
+    void on_turn() override;
+    void on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked) override;
+    /// Out of its resource's queue and the watchers (the next in the queue told its turn when
+    /// `pass_turn`).
+    void leave_waiting_room(bool pass_turn) noexcept;
 
     template <class Handler, class... Args>
     void deliver(Handler& h, Args&&... args);
@@ -85,9 +95,11 @@ private:
     round attempt_;
     round commit_;  // fencing only
     round release_;
+    release_watch watch_;  // waiting (lock_options::wait) only
     std::uint64_t attempt_id_ = 0;  // the machine's round ids of the rounds
     std::uint64_t commit_id_ = 0;
     std::uint64_t release_id_ = 0;
+    std::uint64_t watch_id_ = 0;
     std::vector<std::string> fenced_keys_;  // fencing only: the keys, then their fence counters
     diagnostic_list diagnostics_;  // of the last failed attempt
     std::string reason_;                          // of a failure that is not the masters' doing
@@ -99,6 +111,9 @@ private:
     bool cancelled_early_ = false;  // cancelled before begin()
     bool initiating_ = false;
     bool done_ = false;
+    bool queued_ = false;    // in its resource's queue (waiting_room)
+    bool watching_ = false;  // among the watchers of its keys (waiting_room)
+    bool wait_armed_ = false;  // a retry delay, the wait's end or its fallback is scheduled
 };
 
 }  // namespace redlock::detail

@@ -63,7 +63,8 @@ private:
         {
         case fsm_action::kind::none:
         case fsm_action::kind::wait_until:
-        case fsm_action::kind::send_commit: return;  // (no retry delay, no fencing in an extension)
+        case fsm_action::kind::send_commit:
+        case fsm_action::kind::send_watch: return;  // (no retry delay, fencing or waiting in an extension)
         case fsm_action::kind::send_attempt:
             extend_id_ = a.round_id;
             extend_.start(*c_, round::kind::extend, st->key_span(), st->token, ttl_.count(), a.deadline - a.at, this,

@@ -42,6 +42,19 @@ struct fsm_event
         handed_off,
         /// The owner asks for the release (a holder's release(), its destructor).
         release,
+        /// A waiting acquisition (lock_options::wait) starts behind others of its process
+        /// waiting for the same resource: it waits for its turn.
+        queued,
+        /// The acquisitions queued before this one are gone: it is its turn to compete.
+        turn,
+        /// Master `master` answered the watch of round `round_id`: `value` is the smallest
+        /// PTTL of the lock's keys there in ms (-1: a key without expiry; -2: no key left);
+        /// `tracked`: the master will push an invalidation when a key changes. `outcome`
+        /// failed: the watch failed there (an error, the connection lost).
+        watched,
+        /// Master `master` says that a watched key changed (a client-tracking invalidation),
+        /// or its connection dropped and the watch with it.
+        invalidated,
     };
 
     kind type = kind::start;
@@ -57,6 +70,10 @@ struct fsm_event
     /// per resource. They point into the round and are valid during the resume() they are
     /// given to.
     std::span<const std::int64_t> counters{};
+    /// watched: the smallest PTTL of the lock's keys on the master (ms; -1 none, -2 no key).
+    std::int64_t value = 0;
+    /// watched: whether the master tracks the keys for us (an invalidation will come).
+    bool tracked = false;
 
     static fsm_event start(time_point now) noexcept { return {kind::start, now}; }
     static fsm_event reply(std::uint64_t round_id, std::size_t master, master_outcome o, time_point now,
@@ -72,6 +89,17 @@ struct fsm_event
     static fsm_event cancel(time_point now) noexcept { return {kind::cancel, now}; }
     static fsm_event closed(time_point now) noexcept { return {kind::closed, now}; }
     static fsm_event release(time_point now) noexcept { return {kind::release, now}; }
+    static fsm_event queued(time_point now) noexcept { return {kind::queued, now}; }
+    static fsm_event turn(time_point now) noexcept { return {kind::turn, now}; }
+    static fsm_event watched(std::uint64_t round_id, std::size_t master, master_outcome o, std::int64_t pttl,
+                             bool tracked, time_point now) noexcept
+    {
+        return {kind::watched, now, round_id, master, o, {}, pttl, tracked};
+    }
+    static fsm_event invalidated(std::size_t master, time_point now) noexcept
+    {
+        return {kind::invalidated, now, 0, master};
+    }
     static fsm_event handed_off(std::uint64_t round_id, time_point now) noexcept
     {
         return {kind::handed_off, now, round_id};
@@ -103,6 +131,12 @@ struct fsm_action
         /// the counter to it where our key still stands and the counter is below it) to every
         /// master, tagged `round_id`, and arm a deadline at `deadline`.
         send_commit,
+        /// A waiting acquisition's watch: ask every master of `awaited` to track the lock's
+        /// keys (client tracking), then to say how long they have left (PTTL), tagged
+        /// `round_id`; each answers with a watched event, and from then on an invalidated
+        /// event when a key changes there. Also arm the fallback: echo backoff_elapsed at
+        /// `until`, as wait_until does.
+        send_watch,
         /// Wait: echo backoff_elapsed at `until` (or later), replacing any wait armed before.
         /// The acquisition's retry delay; the holder's next extension, retry or loss time.
         wait_until,
@@ -156,6 +190,10 @@ struct fsm_action
     static fsm_action commit(std::uint64_t round_id, std::span<const std::uint64_t> fences, time_point deadline) noexcept
     {
         return {.type = kind::send_commit, .round_id = round_id, .deadline = deadline, .fences = fences};
+    }
+    static fsm_action watch(std::uint64_t round_id, const master_set& awaited, time_point until) noexcept
+    {
+        return {.type = kind::send_watch, .round_id = round_id, .awaited = &awaited, .until = until};
     }
     static fsm_action complete(error_code ec, time_point valid_until = {},
                                std::span<const std::uint64_t> fences = {}) noexcept

@@ -311,6 +311,16 @@ void node_connection::on_read(const error_code& ec, std::size_t n, std::uint64_t
     multiplexer::reply r;
     while (mux_.next_reply(r))
         r.sink->on_reply(r.tag, {}, r.nodes);
+    if (!mux_.pushes().empty())
+    {
+        // Taken out first: what a push's handler submits or reads cannot touch the list.
+        push_batch_.swap(mux_.pushes());
+        mux_.pushes().clear();
+        for (const auto& p : push_batch_)
+            if (push_fn_ && gen == gen_ && !draining_)
+                push_fn_(p);
+        push_batch_.clear();
+    }
     delivering_ = false;
     stats_.replies += mux_.replies() - before;
     if (gen != gen_ || draining_)

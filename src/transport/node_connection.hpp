@@ -162,6 +162,10 @@ public:
     /// A master that refuses INFO (an ACL rule) or answers something unreadable connects all
     /// the same; `fn` is not called then. Before start().
     void on_identity(std::function<void(const server_identity&)> fn) { identity_fn_ = std::move(fn); }
+    /// @brief Called with each push message (RESP3 `>`: a client-tracking invalidation),
+    /// on the executor, after the replies read with it have been delivered. It may submit.
+    /// Before start().
+    void on_push(std::function<void(const resp::reply&)> fn) { push_fn_ = std::move(fn); }
     /// The state and counters, for client::master_states(); safe from any thread.
     master_info info() const;
     /// Whether a graceful close (see close()) is still under way.
@@ -266,6 +270,8 @@ private:
     error_code published_error_;
     std::function<void(bool, error_code)> availability_;
     std::function<void(const server_identity&)> identity_fn_;
+    std::function<void(const resp::reply&)> push_fn_;
+    std::vector<resp::reply> push_batch_;  // the pushes being delivered (their capacity reused)
     std::optional<server_identity> identity_;  // learnt by the last handshake
     enum class reported : std::uint8_t { nothing, up, down } reported_ = reported::nothing;
 };

@@ -164,6 +164,7 @@ public:
         case ak::wait_until: check_wait(ev, a); break;
         case ak::complete: check_complete(ev, a); break;
         case ak::send_commit: check_commit(ev, a); break;
+        case ak::send_watch: fail("a watch, but the scenario does not wait (lock_options::wait 0)"); break;
         }
     }
 
@@ -462,6 +463,7 @@ std::string to_string(const acquire_action& a, time_point origin)
                " deadline " + us(a.deadline);
     case ak::send_commit: return "send_commit r" + std::to_string(a.round_id) + " fence " + std::to_string(first_fence(a));
     case ak::wait_until: return "wait_until " + us(a.until);
+    case ak::send_watch: return "send_watch r" + std::to_string(a.round_id) + " until " + us(a.until);
     case ak::complete: return "complete " + (a.ec ? a.ec.message() : "ok valid_until " + us(a.valid_until));
     }
     return "?";

@@ -40,14 +40,6 @@ lock_options options()
 
 constexpr std::uint64_t seed = 42;
 
-master_set set_of(std::size_t masters, std::initializer_list<std::size_t> members)
-{
-    master_set s(masters);
-    for (const auto m : members)
-        s.insert(m);
-    return s;
-}
-
 // Feeds one reply and returns the action.
 acquire_action answer(acquire_fsm& f, std::uint64_t round, std::size_t master, master_outcome o, time_point now)
 {

@@ -6,6 +6,8 @@
 // takes and the outcomes masters answer with.
 
 #include <chrono>
+#include <cstddef>
+#include <initializer_list>
 
 #include "operation/acquire_fsm.hpp"
 
@@ -23,6 +25,15 @@ using kind = acquire_action::kind;
 inline constexpr auto granted = master_outcome::granted;
 inline constexpr auto held = master_outcome::held_by_other;
 inline constexpr auto failed = master_outcome::failed;
+
+/// The set of `members` among `masters` masters.
+inline redlock::detail::master_set set_of(std::size_t masters, std::initializer_list<std::size_t> members)
+{
+    redlock::detail::master_set s(masters);
+    for (const auto m : members)
+        s.insert(m);
+    return s;
+}
 
 /// Times are offsets from an arbitrary epoch: the machine only ever subtracts them.
 inline time_point at(std::chrono::steady_clock::duration d) { return time_point{} + 1h + d; }

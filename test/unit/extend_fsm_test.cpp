@@ -210,6 +210,7 @@ std::string run_sequence(std::uint64_t seed)
         case ak::none: return {};
         case ak::wait_until: return "an extension never waits";
         case ak::send_commit: return "an extension never commits a fencing token";
+        case ak::send_watch: return "an extension never waits for a release";
         case ak::send_attempt:
             if (ext_id != 0)
                 return "a second extension round";

@@ -431,6 +431,7 @@ std::string run_sequence(std::uint64_t seed)
         {
         case ak::none: break;
         case ak::send_commit: return "a holder never commits a fencing token";
+        case ak::send_watch: return "a holder never waits for a release";
         case ak::wait_until:
             if (a.until < ev.now)
                 return "a wait in the past";

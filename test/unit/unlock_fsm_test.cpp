@@ -269,6 +269,7 @@ std::string run_sequence(std::uint64_t seed)
         case ak::none: return {};
         case ak::send_attempt:
         case ak::send_commit:
+        case ak::send_watch:
         case ak::wait_until: return "an unlock only releases";
         case ak::send_release:
             if (id != 0)

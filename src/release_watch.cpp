@@ -1,0 +1,151 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include "release_watch.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+#include "client_impl.hpp"
+#include "protocol/resp_encoder.hpp"
+
+namespace redlock::detail {
+
+namespace {
+
+// Tags: the master's index in the high half, the step in the low half.
+constexpr std::uint32_t tag_of(std::size_t master, std::uint32_t step)
+{
+    return static_cast<std::uint32_t>(master) << 16 | step;
+}
+
+void append_words(std::string& out, std::initializer_list<std::string_view> words)
+{
+    resp::append_array_header(out, words.size());
+    for (const auto w : words)
+        resp::append_bulk(out, w);
+}
+
+}  // namespace
+
+void release_watch::start(client_impl& c, const master_set& masters, std::span<const std::string> keys,
+                          watch_listener* l)
+{
+    stop();
+    c_ = &c;
+    l_ = l;
+    keys_ = keys;
+    m_.assign(c.size(), per_master{});
+    active_ = true;
+    auto hold = l_->hold();
+    for (std::size_t i = 0; i < c.size() && active_; ++i)
+        if (masters.contains(i))
+            send(i);
+}
+
+void release_watch::send(std::size_t i)
+{
+    auto& conn = *c_->conns[i];
+    auto& pm = m_[i];
+    pm.active = true;
+    const auto gen = conn.generation();
+    const auto tracking = c_->waiting.tracking_of(i, gen);
+    pm.asked_tracking = tracking == waiting_room::tracking::unknown;
+    pm.tracked = tracking != waiting_room::tracking::refused;
+    std::uint32_t step = 0;
+    const auto submit = [&](std::initializer_list<std::string_view> words) {
+        request_ticket t;
+        const auto ec = conn.submit(this, tag_of(i, step++), [&](std::string& out) { append_words(out, words); }, t);
+        if (!ec)
+            pm.tickets.push_back(t);
+        return !ec;
+    };
+    bool ok = true;
+    if (pm.asked_tracking)
+    {
+        ok = submit({"HELLO", "3"}) && submit({"CLIENT", "TRACKING", "on", "OPTIN"});
+        if (ok)
+            c_->waiting.set_tracking(i, gen, waiting_room::tracking::asked);
+    }
+    for (std::size_t k = 0; ok && k < keys_.size(); ++k)
+        ok = submit({"CLIENT", "CACHING", "yes"}) && submit({"PTTL", keys_[k]});
+    pm.expected = step;
+    if (!ok)
+    {
+        // The connection refused a request (down, closed): none of its replies will come.
+        for (const auto t : pm.tickets)
+            conn.abandon(t);
+        pm.tickets.clear();
+        finish(i, master_outcome::failed);
+    }
+}
+
+void release_watch::on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes)
+{
+    const std::size_t i = tag >> 16;
+    const std::uint32_t step = tag & 0xffff;
+    if (!active_ || i >= m_.size() || !m_[i].active)
+        return;
+    auto& pm = m_[i];
+    ++pm.received;
+    auto hold = l_->hold();
+    if (ec)
+        return finish(i, master_outcome::failed);
+    const auto& v = nodes[0];
+    const bool error = resp::is_error(v.data_type);
+    const std::uint32_t first_key_step = pm.asked_tracking ? 2 : 0;
+    if (step < first_key_step)
+    {
+        // HELLO 3 or CLIENT TRACKING refused (a server before 6.0, an ACL rule): no pushes
+        // will come over this connection; its keys are polled instead.
+        if (error)
+        {
+            pm.tracked = false;
+            c_->waiting.set_tracking(i, c_->conns[i]->generation(), waiting_room::tracking::refused);
+        }
+    }
+    else if ((step - first_key_step) % 2 == 0)
+    {
+        if (error)
+            pm.tracked = false;  // CLIENT CACHING refused
+    }
+    else
+    {
+        std::int64_t t = 0;
+        if (v.data_type != resp::type::integer ||
+            std::from_chars(v.value.data(), v.value.data() + v.value.size(), t).ec != std::errc{})
+            pm.failed = true;
+        // The smallest time left of a key still there (-1: no expiry), or -2 when none is.
+        else if (t != -2)
+            pm.pttl = pm.pttl == -2 ? t : (t == -1 ? pm.pttl : (pm.pttl == -1 ? t : std::min(pm.pttl, t)));
+    }
+    if (pm.received == pm.expected)
+        finish(i, pm.failed ? master_outcome::failed : master_outcome::granted);
+}
+
+void release_watch::finish(std::size_t i, master_outcome o)
+{
+    auto& pm = m_[i];
+    if (!pm.active)
+        return;
+    pm.active = false;
+    // A failure abandons what is still outstanding there (the connection failed it all).
+    pm.tickets.clear();
+    l_->on_watched(i, o, pm.pttl, pm.tracked);
+}
+
+void release_watch::stop() noexcept
+{
+    if (!active_)
+        return;
+    active_ = false;
+    for (std::size_t i = 0; i < m_.size(); ++i)
+    {
+        if (!m_[i].active)
+            continue;
+        for (const auto t : m_[i].tickets)
+            c_->conns[i]->abandon(t);
+        m_[i].tickets.clear();
+        m_[i].active = false;
+    }
+}
+
+}  // namespace redlock::detail

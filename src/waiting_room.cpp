@@ -1,0 +1,97 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include "waiting_room.hpp"
+
+#include <algorithm>
+
+namespace redlock::detail {
+
+bool waiting_room::enqueue(const std::string& key, release_listener* l)
+{
+    auto& q = queues_[key];
+    q.push_back(l);
+    return q.size() == 1;
+}
+
+release_listener* waiting_room::leave(const std::string& key, release_listener* l)
+{
+    const auto it = queues_.find(key);
+    if (it == queues_.end())
+        return nullptr;
+    auto& q = it->second;
+    const auto pos = std::find(q.begin(), q.end(), l);
+    if (pos == q.end())
+        return nullptr;
+    const bool was_first = pos == q.begin();
+    q.erase(pos);
+    if (q.empty())
+    {
+        queues_.erase(it);
+        return nullptr;
+    }
+    return was_first ? q.front() : nullptr;
+}
+
+void waiting_room::watch(std::span<const std::string> keys, release_listener* l)
+{
+    for (const auto& k : keys)
+    {
+        auto& w = watchers_[k];
+        if (std::find(w.begin(), w.end(), l) == w.end())
+            w.push_back(l);
+    }
+}
+
+void waiting_room::unwatch(std::span<const std::string> keys, release_listener* l) noexcept
+{
+    for (const auto& k : keys)
+    {
+        const auto it = watchers_.find(k);
+        if (it == watchers_.end())
+            continue;
+        std::erase(it->second, l);
+        if (it->second.empty())
+            watchers_.erase(it);
+    }
+}
+
+void waiting_room::invalidate(std::size_t master, const invalidation& inv)
+{
+    if (inv.all)
+        return invalidate_all(master);
+    std::vector<release_listener*> whom;
+    whom.swap(scratch_);
+    whom.clear();
+    for (const auto k : inv.keys)
+    {
+        // A lookup by string_view would need a transparent hash; keys are short.
+        const auto it = watchers_.find(std::string(k));
+        if (it != watchers_.end())
+            whom.insert(whom.end(), it->second.begin(), it->second.end());
+    }
+    tell(master, whom);
+    whom.swap(scratch_);
+}
+
+void waiting_room::invalidate_all(std::size_t master)
+{
+    std::vector<release_listener*> whom;
+    for (const auto& [key, w] : watchers_)
+        whom.insert(whom.end(), w.begin(), w.end());
+    tell(master, whom);
+}
+
+void waiting_room::tell(std::size_t master, std::vector<release_listener*>& whom)
+{
+    // A listener told may end another (or itself) before that one hears: each is held first,
+    // and one that has completed ignores the news.
+    std::sort(whom.begin(), whom.end());
+    whom.erase(std::unique(whom.begin(), whom.end()), whom.end());
+    std::vector<std::shared_ptr<void>> held;
+    held.reserve(whom.size());
+    for (auto* l : whom)
+        held.push_back(l->hold());
+    for (auto* l : whom)
+        l->on_invalidated(master);
+}
+
+}  // namespace redlock::detail

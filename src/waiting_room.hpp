@@ -1,0 +1,87 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_WAITING_ROOM_HPP
+#define REDLOCK_SRC_WAITING_ROOM_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "protocol/invalidation.hpp"
+
+namespace redlock::detail {
+
+/// An acquisition that waits for a release (lock_options::wait): told when a master says
+/// that one of its keys changed, and when its turn in its resource's queue comes.
+class release_listener
+{
+public:
+    /// Master `master` invalidated one of the keys, or lost its connection (and the watch).
+    virtual void on_invalidated(std::size_t master) = 0;
+    /// The acquisitions queued before this one on its resource are gone.
+    virtual void on_turn() = 0;
+    /// Keeps the listener alive while one of its callbacks runs.
+    virtual std::shared_ptr<void> hold() = 0;
+
+protected:
+    ~release_listener() = default;
+};
+
+/// @brief A client's waiting acquisitions: the queue of each resource (first come, first
+/// served: only the head competes), who watches which key, and whether each master's
+/// connection has client tracking on.
+///
+/// On the client's strand. Listeners are not owned: each leaves (leave(), unwatch()) before it
+/// goes.
+class waiting_room
+{
+public:
+    explicit waiting_room(std::size_t masters) : tracking_(masters) {}
+
+    /// Queues `l` for `key`; true when it is first (its turn at once).
+    bool enqueue(const std::string& key, release_listener* l);
+    /// Takes `l` out of `key`'s queue; when it was first, the next one (if any) is told its
+    /// turn — posted by the caller: returned here.
+    release_listener* leave(const std::string& key, release_listener* l);
+
+    /// `l` hears of invalidations of `keys` from now on (until unwatch).
+    void watch(std::span<const std::string> keys, release_listener* l);
+    void unwatch(std::span<const std::string> keys, release_listener* l) noexcept;
+
+    /// Master `master` pushed `inv`: the listeners watching its keys (all, for `inv.all`) hear
+    /// of it.
+    void invalidate(std::size_t master, const invalidation& inv);
+    /// Master `master`'s connection dropped: its tracking is gone with it.
+    void invalidate_all(std::size_t master);
+
+    /// Client tracking on master i's connection generation `gen`: whether it was asked for
+    /// (then the watch does not ask again), and whether the master refused it.
+    enum class tracking : std::uint8_t { unknown, asked, refused };
+    tracking tracking_of(std::size_t i, std::uint64_t gen) const noexcept
+    {
+        return tracking_[i].gen == gen ? tracking_[i].state : tracking::unknown;
+    }
+    void set_tracking(std::size_t i, std::uint64_t gen, tracking t) noexcept { tracking_[i] = {gen, t}; }
+
+private:
+    void tell(std::size_t master, std::vector<release_listener*>& whom);
+
+    struct per_master
+    {
+        std::uint64_t gen = 0;
+        tracking state = tracking::unknown;
+    };
+    std::unordered_map<std::string, std::deque<release_listener*>> queues_;
+    std::unordered_map<std::string, std::vector<release_listener*>> watchers_;
+    std::vector<per_master> tracking_;
+    std::vector<release_listener*> scratch_;
+};
+
+}  // namespace redlock::detail
+
+#endif
