@@ -39,8 +39,8 @@ workload
                         growing fencing tokens; a violation is reported and exits 1
   --wait                acquisitions wait for the release, woken by it (lock_options::wait =
                         60 s; a wait that ends counts as contended); with R < W the summary
-                        adds the hand-off time (a release to the next acquisition of the
-                        resource) and the fairness of the acquisitions over the workers
+                        adds the hand-off time (from a release's start to the next
+                        acquisition of the resource completing) and the fairness of the acquisitions over the workers
 
 measurement
   --duration S          measured seconds (default 10)

@@ -78,7 +78,7 @@ struct alignas(64) thread_stats
     counter failed[fail_kinds];
     counter release_failed[release_kinds];
     recorder acquire, release, failed_attempt;
-    recorder handoff;  // resources shared by workers: a release to the next acquisition
+    recorder handoff;  // resources shared by workers: a release's start to the next acquisition
     // Every phase, for the progress line.
     counter all_cycles, all_failed;
     recorder all_acquire;
@@ -117,8 +117,9 @@ struct run_state
             fence_violations.fetch_add(1, std::memory_order_relaxed);
     }
 
-    // Workers sharing resources: when each resource's last release completed (steady clock
-    // ticks; 0: taken since), for the hand-off time.
+    // Workers sharing resources: when each resource's last release started (steady clock
+    // ticks; 0: taken since), for the hand-off time. From the start, not the completion: a
+    // waiter of the same client may take the lock before the release's answer is back.
     std::unique_ptr<std::atomic<clk::rep>[]> released_at;
 
     void note_other(const char* what, const redlock::error_code& ec)
@@ -209,6 +210,8 @@ private:
     void release()
     {
         t2_ = clk::now();
+        if (rs_.released_at)
+            rs_.released_at[index_].store(t2_.time_since_epoch().count(), std::memory_order_release);
         rs_.client.async_unlock(held_, [this](redlock::error_code ec) { on_released(ec); });
     }
 
@@ -232,8 +235,6 @@ private:
                 s.released.inc();
             }
         }
-        if (rs_.released_at && !ec)
-            rs_.released_at[index_].store(t3.time_since_epoch().count(), std::memory_order_release);
         held_ = {};
         next();
     }

@@ -30,7 +30,7 @@ client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<
         conns.push_back(std::make_shared<node_connection>(strand, std::move(m), cfg.connection));
     scripts.resize(conns.size());
     restarts.resize(conns.size());
-    waiting = waiting_room(conns.size());
+    waiting = waiting_room(conns.size(), strand);
     registry_->add(this);
 }
 

@@ -92,7 +92,7 @@ public:
     std::vector<std::shared_ptr<node_connection>> conns;
     std::vector<script_cache> scripts;  // per master: which scripts its connection has run
     std::vector<restart_watch> restarts;  // per master: its restarts seen, its quarantine
-    waiting_room waiting{0};              // acquisitions waiting for a release (lock_options::wait)
+    waiting_room waiting;              // acquisitions waiting for a release (lock_options::wait)
     deadline_list deadlines;
     token_source tokens;
     xoshiro256ss jitter_rng{random_seed()};  // seeds each acquisition's retry schedule

@@ -148,6 +148,9 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
         s.clear();
     for (std::size_t i = 0; i < n; ++i)
     {
+        // A master that refused the attempt holds nothing of ours (release_targets).
+        if (previous && previous->outcome(i) == master_outcome::held_by_other)
+            continue;
         const bool awaited = !previous || previous->outcome(i) != master_outcome::timed_out;
         // Sent, not awaited (see start()): nobody will see a NOSCRIPT, so the body goes along.
         if (send(i, !awaited, true) && !awaited)
@@ -156,6 +159,16 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
             m_[i].outstanding = false;
             --outstanding_;
         }
+    }
+    if (k == kind::release && c_->waiting.has_watchers())
+    {
+        // Waiters of this client on these keys: what they send from now on runs after this
+        // release on each master it went to (waiting_room::released_here).
+        master_set sent(n);
+        for (std::size_t i = 0; i < n; ++i)
+            if (m_[i].outstanding || (previous && previous->outcome(i) == master_outcome::timed_out))
+                sent.insert(i);
+        c_->waiting.released_here(sent, keys_);
     }
     if (outstanding_ > 0)
         c_->deadlines.schedule(*this, std::min(t0_ + timeout, latest));

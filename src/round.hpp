@@ -80,7 +80,8 @@ public:
     /// that timed out in the attempt still get the release, queued on their connection right
     /// behind the SET, so the master executes it after the SET whenever it wakes up; waiting for
     /// their answer would add no safety, only the release deadline to the caller's latency. Their
-    /// status stays `pending`.
+    /// status stays `pending`. Masters that refused the attempt (held_by_other) hold nothing of
+    /// ours: they get no release, and their status stays `pending` too.
     /// @param timeout The round's deadline is `started() + timeout` (`started()` is read once,
     /// just before the first request is queued), or `latest` if that is earlier.
     /// @param at When the caller read the clock just before (the time of the event that made

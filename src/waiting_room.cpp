@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <boost/asio/post.hpp>
+
 namespace redlock::detail {
 
 bool waiting_room::enqueue(const std::string& key, release_listener* l)
@@ -78,6 +80,27 @@ void waiting_room::invalidate_all(std::size_t master)
     for (const auto& [key, w] : watchers_)
         whom.insert(whom.end(), w.begin(), w.end());
     tell(master, whom);
+}
+
+void waiting_room::released_here(const master_set& masters, std::span<const std::string> keys)
+{
+    std::vector<release_listener*> whom;
+    for (const auto& k : keys)
+        if (const auto it = watchers_.find(k); it != watchers_.end())
+            whom.insert(whom.end(), it->second.begin(), it->second.end());
+    if (whom.empty())
+        return;
+    std::sort(whom.begin(), whom.end());
+    whom.erase(std::unique(whom.begin(), whom.end()), whom.end());
+    std::vector<std::shared_ptr<void>> held;
+    for (auto* l : whom)
+        held.push_back(l->hold());
+    boost::asio::post(ex_, [whom = std::move(whom), held = std::move(held), masters] {
+        for (auto* l : whom)
+            for (std::size_t i = 0; i < masters.masters(); ++i)
+                if (masters.contains(i))
+                    l->on_invalidated(i);
+    });
 }
 
 void waiting_room::tell(std::size_t master, std::vector<release_listener*>& whom)

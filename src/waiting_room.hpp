@@ -12,6 +12,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/asio/any_io_executor.hpp>
+
+#include "operation/master_set.hpp"
 #include "protocol/invalidation.hpp"
 
 namespace redlock::detail {
@@ -23,8 +26,9 @@ class release_listener
 public:
     /// Master `master` invalidated one of the keys, or lost its connection (and the watch).
     virtual void on_invalidated(std::size_t master) = 0;
-    /// The acquisitions queued before this one on its resource are gone.
-    virtual void on_turn() = 0;
+    /// The acquisitions queued before this one on its resource are gone; `taken_before`: the
+    /// one just before took the lock.
+    virtual void on_turn(bool taken_before) = 0;
     /// Keeps the listener alive while one of its callbacks runs.
     virtual std::shared_ptr<void> hold() = 0;
 
@@ -41,7 +45,9 @@ protected:
 class waiting_room
 {
 public:
-    explicit waiting_room(std::size_t masters) : tracking_(masters) {}
+    waiting_room() = default;
+    /// `ex`: the client's strand, where released_here() posts.
+    waiting_room(std::size_t masters, boost::asio::any_io_executor ex) : tracking_(masters), ex_(std::move(ex)) {}
 
     /// Queues `l` for `key`; true when it is first (its turn at once).
     bool enqueue(const std::string& key, release_listener* l);
@@ -58,6 +64,13 @@ public:
     void invalidate(std::size_t master, const invalidation& inv);
     /// Master `master`'s connection dropped: its tracking is gone with it.
     void invalidate_all(std::size_t master);
+    /// This client queued the release of `keys` on master `master`: what a waiter of this
+    /// client sends there from now on runs after it (one connection per master), so it need
+    /// not wait for the master's invalidation. Posted to the listeners (they are told outside
+    /// the release's own start).
+    void released_here(const master_set& masters, std::span<const std::string> keys);
+    /// Whether anyone watches a key (the release's notice is skipped otherwise).
+    bool has_watchers() const noexcept { return !watchers_.empty(); }
 
     /// Client tracking on master i's connection generation `gen`: whether it was asked for
     /// (then the watch does not ask again), and whether the master refused it.
@@ -80,6 +93,7 @@ private:
     std::unordered_map<std::string, std::vector<release_listener*>> watchers_;
     std::vector<per_master> tracking_;
     std::vector<release_listener*> scratch_;
+    boost::asio::any_io_executor ex_;
 };
 
 }  // namespace redlock::detail

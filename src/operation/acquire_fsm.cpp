@@ -156,7 +156,9 @@ acquire_action acquire_fsm::on_queued(const acquire_event& ev)
 {
     switch (ev.type)
     {
-    case event_kind::turn: return begin_attempt(ev.now);
+    // The one before took the lock: an attempt now would only be refused by this process's
+    // own keys. Every master is watched instead, and the attempt waits for their release.
+    case event_kind::turn: return ev.tracked ? begin_wait(ev.now, true) : begin_attempt(ev.now);
     case event_kind::backoff_elapsed: return complete(error::contended);
     case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
     case event_kind::closed: return complete(error::connection_closed);
@@ -188,14 +190,14 @@ acquire_action acquire_fsm::on_waiting(const acquire_event& ev)
     }
 }
 
-acquire_action acquire_fsm::begin_wait(time_point now)
+acquire_action acquire_fsm::begin_wait(time_point now, bool all_masters)
 {
     if (now >= wait_end_)
         return complete(last_error_);
     phase_ = phase::waiting;
     blocked_ = master_set(attempt_.masters());
     for (std::size_t i = 0; i < attempt_.masters(); ++i)
-        if (attempt_.outcome(i) == master_outcome::held_by_other)
+        if (all_masters || attempt_.outcome(i) == master_outcome::held_by_other)
             blocked_.insert(i);
     // Until a watch says more: the keys cannot outlive a TTL from now, unless extended (which
     // an invalidation reports).
@@ -280,10 +282,11 @@ acquire_action acquire_fsm::fail_attempt(error_code reason, time_point now)
     if (reason != boost::asio::error::operation_aborted || !last_error_)
         last_error_ = reason;
     phase_ = phase::releasing;
-    // Every master is sent the release, even those that never answered: a grant may still be
-    // on its way, and the release queued behind it undoes it. Waiting for the ones that timed
-    // out would only add the release deadline to the caller's latency.
-    release_waiting_ = awaited_after(attempt_);
+    // Every master where our key may stand is sent the release, even those that never
+    // answered: a grant may still be on its way, and the release queued behind it undoes it.
+    // Waiting for the ones that timed out would only add the release deadline to the caller's
+    // latency. A master that refused the attempt holds nothing of ours: it is left alone.
+    release_waiting_ = release_targets(attempt_);
     // (After a commit round too: the attempt's outcomes say where our key may stand.)
     // Nobody to wait for: a deadline due at once ends the release through the usual path.
     return acquire_action::release(++round_, release_waiting_, timing_.release_deadline(now, !release_waiting_.empty()));

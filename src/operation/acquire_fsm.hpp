@@ -37,8 +37,8 @@ using acquire_action = fsm_action;
 ///   validity_deadline(t0, ttl, drift_factor); otherwise the attempt fails with
 ///   error::validity_expired. Failed: the attempt fails with failure_reason();
 /// - a failed attempt (no quorum, validity expired, cancelled or closed during it) is always
-///   released on every master, with its own deadline (now + release_timeout) that a
-///   cancellation does not cut short. When the release is over: cancelled, operation_aborted;
+///   released on every master where our key may stand (all but those that refused it), with
+///   its own deadline (now + release_timeout) that a cancellation does not cut short. When the release is over: cancelled, operation_aborted;
 ///   closed, connection_closed; try mode, the attempt's error; otherwise the retry_schedule
 ///   gives a delay (a new attempt with a new token after it) or none (the last real error).
 ///
@@ -64,7 +64,8 @@ using acquire_action = fsm_action;
 /// not count toward max_attempts. The wait ends at start + wait (and max_wait, when set):
 /// error::contended. A waiting acquisition that starts behind others of its process on the
 /// same resource (queued event) waits for its turn (turn event) before its first attempt,
-/// within the same bound.
+/// within the same bound; when the one before took the lock, the turn starts with a watch of
+/// every master rather than an attempt that this process's own keys would refuse.
 ///
 /// Each round (attempt, commit or release) has an id, unique within the machine and never 0; replies
 /// and deadlines that name another round than the current one are stale and ignored, as are
@@ -150,8 +151,8 @@ private:
     acquire_action on_queued(const acquire_event& ev);
     acquire_action on_waiting(const acquire_event& ev);
     /// After the release of an attempt refused by holders: the watch of the masters that
-    /// refused it, or the end of the wait.
-    acquire_action begin_wait(time_point now);
+    /// refused it (of every master: `all_masters`), or the end of the wait.
+    acquire_action begin_wait(time_point now, bool all_masters = false);
     /// A refusing master let go: try again if a quorum is possible now.
     acquire_action unblock(std::size_t master, time_point now);
     /// The fallback moves to `at` (plus jitter) if that is earlier.

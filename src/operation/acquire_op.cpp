@@ -199,7 +199,7 @@ void acquire_op::execute(const acquire_action& a)
         if (a.ec)
             return complete(a.ec, {});
         {
-            leave_waiting_room(true);  // before the keys move into the lock
+            leave_waiting_room(true, true);  // before the keys move into the lock
             auto st = std::make_shared<lock_state>();
             st->resource = std::move(resource_);
             st->key = std::move(key_);
@@ -244,9 +244,9 @@ void acquire_op::on_invalidated(std::size_t master)
     drive(acquire_event::invalidated(master, clock::now()));
 }
 
-void acquire_op::on_turn()
+void acquire_op::on_turn(bool taken_before)
 {
-    drive(acquire_event::turn(clock::now()));
+    drive(acquire_event::turn(clock::now(), taken_before));
 }
 
 void acquire_op::on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked)
@@ -254,7 +254,7 @@ void acquire_op::on_watched(std::size_t master, master_outcome o, std::int64_t p
     drive(acquire_event::watched(watch_id_, master, o, pttl, tracked, clock::now()));
 }
 
-void acquire_op::leave_waiting_room(bool pass_turn) noexcept
+void acquire_op::leave_waiting_room(bool pass_turn, bool acquired) noexcept
 {
     watch_.stop();
     if (watching_)
@@ -268,7 +268,7 @@ void acquire_op::leave_waiting_room(bool pass_turn) noexcept
     auto* next = c_->waiting.leave(key_, this);
     if (next && pass_turn)
         // Posted: the next one starts its attempt after this completion, not inside it.
-        asio::post(c_->strand, [next, keep = next->hold()] { next->on_turn(); });
+        asio::post(c_->strand, [next, keep = next->hold(), acquired] { next->on_turn(acquired); });
 }
 
 void acquire_op::on_deadline()

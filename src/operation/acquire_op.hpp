@@ -74,11 +74,11 @@ private:
     void on_round_finished(round& r) override;
     void on_deadline() override;
     void on_invalidated(std::size_t master) override;
-    void on_turn() override;
+    void on_turn(bool taken_before) override;
     void on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked) override;
     /// Out of its resource's queue and the watchers (the next in the queue told its turn when
-    /// `pass_turn`).
-    void leave_waiting_room(bool pass_turn) noexcept;
+    /// `pass_turn`, and whether this one took the lock).
+    void leave_waiting_room(bool pass_turn, bool acquired = false) noexcept;
 
     template <class Handler, class... Args>
     void deliver(Handler& h, Args&&... args);

@@ -46,6 +46,7 @@ struct fsm_event
         /// waiting for the same resource: it waits for its turn.
         queued,
         /// The acquisitions queued before this one are gone: it is its turn to compete.
+        /// `tracked` true: the one before took the lock (this process holds it now).
         turn,
         /// Master `master` answered the watch of round `round_id`: `value` is the smallest
         /// PTTL of the lock's keys there in ms (-1: a key without expiry; -2: no key left);
@@ -90,7 +91,10 @@ struct fsm_event
     static fsm_event closed(time_point now) noexcept { return {kind::closed, now}; }
     static fsm_event release(time_point now) noexcept { return {kind::release, now}; }
     static fsm_event queued(time_point now) noexcept { return {kind::queued, now}; }
-    static fsm_event turn(time_point now) noexcept { return {kind::turn, now}; }
+    static fsm_event turn(time_point now, bool taken_before = false) noexcept
+    {
+        return {.type = kind::turn, .now = now, .tracked = taken_before};
+    }
     static fsm_event watched(std::uint64_t round_id, std::size_t master, master_outcome o, std::int64_t pttl,
                              bool tracked, time_point now) noexcept
     {
@@ -122,8 +126,9 @@ struct fsm_action
         send_attempt,
         /// Send the release (compare-and-delete with the attempt's token) to every master,
         /// tagged `round_id`, and arm a deadline at `deadline`. Only the masters in `awaited`
-        /// are waited for; the others timed out in the attempt and get the release queued
-        /// behind their SET all the same (see round::start's `previous`). When nobody is
+        /// are waited for; of the others, those that timed out in the attempt get the release
+        /// queued behind their SET all the same, and those that refused it get nothing (see
+        /// round::start's `previous`). When nobody is
         /// awaited, `deadline` is the event's own time: the release ends when that deadline
         /// is echoed back.
         send_release,
@@ -214,6 +219,18 @@ inline master_set awaited_after(const quorum_tracker& round)
     for (std::size_t i = 0; i < round.masters(); ++i)
         if (round.outcome(i) != master_outcome::timed_out)
             s.insert(i);
+    return s;
+}
+
+/// The masters an acquisition's failed attempt must be released on, and waited for: all but
+/// those that timed out (as awaited_after) and those that refused it (held_by_other: SET NX,
+/// or the all-or-nothing scripts, set nothing there, so there is nothing of ours to delete).
+inline master_set release_targets(const quorum_tracker& attempt)
+{
+    master_set s = awaited_after(attempt);
+    for (std::size_t i = 0; i < attempt.masters(); ++i)
+        if (attempt.outcome(i) == master_outcome::held_by_other)
+            s.erase(i);
     return s;
 }
 

@@ -330,8 +330,11 @@ private:
         for (std::size_t i = 0; i < s_.masters; ++i)
         {
             awaited[i] = a.awaited->contains(i);
-            if (awaited[i] != (round_.answers[i] != master_outcome::timed_out))
-                fail("the release awaits a timed-out master or skips one that did not time out");
+            // Every master where our key may stand: not one that refused (nothing of ours
+            // there), and not waited for when it timed out (it gets the release all the same).
+            const auto answer = round_.answers[i];
+            if (awaited[i] != (answer != master_outcome::timed_out && answer != master_outcome::held_by_other))
+                fail("the release awaits a timed-out or refusing master, or skips one where our key may stand");
         }
         if (a.awaited->empty())
             ++cov_.release_awaits_none;

@@ -256,3 +256,20 @@ TEST_CASE("acquire_fsm wait: the wait can end, or be cancelled, before the turn 
                           : redlock::error_code(error::contended)));
     CHECK(f.resume(acquire_event::turn(at(6ms))).type == kind::none);
 }
+
+TEST_CASE("acquire_fsm wait: a turn after the one before took the lock watches every master",
+          "[acquire_fsm][wait]")
+{
+    acquire_fsm f(waiting_options(), n, seed, false);
+    (void)f.resume(acquire_event::queued(at(0ms)));
+    const auto w = f.resume(acquire_event::turn(at(30ms), true));
+    REQUIRE(w.type == kind::send_watch);
+    CHECK(*w.awaited == set_of(n, {0, 1, 2, 3, 4}));
+    CHECK(f.attempts() == 0);
+    // Its own process's release, master after master: a quorum of them is needed.
+    CHECK(f.resume(acquire_event::invalidated(0, at(40ms))).type == kind::none);
+    CHECK(f.resume(acquire_event::invalidated(1, at(40ms))).type == kind::none);
+    const auto a = f.resume(acquire_event::invalidated(2, at(40ms)));
+    CHECK(a.type == kind::send_attempt);
+    CHECK(f.attempts() == 1);
+}
