@@ -138,6 +138,43 @@ if (cO.length) {
   rows.push(["", "acquire p50 (us)", fmt(s.redlock_acquire_p50_us), fmt(s.node_acquire_p50_us), "", "", "", ""]);
 }
 
+// ---- (e) contention, waiting ------------------------------------------------------------------
+const eO = pick((x) => x.scenario === "e" && x.side === "redlock");
+const eN = pick((x) => x.scenario === "e" && x.side === "node-redlock");
+if (eO.length) {
+  const jain = (r) => (r.fairness ? r.fairness.jain : NaN);
+  const s = summary.scenarios.e = {
+    redlock_cycles_per_s: med(eO, (r) => r.cycles_per_s), node_cycles_per_s: med(eN, (r) => r.cycles_per_s),
+    redlock_acquire_p99_us: med(eO, (r) => r.acquire_us.p99), node_acquire_p99_us: med(eN, (r) => r.acquire_us.p99),
+    redlock_acquire_max_us: med(eO, (r) => r.acquire_us.max), node_acquire_max_us: med(eN, (r) => r.acquire_us.max),
+    redlock_failed: med(eO, (r) => Object.values(r.failed).reduce((p, q) => p + q, 0)),
+    node_failed: med(eN, (r) => Object.values(r.failed).reduce((p, q) => p + q, 0)),
+    redlock_jain: med(eO, jain), redlock_handoff_p50_us: med(eO, (r) => (r.handoff_us ? r.handoff_us.p50 : NaN)),
+  };
+  s.ours_over_node = ratio(s.redlock_cycles_per_s, s.node_cycles_per_s);
+  rows.push(["(e) 64 workers, 8 resources, hold 1 ms, waiting", "successful cycles/s", fmt(s.redlock_cycles_per_s),
+    fmt(s.node_cycles_per_s), "8,000 (R / hold)", `${fmt(s.ours_over_node, 2)}x node`, ">= 7,200", verdict(s.redlock_cycles_per_s >= 7200)]);
+  rows.push(["", "acquire p99 (us)", fmt(s.redlock_acquire_p99_us), fmt(s.node_acquire_p99_us), "", "", "", ""]);
+  rows.push(["", "acquire max (us)", fmt(s.redlock_acquire_max_us), fmt(s.node_acquire_max_us), "", "", "<= 100,000",
+    verdict(s.redlock_acquire_max_us <= 100000)]);
+  rows.push(["", "failed acquisitions", fmt(s.redlock_failed), fmt(s.node_failed), "", "", "", ""]);
+  rows.push(["", "hand-off p50 (us), Jain's index", `${fmt(s.redlock_handoff_p50_us, 1)}, ${fmt(s.redlock_jain, 3)}`, "", "", "", "", ""]);
+}
+
+// ---- (f) fairness across processes --------------------------------------------------------------
+const fP = pick((x) => x.scenario === "f" && x.side === "redlock-processes");
+if (fP.length) {
+  const s = summary.scenarios.f = {
+    cycles_per_s: med(fP, (r) => r.cycles_per_s), min_over_mean: med(fP, (r) => r.fairness.min_over_mean),
+    jain: med(fP, (r) => r.fairness.jain), acquire_max_us: med(fP, (r) => r.acquire_max_us),
+    failed: med(fP, (r) => r.failed),
+  };
+  rows.push(["(f) 4 processes x 16 workers, 8 resources, waiting", "least worker / mean acquisitions",
+    fmt(s.min_over_mean, 2), "", "", `Jain ${fmt(s.jain, 3)}`, ">= 0.25", verdict(s.min_over_mean >= 0.25)]);
+  rows.push(["", "cycles/s (all processes)", fmt(s.cycles_per_s), "", "", "", "", ""]);
+  rows.push(["", "acquire max (us), failed", `${fmt(s.acquire_max_us)}, ${fmt(s.failed)}`, "", "", "", "", ""]);
+}
+
 // ---- (d) N masters ---------------------------------------------------------------------------
 const dRows = [];
 const dRuns = pick((x) => x.scenario === "d");

@@ -8,6 +8,7 @@
 //
 // usage: node node_redlock_runner.js --master URI [--master URI ...] [--workers W]
 //          [--resources R] [--resource-prefix P] [--ttl MS] [--hold MS] [--retries K]
+//          [--retry-delay MS] [--retry-jitter MS]
 //          [--duration S] [--warmup S] [--json FILE] [--auto-pipelining]
 //
 // W workers each run acquire -> hold -> release in a loop; worker w locks resource w % R.
@@ -45,7 +46,7 @@ function packageVersion(name) {
 function parseArgs(argv) {
   const c = {
     masters: [], workers: 128, resources: 0, prefix: "bench:", ttl: 10000, hold: 0,
-    retries: 0, duration: 10, warmup: 1, json: "", autoPipelining: false,
+    retries: 0, retryDelay: 125, retryJitter: 75, duration: 10, warmup: 1, json: "", autoPipelining: false,
   };
   const int = (opt, v, lo, hi) => {
     if (!/^\d+$/.test(v) || Number(v) < lo || Number(v) > hi) fail(`${opt} wants an integer in [${lo}, ${hi}], got '${v}'`);
@@ -73,6 +74,8 @@ function parseArgs(argv) {
       case "--ttl": c.ttl = int(a, v, 1, 86400000); break;
       case "--hold": c.hold = int(a, v, 0, 86400000); break;
       case "--retries": c.retries = int(a, v, 0, 1000000); break;
+      case "--retry-delay": c.retryDelay = int(a, v, 0, 86400000); break;
+      case "--retry-jitter": c.retryJitter = int(a, v, 0, 86400000); break;
       case "--duration": c.duration = secs(a, v, 0.1); break;
       case "--warmup": c.warmup = secs(a, v, 0); break;
       case "--json": c.json = v; break;
@@ -184,8 +187,11 @@ async function main() {
   } catch (e) {
     fail(`cannot connect to the masters: ${e.message}`);
   }
-  // Retry timing matching redlock-bench's defaults: 50 ms + uniform [0, 150] ms.
-  const redlock = new Redlock(clients, { driftFactor: 0.01, retryCount: cfg.retries, retryDelay: 125, retryJitter: 75 });
+  // Retry timing matching redlock-bench's defaults unless told (50 ms + uniform [0, 150] ms:
+  // node-redlock's delay is retryDelay + uniform [-retryJitter, retryJitter]).
+  const redlock = new Redlock(clients, {
+    driftFactor: 0.01, retryCount: cfg.retries, retryDelay: cfg.retryDelay, retryJitter: cfg.retryJitter,
+  });
   redlock.on("error", () => {});
 
   const s = {
