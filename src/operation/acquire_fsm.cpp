@@ -197,11 +197,15 @@ acquire_action acquire_fsm::begin_wait(time_point now, bool all_masters)
     phase_ = phase::waiting;
     blocked_ = master_set(attempt_.masters());
     for (std::size_t i = 0; i < attempt_.masters(); ++i)
-        if (all_masters || attempt_.outcome(i) == master_outcome::held_by_other)
+        if (all_masters || attempt_.outcome(i) == master_outcome::held_by_other ||
+            commit_.outcome(i) == master_outcome::held_by_other)  // a fenced commit refused there
             blocked_.insert(i);
     // Until a watch says more: the keys cannot outlive a TTL from now, unless extended (which
-    // an invalidation reports).
-    fallback_ = std::min(now + timing_.ttl + fallback_jitter(), wait_end_);
+    // an invalidation reports). When a quorum is possible with these masters held, failures
+    // rather than holders stopped the attempt: the others are polled at the retry delay.
+    const auto n = attempt_.masters();
+    const bool failures_too = n - blocked_.count() >= n / 2 + 1;
+    fallback_ = std::min(now + (failures_too ? poll_delay_ : timing_.ttl) + fallback_jitter(), wait_end_);
     return acquire_action::watch(++round_, blocked_, fallback_);
 }
 

@@ -67,6 +67,9 @@ scenario make_scenario(std::mt19937_64& rng)
     s.o.release_timeout = std::chrono::milliseconds(pick(1, 300));
     s.try_mode = pick(0, 4) == 0;
     s.o.fencing = pick(0, 2) == 0;
+    // Waiting for the release (lock_options::wait) in a third of the sequences; short, so that
+    // a sequence ends within its events.
+    s.o.wait = pick(0, 2) == 0 ? std::chrono::milliseconds(pick(1, 200)) : 0ms;
     s.fsm_seed = rng();
     s.w_grant = static_cast<unsigned>(pick(0, 8));
     s.w_held = static_cast<unsigned>(pick(0, 4));
@@ -89,6 +92,8 @@ struct coverage
     std::size_t interrupted[3] = {};      // cancel or close during attempt / release / backoff
     std::size_t fenced_success = 0;       // granted after a commit round
     std::size_t commit_failed = 0;        // a commit round that ended in a release
+    std::size_t watched = 0;              // a wait for the release began
+    std::size_t woken = 0;                // an attempt started by the masters' news, not a timer
 };
 
 // What the oracle knows of the round in progress, from the events and actions alone.
@@ -128,6 +133,17 @@ public:
             else if (phase_ == ak::wait_until)
                 ++cov_.interrupted[2];
         }
+        unblocked_now_ = false;
+        if (phase_ == ak::send_watch && !completed_)
+        {
+            const bool watched_gone = ev.type == ek::watched && ev.round_id == round_.id &&
+                                      ev.outcome == master_outcome::granted && ev.value == -2;
+            if ((watched_gone || ev.type == ek::invalidated) && ev.master < s_.masters && blocked_[ev.master])
+            {
+                blocked_[ev.master] = false;
+                unblocked_now_ = true;
+            }
+        }
         auto& r = round_;
         if (ev.type == ek::reply && r.id != 0 && ev.round_id == r.id && ev.master < s_.masters &&
             ev.outcome != master_outcome::pending && r.answers[ev.master] == master_outcome::pending)
@@ -161,10 +177,10 @@ public:
         case ak::none: check_keeps_waiting(ev); break;
         case ak::send_attempt: check_attempt(ev, a); break;
         case ak::send_release: check_release(ev, a); break;
-        case ak::wait_until: check_wait(ev, a); break;
+        case ak::wait_until: phase_ == ak::send_watch ? check_fallback(ev, a) : check_wait(ev, a); break;
         case ak::complete: check_complete(ev, a); break;
         case ak::send_commit: check_commit(ev, a); break;
-        case ak::send_watch: fail("a watch, but the scenario does not wait (lock_options::wait 0)"); break;
+        case ak::send_watch: check_watch(ev, a); break;
         }
     }
 
@@ -253,22 +269,121 @@ private:
             fail("a cancel or close during the backoff did not complete at once");
         else if (phase_ == ak::wait_until && ev.type == ek::backoff_elapsed)
             fail("the backoff ended without a new attempt");
+        else if (phase_ == ak::send_watch)
+        {
+            if (ev.type == ek::cancel || ev.type == ek::closed)
+                fail("a cancel or close while waiting for the release did not complete at once");
+            else if (ev.type == ek::backoff_elapsed)
+                fail("the fallback came without a new attempt");
+            else if (unblocked_now_ && quorum_possible_while_waiting())
+                fail("enough masters let go for a quorum, yet the machine kept waiting");
+        }
+    }
+
+    std::size_t blocked_count() const
+    {
+        std::size_t n = 0;
+        for (const bool b : blocked_)
+            n += b ? 1 : 0;
+        return n;
+    }
+    bool quorum_possible_while_waiting() const { return s_.masters - blocked_count() >= quorum_; }
+
+    // Why the round just failed, as the machine's quorum tracker would say it.
+    bool failed_for_contention() const
+    {
+        const auto held = count(master_outcome::held_by_other);
+        return quorum_impossible() && held > 0 &&
+               held >= count(master_outcome::failed) + count(master_outcome::timed_out);
+    }
+
+    // After the release of a failed attempt: a watch of the masters that refused it.
+    void check_watch(const acquire_event& ev, const acquire_action& a)
+    {
+        if (!waits_)
+            return fail("a watch, but the scenario does not wait (lock_options::wait 0)");
+        if (phase_ != ak::send_release || !release_over())
+            return fail("a watch before the failed attempt's release was over");
+        if (!last_failure_contended_)
+            return fail("a watch after an attempt that did not fail for contention");
+        if (cancelled_ || closed_)
+            return fail("a watch after a cancel or close");
+        if (ev.now >= wait_end_)
+            return fail("a watch after the wait's end");
+        std::vector<bool> expected(s_.masters, false);
+        for (std::size_t i = 0; i < s_.masters; ++i)
+        {
+            expected[i] = refused_[i];
+            if (a.awaited->contains(i) != expected[i])
+                fail("the watch is not of exactly the masters that refused");
+        }
+        blocked_ = expected;
+        // A TTL away; the retry delay when a quorum is possible with these masters held (failed
+        // masters, not holders, stopped the attempt).
+        const auto base =
+            ev.now + (quorum_possible_while_waiting() ? duration(s_.o.retry_delay) : duration(s_.o.ttl)) + 1ms;
+        const auto lo = std::min(base, wait_end_), hi = std::min(base + s_.o.retry_jitter / 8, wait_end_);
+        if (a.until < lo || a.until > hi)
+            fail("the first fallback is not a TTL (or the retry delay) plus jitter away, within the wait");
+        ++cov_.watched;
+        phase_ = ak::send_watch;
+        new_round(a.round_id, a.until);
+        until_ = a.until;
+    }
+
+    // While waiting: the fallback moves earlier, never later, never past the wait's end.
+    void check_fallback(const acquire_event& ev, const acquire_action& a)
+    {
+        if (ev.type != ek::watched || ev.round_id != round_.id)
+            return fail("the fallback moved without a watch's answer");
+        if (a.until >= until_ || a.until < ev.now || a.until > wait_end_)
+            return fail("the fallback moved later, into the past, or past the wait's end");
+        const auto base = ev.now + (ev.tracked ? std::chrono::milliseconds(ev.value) : s_.o.retry_delay) + 1ms;
+        if (a.until != wait_end_ && (a.until < base || a.until > base + s_.o.retry_jitter / 8))
+            fail("the fallback is not the PTTL seen (or the retry delay) plus jitter");
+        until_ = a.until;
     }
 
     void check_attempt(const acquire_event& ev, const acquire_action& a)
     {
         if (phase_ == ak::send_attempt || phase_ == ak::send_commit || phase_ == ak::send_release)
             fail("a new attempt before the failed one was released");
-        if (!(ev.type == ek::start && phase_ == ak::none) && !(ev.type == ek::backoff_elapsed && phase_ == ak::wait_until))
-            fail("an attempt not started by start or the end of a backoff");
-        if (ev.type == ek::backoff_elapsed && ev.now < until_)
+        const bool from_wait = phase_ == ak::send_watch;
+        if (!(ev.type == ek::start && phase_ == ak::none) && !(ev.type == ek::backoff_elapsed && phase_ == ak::wait_until) &&
+            !from_wait)
+            fail("an attempt not started by start, the end of a backoff, or a wait for the release");
+        if (ev.type == ek::backoff_elapsed && phase_ == ak::wait_until && ev.now < until_)
             fail("an attempt before the backoff's end");
+        if (from_wait)
+        {
+            // Woken by news (a quorum possible now), or by a timer (the fallback, or an early
+            // stale one: an extra attempt, never a wrong one); never after the wait's end.
+            if (ev.type == ek::backoff_elapsed)
+            {
+                if (ev.now >= wait_end_)
+                    fail("an attempt after the wait's end");
+            }
+            else if (!unblocked_now_ || !quorum_possible_while_waiting())
+                fail("woken before enough masters let go for a quorum");
+            else
+                ++cov_.woken;
+        }
+        if (ev.type == ek::start)
+        {
+            start_ = ev.now;
+            wait_end_ = ev.now + duration(s_.o.wait);
+            if (s_.o.max_wait > 0ms)
+                wait_end_ = std::min(wait_end_, ev.now + duration(s_.o.max_wait));
+        }
+        if (!from_wait)
+            ++limited_attempts_;
         if (!a.new_token)
             fail("an attempt without a new token");
         if (a.deadline != ev.now + redlock::detail::attempt_timeout_of(s_.o))
             fail("the attempt's deadline is not t0 + attempt_timeout");
         ++attempts_;
-        if (attempts_ > (s_.try_mode ? 1u : s_.o.max_attempts))
+        // Attempts woken from a wait for the release do not count toward max_attempts.
+        if (limited_attempts_ > (s_.try_mode ? 1u : s_.o.max_attempts))
             fail("more attempts than allowed");
         phase_ = ak::send_attempt;
         t0_ = ev.now;
@@ -319,11 +434,18 @@ private:
         const bool too_late = quorum_granted() && !validity_left(ev.now);
         if (!interrupted && !quorum_impossible() && !too_late)
             fail("an attempt failed that could still succeed (or had succeeded)");
+        last_failure_contended_ = !interrupted && failed_for_contention();
+        std::vector<bool> refused(s_.masters, false);
+        for (std::size_t i = 0; i < s_.masters; ++i)
+            refused[i] = round_.answers[i] == master_outcome::held_by_other;  // the commit's, or the attempt's
         if (phase_ == ak::send_commit)
         {
             ++cov_.commit_failed;
             round_ = attempt_;  // the release is judged against the attempt's outcomes
+            for (std::size_t i = 0; i < s_.masters; ++i)
+                refused[i] = refused[i] || round_.answers[i] == master_outcome::held_by_other;
         }
+        refused_ = std::move(refused);
         if (a.awaited->masters() != s_.masters)
             fail("the release's set is not over N masters");
         std::vector<bool> awaited(s_.masters);
@@ -356,6 +478,10 @@ private:
             fail("a backoff before the release was over");
         if (s_.try_mode)
             fail("a retry in try mode");
+        if (waits_ && last_failure_contended_)
+            fail("a blind retry delay after a refusal, in a waiting acquisition");
+        if (waits_ && a.until >= wait_end_)
+            fail("a retry delay past the wait's end");
         if (cancelled_ || closed_)
             fail("a retry after a cancel or close");
         const auto delay = a.until - ev.now;
@@ -405,6 +531,12 @@ private:
             if (ev.type != ek::cancel && ev.type != ek::closed)
                 fail("an error completion before an attempt or in a backoff without cancel or close");
         }
+        if (phase_ == ak::send_watch && ev.type != ek::cancel && ev.type != ek::closed &&
+            !(ev.type == ek::backoff_elapsed && ev.now >= wait_end_))
+            fail("a wait for the release that ended before its end without cancel or close");
+        if (waits_ && !cancelled_ && !closed_ && phase_ == ak::send_release && last_failure_contended_ &&
+            ev.now < wait_end_)
+            fail("a refused waiting acquisition gave up before the wait's end");
         if (a.ec == e::operation_aborted ? !cancelled_ : a.ec == error::connection_closed ? !closed_ : false)
             fail("aborted without a cancel, or closed without a close");
         if (cancelled_ && !closed_ && a.ec != e::operation_aborted)
@@ -415,7 +547,7 @@ private:
         {
             if (a.ec != error::contended && a.ec != error::no_quorum && a.ec != error::validity_expired)
                 fail("a failure with an unexpected error: " + a.ec.message());
-            if (!s_.try_mode && s_.o.max_wait == 0ms && attempts_ != s_.o.max_attempts)
+            if (!s_.try_mode && !waits_ && s_.o.max_wait == 0ms && attempts_ != s_.o.max_attempts)
                 fail("gave up with attempts left");
         }
     }
@@ -431,7 +563,16 @@ private:
     time_point t0_{};
     time_point until_{};
     std::uint32_t attempts_ = 0;
+    std::uint32_t limited_attempts_ = 0;  // those that count toward max_attempts
     std::size_t events_ = 0;
+    // Waiting for the release.
+    bool waits_ = !s_.try_mode && s_.o.wait > 0ms;
+    time_point start_{};
+    time_point wait_end_{};
+    bool last_failure_contended_ = false;
+    std::vector<bool> refused_;  // the masters that refused the last failed attempt (or its commit)
+    std::vector<bool> blocked_;  // ... and have not let go since the watch
+    bool unblocked_now_ = false; // the event being checked let one of them go
     bool cancelled_ = false;
     bool closed_ = false;
     bool completed_ = false;
@@ -440,7 +581,9 @@ private:
 
 std::string to_string(const acquire_event& ev, time_point origin)
 {
-    static constexpr const char* names[] = {"start", "reply", "deadline", "backoff_elapsed", "cancel", "closed"};
+    static constexpr const char* names[] = {"start",      "reply",   "deadline", "backoff_elapsed", "cancel", "closed",
+                                            "handed_off", "release", "queued",   "turn",            "watched",
+                                            "invalidated"};
     static constexpr const char* outcomes[] = {"pending", "granted", "held", "failed", "timed_out"};
     std::ostringstream os;
     os << std::chrono::duration_cast<std::chrono::microseconds>(ev.now - origin).count() << "us "
@@ -449,6 +592,11 @@ std::string to_string(const acquire_event& ev, time_point origin)
         os << " r" << ev.round_id << " m" << ev.master << " " << outcomes[static_cast<int>(ev.outcome)];
     if (ev.type == ek::deadline)
         os << " r" << ev.round_id;
+    if (ev.type == ek::watched)
+        os << " r" << ev.round_id << " m" << ev.master << " " << outcomes[static_cast<int>(ev.outcome)] << " pttl "
+           << ev.value << (ev.tracked ? " tracked" : " untracked");
+    if (ev.type == ek::invalidated)
+        os << " m" << ev.master;
     return os.str();
 }
 
@@ -608,6 +756,27 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
             now = std::max(now, check.wait_until());
             deliver(acquire_event::backoff_elapsed(now));
             break;
+        case ak::send_watch:
+        {
+            // The fallback, a master's news, or a watch's answer (the key gone, a PTTL, no
+            // tracking, a failure); masters out of range now and then.
+            const auto m = below(s.masters + (chance(20) ? 1 : 0));
+            const auto pick = below(10);
+            if (pick < 3)
+            {
+                now = std::max(now, check.wait_until());
+                deliver(acquire_event::backoff_elapsed(now));
+            }
+            else if (pick < 6)
+                deliver(acquire_event::invalidated(m, now));
+            else
+            {
+                const std::int64_t values[] = {-2, -1, static_cast<std::int64_t>(below(300))};
+                deliver(acquire_event::watched(r.id, m, chance(5) ? master_outcome::failed : master_outcome::granted,
+                                               values[below(3)], !chance(5), now));
+            }
+            break;
+        }
         default: break;
         }
     }
@@ -619,7 +788,8 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
     // release, and the backoff one: the operation cannot linger.
     const auto attempts = s.try_mode ? 1 : s.o.max_attempts;
     const auto rounds = s.o.fencing ? 3u : 2u;  // attempt, [commit,] release
-    if (check.violation().empty() && useful > attempts * (rounds * s.masters + 1) + 1)
+    const bool waits = !s.try_mode && s.o.wait > 0ms;  // refused attempts repeat until the wait ends
+    if (check.violation().empty() && !waits && useful > attempts * (rounds * s.masters + 1) + 1)
         return "completion took " + std::to_string(useful) + " useful events";
     return check.violation();
 }
@@ -654,7 +824,8 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[
                     << cov.release_awaits_none << ", partial " << cov.release_partial
                     << ", interrupted in attempt/release/backoff " << cov.interrupted[0] << "/"
                     << cov.interrupted[1] << "/" << cov.interrupted[2] << ", fenced success "
-                    << cov.fenced_success << ", commit failed " << cov.commit_failed);
+                    << cov.fenced_success << ", commit failed " << cov.commit_failed << ", watched " << cov.watched
+                    << ", woken " << cov.woken);
     if (iterations >= 20000)
     {
         // The default run must reach every outcome and every phase of an interruption.
@@ -669,6 +840,8 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[
         CHECK(cov.release_partial > 0);
         CHECK(cov.fenced_success > 0);
         CHECK(cov.commit_failed > 0);
+        CHECK(cov.watched > 0);
+        CHECK(cov.woken > 0);
         for (const auto n : cov.interrupted)
             CHECK(n > 0);
     }
