@@ -24,8 +24,8 @@ acquire_fsm::acquire_fsm(const lock_options& o, std::size_t masters, std::uint64
     : timing_(lock_timing::of(o)),
       retry_(retry_policy{o.max_attempts, o.retry_delay, o.retry_jitter, o.max_wait}, seed),
       attempt_(masters), commit_(masters), largest_(o.fencing ? resources : 0, 0),
-      fences_(o.fencing ? resources : 0, 0), blocked_(masters), wait_(o.wait), max_wait_(o.max_wait),
-      poll_delay_(o.retry_delay), poll_jitter_(o.retry_jitter), jitter_(seed ^ 0x9e3779b97f4a7c15u),
+      fences_(o.fencing ? resources : 0, 0), wait_(o.wait), max_wait_(o.max_wait),
+      poll_delay_(o.retry_delay), poll_jitter_(o.retry_jitter), seed_(seed),
       try_mode_(try_mode), fencing_(o.fencing), waits_(!try_mode && o.wait.count() > 0)
 {}
 
@@ -231,7 +231,9 @@ std::chrono::milliseconds acquire_fsm::fallback_jitter()
 {
     // 1 ms past the expiry, plus up to an eighth of retry_jitter.
     const auto spread = static_cast<std::uint64_t>(poll_jitter_.count() / 8);
-    return std::chrono::milliseconds(1 + static_cast<std::int64_t>(jitter_.uniform_inclusive(spread)));
+    if (!jitter_)
+        jitter_.emplace(seed_ ^ 0x9e3779b97f4a7c15u);  // made on first use: most acquisitions never wait
+    return std::chrono::milliseconds(1 + static_cast<std::int64_t>(jitter_->uniform_inclusive(spread)));
 }
 
 acquire_action acquire_fsm::begin_attempt(time_point now)

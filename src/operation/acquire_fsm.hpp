@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include <boost/container/small_vector.hpp>
 
@@ -170,7 +171,7 @@ private:
     boost::container::small_vector<std::int64_t, 4> largest_;
     boost::container::small_vector<std::uint64_t, 4> fences_;
     // Waiting (lock_options::wait): the masters still holding the keys against us, when to try
-    // again at the latest, and when the wait ends.
+    // again at the latest, and when the wait ends. Nothing here allocates until a wait begins.
     master_set blocked_;
     time_point fallback_{};
     time_point wait_end_{};
@@ -178,7 +179,8 @@ private:
     std::chrono::milliseconds max_wait_;
     std::chrono::milliseconds poll_delay_;
     std::chrono::milliseconds poll_jitter_;
-    xoshiro256ss jitter_;
+    std::uint64_t seed_;
+    std::optional<xoshiro256ss> jitter_;
     std::uint64_t round_ = 0;
     time_point start_{};
     time_point t0_{};
