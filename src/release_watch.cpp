@@ -61,7 +61,7 @@ void release_watch::send(std::size_t i)
     bool ok = true;
     if (pm.asked_tracking)
     {
-        ok = submit({"HELLO", "3"}) && submit({"CLIENT", "TRACKING", "on", "OPTIN"});
+        ok = submit({"HELLO", "3"}) && submit({"CLIENT", "TRACKING", "on", "OPTIN", "NOLOOP"});
         if (ok)
             c_->waiting.set_tracking(i, gen, waiting_room::tracking::asked);
     }

@@ -35,12 +35,13 @@ protected:
 /// @brief Asks some masters to tell this client when the lock's keys change (RESP3 client
 /// tracking), and how long the keys have left.
 ///
-/// To each master: once per connection, `HELLO 3` and `CLIENT TRACKING on OPTIN` (the
+/// To each master: once per connection, `HELLO 3` and `CLIENT TRACKING on OPTIN NOLOOP` (the
 /// connection then speaks RESP3; our replies read the same); then per key
 /// `CLIENT CACHING yes` + `PTTL key`, which makes the master track the key for us from that
 /// read on (the read comes after the refusal: a release between the two shows as -2, never as
 /// a lost wake-up). The invalidations themselves arrive as push messages on the connection
-/// (waiting_room).
+/// (waiting_room). NOLOOP: the connection's own writes are not reported; this client's
+/// releases reach its waiters directly (waiting_room::released_here).
 class release_watch final : public reply_sink
 {
 public:

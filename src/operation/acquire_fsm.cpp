@@ -157,7 +157,7 @@ acquire_action acquire_fsm::on_queued(const acquire_event& ev)
     switch (ev.type)
     {
     // The one before took the lock: an attempt now would only be refused by this process's
-    // own keys. Every master is watched instead, and the attempt waits for their release.
+    // own keys. It waits for their release (or their TTL) on every master instead.
     case event_kind::turn: return ev.tracked ? begin_wait(ev.now, true) : begin_attempt(ev.now);
     case event_kind::backoff_elapsed: return complete(error::contended);
     case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
@@ -206,6 +206,10 @@ acquire_action acquire_fsm::begin_wait(time_point now, bool all_masters)
     const auto n = attempt_.masters();
     const bool failures_too = n - blocked_.count() >= n / 2 + 1;
     fallback_ = std::min(now + (failures_too ? poll_delay_ : timing_.ttl) + fallback_jitter(), wait_end_);
+    // The keys are this process's own: its release tells us (invalidated events from the
+    // driver), and they expire within a TTL. Nothing to ask the masters.
+    if (all_masters)
+        return acquire_action::wait(fallback_);
     return acquire_action::watch(++round_, blocked_, fallback_);
 }
 

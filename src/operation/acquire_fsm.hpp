@@ -65,8 +65,10 @@ using acquire_action = fsm_action;
 /// not count toward max_attempts. The wait ends at start + wait (and max_wait, when set):
 /// error::contended. A waiting acquisition that starts behind others of its process on the
 /// same resource (queued event) waits for its turn (turn event) before its first attempt,
-/// within the same bound; when the one before took the lock, the turn starts with a watch of
-/// every master rather than an attempt that this process's own keys would refuse.
+/// within the same bound; when the one before took the lock, the turn starts a wait for that
+/// lock's release on every master (reported by the driver as invalidated events; no watch is
+/// sent: the keys are this process's own), or its TTL, rather than an attempt that this
+/// process's own keys would refuse.
 ///
 /// Each round (attempt, commit or release) has an id, unique within the machine and never 0; replies
 /// and deadlines that name another round than the current one are stale and ignored, as are
@@ -152,7 +154,8 @@ private:
     acquire_action on_queued(const acquire_event& ev);
     acquire_action on_waiting(const acquire_event& ev);
     /// After the release of an attempt refused by holders: the watch of the masters that
-    /// refused it (of every master: `all_masters`), or the end of the wait.
+    /// refused it, or the end of the wait. `all_masters`: this process holds the keys; every
+    /// master is blocked until the driver reports this process's release, and no watch is sent.
     acquire_action begin_wait(time_point now, bool all_masters = false);
     /// A refusing master let go: try again if a quorum is possible now.
     acquire_action unblock(std::size_t master, time_point now);

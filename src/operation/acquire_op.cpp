@@ -115,10 +115,16 @@ void acquire_op::begin()
     // only the first of them competes (a multi-resource one competes at once: queues over
     // several resources could wait for each other).
     bool first = true;
-    if (o_.wait.count() > 0 && !try_mode_ && keys_.empty())
+    if (o_.wait.count() > 0 && !try_mode_)
     {
-        queued_ = true;
-        first = c_->waiting.enqueue(key_, this);
+        // It hears of its keys' releases from now on (the machine ignores them until it waits).
+        c_->waiting.watch(keys(), this);
+        watching_ = true;
+        if (keys_.empty())
+        {
+            queued_ = true;
+            first = c_->waiting.enqueue(key_, this);
+        }
     }
     // The first attempt's t0 is the operation's start, read once: earlier than the first byte
     // queued, which only makes the validity shorter (a clock read less per acquisition).
@@ -182,11 +188,6 @@ void acquire_op::execute(const acquire_action& a)
         return;
     case kind::send_watch:
         watch_id_ = a.round_id;
-        if (!watching_)
-        {
-            c_->waiting.watch(keys(), this);
-            watching_ = true;
-        }
         watch_.start(*c_, *a.awaited, keys(), this);
         [[fallthrough]];  // and arm the fallback
     case kind::wait_until:
