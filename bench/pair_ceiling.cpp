@@ -20,6 +20,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -129,24 +130,22 @@ private:
 options parse(int argc, char** argv)
 {
     options o;
+    // The options that take a count, and those that take seconds.
+    const std::map<std::string, std::size_t*> counts{{"--spawn", &o.spawn}, {"--keys", &o.keys},
+                                                     {"--streams", &o.streams}};
+    const std::map<std::string, double*> seconds{{"--duration", &o.duration_s}, {"--warmup", &o.warmup_s}};
     for (int i = 1; i < argc; ++i)
     {
         const std::string a = argv[i];
         if (i + 1 >= argc)
             usage(("missing value for " + a).c_str());
         const std::string v = argv[++i];
-        if (a == "--master")
+        if (const auto count = counts.find(a); count != counts.end())
+            *count->second = std::stoul(v);
+        else if (const auto secs = seconds.find(a); secs != seconds.end())
+            *secs->second = std::stod(v);
+        else if (a == "--master")
             o.masters.push_back(v);
-        else if (a == "--spawn")
-            o.spawn = std::stoul(v);
-        else if (a == "--keys")
-            o.keys = std::stoul(v);
-        else if (a == "--streams")
-            o.streams = std::stoul(v);
-        else if (a == "--duration")
-            o.duration_s = std::stod(v);
-        else if (a == "--warmup")
-            o.warmup_s = std::stod(v);
         else if (a == "--ttl")
             o.ttl_ms = std::stol(v);
         else if (a == "--json")

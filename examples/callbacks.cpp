@@ -19,7 +19,7 @@
 #include <string>
 
 #include "example_checks.hpp"
-#include "local_masters.hpp"
+#include "example_masters.hpp"
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
@@ -198,11 +198,9 @@ private:
 int main()
 {
     return redlock_example::run_example("redlock-example-callbacks", [] {
-        std::printf("starting 5 local redis-server masters...\n");
-        redlock::test::local_masters masters({.count = 5});
+        auto masters = redlock_example::start_masters(5);
         asio::io_context io;
-        redlock::client_config cfg;
-        cfg.masters = masters.uris();
+        const auto cfg = redlock_example::config_of(masters.uris());
         redlock::client a(io.get_executor(), cfg);
         redlock::client b(io.get_executor(), cfg);
 

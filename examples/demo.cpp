@@ -17,16 +17,15 @@
 #include <exception>
 
 #include "example_checks.hpp"
-#include "local_masters.hpp"
+#include "example_masters.hpp"
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
 namespace {
 
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
-
 using redlock_example::check;
+using redlock_example::use_tuple;
 
 long long ms(std::chrono::steady_clock::duration d)
 {
@@ -108,14 +107,12 @@ asio::awaitable<void> demo(redlock::client& a, redlock::client& b, redlock::test
 int main()
 {
     return redlock_example::run_example("redlock-demo", [] {
-        std::printf("starting 5 local redis-server masters...\n");
-        redlock::test::local_masters masters({.count = 5});
+        auto masters = redlock_example::start_masters(5);
         for (std::size_t i = 0; i < masters.size(); ++i)
             std::printf("  master %zu: %s (pid %d)\n", i, masters.uri(i).c_str(), static_cast<int>(masters.pid(i)));
 
         asio::io_context io;
-        redlock::client_config cfg;
-        cfg.masters = masters.uris();
+        const auto cfg = redlock_example::config_of(masters.uris());
         redlock::client a(io.get_executor(), cfg);
         redlock::client b(io.get_executor(), cfg);
 

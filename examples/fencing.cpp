@@ -20,13 +20,11 @@
 
 #include <redlock/redlock.hpp>
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include <sys/types.h>
 #include <sys/wait.h>
 #include <poll.h>
 #include <signal.h>
@@ -41,20 +39,17 @@
 #include <thread>
 
 #include "example_checks.hpp"
+#include "example_masters.hpp"
 #include "fenced_file.hpp"
-#include "local_masters.hpp"
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
+using redlock_example::use_tuple;
 
 namespace {
 
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
-
 // Exit codes of process A.
-constexpr int write_accepted = 20;
-constexpr int write_refused = 21;
-constexpr int failed = 22;
+enum a_exit_code : int { write_accepted = 20, write_refused = 21, failed = 22 };
 
 redlock::lock_options options(bool fencing)
 {
@@ -106,9 +101,7 @@ int process_a(const std::vector<std::string>& masters, const std::string& store_
               bool fencing, int to_parent)
 {
     asio::io_context io;
-    redlock::client_config cfg;
-    cfg.masters = masters;
-    redlock::client locks(io.get_executor(), cfg);
+    redlock::client locks(io.get_executor(), redlock_example::config_of(masters));
     redlock::connection store(io.get_executor(), store_uri);
     int code = failed;
     auto body = [&]() -> asio::awaitable<int> {
@@ -171,17 +164,10 @@ outcome scenario(redlock::test::local_masters& masters, redlock::test::local_mas
     int pipe_fds[2];
     if (::pipe(pipe_fds) != 0)
         throw std::runtime_error("pipe failed");
-    std::fflush(nullptr);
-    const pid_t a = ::fork();
-    if (a < 0)
-        throw std::runtime_error("fork failed");
-    if (a == 0)
-    {
+    const pid_t a = redlock_example::fork_process([&] {
         ::close(pipe_fds[0]);
-        const int code = process_a(uris, store_uri, file, fencing, pipe_fds[1]);
-        std::fflush(nullptr);
-        ::_exit(code);  // the parent's objects (the servers among them) are the parent's to stop
-    }
+        return process_a(uris, store_uri, file, fencing, pipe_fds[1]);
+    });
     ::close(pipe_fds[1]);
     outcome out;
     try
@@ -195,9 +181,7 @@ outcome scenario(redlock::test::local_masters& masters, redlock::test::local_mas
         std::this_thread::sleep_for(400ms);
 
         asio::io_context io;
-        redlock::client_config cfg;
-        cfg.masters = uris;
-        redlock::client locks(io.get_executor(), cfg);
+        redlock::client locks(io.get_executor(), redlock_example::config_of(uris));
         redlock::connection store(io.get_executor(), store_uri);
         asio::co_spawn(
             io,
@@ -227,12 +211,8 @@ outcome scenario(redlock::test::local_masters& masters, redlock::test::local_mas
         throw;
     }
     ::kill(a, SIGCONT);
-    int status = 0;
-    while (::waitpid(a, &status, 0) < 0 && errno == EINTR)
-    {
-    }
+    out.a_code = redlock_example::exit_code_of(a, failed);
     ::close(pipe_fds[0]);
-    out.a_code = WIFEXITED(status) ? WEXITSTATUS(status) : failed;
     std::printf("  A resumed and wrote: %s\n",
                 out.a_code == write_accepted  ? "accepted"
                 : out.a_code == write_refused ? "refused"

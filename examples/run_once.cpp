@@ -10,15 +10,10 @@
 
 #include <redlock/redlock.hpp>
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,19 +25,16 @@
 #include <vector>
 
 #include "example_checks.hpp"
-#include "local_masters.hpp"
+#include "example_masters.hpp"
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
+using redlock_example::use_tuple;
 
 namespace {
 
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
-
 // Exit codes of a child.
-constexpr int ran_the_job = 10;
-constexpr int saw_contention = 11;
-constexpr int failed = 12;
+enum child_exit_code : int { ran_the_job = 10, saw_contention = 11, failed = 12 };
 
 // [run-once] One process's attempt. A plain async_try_lock makes one attempt: when processes
 // start at the same moment, their SETs can split the masters so that nobody reaches a majority,
@@ -86,9 +78,7 @@ int child(const std::vector<std::string>& masters, int go_fd, const std::string&
     {
     }
     asio::io_context io;
-    redlock::client_config cfg;
-    cfg.masters = masters;
-    redlock::client locks(io.get_executor(), cfg);
+    redlock::client locks(io.get_executor(), redlock_example::config_of(masters));
     int code = failed;
     asio::co_spawn(io, attempt_job(locks, log_file), [&](std::exception_ptr e, int r) {
         code = e ? failed : r;
@@ -113,8 +103,7 @@ int main()
 {
     using redlock_example::check;
     return redlock_example::run_example("redlock-example-run-once", [] {
-        std::printf("starting 5 local redis-server masters...\n");
-        redlock::test::local_masters masters({.count = 5});
+        auto masters = redlock_example::start_masters(5);
         const auto uris = masters.uris();
         const std::string log_file = masters.dir(0) + "/job.log";
 
@@ -122,23 +111,12 @@ int main()
         int go[2];
         if (::pipe(go) != 0)
             throw std::runtime_error("pipe failed");
-        std::fflush(stdout);
         std::vector<pid_t> children;
         for (int k = 0; k < processes; ++k)
-        {
-            const pid_t pid = ::fork();
-            if (pid < 0)
-                throw std::runtime_error("fork failed");
-            if (pid == 0)
-            {
+            children.push_back(redlock_example::fork_process([&] {
                 ::close(go[1]);
-                const int code = child(uris, go[0], log_file);
-                // _exit: the parent's objects (the masters among them) are the parent's to destroy.
-                std::fflush(nullptr);
-                ::_exit(code);
-            }
-            children.push_back(pid);
-        }
+                return child(uris, go[0], log_file);
+            }));
         ::close(go[0]);
         std::printf("%d processes started the job 'nightly-report' at the same moment\n", processes);
         ::close(go[1]);  // EOF on the pipe: go
@@ -146,11 +124,7 @@ int main()
         int ran = 0, contended = 0, other = 0;
         for (const pid_t pid : children)
         {
-            int status = 0;
-            while (::waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            {
-            }
-            const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+            const int code = redlock_example::exit_code_of(pid, -1);
             std::printf("  pid %d: %s\n", static_cast<int>(pid),
                         code == ran_the_job      ? "ran the job"
                         : code == saw_contention ? "saw contention, skipped"

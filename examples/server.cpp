@@ -40,7 +40,7 @@
 #include <string>
 
 #include "example_checks.hpp"
-#include "local_masters.hpp"
+#include "example_masters.hpp"
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
@@ -48,9 +48,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr auto use_tuple = asio::as_tuple(asio::use_awaitable);
-
 using redlock_example::check;
+using redlock_example::use_tuple;
 
 // The shared state the locks protect.
 std::map<std::string, long> balances = {{"acct:0", 1000}, {"acct:1", 1000}, {"acct:2", 1000}, {"acct:3", 1000}};
@@ -336,13 +335,10 @@ asio::awaitable<void> run(tcp::endpoint server, redlock::client& locks, redlock:
 int main()
 {
     return redlock_example::run_example("redlock-example-server", [] {
-        std::printf("starting 5 local redis-server masters...\n");
-        redlock::test::local_masters masters({.count = 5});
+        auto masters = redlock_example::start_masters(5);
 
         asio::io_context io;
-        redlock::client_config cfg;
-        cfg.masters = masters.uris();
-        redlock::client locks(io.get_executor(), cfg);
+        redlock::client locks(io.get_executor(), redlock_example::config_of(masters.uris()));
 
         tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
         const auto endpoint = acceptor.local_endpoint();

@@ -127,9 +127,7 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: awaitable_operators || with a timer tim
             CHECK(result.index() == 1);
             CHECK(elapsed < 150.0 + 100.0);
         }
-        auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
-        CHECK_FALSE(uec);
-        CHECK(co_await settled_keys(m) == 0);
+        co_await unlock_and_expect_no_keys(theirs, held, m);
 
         // Free: the lock wins and the timer is cancelled.
         {

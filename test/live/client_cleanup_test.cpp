@@ -19,12 +19,8 @@ TEST_CASE_METHOD(rivals_rig<5>, "client: a contended attempt leaves only the hol
             lock held = co_await acquired(theirs, "contended");
             REQUIRE(co_await eventually([&] { return on_every_master(m, "contended", held.token()); }));
 
-            auto [tec, tl] = co_await ours.async_try_lock("contended", opts, tuple_awaitable);
-            CHECK_FALSE(tec);
-            CHECK_FALSE(tl.has_value());
-            auto [lec, l] = co_await ours.async_lock("contended", opts, tuple_awaitable);
+            const lock l = co_await refused_as_contended(ours, "contended", opts);
             INFO(l.describe());
-            CHECK(lec == error::contended);
             // Decided once 3 masters said "held"; the others may not have answered yet.
             CHECK(count_status(l, master_status::held_by_other) >= 3);
             CHECK(count_status(l, master_status::held_by_other) +
@@ -47,12 +43,8 @@ TEST_CASE_METHOD(rivals_rig<5>, "client: a contended attempt leaves only the hol
             for (std::size_t i : {0u, 1u, 2u})
                 REQUIRE(m.command(i, {"SET", "partly", "othervalue", "NX", "PX", "10000"}) == "+OK\r\n");
 
-            auto [tec, tl] = co_await ours.async_try_lock("partly", opts, tuple_awaitable);
-            CHECK_FALSE(tec);
-            CHECK_FALSE(tl.has_value());
-            auto [lec, l] = co_await ours.async_lock("partly", opts, tuple_awaitable);
+            const lock l = co_await refused_as_contended(ours, "partly", opts);
             INFO(l.describe());
-            CHECK(lec == error::contended);
             CHECK(count_status(l, master_status::held_by_other) == 3);
             // Decided as soon as 3 masters said "held": the 2 others may not have answered yet.
             CHECK(count_status(l, master_status::granted) + count_status(l, master_status::pending) == 2);
@@ -126,9 +118,7 @@ TEST_CASE_METHOD(masters_rig<3>, "client: unlock and extend survive SCRIPT FLUSH
         {
             lock l = co_await acquired(c, "flushed");
             flush_scripts(m);
-            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-            CHECK_FALSE(uec);
-            CHECK(co_await settled_keys(m) == 0);
+            co_await unlock_and_expect_no_keys(c, l, m);
         }
 
         // extend: from a 1 s TTL to 20 s, with the script cache flushed before each call.
@@ -157,9 +147,7 @@ TEST_CASE_METHOD(masters_rig<3>, "client: unlock and extend survive SCRIPT FLUSH
             l = extended;
         }
         flush_scripts(m);
-        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-        CHECK_FALSE(uec);
-        CHECK(co_await settled_keys(m) == 0);
+        co_await unlock_and_expect_no_keys(c, l, m);
     }, 10s);
 }
 
@@ -190,9 +178,7 @@ TEST_CASE_METHOD(masters_rig<3>, "client: an extension extends the slow minority
             REQUIRE(raw[0] == ':');
             CHECK(std::stol(raw.substr(1)) > 15000);
         }
-        auto [uec] = co_await c.async_unlock(extended, tuple_awaitable);
-        CHECK_FALSE(uec);
-        CHECK(co_await settled_keys(m) == 0);
+        co_await unlock_and_expect_no_keys(c, extended, m);
     }, 10s);
 }
 

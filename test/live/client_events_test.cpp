@@ -60,17 +60,30 @@ struct recorder
     }
 };
 
+/// Three masters and a client of them with `defaults`, whose events `rec` records.
+struct recorded_client
+{
+    recorder rec;
+    local_masters m{{.count = 3}};
+    asio::io_context io;
+    client c;
+
+    explicit recorded_client(lock_options defaults)
+        : c(io.get_executor(), [&] {
+              auto cfg = config_for(m, defaults);
+              cfg.on_event = rec.handler();
+              return cfg;
+          }())
+    {}
+};
+
 }  // namespace
 
 TEST_CASE("client: events: masters up and down, acquisitions and releases, the master states",
           "[live][client][events]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    recorder rec;
-    auto cfg = config_for(m, short_lock());
-    cfg.on_event = rec.handler();
-    client c(io.get_executor(), cfg);
+    recorded_client rig(short_lock());
+    auto& [rec, m, io, c] = rig;
 
     run_bounded(io, [&]() -> asio::awaitable<void> {
         co_await require_connected(c);
@@ -143,12 +156,8 @@ TEST_CASE("client: events: masters up and down, acquisitions and releases, the m
 TEST_CASE("client: events: a holder is told when its lock is degraded, recovered and lost",
           "[live][client][events][hold]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    recorder rec;
-    auto cfg = config_for(m, short_lock(600ms));
-    cfg.on_event = rec.handler();
-    client c(io.get_executor(), cfg);
+    recorded_client rig(short_lock(600ms));
+    auto& [rec, m, io, c] = rig;
 
     std::vector<std::pair<std::size_t, std::size_t>> told;  // (holding, masters)
     hold_options ho;

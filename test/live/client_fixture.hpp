@@ -348,6 +348,28 @@ inline asio::awaitable<void> expect_no_keys_after_resume(local_masters& m)
     CHECK(co_await settled_keys(m) == 0);
 }
 
+/// For a `resource` that someone else holds: a try_lock completes without an error and without
+/// a lock, and a lock fails with error::contended. Returns the refused lock (its diagnostics).
+inline asio::awaitable<lock> refused_as_contended(client& c, std::string resource, lock_options o)
+{
+    auto [tec, tl] = co_await c.async_try_lock(resource, o, tuple_awaitable);
+    CHECK_FALSE(tec);
+    CHECK_FALSE(tl.has_value());
+    auto [lec, l] = co_await c.async_lock(resource, o, tuple_awaitable);
+    INFO(l.describe());
+    CHECK(lec == error::contended);
+    co_return l;
+}
+
+/// Unlocks `l` with `c`, which must succeed, then checks that no key is left on `m`'s masters
+/// once the releases in flight have landed.
+inline asio::awaitable<void> unlock_and_expect_no_keys(client& c, const lock& l, const local_masters& m)
+{
+    auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+    CHECK_FALSE(uec);
+    CHECK(co_await settled_keys(m) == 0);
+}
+
 /// Puts every master's script cache in the state a test wants: flushed (a NOSCRIPT awaits the
 /// next EVALSHA), or primed by a full lock and unlock.
 inline asio::awaitable<void> flush_or_prime_scripts(client& c, const local_masters& m, bool flush)

@@ -42,9 +42,7 @@ TEST_CASE("client: a lock rebuilt from its parts is extended, checked and releas
         CHECK(wec == error::lock_lost);
         CHECK(on_every_master(m, "app:job", token));
 
-        auto [uec] = co_await second.async_unlock(extended, tuple_awaitable);
-        CHECK_FALSE(uec);
-        CHECK(co_await settled_keys(m) == 0);
+        co_await unlock_and_expect_no_keys(second, extended, m);
 
         // A multi-resource lock, the same way.
         std::vector<std::string> both{"a", "b"};

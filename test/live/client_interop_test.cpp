@@ -6,6 +6,21 @@
 using namespace redlock;
 using namespace redlock::test;
 
+namespace {
+
+/// Unlocking `l` with `c` fails with lock_lost, and every master still holds `resource` with
+/// `token` (compare-and-delete left the holder's key alone).
+asio::awaitable<void> unlock_is_lost_keeping(client& c, const lock& l, const local_masters& m, std::string resource,
+                                             std::string token)
+{
+    auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+    CHECK(uec == error::lock_lost);
+    for (std::size_t i = 0; i < m.size(); ++i)
+        CHECK(get_on(m, i, resource) == token);
+}
+
+}  // namespace
+
 TEST_CASE_METHOD(masters_rig<5>, "client: interoperates with raw SET NX PX on the same key", "[live][client]")
 {
     auto opts = retrying(2, 10ms, 10ms);
@@ -16,14 +31,8 @@ TEST_CASE_METHOD(masters_rig<5>, "client: interoperates with raw SET NX PX on th
         for (std::size_t i = 0; i < m.size(); ++i)
             REQUIRE(m.command(i, {"SET", "interop", "othervalue", "NX", "PX", "10000"}) == "+OK\r\n");
         {
-            auto [ec, l] = co_await c.async_try_lock("interop", opts, tuple_awaitable);
-            CHECK_FALSE(ec);
-            CHECK_FALSE(l.has_value());
-        }
-        {
-            auto [ec, l] = co_await c.async_lock("interop", opts, tuple_awaitable);
+            const lock l = co_await refused_as_contended(c, "interop", opts);
             INFO(l.describe());
-            CHECK(ec == error::contended);
             CHECK_FALSE(l.held());
             CHECK(l.token().empty());
         }
@@ -47,9 +56,7 @@ TEST_CASE_METHOD(masters_rig<5>, "client: interoperates with raw SET NX PX on th
             CHECK(std::stol(pttl.substr(1)) > 0);
             CHECK(std::stol(pttl.substr(1)) <= 10000);
         }
-        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-        CHECK_FALSE(uec);
-        CHECK(co_await settled_keys(m) == 0);
+        co_await unlock_and_expect_no_keys(c, l, m);
     }, 10s);
 }
 
@@ -70,9 +77,7 @@ TEST_CASE("client: key_prefix is prepended to the resource", "[live][client]")
             if (l.masters()[i].status == master_status::granted)
                 CHECK(keys_on(m, i) == std::vector<std::string>{"app:res"});
         CHECK(count_status(l, master_status::granted) >= 2);
-        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-        CHECK_FALSE(uec);
-        CHECK(co_await settled_keys(m) == 0);
+        co_await unlock_and_expect_no_keys(c, l, m);
     }(), 10s);
 }
 
@@ -92,10 +97,7 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: outcomes and errors of lock, try_lock, 
         // (compare-and-delete).
         {
             const auto forged = ours.lock_from_parts("errors", std::string(40, 'f'), 10s);
-            auto [uec] = co_await ours.async_unlock(forged, tuple_awaitable);
-            CHECK(uec == error::lock_lost);
-            for (std::size_t i = 0; i < m.size(); ++i)
-                CHECK(get_on(m, i, "errors") == std::string(held.token()));
+            co_await unlock_is_lost_keeping(ours, forged, m, "errors", std::string(held.token()));
         }
         {
             auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
@@ -120,10 +122,7 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: outcomes and errors of lock, try_lock, 
             co_await sleep_for(60ms);
             lock their = co_await acquired(theirs, "errors");
             REQUIRE(co_await eventually([&] { return on_every_master(m, "errors", their.token()); }));
-            auto [uec] = co_await ours.async_unlock(l, tuple_awaitable);
-            CHECK(uec == error::lock_lost);
-            for (std::size_t i = 0; i < m.size(); ++i)
-                CHECK(get_on(m, i, "errors") == std::string(their.token()));
+            co_await unlock_is_lost_keeping(ours, l, m, "errors", std::string(their.token()));
             auto [uec2] = co_await theirs.async_unlock(their, tuple_awaitable);
             CHECK_FALSE(uec2);
         }
@@ -164,15 +163,13 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: outcomes and errors of lock, try_lock, 
             tiny.ttl = 3ms;
             auto [tyec, tyl] = co_await ours.async_lock("errors", tiny, tuple_awaitable);
             CHECK(tyec == error::invalid_option);
-
-            lock good = co_await acquired(ours, "errors");
-            auto [eec, el] = co_await ours.async_extend(good, 0ms, tuple_awaitable);
-            CHECK(eec == error::invalid_argument);
-            CHECK(good.held());
-            auto [uec] = co_await ours.async_unlock(good, tuple_awaitable);
-            CHECK_FALSE(uec);
         }
-        CHECK(co_await settled_keys(m) == 0);
+        // A zero extension: invalid_argument, and the lock stays held.
+        lock good = co_await acquired(ours, "errors");
+        auto [eec, el] = co_await ours.async_extend(good, 0ms, tuple_awaitable);
+        CHECK(eec == error::invalid_argument);
+        CHECK(good.held());
+        co_await unlock_and_expect_no_keys(ours, good, m);
     }, 10s);
 }
 

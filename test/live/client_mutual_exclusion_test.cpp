@@ -11,6 +11,25 @@
 using namespace redlock;
 using namespace redlock::test;
 
+namespace {
+
+/// Spawns the coroutines `body(0)` to `body(n - 1)` on `io`. `finished` counts those that
+/// have completed, and `io` stops when all of them have; one that throws is recorded in
+/// `errors`.
+template <class Body, class Counter>
+void spawn_all(asio::io_context& io, int n, Body& body, Counter& finished, error_log& errors)
+{
+    for (int k = 0; k < n; ++k)
+        asio::co_spawn(io, body(k), [&io, &finished, &errors, n](std::exception_ptr e) {
+            if (e)
+                errors.add("coroutine threw");
+            if (++finished == n)
+                io.stop();
+        });
+}
+
+}  // namespace
+
 TEST_CASE("client: concurrent clients never hold one resource at once", "[live][client]")
 {
     const std::size_t n_masters = GENERATE(3u, 5u);
@@ -75,13 +94,7 @@ TEST_CASE("client: concurrent clients never hold one resource at once", "[live][
                     ++acquisitions;
                 }
             };
-            for (int k = 0; k < per_client; ++k)
-                asio::co_spawn(io, body(k), [&](std::exception_ptr e) {
-                    if (e)
-                        errors.add("coroutine threw");
-                    if (++finished == per_client)
-                        io.stop();
-                });
+            spawn_all(io, per_client, body, finished, errors);
             io.run_for(run_time + 5s);
             if (finished != per_client)
                 errors.add("client " + std::to_string(id) + ": only " + std::to_string(finished) +
@@ -146,13 +159,7 @@ TEST_CASE("client: multi-threaded io_context, 64 coroutines on distinct resource
         }
     };
 
-    for (int k = 0; k < n_coroutines; ++k)
-        asio::co_spawn(io, body(k), [&](std::exception_ptr e) {
-            if (e)
-                errors.add("coroutine threw");
-            if (++finished == n_coroutines)
-                io.stop();
-        });
+    spawn_all(io, n_coroutines, body, finished, errors);
 
     // Watchdog: a hang fails the test instead of blocking it.
     asio::steady_timer watchdog(io, 30s);

@@ -141,6 +141,13 @@ connection_options health_timeout(std::chrono::milliseconds timeout)
     return opts;
 }
 
+/// A pinged master (TEST_CASE_METHOD) that a test may pause: the health check (10 s) does not
+/// drop the connection meanwhile.
+struct pausable_master : pinged_master
+{
+    pausable_master() : pinged_master(health_timeout(10s)) {}
+};
+
 /// Retries PING (each bounded by 500 ms) until it succeeds or `limit` has passed.
 bool ping_until_ok(asio::io_context& io, connection& conn, std::chrono::milliseconds limit)
 {
@@ -352,11 +359,10 @@ TEST_CASE("connection: requests in flight fail promptly when the master dies and
 
 // ---- 3. Per-request deadlines on a stalled master --------------------------------------------
 
-TEST_CASE("connection: request deadlines on a paused master and late replies never reach the wrong request",
-          "[live][connection]")
+TEST_CASE_METHOD(pausable_master,
+                 "connection: request deadlines on a paused master and late replies never reach the wrong request",
+                 "[live][connection]")
 {
-    pinged_master m(health_timeout(10s));  // the pause must not drop the connection here
-    auto& [masters, io, conn] = m;
     const auto before = conn.stats();
 
     masters.pause(0);
@@ -461,12 +467,10 @@ TEST_CASE("connection: the idle health PING detects a stalled master with no req
 
 // ---- 5. Per-operation cancellation -------------------------------------------------------------
 
-TEST_CASE("connection: cancellation completes at once and the cancelled request's reply is consumed",
-          "[live][connection]")
+TEST_CASE_METHOD(pausable_master,
+                 "connection: cancellation completes at once and the cancelled request's reply is consumed",
+                 "[live][connection]")
 {
-    pinged_master m(health_timeout(10s));
-    auto& [masters, io, conn] = m;
-
     masters.pause(0);
     const auto before = conn.stats();
     const asio::cancellation_type types[] = {asio::cancellation_type::terminal, asio::cancellation_type::partial,
@@ -501,15 +505,12 @@ TEST_CASE("connection: cancellation completes at once and the cancelled request'
     shut(io, conn);
 }
 
-TEST_CASE("connection: cancellation emitted right after async_exec returns is honoured",
-          "[live][connection]")
+TEST_CASE_METHOD(pausable_master, "connection: cancellation emitted right after async_exec returns is honoured",
+                 "[live][connection]")
 {
     // Per-operation cancellation applies from the moment the initiating function returns.
     // Here async_exec is called from outside the connection's strand (the io_context is not
     // running), and the signal is emitted before the io_context runs again.
-    pinged_master m(health_timeout(10s));
-    auto& [masters, io, conn] = m;
-
     masters.pause(0);
     asio::cancellation_signal sig;
     auto o = std::make_shared<outcome>();

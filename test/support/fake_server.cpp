@@ -90,20 +90,17 @@ fake_script& fake_script::slowly(std::size_t chunk, std::chrono::milliseconds pa
 
 fake_script& fake_script::close()
 {
-    current().then = disposition::close;
-    return *this;
+    return then(disposition::close);
 }
 
 fake_script& fake_script::reset()
 {
-    current().then = disposition::reset;
-    return *this;
+    return then(disposition::reset);
 }
 
 fake_script& fake_script::stall()
 {
-    current().then = disposition::stall;
-    return *this;
+    return then(disposition::stall);
 }
 
 fake_script& fake_script::on_accept(std::string bytes)
@@ -114,31 +111,29 @@ fake_script& fake_script::on_accept(std::string bytes)
 
 fake_script& fake_script::close_on_accept()
 {
-    accept_then_ = disposition::close;
-    return *this;
+    return on_accept_then(disposition::close);
 }
 
 fake_script& fake_script::reset_on_accept()
 {
-    accept_then_ = disposition::reset;
+    return on_accept_then(disposition::reset);
+}
+
+fake_script& fake_script::then(disposition d)
+{
+    current().then = d;
     return *this;
 }
 
-fake_script& fake_script::then_normal()
+fake_script& fake_script::on_accept_then(disposition d)
 {
-    after_steps_ = disposition::keep;
+    accept_then_ = d;
     return *this;
 }
 
-fake_script& fake_script::then_stall()
+fake_script& fake_script::when_done(disposition d)
 {
-    after_steps_ = disposition::stall;
-    return *this;
-}
-
-fake_script& fake_script::then_close()
-{
-    after_steps_ = disposition::close;
+    after_steps_ = d;
     return *this;
 }
 
@@ -358,6 +353,18 @@ struct fake_server::impl
     }
 
     // The end of a connection as the script says.
+    // Writes the normal answers gathered in `out`, if any, and empties it; false if the write
+    // failed.
+    static asio::awaitable<bool> write_pending(tcp::socket& sock, std::string& out)
+    {
+        if (out.empty())
+            co_return true;
+        auto [ec, n] = co_await asio::async_write(sock, asio::buffer(out), tuple_awaitable);
+        (void)n;
+        out.clear();
+        co_return !ec;
+    }
+
     static asio::awaitable<void> finish(tcp::socket& sock, fake_script::disposition d)
     {
         error_code ignored;
@@ -459,14 +466,8 @@ struct fake_server::impl
             }
             if (used == 0)
             {
-                if (!out.empty())
-                {
-                    auto [ec, n] = co_await asio::async_write(sock, asio::buffer(out), tuple_awaitable);
-                    (void)n;
-                    out.clear();
-                    if (ec)
-                        break;
-                }
+                if (!co_await write_pending(sock, out))
+                    break;
                 auto [ec, n] = co_await sock.async_read_some(asio::buffer(tmp), tuple_awaitable);
                 if (ec)
                     break;
@@ -498,8 +499,7 @@ struct fake_server::impl
             }
             else if (script.after_steps() != fake_script::disposition::keep)
             {
-                if (!out.empty())
-                    co_await asio::async_write(sock, asio::buffer(out), tuple_awaitable);
+                co_await write_pending(sock, out);
                 co_await finish(sock, script.after_steps());
                 break;
             }
@@ -510,14 +510,8 @@ struct fake_server::impl
                 continue;
             }
             // A scripted step: what was answered before it goes out first, in order.
-            if (!out.empty())
-            {
-                auto [ec, n] = co_await asio::async_write(sock, asio::buffer(out), tuple_awaitable);
-                (void)n;
-                out.clear();
-                if (ec)
-                    break;
-            }
+            if (!co_await write_pending(sock, out))
+                break;
             std::string bytes = st->what == fake_script::answer::bytes    ? st->bytes
                                 : st->what == fake_script::answer::normal ? normal_answer(args)
                                                                           : std::string();

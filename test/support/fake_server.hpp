@@ -94,12 +94,9 @@ public:
     /// Abortive close (RST) as soon as the connection is accepted.
     fake_script& reset_on_accept();
 
-    /// When the steps are used up: answer normally (the default).
-    fake_script& then_normal();
-    /// When the steps are used up: stop answering, keep the connection open.
-    fake_script& then_stall();
-    /// When the steps are used up: close (orderly).
-    fake_script& then_close();
+    /// When the steps are used up: `keep` answers normally (the default), `stall` stops
+    /// answering and keeps the connection open, `close` closes it (orderly), `reset` (RST).
+    fake_script& when_done(disposition d);
 
     const std::vector<step>& steps() const noexcept { return steps_; }
     const std::string& accept_bytes() const noexcept { return accept_bytes_; }
@@ -108,6 +105,10 @@ public:
 
 private:
     step& current();
+    /// What happens after the current step.
+    fake_script& then(disposition d);
+    /// What happens as soon as a connection is accepted.
+    fake_script& on_accept_then(disposition d);
 
     std::vector<step> steps_;
     std::string accept_bytes_;
