@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "example_checks.hpp"
-#include "local_masters.hpp"
+#include "example_masters.hpp"
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
@@ -64,15 +64,12 @@ int main()
 {
     using redlock_example::check;
     return redlock_example::run_example("redlock-example-waiting", [] {
-        std::printf("starting 3 local redis-server masters...\n\n");
-        redlock::test::local_masters masters({.count = 3});
+        auto masters = redlock_example::start_masters(3);
         for (std::size_t i = 0; i < masters.size(); ++i)
             masters.command(i, {"SET", "report", "another-owner", "NX", "PX", "20000"});
 
         asio::io_context io;
-        redlock::client_config cfg;
-        cfg.masters = masters.uris();
-        redlock::client locks(io.get_executor(), cfg);
+        redlock::client locks(io.get_executor(), redlock_example::config_of(masters.uris()));
         std::vector<int> served;
         int failed = 0, finished = 0;
         bool refused_at_once = false;
@@ -87,7 +84,7 @@ int main()
                 // Without `wait`, one attempt: the other owner's key refuses it.
                 redlock::lock_options once;
                 once.max_attempts = 1;
-                auto [ec, l] = co_await locks.async_lock("report", once, asio::as_tuple(asio::use_awaitable));
+                auto [ec, l] = co_await locks.async_lock("report", once, redlock_example::use_tuple);
                 refused_at_once = ec == redlock::error::contended;
                 co_await sleep_for(200ms);
                 other_owner_deletes(masters);

@@ -52,6 +52,13 @@ asio::awaitable<void> delete_by_hand_after(local_masters& m, std::string key, st
         CHECK(m.command(i, {"DEL", key}) == ":1\r\n");
 }
 
+// Restarts master `i` (empty) after `delay`, while the io_context runs.
+asio::awaitable<void> restart_after(local_masters& m, std::size_t i, std::chrono::milliseconds delay)
+{
+    co_await sleep_for(delay);
+    m.restart(i);
+}
+
 // Takes `resource` waiting as `o` says, failing the test (with the lock's diagnostics) if it
 // cannot, then releases it.
 asio::awaitable<void> wait_lock_unlock(client& c, std::string resource, lock_options o)
@@ -182,16 +189,10 @@ TEST_CASE_METHOD(masters_rig<5>, "wait: a master restarted while waiting does no
 {
     run([&]() -> asio::awaitable<void> {
         set_by_hand(m, "w-restart", 5, "20000");
-        asio::co_spawn(
-            io,
-            [&]() -> asio::awaitable<void> {
-                co_await sleep_for(100ms);
-                m.restart(0);  // empty: the key is gone there, and the watch with the connection
-                co_await sleep_for(300ms);
-                for (std::size_t i = 1; i < 5; ++i)
-                    CHECK(m.command(i, {"DEL", "w-restart"}) == ":1\r\n");
-            },
-            asio::detached);
+        // Master 0 restarts empty (the key is gone there, and the watch with the connection);
+        // the other four let go later.
+        asio::co_spawn(io, restart_after(m, 0, 100ms), asio::detached);
+        asio::co_spawn(io, delete_by_hand_after(m, "w-restart", 400ms, 1, 5), asio::detached);
         co_await wait_lock_unlock(c, "w-restart", waiting(8000ms));
         CHECK(co_await settled_keys(m) == 0);
     }, 20s);

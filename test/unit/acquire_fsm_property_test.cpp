@@ -20,6 +20,7 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithm/attempt_timeout.hpp"
@@ -829,21 +830,29 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[
     if (iterations >= 20000)
     {
         // The default run must reach every outcome and every phase of an interruption.
-        CHECK(cov.success > 0);
-        CHECK(cov.contended > 0);
-        CHECK(cov.no_quorum > 0);
-        CHECK(cov.validity_expired > 0);
-        CHECK(cov.aborted > 0);
-        CHECK(cov.closed > 0);
-        CHECK(cov.retried > 0);
-        CHECK(cov.release_awaits_none > 0);
-        CHECK(cov.release_partial > 0);
-        CHECK(cov.fenced_success > 0);
-        CHECK(cov.commit_failed > 0);
-        CHECK(cov.watched > 0);
-        CHECK(cov.woken > 0);
-        for (const auto n : cov.interrupted)
+        const std::pair<const char*, std::size_t> reached[] = {
+            {"success", cov.success},
+            {"contended", cov.contended},
+            {"no_quorum", cov.no_quorum},
+            {"validity_expired", cov.validity_expired},
+            {"aborted", cov.aborted},
+            {"closed", cov.closed},
+            {"retried", cov.retried},
+            {"release awaiting none", cov.release_awaits_none},
+            {"partial release", cov.release_partial},
+            {"fenced success", cov.fenced_success},
+            {"commit failed", cov.commit_failed},
+            {"watched", cov.watched},
+            {"woken", cov.woken},
+            {"interrupted in attempt", cov.interrupted[0]},
+            {"interrupted in release", cov.interrupted[1]},
+            {"interrupted in backoff", cov.interrupted[2]},
+        };
+        for (const auto& [what, n] : reached)
+        {
+            INFO(what);
             CHECK(n > 0);
+        }
     }
     budget.report("acquire_fsm property");
     if (budget.from_env)
