@@ -146,6 +146,19 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
     // form is encoded once, on first use, and copied to each connection's output.
     for (auto& s : c_->command_scratch)
         s.clear();
+    if (k == kind::release && c_->waiting.has_watchers())
+    {
+        // Waiters of this client on these keys: what they send from now on runs after this
+        // release on each master it goes to (waiting_room::released_here). Told before the
+        // sends, so that their wake-up is posted ahead of the connections' write kicks: their
+        // SET then leaves in the same write as our DEL. (A master whose connection refuses the
+        // release gets a wake-up all the same: an attempt too many, which it refuses.)
+        master_set to(n);
+        for (std::size_t i = 0; i < n; ++i)
+            if (!previous || previous->outcome(i) != master_outcome::held_by_other)
+                to.insert(i);
+        c_->waiting.released_here(to, keys_);
+    }
     for (std::size_t i = 0; i < n; ++i)
     {
         // A master that refused the attempt holds nothing of ours (release_targets).
@@ -159,16 +172,6 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
             m_[i].outstanding = false;
             --outstanding_;
         }
-    }
-    if (k == kind::release && c_->waiting.has_watchers())
-    {
-        // Waiters of this client on these keys: what they send from now on runs after this
-        // release on each master it went to (waiting_room::released_here).
-        master_set sent(n);
-        for (std::size_t i = 0; i < n; ++i)
-            if (m_[i].outstanding || (previous && previous->outcome(i) == master_outcome::timed_out))
-                sent.insert(i);
-        c_->waiting.released_here(sent, keys_);
     }
     if (outstanding_ > 0)
         c_->deadlines.schedule(*this, std::min(t0_ + timeout, latest));
