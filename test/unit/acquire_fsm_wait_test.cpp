@@ -150,7 +150,7 @@ TEST_CASE("acquire_fsm wait: stale and unrelated news is ignored", "[acquire_fsm
     CHECK(f.resume(acquire_event::watched(w.round_id, 2, granted, -2, true, at(9ms))).type == kind::none);
 }
 
-TEST_CASE("acquire_fsm wait: refusals do not use up max_attempts; the wait's end does",
+TEST_CASE("acquire_fsm wait: refusals do not use up max_attempts, the end of the wait does",
           "[acquire_fsm][wait]")
 {
     auto o = waiting_options();
