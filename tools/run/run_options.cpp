@@ -242,9 +242,16 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
     }
     catch (const CLI::ExtrasError&)
     {
-        // Not CLI11's message: it would echo the extra arguments, which may be anything.
-        return fail(exit_status::usage, "one RESOURCE, then -- and COMMAND: usage: redlock-run [OPTIONS] RESOURCE -- "
-                                        "COMMAND [ARG...]");
+        // Not CLI11's message: it echoes the extra arguments, which may be anything (a URI with
+        // a password). Unknown options are named up to their '='; a second RESOURCE is not.
+        std::string unknown;
+        for (const auto& a : app.remaining())
+            if (a.size() > 1 && a.front() == '-')
+                unknown += (unknown.empty() ? "" : ", ") + a.substr(0, a.find('='));
+        if (!unknown.empty())
+            return fail(exit_status::usage, "unknown option " + unknown + "\n(see redlock-run --help)");
+        return fail(exit_status::usage,
+                    "one RESOURCE, then -- and COMMAND: usage: redlock-run [OPTIONS] RESOURCE -- COMMAND [ARG...]");
     }
     catch (const CLI::ParseError& e)
     {

@@ -1,0 +1,236 @@
+// redlock-run's command line without starting a process: durations, where masters and the
+// password come from, and what is refused (tools/run/run_options.hpp).
+#include "run_options.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+
+using namespace redlock::run;
+using namespace std::chrono_literals;
+
+namespace {
+
+// An environment of the test's own: variables and files from maps.
+struct fake_environment
+{
+    std::map<std::string, std::string> vars;
+    std::map<std::string, std::string> files;
+
+    run_environment get() const
+    {
+        run_environment e;
+        e.getenv = [this](const std::string& n) -> std::optional<std::string> {
+            auto it = vars.find(n);
+            return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
+        };
+        e.read_file = [this](const std::string& p) -> std::optional<std::string> {
+            auto it = files.find(p);
+            if (it == files.end())
+            {
+                errno = ENOENT;
+                return std::nullopt;
+            }
+            return it->second;
+        };
+        e.default_masters_file = "/etc/redlock/masters";
+        return e;
+    }
+};
+
+parse_result parse(std::vector<std::string> args, const fake_environment& env = {})
+{
+    return parse_run_options(args, env.get());
+}
+
+}  // namespace
+
+TEST_CASE("redlock-run: durations take a unit, a bare number is seconds", "[tool]")
+{
+    CHECK(parse_duration("30s") == 30000ms);
+    CHECK(parse_duration("500ms") == 500ms);
+    CHECK(parse_duration("1.5m") == 90000ms);
+    CHECK(parse_duration("2h") == 7200000ms);
+    CHECK(parse_duration("2") == 2000ms);
+    CHECK(parse_duration("0.25") == 250ms);
+    CHECK(parse_duration("0") == 0ms);
+    for (const char* bad : {"", "s", "-1", "1x", "1.2.3", "1 s", "ms", "1e3", "9999h"})
+    {
+        INFO(bad);
+        CHECK_FALSE(parse_duration(bad));
+    }
+}
+
+TEST_CASE("redlock-run: the defaults and the command after --", "[tool]")
+{
+    auto r = parse({"--master", "redis://127.0.0.1:7000", "job", "--", "make", "--jobs", "2", "--", "x"});
+    REQUIRE(r.options);
+    CHECK(r.options->resource == "job");
+    CHECK(r.options->command == std::vector<std::string>{"make", "--jobs", "2", "--", "x"});
+    CHECK(r.options->ttl == 30s);
+    CHECK(r.options->wait == 0ms);  // like flock -n: a held lock is a conflict at once
+    CHECK(r.options->kill_after == 5s);
+    CHECK(r.options->conflict_exit_code == exit_status::conflict);
+    CHECK_FALSE(r.options->fencing);
+    CHECK(r.options->tls.verify_peer);
+}
+
+TEST_CASE("redlock-run: bad arguments exit 64 with a message", "[tool]")
+{
+    struct bad_case
+    {
+        std::vector<std::string> args;
+        std::string says;
+    };
+    std::vector<bad_case> cases{
+        {{"--master", "redis://h", "job"}, "no COMMAND"},
+        {{"--master", "redis://h", "job", "--"}, "no COMMAND"},
+        {{"--master", "redis://h", "--", "true"}, "RESOURCE"},
+        {{"--master", "redis://h", "a", "b", "--", "true"}, "one RESOURCE"},
+        {{"--master", "redis://h", "--ttl", "0", "job", "--", "true"}, "--ttl must be more than 0"},
+        {{"--master", "redis://h", "--wait", "soon", "job", "--", "true"}, "--wait: \"soon\" is not a duration"},
+        {{"--master", "redis://h", "--conflict-exit-code", "256", "job", "--", "true"}, "conflict-exit-code"},
+        {{"--master", "redis://h", "--no-such", "job", "--", "true"}, "--no-such"},
+        {{"--master", "http://h", "job", "--", "true"}, "scheme"},
+    };
+    for (const auto& c : cases)
+    {
+        auto r = parse(c.args);
+        INFO(c.says);
+        CHECK_FALSE(r.options);
+        CHECK(r.exit_code == exit_status::usage);
+        CHECK_THAT(r.message, Catch::Contains(c.says));
+    }
+}
+
+TEST_CASE("redlock-run: --help and --version print to stdout and exit 0", "[tool]")
+{
+    auto h = parse({"--help"});
+    CHECK_FALSE(h.options);
+    CHECK(h.exit_code == 0);
+    CHECK(h.to_stdout);
+    CHECK_THAT(h.message, Catch::Contains("--conflict-exit-code") && Catch::Contains("RESOURCE -- COMMAND"));
+    auto v = parse({"--version"});
+    CHECK(v.exit_code == 0);
+    CHECK_THAT(v.message, Catch::StartsWith("redlock-run "));
+}
+
+TEST_CASE("redlock-run: masters from --master, else --masters-file, else REDLOCK_MASTERS, else the default file",
+          "[tool]")
+{
+    fake_environment env;
+    env.files["/etc/redlock/masters"] = "# the cluster's masters\nredis://d1:6379\n\n  redis://d2:6379  \nredis://d3\n";
+    env.files["/srv/masters"] = "redis://f1\nredis://f2\nredis://f3\n";
+    env.vars["REDLOCK_MASTERS"] = "redis://e1, redis://e2\tredis://e3";
+
+    auto from_flags = parse({"--master", "redis://m1", "--master", "redis://m2", "--masters-file", "/srv/masters",
+                             "job", "--", "true"},
+                            env);
+    REQUIRE(from_flags.options);
+    CHECK(from_flags.options->masters == std::vector<std::string>{"redis://m1", "redis://m2"});
+
+    auto from_file = parse({"--masters-file", "/srv/masters", "job", "--", "true"}, env);
+    REQUIRE(from_file.options);
+    CHECK(from_file.options->masters == std::vector<std::string>{"redis://f1", "redis://f2", "redis://f3"});
+
+    auto from_env = parse({"job", "--", "true"}, env);
+    REQUIRE(from_env.options);
+    CHECK(from_env.options->masters == std::vector<std::string>{"redis://e1", "redis://e2", "redis://e3"});
+
+    env.vars.erase("REDLOCK_MASTERS");
+    auto from_default = parse({"job", "--", "true"}, env);
+    REQUIRE(from_default.options);
+    CHECK(from_default.options->masters == std::vector<std::string>{"redis://d1:6379", "redis://d2:6379", "redis://d3"});
+
+    env.files.clear();
+    auto none = parse({"job", "--", "true"}, env);
+    CHECK(none.exit_code == exit_status::usage);
+    CHECK_THAT(none.message, Catch::Contains("no masters"));
+
+    auto missing = parse({"--masters-file", "/nope", "job", "--", "true"}, env);
+    CHECK(missing.exit_code == exit_status::config);
+    CHECK_THAT(missing.message, Catch::Contains("/nope"));
+
+    env.files["/empty"] = "# nobody\n";
+    auto empty = parse({"--masters-file", "/empty", "job", "--", "true"}, env);
+    CHECK(empty.exit_code == exit_status::config);
+    CHECK_THAT(empty.message, Catch::Contains("names no master"));
+}
+
+TEST_CASE("redlock-run: a password is refused on the command line and never appears in a message", "[tool]")
+{
+    auto r = parse({"--master", "redis://:hunter2@h:6379", "job", "--", "true"});
+    CHECK_FALSE(r.options);
+    CHECK(r.exit_code == exit_status::usage);
+    CHECK_THAT(r.message, Catch::Contains("--password-file") && !Catch::Contains("hunter2"));
+
+    // The same URI from the environment or a file is fine: neither is visible in ps.
+    fake_environment env;
+    env.vars["REDLOCK_MASTERS"] = "redis://:hunter2@h:6379";
+    auto ok = parse({"job", "--", "true"}, env);
+    REQUIRE(ok.options);
+    CHECK(make_client_config(*ok.options).master_configs.at(0).password == "hunter2");
+
+    // A malformed URI holding a password: the message leaves it out.
+    env.vars["REDLOCK_MASTERS"] = "redis://user:hunter2@h:notaport";
+    auto bad = parse({"job", "--", "true"}, env);
+    CHECK(bad.exit_code == exit_status::config);
+    CHECK_THAT(bad.message, Catch::Contains("REDLOCK_MASTERS") && !Catch::Contains("hunter2"));
+
+    // Extra arguments are not echoed (they may be anything).
+    auto extra = parse({"--master", "redis://h", "job", "redis://:hunter2@h", "--", "true"});
+    CHECK(extra.exit_code == exit_status::usage);
+    CHECK_THAT(extra.message, !Catch::Contains("hunter2"));
+}
+
+TEST_CASE("redlock-run: the password from --password-file, else REDLOCK_PASSWORD, for URIs without one", "[tool]")
+{
+    fake_environment env;
+    env.files["/run/secrets/redis"] = "from-file\nsecond line ignored\n";
+    env.vars["REDLOCK_PASSWORD"] = "from-env";
+
+    auto file = parse({"--master", "redis://a", "--master", "rediss://b", "--password-file", "/run/secrets/redis",
+                       "--tls-ca-file", "/ca.pem", "job", "--", "true"},
+                      env);
+    REQUIRE(file.options);
+    auto cfg = make_client_config(*file.options);
+    REQUIRE(cfg.master_configs.size() == 2);
+    CHECK(cfg.master_configs[0].password == "from-file");
+    CHECK(cfg.master_configs[1].password == "from-file");
+    CHECK(cfg.master_configs[1].tls.ca_file == "/ca.pem");
+    CHECK(cfg.master_configs[0].tls.ca_file.empty());
+    CHECK(cfg.masters.empty());
+
+    auto from_env = parse({"--master", "redis://a", "job", "--", "true"}, env);
+    REQUIRE(from_env.options);
+    CHECK(make_client_config(*from_env.options).master_configs[0].password == "from-env");
+
+    // A URI's own password wins.
+    env.vars["REDLOCK_MASTERS"] = "redis://:own@a,redis://b";
+    auto own = parse({"job", "--", "true"}, env);
+    REQUIRE(own.options);
+    auto own_cfg = make_client_config(*own.options);
+    CHECK(own_cfg.master_configs[0].password == "own");
+    CHECK(own_cfg.master_configs[1].password == "from-env");
+
+    env.files["/empty"] = "\nsecret on line 2\n";
+    auto empty = parse({"--master", "redis://a", "--password-file", "/empty", "job", "--", "true"}, env);
+    CHECK(empty.exit_code == exit_status::config);
+    CHECK_THAT(empty.message, Catch::Contains("first line is empty") && !Catch::Contains("secret"));
+
+    auto missing = parse({"--master", "redis://a", "--password-file", "/nope", "job", "--", "true"}, env);
+    CHECK(missing.exit_code == exit_status::config);
+}
+
+TEST_CASE("redlock-run: the options reach the client's configuration", "[tool]")
+{
+    auto r = parse({"--master", "redis://a", "--ttl", "5s", "--wait", "1m", "--fencing", "--connect-timeout", "300ms",
+                    "--tls-insecure", "job", "--", "true"});
+    REQUIRE(r.options);
+    auto cfg = make_client_config(*r.options);
+    CHECK(cfg.defaults.ttl == 5s);
+    CHECK(cfg.defaults.wait == 60s);
+    CHECK(cfg.defaults.fencing);
+    CHECK(cfg.connection.connect_timeout == 300ms);
+    CHECK_FALSE(r.options->tls.verify_peer);
+}
