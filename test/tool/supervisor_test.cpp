@@ -60,7 +60,7 @@ TEST_CASE("supervisor: --kill-after bounds the grace when the keys have longer",
     supervisor s(3s, lost_status);
     CHECK(s.lock_lost(20000ms).kill_in == 3000ms);
     supervisor z(3s, lost_status);
-    CHECK(z.lock_lost(0ms).kill_in == 0ms);  // taken over already: no grace
+    CHECK(z.lock_lost(0ms).kill_in == 0ms);  // no validity left: no grace
     supervisor n(3s, lost_status);
     CHECK(n.lock_lost(-5ms).kill_in == 0ms);
 }
