@@ -55,38 +55,6 @@ bool on_path(const std::string& exe)
     return false;
 }
 
-std::string json_escape(std::string_view s)
-{
-    std::string out;
-    for (char ch : s)
-    {
-        switch (ch)
-        {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (static_cast<unsigned char>(ch) < 0x20)
-            {
-                char b[8];
-                std::snprintf(b, sizeof b, "\\u%04x", ch);
-                out += b;
-            }
-            else
-                out += ch;
-        }
-    }
-    return out;
-}
-
-std::string num(double v)
-{
-    char b[64];
-    std::snprintf(b, sizeof b, "%.6g", v);
-    return b;
-}
-
 std::string printable_uri(const std::string& uri)
 {
     try

@@ -14,10 +14,6 @@ std::string with_commas(double v, int decimals = 0);
 long peak_rss_kib();
 /// Whether `exe` is found in PATH.
 bool on_path(const std::string& exe);
-/// `s` escaped for a JSON string.
-std::string json_escape(std::string_view s);
-/// A number for JSON (finite, shortest round-trip form).
-std::string num(double v);
 /// A URI as it may be printed: the password replaced by ***.
 std::string printable_uri(const std::string& uri);
 

@@ -8,12 +8,15 @@
 #include <fstream>
 #include <sstream>
 
+#include <boost/json.hpp>
+
 #include "bench_format.hpp"
 #include "common.hpp"
 
 namespace redlock::bench {
 
 namespace fs = std::filesystem;
+namespace json = boost::json;
 
 namespace {
 
@@ -27,26 +30,36 @@ std::vector<double> spectrum_percentiles()
     return ps;
 }
 
-std::string json_latency(const histogram_data& h)
+// A measured figure; null when there is none (the mean of no samples), as JSON has no NaN.
+// Whole numbers as integers: Boost.JSON writes every double in exponent form ("1E0").
+json::value figure(double v)
 {
-    std::string s = "{\"count\": " + std::to_string(h.count());
-    s += ", \"min\": " + num(h.min_us()) + ", \"mean\": " + num(h.mean_us());
-    s += ", \"p50\": " + num(h.percentile_us(50)) + ", \"p90\": " + num(h.percentile_us(90));
-    s += ", \"p99\": " + num(h.percentile_us(99)) + ", \"p999\": " + num(h.percentile_us(99.9));
-    s += ", \"max\": " + num(h.max_us()) + "}";
-    return s;
+    if (!std::isfinite(v))
+        return nullptr;
+    if (v == std::trunc(v) && std::fabs(v) < 9e15)
+        return static_cast<std::int64_t>(v);
+    return v;
 }
 
-std::string json_spectrum(const histogram_data& h)
+json::object json_latency(const histogram_data& h)
 {
-    std::string s = "[";
-    bool first = true;
+    return {{"count", h.count()},
+            {"min", figure(h.min_us())},
+            {"mean", figure(h.mean_us())},
+            {"p50", figure(h.percentile_us(50))},
+            {"p90", figure(h.percentile_us(90))},
+            {"p99", figure(h.percentile_us(99))},
+            {"p999", figure(h.percentile_us(99.9))},
+            {"max", figure(h.max_us())}};
+}
+
+// [[percentile, microseconds], ...]
+json::array json_spectrum(const histogram_data& h)
+{
+    json::array a;
     for (double p : spectrum_percentiles())
-    {
-        s += std::string(first ? "" : ", ") + "[" + num(p) + ", " + num(h.percentile_us(p)) + "]";
-        first = false;
-    }
-    return s + "]";
+        a.push_back(json::array{figure(p), figure(h.percentile_us(p))});
+    return a;
 }
 
 // A count with thousands separators.
@@ -68,70 +81,75 @@ std::string to_json(const result& r)
 {
     const auto& t = *r.t;
     const auto& c = r.cfg;
-    std::string s = "{\n";
-    s += "  \"tool\": \"redlock-bench\",\n";
-    s += "  \"implementation\": \"redlock (C++20, Boost.Asio)\",\n";
-    s += "  \"config\": {\"masters\": [";
-    for (std::size_t i = 0; i < r.masters.size(); ++i)
-        s += std::string(i ? ", " : "") + "\"" + json_escape(r.masters[i]) + "\"";
-    s += "], \"spawned\": " + std::to_string(c.spawn);
-    s += ", \"workers\": " + std::to_string(c.workers) + ", \"resources\": " + std::to_string(c.resources);
-    s += ", \"resource_prefix\": \"" + json_escape(c.prefix) + "\"";
-    s += ", \"ttl_ms\": " + std::to_string(c.ttl.count()) + ", \"hold_ms\": " + std::to_string(c.hold.count());
-    s += ", \"duration_s\": " + num(c.duration_s) + ", \"warmup_s\": " + num(c.warmup_s);
-    s += ", \"retries\": " + std::to_string(c.retries) + ", \"threads\": " + std::to_string(c.threads);
-    s += ", \"observe\": " + std::string(c.observe ? "true" : "false");
-    s += ", \"fencing\": " + std::string(c.fencing ? "true" : "false");
-    s += ", \"wait\": " + std::string(c.wait ? "true" : "false") + "},\n";
-    s += "  \"elapsed_s\": " + num(r.elapsed_s) + ",\n";
-    s += "  \"interrupted\": " + std::string(r.interrupted ? "true" : "false") + ",\n";
-    s += "  \"cycles\": " + std::to_string(t.acquired) + ",\n";
-    s += "  \"cycles_per_s\": " + num(r.cycles_per_s()) + ",\n";
-    s += "  \"attempts_per_s\": " + num(r.attempts_per_s()) + ",\n";
-    s += "  \"attempts\": " + std::to_string(t.attempts) + ",\n";
-    s += "  \"acquired\": " + std::to_string(t.acquired) + ",\n";
-    s += "  \"failed\": {";
+    json::object o;
+    o["tool"] = "redlock-bench";
+    o["implementation"] = "redlock (C++20, Boost.Asio)";
+    json::array masters;
+    for (const auto& m : r.masters)
+        masters.emplace_back(m);
+    o["config"] = {{"masters", std::move(masters)},
+                   {"spawned", c.spawn},
+                   {"workers", c.workers},
+                   {"resources", c.resources},
+                   {"resource_prefix", c.prefix},
+                   {"ttl_ms", c.ttl.count()},
+                   {"hold_ms", c.hold.count()},
+                   {"duration_s", figure(c.duration_s)},
+                   {"warmup_s", figure(c.warmup_s)},
+                   {"retries", c.retries},
+                   {"threads", c.threads},
+                   {"observe", c.observe},
+                   {"fencing", c.fencing},
+                   {"wait", c.wait}};
+    o["elapsed_s"] = figure(r.elapsed_s);
+    o["interrupted"] = r.interrupted;
+    o["cycles"] = t.acquired;
+    o["cycles_per_s"] = figure(r.cycles_per_s());
+    o["attempts_per_s"] = figure(r.attempts_per_s());
+    o["attempts"] = t.attempts;
+    o["acquired"] = t.acquired;
+    json::object failed, release_failed, other;
     for (std::size_t k = 0; k < fail_kinds; ++k)
-        s += std::string(k ? ", " : "") + "\"" + acquire_fail_names[k] + "\": " + std::to_string(t.failed[k]);
-    s += "},\n";
-    s += "  \"released\": " + std::to_string(t.released) + ",\n";
-    s += "  \"release_failed\": {";
+        failed[acquire_fail_names[k]] = t.failed[k];
     for (std::size_t k = 0; k < release_kinds; ++k)
-        s += std::string(k ? ", " : "") + "\"" + release_fail_names[k] + "\": " + std::to_string(t.release_failed[k]);
-    s += "},\n";
-    s += "  \"other_errors\": {";
-    bool first = true;
+        release_failed[release_fail_names[k]] = t.release_failed[k];
     for (const auto& [m, n] : r.other_errors)
+        other[m] = n;
+    o["failed"] = std::move(failed);
+    o["released"] = t.released;
+    o["release_failed"] = std::move(release_failed);
+    o["other_errors"] = std::move(other);
+    if (c.fencing)
+        o["fencing"] = {{"checked", r.fences_checked}, {"violations", r.fence_violations}};
+    if (t.handoff.count())
+        o["handoff_us"] = json_latency(t.handoff);
+    const auto f = fairness::of(r.per_worker);
+    o["fairness"] = {{"min", f.min},
+                     {"mean", figure(f.mean)},
+                     {"max", f.max},
+                     {"jain", figure(f.jain)},
+                     {"per_worker", json::value_from(r.per_worker)}};
+    o["counts_add_up"] = r.counts_ok;
+    o["acquire_us"] = json_latency(t.acquire);
+    o["release_us"] = json_latency(t.release);
+    o["failed_attempt_us"] = json_latency(t.failed_attempt);
+    o["client_cpu_us"] = figure(r.cpu_us);
+    o["client_cpu_us_per_cycle"] = figure(r.cpu_per_cycle());
+    o["client_cpu_us_per_attempt"] = figure(r.cpu_per_attempt());
+    o["peak_rss_kib"] = r.rss_kib;
+    o["acquire_spectrum"] = json_spectrum(t.acquire);
+    o["release_spectrum"] = json_spectrum(t.release);
+
+    // One top-level key per line, for people reading the file; Boost.JSON writes each value.
+    std::string s = "{\n";
+    bool first = true;
+    for (const auto& kv : o)
     {
-        s += std::string(first ? "" : ", ") + "\"" + json_escape(m) + "\": " + std::to_string(n);
+        s += first ? "  " : ",\n  ";
+        s += json::serialize(json::string_view(kv.key())) + ": " + json::serialize(kv.value());
         first = false;
     }
-    s += "},\n";
-    if (c.fencing)
-        s += "  \"fencing\": {\"checked\": " + std::to_string(r.fences_checked) +
-             ", \"violations\": " + std::to_string(r.fence_violations) + "},\n";
-    if (t.handoff.count())
-        s += "  \"handoff_us\": " + json_latency(t.handoff) + ",\n";
-    {
-        const auto f = fairness::of(r.per_worker);
-        s += "  \"fairness\": {\"min\": " + std::to_string(f.min) + ", \"mean\": " + num(f.mean) +
-             ", \"max\": " + std::to_string(f.max) + ", \"jain\": " + num(f.jain) + ", \"per_worker\": [";
-        for (std::size_t w = 0; w < r.per_worker.size(); ++w)
-            s += (w ? ", " : "") + std::to_string(r.per_worker[w]);
-        s += "]},\n";
-    }
-    s += "  \"counts_add_up\": " + std::string(r.counts_ok ? "true" : "false") + ",\n";
-    s += "  \"acquire_us\": " + json_latency(t.acquire) + ",\n";
-    s += "  \"release_us\": " + json_latency(t.release) + ",\n";
-    s += "  \"failed_attempt_us\": " + json_latency(t.failed_attempt) + ",\n";
-    s += "  \"client_cpu_us\": " + num(r.cpu_us) + ",\n";
-    s += "  \"client_cpu_us_per_cycle\": " + num(r.cpu_per_cycle()) + ",\n";
-    s += "  \"client_cpu_us_per_attempt\": " + num(r.cpu_per_attempt()) + ",\n";
-    s += "  \"peak_rss_kib\": " + std::to_string(r.rss_kib) + ",\n";
-    s += "  \"acquire_spectrum\": " + json_spectrum(t.acquire) + ",\n";
-    s += "  \"release_spectrum\": " + json_spectrum(t.release) + "\n";
-    s += "}\n";
-    return s;
+    return s + "\n}\n";
 }
 
 fairness fairness::of(const std::vector<std::uint64_t>& per_worker)

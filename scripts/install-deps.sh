@@ -12,7 +12,8 @@ packages=(
     libboost1.81-dev   # Asio 1.81 (co_composed, any_completion_handler); 1.74 is too old
     libssl-dev         # TLS and the CSPRNG for lock tokens
     catch2             # 2.13, the test framework
-    libcli11-dev       # 2.1, header-only: the command-line tools' arguments (tools/)
+    libcli11-dev       # 2.1, header-only: the command-line tools' arguments
+    libboost-json1.81-dev  # redlock-bench's JSON output
     redis-server redis-tools  # real masters for the live tests, the examples and the bench
     openssl            # only for inspecting the test certificates by hand
 )
