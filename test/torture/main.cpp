@@ -38,6 +38,8 @@
 #include "faults.hpp"
 #include "ledger.hpp"
 #include "local_masters.hpp"
+
+#include <CLI/CLI.hpp>
 #include "worker.hpp"
 
 namespace {
@@ -83,88 +85,59 @@ struct options
 
 [[noreturn]] void usage(const std::string& why)
 {
-    std::fprintf(stderr,
-                 "redlock-torture: %s\n"
-                 "usage: redlock-torture [--duration S] [--processes P] [--workers W] [--resources R]\n"
-                 "                       [--masters N] [--ttls 300,1000,2000] [--seed X] [--verbose]\n"
-                 "                       [--try-pct 15] [--extend-pct 10] [--overrun-pct 3] [--hold-max MS]\n"
-                 "                       [--keep-ledger] [--unsafe-restarts] [--fencing]\n"
-                 "                       [--fencing-pct P] [--volatile-masters] [--self-test]\n",
-                 why.c_str());
+    std::fprintf(stderr, "redlock-torture: %s\n(see redlock-torture --help)\n", why.c_str());
     std::exit(2);
-}
-
-template <class T>
-T number(std::string_view s, const char* name)
-{
-    T v{};
-    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size())
-        usage(std::string("bad value for ") + name + ": '" + std::string(s) + "'");
-    return v;
-}
-
-std::vector<std::string> split(std::string_view s)
-{
-    std::vector<std::string> out;
-    while (!s.empty())
-    {
-        const auto comma = s.find(',');
-        out.emplace_back(s.substr(0, comma));
-        if (comma == std::string_view::npos)
-            break;
-        s.remove_prefix(comma + 1);
-    }
-    return out;
 }
 
 options parse(int argc, char** argv)
 {
     options o;
-    for (int i = 1; i < argc; ++i)
+    CLI::App app{"The mutual-exclusion checker: worker processes contend on a few resources through the public "
+                 "API while a fault schedule runs; their ledgers are checked for overlaps and the masters for "
+                 "leftover keys (docs/reliability.md).",
+                 "redlock-torture"};
+    const auto positive = CLI::PositiveNumber;
+    app.add_option("--duration", o.duration_s, "seconds of the run")->check(positive)->capture_default_str();
+    app.add_option("--processes", o.processes, "worker processes")->check(positive)->capture_default_str();
+    app.add_option("--workers", o.workers, "workers per process")->check(positive)->capture_default_str();
+    app.add_option("--resources", o.resources, "resources contended")->check(positive)->capture_default_str();
+    app.add_option("--masters", o.masters, "masters started")->check(positive)->capture_default_str();
+    app.add_option("--ttls", o.ttls, "the TTLs drawn from, ms (>= 50: less leaves no validity after the "
+                                     "attempt deadline)")
+        ->delimiter(',')
+        ->check(CLI::Range(50, 86'400'000))
+        ->capture_default_str();
+    app.add_option("--seed", o.seed, "the fault schedule's and workers' seed (default: random)");
+    app.add_option("--try-pct", o.try_pct, "% of acquisitions that are try_lock")->check(CLI::Range(0, 100));
+    app.add_option("--extend-pct", o.extend_pct, "% of holds that extend")->check(CLI::Range(0, 100));
+    app.add_option("--overrun-pct", o.overrun_pct, "% of holds that overrun their validity")->check(CLI::Range(0, 100));
+    app.add_option("--hold-max", o.hold_max_ms, "longest hold, ms")->check(CLI::NonNegativeNumber);
+    app.add_flag("--verbose", o.verbose, "tell each fault and each worker's progress");
+    app.add_flag("--unsafe-restarts", o.unsafe_restarts, "restart masters without the delayed restart");
+    app.add_flag_callback("--fencing", [&o] { o.fencing_pct = 50; },
+                          "half the acquisitions fenced, masters persistent (AOF, fsync always)");
+    app.add_option("--fencing-pct", o.fencing_pct, "this share of the acquisitions fenced")->check(CLI::Range(0, 100));
+    app.add_flag("--volatile-masters", o.volatile_masters, "no persistence even with fencing");
+    app.add_flag("--keep-ledger", o.keep_ledger, "keep the ledgers' directory");
+    app.add_flag("--self-test", o.self_test, "run the checker on synthetic ledgers with known answers");
+    // Worker mode: set by the parent when it starts a worker process.
+    app.add_option("--worker", o.worker)->group("");
+    app.add_option("--until", o.until)->group("");
+    app.add_option("--ledger", o.ledger)->group("");
+    app.add_option("--uris", o.uris)->delimiter(',')->group("");
+    try
     {
-        const std::string_view a = argv[i];
-        auto value = [&]() -> std::string_view {
-            if (i + 1 >= argc)
-                usage(std::string(a) + " needs a value");
-            return argv[++i];
-        };
-        if (a == "--duration") o.duration_s = number<int>(value(), "--duration");
-        else if (a == "--processes") o.processes = number<int>(value(), "--processes");
-        else if (a == "--workers") o.workers = number<int>(value(), "--workers");
-        else if (a == "--resources") o.resources = number<int>(value(), "--resources");
-        else if (a == "--masters") o.masters = number<int>(value(), "--masters");
-        else if (a == "--seed") o.seed = number<std::uint64_t>(value(), "--seed");
-        else if (a == "--try-pct") o.try_pct = number<int>(value(), "--try-pct");
-        else if (a == "--extend-pct") o.extend_pct = number<int>(value(), "--extend-pct");
-        else if (a == "--overrun-pct") o.overrun_pct = number<int>(value(), "--overrun-pct");
-        else if (a == "--hold-max") o.hold_max_ms = number<int>(value(), "--hold-max");
-        else if (a == "--verbose") o.verbose = true;
-        else if (a == "--unsafe-restarts") o.unsafe_restarts = true;
-        else if (a == "--fencing") o.fencing_pct = 50;
-        else if (a == "--fencing-pct") o.fencing_pct = number<int>(value(), "--fencing-pct");
-        else if (a == "--volatile-masters") o.volatile_masters = true;
-        else if (a == "--keep-ledger") o.keep_ledger = true;
-        else if (a == "--self-test") o.self_test = true;
-        else if (a == "--ttls")
-        {
-            o.ttls.clear();
-            for (const auto& t : split(value()))
-                o.ttls.push_back(number<int>(t, "--ttls"));
-        }
-        // Worker mode (set by the parent).
-        else if (a == "--worker") o.worker = number<int>(value(), "--worker");
-        else if (a == "--until") o.until = number<nanos>(value(), "--until");
-        else if (a == "--ledger") o.ledger = std::string(value());
-        else if (a == "--uris") o.uris = split(value());
-        else usage("unknown argument '" + std::string(a) + "'");
+        app.parse(argc, argv);
     }
-    if (o.duration_s < 1 || o.processes < 1 || o.workers < 1 || o.resources < 1 || o.masters < 1 ||
-        o.ttls.empty() || o.hold_max_ms < 0)
-        usage("values must be positive");
-    for (int t : o.ttls)
-        if (t < 50)
-            usage("TTLs below 50 ms leave no validity after the attempt deadline");
+    catch (const CLI::CallForHelp&)
+    {
+        std::fputs(app.help().c_str(), stdout);
+        std::exit(0);
+    }
+    catch (const CLI::ParseError& e)
+    {
+        usage(e.what());
+    }
     return o;
 }
 
@@ -312,7 +285,12 @@ struct resp_reader
         const auto l = line();
         if (l.empty() || l[0] != prefix)
             throw std::runtime_error("unexpected reply type '" + std::string(l) + "'");
-        return number<long long>(l.substr(1), "reply");
+        long long v = 0;
+        const auto digits = l.substr(1);
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+        if (ec != std::errc() || end != digits.data() + digits.size())
+            throw std::runtime_error("malformed integer in reply '" + std::string(l) + "'");
+        return v;
     }
     std::optional<std::string> bulk()
     {
