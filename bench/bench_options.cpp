@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "bench_options.hpp"
 
-#include <CLI/CLI.hpp>
+#include "parse_or_exit.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -24,8 +24,7 @@ constexpr const char* footer = R"(A progress line is printed every second (rewri
 
 [[noreturn]] void usage_error(const std::string& msg)
 {
-    std::fprintf(stderr, "redlock-bench: %s\n(see redlock-bench --help)\n", msg.c_str());
-    std::exit(2);
+    cli::usage_error("redlock-bench", msg);
 }
 
 }  // namespace
@@ -105,19 +104,7 @@ config parse_args(int argc, char** argv)
         ->type_name("FILE")
         ->group("measurement");
 
-    try
-    {
-        app.parse(argc, argv);
-    }
-    catch (const CLI::CallForHelp&)
-    {
-        std::fputs(app.help().c_str(), stdout);
-        std::exit(0);
-    }
-    catch (const CLI::ParseError& e)
-    {
-        usage_error(e.what());
-    }
+    cli::parse_or_exit(app, argc, argv);
     c.ttl = std::chrono::milliseconds(ttl_ms);
     c.hold = std::chrono::milliseconds(hold_ms);
     if (c.masters.empty() && c.spawn == 0)

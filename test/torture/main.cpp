@@ -39,7 +39,7 @@
 #include "ledger.hpp"
 #include "local_masters.hpp"
 
-#include <CLI/CLI.hpp>
+#include "parse_or_exit.hpp"
 #include "worker.hpp"
 
 namespace {
@@ -83,12 +83,6 @@ struct options
     std::vector<std::string> uris;
 };
 
-[[noreturn]] void usage(const std::string& why)
-{
-    std::fprintf(stderr, "redlock-torture: %s\n(see redlock-torture --help)\n", why.c_str());
-    std::exit(2);
-}
-
 options parse(int argc, char** argv)
 {
     options o;
@@ -125,19 +119,7 @@ options parse(int argc, char** argv)
     app.add_option("--until", o.until)->group("");
     app.add_option("--ledger", o.ledger)->group("");
     app.add_option("--uris", o.uris)->delimiter(',')->group("");
-    try
-    {
-        app.parse(argc, argv);
-    }
-    catch (const CLI::CallForHelp&)
-    {
-        std::fputs(app.help().c_str(), stdout);
-        std::exit(0);
-    }
-    catch (const CLI::ParseError& e)
-    {
-        usage(e.what());
-    }
+    redlock::cli::parse_or_exit(app, argc, argv);
     return o;
 }
 
