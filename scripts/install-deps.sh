@@ -11,6 +11,7 @@ packages=(
     g++ cmake make
     libboost1.81-dev   # Asio 1.81 (co_composed, any_completion_handler); 1.74 is too old
     libssl-dev         # TLS and the CSPRNG for lock tokens
+    libboost-url1.81-dev  # percent-encoding and RFC 3986 character sets of the master URIs
     catch2             # 2.13, the test framework
     libcli11-dev       # 2.1, header-only: the command-line tools' arguments
     libboost-json1.81-dev  # redlock-bench's JSON output
