@@ -115,7 +115,7 @@ TEST_CASE("redlock-run: with --wait 0 a held lock exits with the conflict status
     CHECK(still_elsewhere(m, "job:held"));
 }
 
-TEST_CASE("redlock-run: two runs exclude each other; the second waits for the first's release", "[tool][live]")
+TEST_CASE("redlock-run: two runs exclude each other, the second waiting for the first's release", "[tool][live]")
 {
     local_masters m;
     scratch s;
@@ -174,7 +174,7 @@ TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the
     CHECK(m.command(4, {"EXISTS", "job:stolen"}) == ":0\r\n");
 }
 
-TEST_CASE("redlock-run: SIGTERM and SIGINT reach COMMAND; the lock is released after it exits", "[tool][live]")
+TEST_CASE("redlock-run: SIGTERM, SIGINT and SIGHUP reach COMMAND, and the lock is released after it exits", "[tool][live]")
 {
     local_masters m;
     scratch s;
