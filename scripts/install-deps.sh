@@ -23,6 +23,8 @@ if [ "${1:-}" = test ]; then
         clang              # 14: the fuzz stage's compiler (libFuzzer is clang's)
         libclang-rt-14-dev # libFuzzer and clang's ASan/UBSan runtimes
         spin               # the model checker of docs/model/ (the model stage)
+        doxygen            # the API reference, checked for undocumented symbols
+        dpkg-dev pkg-config  # the .deb package check (dpkg-shlibdeps) and its pkg-config consumer
     )
 fi
 

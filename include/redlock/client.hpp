@@ -64,6 +64,7 @@ struct client_access;
 class client
 {
 public:
+    /// The type of the executor given at construction.
     using executor_type = boost::asio::any_io_executor;
 
     /// Parses the masters' URIs and starts connecting. Throws boost::system::system_error with
@@ -75,6 +76,7 @@ public:
     client(const client&) = delete;
     client& operator=(const client&) = delete;
 
+    /// The strand, on the executor given at construction, on which all the client's work runs.
     executor_type get_executor() const noexcept;
 
     /// The number of masters.
@@ -127,6 +129,7 @@ public:
             detail::initiate_try_lock{{this}}, std::forward<CompletionToken>(token), std::string(resource), opts);
     }
 
+    /// async_try_lock with the client's default lock options.
     template <class CompletionToken = default_token_t>
     auto async_try_lock(std::string_view resource, CompletionToken&& token = {})
     {
@@ -310,6 +313,8 @@ public:
     /// Redlock client (a peer library) works the same way. Keep tokens secret: whoever knows
     /// one can release the lock.
     ///
+    /// @param resource The resource name as given to async_lock (without the key prefix).
+    /// @param token The value stored in the keys (1 to max_key_size bytes).
     /// @param ttl The TTL the keys were set with (used by async_check's deadline).
     /// @param fencing_token The lock's fencing token, when it was taken with fencing (0: none):
     /// what `fencing_token()` of the rebuilt lock returns. Nothing checks it against the

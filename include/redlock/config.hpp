@@ -32,6 +32,7 @@ struct tls_options
 /// message redlock produces leave it out.
 struct master_config
 {
+    /// How the master is reached; the URI's scheme.
     enum class transport_kind : std::uint8_t
     {
         tcp,          ///< `redis://host:port`
@@ -39,14 +40,15 @@ struct master_config
         unix_socket,  ///< `unix:///path/to/socket`
     };
 
-    transport_kind transport = transport_kind::tcp;
+    transport_kind transport = transport_kind::tcp;  ///< How the master is reached.
     std::string host = "127.0.0.1";  ///< Host name or IP literal (tcp, tls).
     std::uint16_t port = 6379;       ///< TCP port (tcp, tls).
     std::string path;                ///< Socket path (unix_socket).
     std::string username;            ///< ACL user; empty with a password: the default user.
     std::string password;            ///< Empty: no AUTH.
     int db = 0;                      ///< SELECT this database after connecting (0: no SELECT).
-    tls_options tls;
+    tls_options tls;                 ///< TLS settings of a `rediss://` master. For a URI in
+                                     ///< client_config::masters, client_config::tls is used.
 
     /// The URI of this master with any password replaced by "***".
     std::string to_string() const;
@@ -108,11 +110,17 @@ struct connection_options
     /// Reconnect backoff: the first delay, doubled after each failed attempt up to the
     /// maximum; each delay is drawn uniformly from [delay/2, delay] (jitter).
     std::chrono::milliseconds reconnect_min_delay{50};
+    /// The longest reconnect delay, where the doubling stops; not less than reconnect_min_delay.
     std::chrono::milliseconds reconnect_max_delay{2000};
 
-    /// Limits on what the server may send (protection against a broken or hostile peer).
+    /// Limits on what the server may send (protection against a broken or hostile peer): a
+    /// reply past one of them drops the connection with error::protocol_error (the requests in
+    /// flight fail with it), and it reconnects. max_nesting_depth is the most aggregates open
+    /// at once, attributes included (a top-level array is depth 1): 1 to 1024.
     std::size_t max_nesting_depth = 32;
+    /// The longest payload of one bulk string, bulk error or verbatim string, in bytes; positive.
     std::size_t max_bulk_length = 64u * 1024 * 1024;
+    /// The most elements of one aggregate as sent (a map of n pairs has 2n); positive.
     std::size_t max_aggregate_size = 1u << 20;
 
     /// Checks every field; on failure sets ec to error::invalid_option and why to a message

@@ -46,6 +46,7 @@ public:
         (add(args), ...);
     }
 
+    /// The command whose arguments are the strings `args` (any bytes), in order.
     command(std::initializer_list<std::string_view> args);
 
     /// The RESP bytes of the command.
@@ -94,6 +95,7 @@ public:
     std::size_t size() const noexcept { return size_; }
     /// The RESP bytes of all the commands.
     std::string_view bytes() const noexcept { return bytes_; }
+    /// Removes every command, so that the request can be filled again.
     void clear() noexcept
     {
         bytes_.clear();
@@ -128,6 +130,7 @@ struct connection_stats
 class connection
 {
 public:
+    /// The type of the executor given at construction.
     using executor_type = boost::asio::any_io_executor;
 
     /// Starts connecting to the master described by `cfg`.
@@ -152,8 +155,10 @@ public:
     /// error::wrongtype, ..., error::server_error) and the reply, whose single node holds the
     /// server's message.
     ///
+    /// @param cmd The command to send.
     /// @param timeout Deadline for the reply; zero means none (the connection's health check
     /// still bounds the wait). On expiry: error::request_timeout.
+    /// @param token The completion token (by default `boost::asio::deferred`).
     ///
     /// @par Handler signature
     /// `void(error_code, resp::reply)`

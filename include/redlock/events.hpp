@@ -37,7 +37,7 @@ std::string_view to_string(event_kind k) noexcept;
 /// @brief One event. Valid only during the call: copy what you keep.
 struct event
 {
-    event_kind kind = event_kind::acquired;
+    event_kind kind = event_kind::acquired;  ///< What happened; it says which fields below are set.
     std::size_t master = 0;        ///< master_up, master_down: the master's index.
     std::string_view resource;     ///< Lock events: the (first) resource.
     error_code ec;                 ///< The failures' cause; master_down's.
@@ -70,9 +70,9 @@ std::string_view to_string(master_state s) noexcept;
 /// @brief One master's connection state and counters (client::master_states()).
 struct master_info
 {
-    std::size_t index = 0;
+    std::size_t index = 0;         ///< The master's position in configuration order.
     std::string endpoint;          ///< The master's URI, its password masked.
-    master_state state = master_state::connecting;
+    master_state state = master_state::connecting;  ///< The connection's state.
     error_code last_error;         ///< The cause of the last failure (cleared on connect).
     std::uint64_t requests = 0;    ///< Requests accepted (health PINGs included).
     std::uint64_t replies = 0;     ///< Replies read.

@@ -80,6 +80,7 @@ struct check_result
 class lock_holder
 {
 public:
+    /// The type of the executor on which the loss signal is emitted.
     using executor_type = boost::asio::any_io_executor;
 
     /// An empty holder (holds nothing).
@@ -88,9 +89,13 @@ public:
     /// Starts keeping `l` (which must be held) alive. `work_executor` is where the loss signal is
     /// emitted; by default, the client's executor.
     lock_holder(client& c, lock l, hold_options o = {});
+    /// As the overload above, with the loss signal emitted on `work_executor`.
     lock_holder(client& c, lock l, hold_options o, executor_type work_executor);
 
+    /// Takes over the lock of the holder moved from, which is left empty.
     lock_holder(lock_holder&&) noexcept;
+    /// Releases the lock this holder kept (as release()), then takes over the lock of the
+    /// holder moved from, which is left empty.
     lock_holder& operator=(lock_holder&&) noexcept;
     lock_holder(const lock_holder&) = delete;
     lock_holder& operator=(const lock_holder&) = delete;

@@ -31,7 +31,7 @@ std::string_view to_string(master_status s) noexcept;
 struct master_diagnostic
 {
     std::size_t index = 0;       ///< The master's position in client_config::masters.
-    master_status status = master_status::pending;
+    master_status status = master_status::pending;  ///< What the master answered.
     error_code ec;               ///< Set for status::error (connection or server error).
     std::string message;         ///< The server's error message or the transport's detail.
     std::chrono::microseconds latency{0};  ///< From the start of the round to the answer.
@@ -51,6 +51,7 @@ struct access;
 class lock
 {
 public:
+    /// The clock of valid_until() and remaining(): the steady (monotonic) clock.
     using clock = std::chrono::steady_clock;
 
     lock() = default;

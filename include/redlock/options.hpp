@@ -33,6 +33,7 @@ struct lock_options
 
     /// Delay between attempts: retry_delay + a uniform random part in [0, retry_jitter].
     std::chrono::milliseconds retry_delay{50};
+    /// The upper bound of the random part of that delay (zero: none). Neither may be negative.
     std::chrono::milliseconds retry_jitter{150};
 
     /// Optional budget for the whole acquisition (attempts + delays); zero: no budget.
@@ -98,7 +99,9 @@ struct client_config
     /// the resource name exactly as the Redlock spec (and node-redlock, redsync) write it.
     std::string key_prefix;
 
+    /// How each master's connection behaves: timeouts, health checks, reconnection, limits.
     connection_options connection;
+    /// The lock options of the operations called without any (client::default_options()).
     lock_options defaults;
 
     /// @brief The delayed restart, enforced by the client (docs/algorithm.md, "Masters that

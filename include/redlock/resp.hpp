@@ -54,20 +54,21 @@ std::string_view to_string(type t) noexcept;
 /// for maps and attributes); `value` is empty for aggregates and nulls.
 struct node_view
 {
-    type data_type{};
-    std::uint32_t depth{};
-    std::uint64_t size{};
-    std::string_view value;
+    type data_type{};        ///< The value's RESP type.
+    std::uint32_t depth{};   ///< 0 for the top-level value, 1 for its elements, and so on.
+    std::uint64_t size{};    ///< Aggregates: the element count as sent (pairs for maps); else 0.
+    std::string_view value;  ///< A leaf's payload or wire text (`"42"`); empty for aggregates, nulls.
 };
 
 /// An owning node; the same layout as node_view.
 struct node
 {
-    type data_type{};
-    std::uint32_t depth{};
-    std::uint64_t size{};
-    std::string value;
+    type data_type{};        ///< As node_view::data_type.
+    std::uint32_t depth{};   ///< As node_view::depth.
+    std::uint64_t size{};    ///< As node_view::size.
+    std::string value;       ///< As node_view::value, owned.
 
+    /// True when every field is equal.
     friend bool operator==(const node&, const node&) = default;
 };
 

@@ -32,9 +32,12 @@ namespace redlock {
 class operation_error : public boost::system::system_error
 {
 public:
+    /// An exception with code `ec` whose what() is `message`, about `resources`, with each
+    /// master's outcome in `masters`.
     operation_error(error_code ec, std::string message, std::vector<std::string> resources,
                     std::vector<master_diagnostic> masters);
 
+    /// The message given at construction, as it is (no error code message appended).
     const char* what() const noexcept override { return message_.c_str(); }
 
     /// The resources the operation was about (one, or several for async_lock_all).
@@ -58,7 +61,7 @@ private:
 template <class CompletionToken>
 struct with_diagnostics_t
 {
-    CompletionToken token;
+    CompletionToken token;  ///< The wrapped token, which receives the adapted completion.
 };
 
 /// Wraps `token` (see with_diagnostics_t).
