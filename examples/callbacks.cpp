@@ -40,7 +40,7 @@ class walkthrough : public std::enable_shared_from_this<walkthrough>
 {
 public:
     walkthrough(asio::io_context& io, redlock::client& a, redlock::client& b,
-                const redlock::test::local_masters& masters)
+                const std::vector<std::string>& masters)
         : io_(io), a_(a), b_(b), masters_(masters), work_(io)
     {
         opts_.ttl = 1000ms;
@@ -97,7 +97,7 @@ private:
     {
         std::printf("\n4. A asks the masters\n");
         a_.async_check(holder_->current(), [self = shared_from_this()](error_code ec, redlock::check_result r) {
-            self->check_step(!ec && r.holding == 5, std::to_string(r.holding) + " masters hold the token");
+            self->check_step(!ec && r.holding == self->masters_.size(), std::to_string(r.holding) + " masters hold the token");
             self->check_step(r.min_pttl > 0ms && r.min_pttl <= 1000ms,
                              "smallest PTTL " + std::to_string(r.min_pttl.count()) + " ms");
             self->release();
@@ -160,8 +160,7 @@ private:
             }));
             self->thief_ = std::make_unique<asio::steady_timer>(self->io_, 200ms);
             self->thief_->async_wait([self](error_code) {
-                for (std::size_t i = 0; i < self->masters_.size(); ++i)
-                    (void)self->masters_.command(i, {"DEL", "invoice:43"});
+                redlock_example::command_on_all(self->masters_, {"DEL", "invoice:43"});
             });
         });
     }
@@ -171,10 +170,8 @@ private:
         holder_.reset();  // releases what is left, asynchronously
         work_.expires_after(100ms);
         work_.async_wait([self = shared_from_this()](error_code) {
-            long long keys = 0;
-            for (std::size_t i = 0; i < self->masters_.size(); ++i)
-                keys += std::stoll(self->masters_.command(i, {"DBSIZE"}).substr(1));
-            self->check_step(keys == 0, "no key is left on the masters");
+            self->check_step(redlock_example::keys_on(self->masters_, "invoice:*") == 0,
+                             "no key is left on the masters");
             self->a_.close();
             self->b_.close();
         });
@@ -185,7 +182,7 @@ private:
     asio::io_context& io_;
     redlock::client& a_;
     redlock::client& b_;
-    const redlock::test::local_masters& masters_;
+    const std::vector<std::string>& masters_;
     redlock::lock_options opts_;
     std::optional<redlock::lock_holder> holder_;
     asio::steady_timer work_;
@@ -195,12 +192,12 @@ private:
 
 }  // namespace
 
-int main()
+int main(int argc, char** argv)
 {
-    return redlock_example::run_example("redlock-example-callbacks", [] {
-        auto masters = redlock_example::start_masters(5);
+    return redlock_example::run_example("redlock-example-callbacks", [&] {
+        const auto masters = redlock_example::masters_from(argc, argv, 3);
         asio::io_context io;
-        const auto cfg = redlock_example::config_of(masters.uris());
+        const auto cfg = redlock_example::config_of(masters);
         redlock::client a(io.get_executor(), cfg);
         redlock::client b(io.get_executor(), cfg);
 

@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 //
-// redlock-demo: starts 5 local redis-server masters, then walks through what a Redlock client
-// does — acquire, contention, extension, release, and the quorum at work when masters stop
+// redlock-demo: given 5 masters (--master URI x5, or REDLOCK_MASTERS), walks through what a
+// Redlock client does — acquire, contention, extension, release, and the quorum at work when masters stop
 // answering — printing each outcome. Exits non-zero if any step does not behave as Redlock
 // requires.
 
@@ -10,6 +10,8 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <chrono>
@@ -38,7 +40,20 @@ long long us_since(std::chrono::steady_clock::time_point t0)
         .count();
 }
 
-asio::awaitable<void> demo(redlock::client& a, redlock::client& b, redlock::test::local_masters& masters)
+// A master stops answering for 3 s, as a stalled server would: CLIENT PAUSE holds every
+// client's commands, ours included, then lets them through.
+asio::awaitable<void> wait_for(std::chrono::steady_clock::duration d)
+{
+    asio::steady_timer t(co_await asio::this_coro::executor, d);
+    co_await t.async_wait(use_tuple);
+}
+
+void stall(const std::string& master)
+{
+    redlock_example::command_on(master, {"CLIENT", "PAUSE", "3000", "ALL"});
+}
+
+asio::awaitable<void> demo(redlock::client& a, redlock::client& b, const std::vector<std::string>& masters)
 {
     auto [cec, connected] = co_await a.async_wait_connected(use_tuple);
     std::printf("client A connected to %zu of %zu masters (%s)\n", connected, a.size(),
@@ -75,18 +90,18 @@ asio::awaitable<void> demo(redlock::client& a, redlock::client& b, redlock::test
     check(!bec && bl.held(), "B acquires after A's release");
     co_await b.async_unlock(bl, use_tuple);
 
-    std::printf("\n5. Two of five masters paused (SIGSTOP): a majority still answers\n");
-    masters.pause(3);
-    masters.pause(4);
+    std::printf("\n5. Two of five masters stalled (CLIENT PAUSE): a majority still answers\n");
+    stall(masters[3]);
+    stall(masters[4]);
     t0 = std::chrono::steady_clock::now();
     auto [pec, pl] = co_await a.async_lock("report:daily", opts, use_tuple);
     std::printf("  %s in %lld us -> %s\n", pec ? pec.message().c_str() : "acquired", us_since(t0),
                 pl.describe().c_str());
-    check(!pec && pl.held(), "acquired with 3 of 5 answering, without waiting for the paused two");
+    check(!pec && pl.held(), "acquired with 3 of 5 answering, without waiting for the stalled two");
     co_await a.async_unlock(pl, use_tuple);
 
-    std::printf("\n6. Three of five masters paused: no quorum, within the attempt deadline\n");
-    masters.pause(2);
+    std::printf("\n6. Three of five masters stalled: no quorum, within the attempt deadline\n");
+    stall(masters[2]);
     redlock::lock_options once = opts;
     once.max_attempts = 1;
     once.attempt_timeout = 100ms;
@@ -95,8 +110,7 @@ asio::awaitable<void> demo(redlock::client& a, redlock::client& b, redlock::test
     std::printf("  %s in %lld ms -> %s\n", nec.message().c_str(), ms(std::chrono::steady_clock::now() - t0),
                 nl.describe().c_str());
     check(nec == redlock::error::no_quorum, "fails with no_quorum");
-    for (std::size_t i = 2; i < 5; ++i)
-        masters.resume(i);
+    co_await wait_for(3s);  // the stalls end; the paused releases go through
 
     a.close();
     b.close();
@@ -104,15 +118,14 @@ asio::awaitable<void> demo(redlock::client& a, redlock::client& b, redlock::test
 
 }  // namespace
 
-int main()
+int main(int argc, char** argv)
 {
-    return redlock_example::run_example("redlock-demo", [] {
-        auto masters = redlock_example::start_masters(5);
-        for (std::size_t i = 0; i < masters.size(); ++i)
-            std::printf("  master %zu: %s (pid %d)\n", i, masters.uri(i).c_str(), static_cast<int>(masters.pid(i)));
+    return redlock_example::run_example("redlock-demo", [&] {
+        auto masters = redlock_example::masters_from(argc, argv, 5);
+        masters.resize(5);  // the walkthrough counts on five
 
         asio::io_context io;
-        const auto cfg = redlock_example::config_of(masters.uris());
+        const auto cfg = redlock_example::config_of(masters);
         redlock::client a(io.get_executor(), cfg);
         redlock::client b(io.get_executor(), cfg);
 

@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 //
 // What every example shares: it checks what it shows. check() prints "ok" or "FAIL" and a
-// sentence; run_example() runs the example's body (which starts and stops its own servers),
+// sentence; run_example() runs the example's body,
 // prints the verdict, and exits 0 when every check passed, 1 when one failed, 2 when the
 // example could not run (an exception).
 #pragma once
@@ -33,7 +33,7 @@ int run_example(const char* name, Body&& body)
         std::cerr << name << ": " << e.what() << "\n";
         return 2;
     }
-    std::printf("\n%s: %d check(s) failed; servers stopped.\n", failures ? "FAILED" : "done", failures);
+    std::printf("\n%s: %d check(s) failed.\n", failures ? "FAILED" : "done", failures);
     return failures ? 1 : 0;
 }
 

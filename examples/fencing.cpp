@@ -4,7 +4,8 @@
 // its validity writes after the next holder), made real with a process and SIGSTOP, and what a
 // fencing token changes.
 //
-// The parent starts 3 local masters and a fourth redis-server, the protected store (a second
+// Given 3 masters (--master URI, or REDLOCK_MASTERS) and a fourth Redis server, the protected
+// store (--store URI, or REDLOCK_STORE; a second
 // store, a file, gets the same writes: fenced_file.hpp). It forks process A, which takes the
 // lock "report" with a short TTL, checks that it still holds it, and then, before its write to
 // the store, is stopped by the parent with SIGSTOP (a GC pause, a swapped-out page, a VM
@@ -156,11 +157,10 @@ struct outcome
     std::string stored_in_file;
 };
 
-outcome scenario(redlock::test::local_masters& masters, redlock::test::local_masters& store_server, bool fencing)
+outcome scenario(const std::vector<std::string>& uris, const std::string& store_uri, const std::string& dir,
+                 bool fencing)
 {
-    const auto uris = masters.uris();
-    const auto store_uri = store_server.uri(0);
-    const std::string file = store_server.dir(0) + (fencing ? "/report-fenced.txt" : "/report.txt");
+    const std::string file = dir + (fencing ? "/report-fenced.txt" : "/report.txt");
     int pipe_fds[2];
     if (::pipe(pipe_fds) != 0)
         throw std::runtime_error("pipe failed");
@@ -217,38 +217,53 @@ outcome scenario(redlock::test::local_masters& masters, redlock::test::local_mas
                 out.a_code == write_accepted  ? "accepted"
                 : out.a_code == write_refused ? "refused"
                                               : "(failed)");
-    const auto raw = store_server.command(0, {"GET", "report"});
-    out.stored = raw.size() > 2 && raw[0] == '$' ? raw.substr(raw.find("\r\n") + 2, raw.size() - raw.find("\r\n") - 4)
-                                                  : raw;
+    out.stored = redlock_example::command_on(store_uri, {"GET", "report"});
     out.stored_in_file = redlock_example::fenced_file(file).content();
     std::printf("  the store holds: \"%s\"; the file store: \"%s\"\n\n", out.stored.c_str(),
                 out.stored_in_file.c_str());
-    store_server.command(0, {"FLUSHALL"});
+    redlock_example::command_on(store_uri, {"DEL", "report", "{report}:token"});
+    std::remove(file.c_str());
     return out;
+}
+
+// The store: `--store URI`, else REDLOCK_STORE; a Redis server other than the masters.
+std::string store_from(int argc, char** argv)
+{
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::string_view(argv[i]) == "--store")
+            return argv[i + 1];
+    if (const char* env = std::getenv("REDLOCK_STORE"))
+        return env;
+    throw std::runtime_error("this example needs a store, a Redis server other than the masters: --store URI or "
+                             "REDLOCK_STORE=URI");
 }
 
 }  // namespace
 
-int main()
+int main(int argc, char** argv)
 {
     using redlock_example::check;
-    return redlock_example::run_example("redlock-example-fencing", [] {
-        std::printf("starting 3 local redis-server masters and a store...\n\n");
-        redlock::test::local_masters masters({.count = 3});
-        redlock::test::local_masters store({.count = 1});
+    return redlock_example::run_example("redlock-example-fencing", [&] {
+        const auto masters = redlock_example::masters_from(argc, argv, 3);
+        const auto store = store_from(argc, argv);
+        char dir[] = "/tmp/redlock-fencing-XXXXXX";
+        if (::mkdtemp(dir) == nullptr)
+            throw std::runtime_error("mkdtemp failed");
+        redlock_example::command_on(store, {"DEL", "report", "{report}:token"});
 
         std::printf("without fencing:\n");
-        const auto plain = scenario(masters, store, false);
+        const auto plain = scenario(masters, store, dir, false);
         check(plain.b_accepted && plain.a_code == write_accepted, "both writes were accepted");
         check(plain.stored.rfind("from A", 0) == 0 && plain.stored_in_file.rfind("from A", 0) == 0,
               "the paused holder's stale write overwrote the newer one (in both stores)");
 
         std::printf("\nwith fencing:\n");
-        const auto fenced = scenario(masters, store, true);
+        const auto fenced = scenario(masters, store, dir, true);
         check(fenced.a_token > 0 && fenced.b_token > fenced.a_token, "B's fencing token is larger than A's");
         check(fenced.b_accepted, "B's write was accepted");
         check(fenced.a_code == write_refused, "A's stale write was refused by both stores");
         check(fenced.stored.rfind("from B", 0) == 0 && fenced.stored_in_file.rfind("from B", 0) == 0,
               "both stores keep B's write");
+        ::rmdir(dir);
     });
 }

@@ -243,21 +243,17 @@ asio::awaitable<void> depositor(tcp::endpoint server, unsigned seed, int request
     }
 }
 
-void steal(const redlock::test::local_masters& masters, const std::string& key)
+void steal(const std::vector<std::string>& masters, const std::string& key)
 {
-    for (std::size_t i = 0; i < masters.size(); ++i)
-        (void)masters.command(i, {"DEL", key});
+    redlock_example::command_on_all(masters, {"DEL", key});
 }
 
-long long keys_left(const redlock::test::local_masters& masters)
+std::size_t keys_left(const std::vector<std::string>& masters)
 {
-    long long n = 0;
-    for (std::size_t i = 0; i < masters.size(); ++i)
-        n += std::stoll(masters.command(i, {"DBSIZE"}).substr(1));
-    return n;
+    return redlock_example::keys_on(masters, "bank:*");
 }
 
-asio::awaitable<void> run(tcp::endpoint server, redlock::client& locks, redlock::test::local_masters& masters)
+asio::awaitable<void> run(tcp::endpoint server, redlock::client& locks, const std::vector<std::string>& masters)
 {
     auto [cec, connected] = co_await locks.async_wait_connected(use_tuple);
     std::printf("redlock client connected to %zu of %zu masters\n", connected, locks.size());
@@ -332,13 +328,13 @@ asio::awaitable<void> run(tcp::endpoint server, redlock::client& locks, redlock:
 
 }  // namespace
 
-int main()
+int main(int argc, char** argv)
 {
-    return redlock_example::run_example("redlock-example-server", [] {
-        auto masters = redlock_example::start_masters(5);
+    return redlock_example::run_example("redlock-example-server", [&] {
+        const auto masters = redlock_example::masters_from(argc, argv, 3);
 
         asio::io_context io;
-        redlock::client locks(io.get_executor(), redlock_example::config_of(masters.uris()));
+        redlock::client locks(io.get_executor(), redlock_example::config_of(masters));
 
         tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
         const auto endpoint = acceptor.local_endpoint();

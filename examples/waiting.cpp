@@ -51,25 +51,23 @@ asio::awaitable<void> request(redlock::client& locks, int id, std::vector<int>& 
 
 // The other owner lets go (a plain function: GCC 12 rejects a braced list of literals inside a
 // coroutine).
-void other_owner_deletes(const redlock::test::local_masters& masters)
+void other_owner_deletes(const std::vector<std::string>& masters)
 {
     std::printf("  the other owner deletes its key\n");
-    for (std::size_t i = 0; i < masters.size(); ++i)
-        masters.command(i, {"DEL", "report"});
+    redlock_example::command_on_all(masters, {"DEL", "report"});
 }
 
 }  // namespace
 
-int main()
+int main(int argc, char** argv)
 {
     using redlock_example::check;
-    return redlock_example::run_example("redlock-example-waiting", [] {
-        auto masters = redlock_example::start_masters(3);
-        for (std::size_t i = 0; i < masters.size(); ++i)
-            masters.command(i, {"SET", "report", "another-owner", "NX", "PX", "20000"});
+    return redlock_example::run_example("redlock-example-waiting", [&] {
+        const auto masters = redlock_example::masters_from(argc, argv, 3);
+        redlock_example::command_on_all(masters, {"SET", "report", "another-owner", "NX", "PX", "20000"});
 
         asio::io_context io;
-        redlock::client locks(io.get_executor(), redlock_example::config_of(masters.uris()));
+        redlock::client locks(io.get_executor(), redlock_example::config_of(masters));
         std::vector<int> served;
         int failed = 0, finished = 0;
         bool refused_at_once = false;

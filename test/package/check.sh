@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Debian package, as a user gets it: cpack -G DEB over the build tree (built already), then
 # the package's contents and dependencies, then `dpkg -i` on this machine, a consumer built
-# against the installed package with find_package and with pkg-config, the installed tools
-# run, and `dpkg -r`, also on failure. Installing needs root: otherwise the test reports itself
+# against the installed package with find_package and with pkg-config, the examples built
+# against it alone (one run), the installed tools run, and `dpkg -r`, also on failure. Installing needs root: otherwise the test reports itself
 # skipped (exit 77), it does not pass.
 #
 #   test/package/check.sh SOURCE_DIR BUILD_DIR WORK_DIR
@@ -50,6 +50,13 @@ cmake -S "$source_dir/test/consumer" -B "$work/consumer" -DCMAKE_BUILD_TYPE=Rele
 c++ -std=c++20 -O1 "$source_dir/test/consumer/main.cpp" -o "$work/pc_consumer" $(pkg-config --cflags --libs redlock) ||
     fail "pkg-config consumer"
 "$work/pc_consumer"
+
+# The examples are user code: they build against the installed package alone; one of them
+# runs against masters started for it.
+cmake -S "$source_dir/examples" -B "$work/examples" >"$work/examples.log" 2>&1 &&
+    cmake --build "$work/examples" -j2 >>"$work/examples.log" 2>&1 || { cat "$work/examples.log"; fail "examples"; }
+"$build_dir/test/redlock-with-masters" --count 3 -- "$work/examples/redlock-example-waiting" >"$work/waiting.log" 2>&1 ||
+    { cat "$work/waiting.log"; fail "the waiting example built against the package"; }
 
 # The tools, from PATH.
 redlock-run --version
