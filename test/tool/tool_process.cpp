@@ -1,5 +1,7 @@
 #include "tool_process.hpp"
 
+#include "exec_vectors.hpp"
+
 #include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
@@ -9,8 +11,6 @@
 #include <stdexcept>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace redlock::test {
 
@@ -23,16 +23,8 @@ tool_process::tool_process(const std::vector<std::string>& argv, const std::vect
     ::close(fd);
     stderr_file_ = name;
 
-    std::vector<char*> args;
-    for (const auto& a : argv)
-        args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    std::vector<char*> envp;
-    for (char** e = environ; *e != nullptr; ++e)
-        envp.push_back(*e);
-    for (const auto& e : env)
-        envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
+    auto args = redlock::run::exec_argv(argv);
+    auto envp = redlock::run::exec_envp(env);
 
     posix_spawn_file_actions_t files;
     posix_spawn_file_actions_init(&files);

@@ -1,41 +1,21 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "child_process.hpp"
 
+#include "exec_vectors.hpp"
+
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <spawn.h>
 #include <sys/wait.h>
 
-extern char** environ;
-
 namespace redlock::run {
 
 std::optional<child_process> child_process::spawn(const std::vector<std::string>& argv,
                                                   const std::vector<std::string>& extra_env, int& error)
 {
-    std::vector<char*> args;
-    for (const auto& a : argv)
-        args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-
-    // The environment: ours, with extra_env's names replaced.
-    std::vector<char*> envp;
-    for (char** e = environ; *e != nullptr; ++e)
-    {
-        std::string_view entry(*e);
-        bool replaced = false;
-        for (const auto& x : extra_env)
-        {
-            auto name = std::string_view(x).substr(0, x.find('=') + 1);
-            replaced = replaced || entry.substr(0, name.size()) == name;
-        }
-        if (!replaced)
-            envp.push_back(*e);
-    }
-    for (const auto& x : extra_env)
-        envp.push_back(const_cast<char*>(x.c_str()));
-    envp.push_back(nullptr);
+    auto args = exec_argv(argv);
+    auto envp = exec_envp(extra_env);
 
     posix_spawnattr_t attr;
     posix_spawnattr_init(&attr);
