@@ -42,11 +42,11 @@ for _ in $(seq 9); do
     wait "$holder"
     handoff+=("$(ms "$(cat "$dir/got-at")" "$(cat "$dir/held-until")")")
 
-    ( rc=0; "$R" --ttl 3s job -- sleep 20 || rc=$?; echo "$rc" > "$dir/rc"; now > "$dir/ended" ) &
+    ( rc=0; "$R" --ttl 3s job -- sleep 20 || rc=$?; echo "$rc" > "$dir/rc"; now > "$dir/ended" ) & run=$!
     sleep 0.3
     stolen=$(now)
     for i in 1 2; do redis-cli -s "$dir/$i.sock" set job thief >/dev/null; done
-    wait
+    wait "$run"
     [ "$(cat "$dir/rc")" = 79 ] || { echo "take-over: exit $(cat "$dir/rc")"; exit 1; }
     takeover+=("$(ms "$(cat "$dir/ended")" "$stolen")")
     on_all del job
