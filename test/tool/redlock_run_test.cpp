@@ -181,8 +181,10 @@ TEST_CASE("redlock-run: SIGTERM, SIGINT and SIGHUP reach COMMAND, and the lock i
     auto started = s.file("started"), got = s.file("got");
     int signo = GENERATE(SIGTERM, SIGINT, SIGHUP);
 
+    // The trap stops the background sleep too: a non-interactive sh starts it with SIGINT
+    // ignored, and left running it would outlive the test (holding its output open).
     tool_process run(run_args(m, {}, "job:signal",
-                              sh("trap 'echo got >> " + got + "; exit 3' TERM INT HUP; touch " + started +
+                              sh("trap 'echo got >> " + got + "; kill $!; exit 3' TERM INT HUP; touch " + started +
                                  "; sleep 20 & wait")));
     REQUIRE(eventually([&] { return std::ifstream(started).good(); }, 20s));
     run.signal(signo);
