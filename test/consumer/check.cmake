@@ -9,12 +9,7 @@ if(NOT CONFIG)
     set(CONFIG RelWithDebInfo)
 endif()
 
-function(run)
-    execute_process(COMMAND ${ARGV} RESULT_VARIABLE rc)
-    if(NOT rc EQUAL 0)
-        message(FATAL_ERROR "failed (${rc}): ${ARGV}")
-    endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
 
 run(${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/library-build" -DCMAKE_BUILD_TYPE=${CONFIG}
     -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
