@@ -26,6 +26,11 @@ if [ "${1:-}" = test ]; then
         doxygen            # the API reference, checked for undocumented symbols
         dpkg-dev pkg-config  # the .deb package check (dpkg-shlibdeps) and its pkg-config consumer
     )
+    # node and npm for the interop test with node-redlock (test/interop/), which installs its
+    # packages from the npm registry. Looked up as commands: a node installed otherwise (e.g.
+    # NodeSource's, which brings its own npm) is kept, and Debian's npm is not put beside it.
+    command -v node >/dev/null || packages+=(nodejs)
+    command -v npm >/dev/null || packages+=(npm)
 fi
 
 missing=()

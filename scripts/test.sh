@@ -5,7 +5,8 @@
 #   normal  RelWithDebInfo build with warnings as errors, the whole CTest suite (unit, live
 #           against real redis-server masters the tests start themselves, fake-server tests,
 #           the tool tests of redlock-run, the install and package checks, the API
-#           reference check, the demo).
+#           reference check, the demo, the interop test with node-redlock, which installs
+#           node-redlock from the npm registry and is skipped when it cannot).
 #   asan    ASan+UBSan build (library, unit and live tests; -O1), their CTest tests: not the
 #           torture test, install check and demo, to which sanitizers add nothing but time.
 #           LSan checks for leaks.

@@ -1,32 +1,57 @@
-# The install check, run by CTest with -P. It starts from a library-only build, as a user who
-# runs `cmake --build B --target redlock` then `cmake --install B` would: a fresh build
-# directory of the project with its default options (tools and tests included), of which only
-# the library is built. Its install must not need the tools. Then a consumer project finds
-# the installed package with find_package(redlock CONFIG), builds and runs.
+# The consumer check, run by CTest with -P. One build of the library serves three checks:
+#
+#  1. add_subdirectory: test/consumer_subdirectory builds redlock from source inside its own
+#     project (not top level: no tools, tests, benches or examples), links redlock::redlock
+#     and runs. Debug: the point is that it configures, builds and links, and -O0 halves the
+#     library's compile time.
+#  2. find_package: that build's install (redlock's install rules run in the parent project)
+#     goes into a scratch prefix; test/consumer finds it with find_package(redlock CONFIG),
+#     builds and runs.
+#  3. A library-only install of a top-level build: a user who runs
+#     `cmake --build B --target redlock` then `cmake --install B` in a fresh build directory
+#     with the default options (tools included) must not need the tools built. The top-level
+#     project is configured, and given the library that step 1 built where its own build
+#     would put it, instead of compiling it a second time; then its install must succeed.
+#     What this checks is the install rules (the tools' are OPTIONAL), not the compiler.
 file(REMOVE_RECURSE "${WORK_DIR}")
-set(prefix "${WORK_DIR}/prefix")
-if(NOT CONFIG)
-    set(CONFIG RelWithDebInfo)
-endif()
-
 include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
 
-run(${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/library-build" -DCMAKE_BUILD_TYPE=${CONFIG}
-    -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
-run(${CMAKE_COMMAND} --build "${WORK_DIR}/library-build" --target redlock -j2)
-run(${CMAKE_COMMAND} --install "${WORK_DIR}/library-build" --prefix "${prefix}" --config ${CONFIG})
-foreach(installed IN ITEMS include/redlock/redlock.hpp)
-    if(NOT EXISTS "${prefix}/${installed}")
-        message(FATAL_ERROR "not installed: ${installed}")
+function(require_installed prefix)
+    if(NOT EXISTS "${prefix}/include/redlock/redlock.hpp")
+        message(FATAL_ERROR "not installed in ${prefix}: include/redlock/redlock.hpp")
     endif()
-endforeach()
-file(GLOB_RECURSE package_config "${prefix}/*/redlock-config.cmake")
-file(GLOB_RECURSE library "${prefix}/*/libredlock*")
-if(NOT package_config OR NOT library)
-    message(FATAL_ERROR "the install lacks the package config or the library")
-endif()
+    file(GLOB_RECURSE package_config "${prefix}/*/redlock-config.cmake")
+    file(GLOB_RECURSE library "${prefix}/*/libredlock*")
+    if(NOT package_config OR NOT library)
+        message(FATAL_ERROR "the install in ${prefix} lacks the package config or the library")
+    endif()
+endfunction()
 
-run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/test/consumer" -B "${WORK_DIR}/build"
-    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=${CONFIG} -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
-run(${CMAKE_COMMAND} --build "${WORK_DIR}/build" -j2)
-run("${WORK_DIR}/build/redlock_consumer")
+set(compiler -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+
+# 1. add_subdirectory
+set(sub "${WORK_DIR}/subdirectory")
+run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/test/consumer_subdirectory" -B "${sub}" ${compiler}
+    -DREDLOCK_SOURCE_DIR=${SOURCE_DIR})
+run(${CMAKE_COMMAND} --build "${sub}" -j2)
+run("${sub}/redlock_consumer")
+
+# 2. find_package
+set(prefix "${WORK_DIR}/prefix")
+run(${CMAKE_COMMAND} --install "${sub}" --prefix "${prefix}" --config Debug)
+require_installed("${prefix}")
+run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/test/consumer" -B "${WORK_DIR}/find_package" ${compiler}
+    -DCMAKE_PREFIX_PATH=${prefix})
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/find_package" -j2)
+run("${WORK_DIR}/find_package/redlock_consumer")
+
+# 3. a library-only install of a top-level build
+set(top "${WORK_DIR}/top-level")
+run(${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${top}" ${compiler})
+file(GLOB built "${sub}/redlock/libredlock.*")
+if(NOT built)
+    message(FATAL_ERROR "step 1 left no library in ${sub}/redlock")
+endif()
+file(COPY ${built} DESTINATION "${top}")
+run(${CMAKE_COMMAND} --install "${top}" --prefix "${WORK_DIR}/top-level-prefix" --config Debug)
+require_installed("${WORK_DIR}/top-level-prefix")
