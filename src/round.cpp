@@ -137,6 +137,7 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
     outstanding_ = 0;
     active_ = true;
     decided_sent_ = false;
+    deferred_notice_ = master_set();
 
     // t0 is taken before the first byte is queued: validity counts every microsecond spent.
     t0_ = at == time_point{} ? std::chrono::steady_clock::now() : at;
@@ -157,7 +158,8 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
         for (std::size_t i = 0; i < n; ++i)
             if (!previous || previous->outcome(i) != master_outcome::held_by_other)
                 to.insert(i);
-        c_->waiting.released_here(to, keys_);
+        if (c_->waiting.released_here(to, keys_))
+            deferred_notice_ = std::move(to);  // this hand-off yields: told once decided
     }
     for (std::size_t i = 0; i < n; ++i)
     {
@@ -236,6 +238,10 @@ void round::stop() noexcept
         return;
     active_ = false;
     c_->deadlines.cancel(*this);
+    // The release stays queued on its masters: a yielded notice still goes out, unless the
+    // client is closing (its waiters complete with connection_closed).
+    if (!c_->closed)
+        tell_deferred();
     for (std::size_t i = 0; i < m_.size(); ++i)
     {
         if (m_[i].outstanding)
@@ -391,10 +397,23 @@ void round::on_deadline()
     notify();
 }
 
+void round::tell_deferred()
+{
+    if (deferred_notice_.masters() == 0)
+        return;
+    const auto to = std::move(deferred_notice_);
+    deferred_notice_ = master_set();
+    c_->waiting.notify_released(to, keys_);
+}
+
 void round::notify()
 {
     if (!active_)
         return;
+    // A yielded hand-off (waiting_room::released_here) is told once the release is decided,
+    // or finished without a decision.
+    if (q_.state() != quorum_state::undecided || outstanding_ == 0)
+        tell_deferred();
     if (!decided_sent_ && q_.state() != quorum_state::undecided)
     {
         decided_sent_ = true;

@@ -18,6 +18,7 @@
 #include "algorithm/quorum.hpp"
 #include "detail/lock_state.hpp"
 #include "detail/deadline_list.hpp"
+#include "operation/master_set.hpp"
 #include "transport/node_connection.hpp"
 
 namespace redlock::detail {
@@ -139,6 +140,8 @@ private:
         settle(i, o, ec, msg, std::chrono::steady_clock::now());
     }
     void notify();
+    // Posts the notice of a release whose local hand-off yielded (deferred_notice_), once.
+    void tell_deferred();
     // kind::acquire_fenced: reads master i's array of counters into values_; false when the
     // reply is not an array of per_master_ non-negative integers.
     bool read_counters(std::size_t i, std::span<const resp::node_view> nodes);
@@ -180,6 +183,9 @@ private:
     std::vector<std::int64_t> values_;
     std::size_t per_master_ = 1;
     std::span<const std::uint64_t> fences_;
+    // A release whose local hand-off yields (waiting_room::released_here): the masters it was
+    // queued on, told to this client's waiters when the round is decided; empty otherwise.
+    master_set deferred_notice_;
     std::size_t outstanding_ = 0;
     time_point t0_{};
     time_point last_outcome_at_{};

@@ -52,7 +52,10 @@ void waiting_room::unwatch(std::span<const std::string> keys, release_listener* 
             continue;
         std::erase(it->second, l);
         if (it->second.empty())
+        {
             watchers_.erase(it);
+            handoffs_.erase(k);
+        }
     }
 }
 
@@ -82,7 +85,24 @@ void waiting_room::invalidate_all(std::size_t master)
     tell(master, whom);
 }
 
-void waiting_room::released_here(const master_set& masters, std::span<const std::string> keys)
+bool waiting_room::released_here(const master_set& masters, std::span<const std::string> keys)
+{
+    if (keys.empty())
+        return false;
+    if (const auto it = watchers_.find(keys[0]); it != watchers_.end())
+    {
+        auto& n = handoffs_[keys[0]];
+        if (++n == yield_every)
+        {
+            n = 0;
+            return true;
+        }
+    }
+    notify_released(masters, keys);
+    return false;
+}
+
+void waiting_room::notify_released(const master_set& masters, std::span<const std::string> keys)
 {
     std::vector<release_listener*> whom;
     for (const auto& k : keys)

@@ -64,11 +64,25 @@ public:
     void invalidate(std::size_t master, const invalidation& inv);
     /// Master `master`'s connection dropped: its tracking is gone with it.
     void invalidate_all(std::size_t master);
-    /// This client queued the release of `keys` on master `master`: what a waiter of this
+    /// @brief This client queued the release of `keys` on `masters`: what a waiter of this
     /// client sends there from now on runs after it (one connection per master), so it need
     /// not wait for the master's invalidation. Posted to the listeners (they are told outside
-    /// the release's own start).
-    void released_here(const master_set& masters, std::span<const std::string> keys);
+    /// the release's own start), so that their attempt leaves in the same write as the release.
+    ///
+    /// That head start would hand a resource from one local waiter to the next for as long as
+    /// this process has waiters, while another process's waiter, woken by the masters'
+    /// invalidation, always arrives after our next SET. So every `yield_every`-th local
+    /// hand-off of the same resource in a row yields: nothing is posted, and the function
+    /// returns true. The caller then calls notify_released() once the release is decided,
+    /// when other processes' waiters have been woken too, and the next holder is whoever
+    /// reaches a majority first.
+    bool released_here(const master_set& masters, std::span<const std::string> keys);
+    /// Tells the waiters of `keys` that the release on `masters` is queued: what
+    /// released_here() does when it does not yield.
+    void notify_released(const master_set& masters, std::span<const std::string> keys);
+    /// How many local hand-offs of one resource in a row go before one yields. Measured in
+    /// docs/performance.md ("Fairness across processes").
+    static constexpr unsigned yield_every = 8;
     /// Whether anyone watches a key (the release's notice is skipped otherwise).
     bool has_watchers() const noexcept { return !watchers_.empty(); }
 
@@ -91,6 +105,9 @@ private:
     };
     std::unordered_map<std::string, std::deque<release_listener*>> queues_;
     std::unordered_map<std::string, std::vector<release_listener*>> watchers_;
+    // Local hand-offs in a row, by the first key of the releases; erased with the key's last
+    // watcher.
+    std::unordered_map<std::string, unsigned> handoffs_;
     std::vector<per_master> tracking_;
     std::vector<release_listener*> scratch_;
     boost::asio::any_io_executor ex_;

@@ -1,0 +1,137 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+// The waiting room's hand-off notices, stepped by hand: a release of this client tells its
+// waiters at once, except every yield_every-th local hand-off of a resource in a row, which
+// yields to other processes' waiters (told only once the release is decided).
+#include "waiting_room.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <boost/asio/io_context.hpp>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+using redlock::detail::master_set;
+using redlock::detail::release_listener;
+using redlock::detail::waiting_room;
+
+namespace {
+
+constexpr std::size_t masters = 3;
+
+// Counts what it hears, per master.
+class counting_listener final : public release_listener
+{
+public:
+    void on_invalidated(std::size_t master) override { ++heard.at(master); }
+    void on_turn(bool) override { ++turns; }
+    std::shared_ptr<void> hold() override { return {}; }
+
+    std::size_t total() const
+    {
+        std::size_t n = 0;
+        for (const auto h : heard)
+            n += h;
+        return n;
+    }
+
+    std::vector<std::size_t> heard = std::vector<std::size_t>(masters, 0);
+    int turns = 0;
+};
+
+master_set all_masters()
+{
+    master_set s(masters);
+    for (std::size_t i = 0; i < masters; ++i)
+        s.insert(i);
+    return s;
+}
+
+struct rig
+{
+    boost::asio::io_context io;
+    waiting_room room{masters, io.get_executor()};
+    counting_listener waiter;
+    std::vector<std::string> keys{"k"};
+
+    // One release of "k" queued here: whether it yielded, and how many notices (one per master)
+    // reached the waiter.
+    std::pair<bool, std::size_t> release()
+    {
+        const auto before = waiter.total();
+        const bool yielded = room.released_here(all_masters(), keys);
+        io.poll();
+        io.restart();
+        return {yielded, waiter.total() - before};
+    }
+};
+
+}  // namespace
+
+TEST_CASE("waiting_room: every yield_every-th local hand-off of a resource yields, the others are told at once")
+{
+    rig r;
+    r.room.watch(r.keys, &r.waiter);
+    for (int round = 0; round < 3; ++round)
+    {
+        for (unsigned i = 1; i < waiting_room::yield_every; ++i)
+        {
+            const auto [yielded, told] = r.release();
+            CHECK_FALSE(yielded);
+            CHECK(told == masters);
+        }
+        const auto [yielded, told] = r.release();
+        CHECK(yielded);
+        CHECK(told == 0);  // nothing until the caller says the release is decided
+        r.room.notify_released(all_masters(), r.keys);
+        r.io.poll();
+        r.io.restart();
+        CHECK(r.waiter.total() == (round + 1) * waiting_room::yield_every * masters);
+    }
+    CHECK(r.waiter.turns == 0);
+}
+
+TEST_CASE("waiting_room: the count of hand-offs starts again when the resource has no waiter left")
+{
+    rig r;
+    r.room.watch(r.keys, &r.waiter);
+    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
+        CHECK_FALSE(r.release().first);
+    r.room.unwatch(r.keys, &r.waiter);
+    r.room.watch(r.keys, &r.waiter);
+    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
+        CHECK_FALSE(r.release().first);
+    CHECK(r.release().first);
+}
+
+TEST_CASE("waiting_room: a release of a resource nobody here waits for neither yields nor tells")
+{
+    rig r;
+    counting_listener other;
+    const std::vector<std::string> other_keys{"other"};
+    r.room.watch(other_keys, &other);
+    for (unsigned i = 0; i < 2 * waiting_room::yield_every; ++i)
+    {
+        const auto [yielded, told] = r.release();
+        CHECK_FALSE(yielded);
+        CHECK(told == 0);
+    }
+    CHECK(other.total() == 0);
+}
+
+TEST_CASE("waiting_room: a yielded notice names only the masters the release went to")
+{
+    rig r;
+    r.room.watch(r.keys, &r.waiter);
+    master_set some(masters);
+    some.insert(0);
+    some.insert(2);
+    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
+        (void)r.room.released_here(some, r.keys);
+    REQUIRE(r.room.released_here(some, r.keys));
+    r.room.notify_released(some, r.keys);
+    r.io.poll();
+    CHECK(r.waiter.heard == std::vector<std::size_t>{waiting_room::yield_every, 0, waiting_room::yield_every});
+}
