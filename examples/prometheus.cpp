@@ -118,6 +118,7 @@ struct lock_metrics
                 ++master_down[e.master];
             break;
         case event_kind::master_up: break;
+        case event_kind::master_warning: break;  // master_states() lists them
         }
     }
 };

@@ -61,6 +61,17 @@ void client_impl::start()
                                               self->restart_quarantine(), self->cfg.quarantine_young_masters);
             });
     }
+    if (cfg.deployment_checks)
+    {
+        // Called after each handshake that finds warnings its previous one did not (after
+        // master_up); master_states() has them all.
+        for (std::size_t i = 0; i < conns.size(); ++i)
+            conns[i]->on_deployment_warnings([weak = weak_from_this(), i](deployment_warnings added) {
+                if (auto self = weak.lock(); self && self->observed())
+                    for (const auto& ec : added.codes())
+                        self->report_master(event_kind::master_warning, i, ec);
+            });
+    }
     for (std::size_t i = 0; i < conns.size(); ++i)
     {
         conns[i]->on_availability([weak = weak_from_this(), i](bool up, error_code ec) {
@@ -71,13 +82,7 @@ void client_impl::start()
             // hears of it as of a release (and watches again if still refused).
             if (!up)
                 self->waiting.invalidate_all(i);
-            if (!self->cfg.on_event)
-                return;
-            event e;
-            e.kind = up ? event_kind::master_up : event_kind::master_down;
-            e.master = i;
-            e.ec = ec;
-            self->report(e);
+            self->report_master(up ? event_kind::master_up : event_kind::master_down, i, ec);
         });
         // Client-tracking invalidations (lock_options::wait), delivered after the replies read
         // with them.

@@ -64,6 +64,17 @@ public:
         e.ec = ec;
         report(e);
     }
+    /// An event about master `i` (master_up, master_down, master_warning).
+    void report_master(event_kind kind, std::size_t i, error_code ec = {}) const
+    {
+        if (!cfg.on_event)
+            return;
+        event e;
+        e.kind = kind;
+        e.master = i;
+        e.ec = ec;
+        report(e);
+    }
     /// Tells client_config::on_event, if set; `e.masters` is filled in here.
     void report(event e) const
     {

@@ -49,6 +49,14 @@ public:
         case error::released: return "the lock was released by its holder";
         case error::master_restarted:
             return "the master restarted less than the restart quarantine ago: it does not count toward a quorum";
+        case error::eviction_can_drop_locks:
+            return "eviction can drop lock keys: the master has a maxmemory and an eviction policy other than noeviction";
+        case error::persistence_off:
+            return "persistence is off (no AOF, no RDB save points): a restart of the master forgets its lock keys";
+        case error::master_has_replicas:
+            return "the master has replicas: a failover can promote one that lacks a lock key (replication is asynchronous)";
+        case error::master_is_replica:
+            return "the master is a replica: lock keys are refused there, or lost at its next sync";
         }
         return "unknown redlock error";
     }

@@ -17,6 +17,7 @@ std::string_view to_string(event_kind k) noexcept
     case event_kind::release_failed: return "release_failed";
     case event_kind::degraded: return "degraded";
     case event_kind::lost: return "lost";
+    case event_kind::master_warning: return "master_warning";
     }
     return "unknown";
 }

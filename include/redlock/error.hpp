@@ -61,6 +61,14 @@ enum class error
     extension_limit,     ///< The extension limit was reached; the lock was left to expire.
     released,            ///< The lock was released by its holder.
     master_restarted,    ///< The master restarted less than client_config::restart_quarantine ago.
+
+    // --- deployment warnings: a master that can lose a lock key (event_kind::master_warning,
+    // master_info::warnings; docs/algorithm.md, "Deployment checks"). They never fail an
+    // operation nor refuse a connection.
+    eviction_can_drop_locks,  ///< maxmemory is set with an eviction policy other than noeviction.
+    persistence_off,          ///< Neither AOF nor RDB save points: a restart forgets every key.
+    master_has_replicas,      ///< The master has replicas: a failover may promote one without the key.
+    master_is_replica,        ///< The master is a replica (`role:slave`).
 };
 
 /// @brief The category of redlock::error; its name is "redlock".

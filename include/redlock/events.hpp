@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <redlock/error.hpp>
 
@@ -29,6 +30,10 @@ enum class event_kind : std::uint8_t
                      ///< (`granted` of `masters`): one master fewer may lose it. Reported
                      ///< each time the count changes, and when it is back to every master.
     lost,            ///< A lock_holder lost its lock (`ec` says why, as lock_holder::status()).
+    master_warning,  ///< A master's handshake found a deployment that can lose lock keys
+                     ///< (`master`, `ec`: error::eviction_can_drop_locks, persistence_off,
+                     ///< master_has_replicas or master_is_replica), one event per warning
+                     ///< that the master's previous handshake did not find.
 };
 
 /// A short name ("acquire_failed").
@@ -38,9 +43,9 @@ std::string_view to_string(event_kind k) noexcept;
 struct event
 {
     event_kind kind = event_kind::acquired;  ///< What happened; it says which fields below are set.
-    std::size_t master = 0;        ///< master_up, master_down: the master's index.
+    std::size_t master = 0;        ///< master_up, master_down, master_warning: the master's index.
     std::string_view resource;     ///< Lock events: the (first) resource.
-    error_code ec;                 ///< The failures' cause; master_down's.
+    error_code ec;                 ///< The failures' cause; master_down's; master_warning's warning.
     std::chrono::microseconds elapsed{0};  ///< acquired, acquire_failed: from the call to the
                                            ///< completion (retries and backoff included).
     std::uint32_t attempts = 0;    ///< acquired, acquire_failed: attempts made.
@@ -78,6 +83,10 @@ struct master_info
     std::uint64_t replies = 0;     ///< Replies read.
     std::uint64_t connects = 0;    ///< Successful connections.
     std::uint64_t drops = 0;       ///< Connections lost after being ready.
+    /// The deployment warnings of the last successful handshake (client_config::deployment_checks),
+    /// in the order of redlock::error; empty when none, when the master did not say
+    /// (INFO refused), or before the first connection.
+    std::vector<error_code> warnings;
 };
 
 }  // namespace redlock

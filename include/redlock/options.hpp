@@ -120,8 +120,18 @@ struct client_config
     /// clients that come and go in front of masters that run without persistence.
     bool quarantine_young_masters = false;
 
-    /// Told of masters going up and down, acquisitions, extensions, releases, degraded and
-    /// lost locks (see events.hpp); for metrics and logs. Empty by default: no cost.
+    /// @brief The deployment checks (docs/algorithm.md, "Deployment checks"): at every
+    /// connection the client asks the master `INFO` and `CONFIG GET save`, in the handshake's
+    /// one write, and warns of a master that can lose lock keys — an eviction policy that can
+    /// drop them, no persistence, replicas, a master that is a replica. The warnings are in
+    /// master_info::warnings and reported as event_kind::master_warning; they never refuse a
+    /// connection. A master that refuses INFO or CONFIG (an ACL rule, a renamed command) is
+    /// not checked for what those would have told. False: not asked.
+    bool deployment_checks = true;
+
+    /// Told of masters going up and down, deployment warnings, acquisitions, extensions,
+    /// releases, degraded and lost locks (see events.hpp); for metrics and logs. Empty by
+    /// default: no cost.
     event_handler on_event;
 };
 

@@ -162,7 +162,8 @@ asio::awaitable<error_code> node_connection::connect_stream()
 
 bool node_connection::has_handshake() const noexcept
 {
-    return !cfg_.password.empty() || cfg_.db != 0 || !opts_.client_name.empty() || identity_fn_;
+    return !cfg_.password.empty() || cfg_.db != 0 || !opts_.client_name.empty() || identity_fn_ ||
+           deployment_fn_;
 }
 
 asio::awaitable<error_code> node_connection::handshake()
@@ -189,11 +190,19 @@ asio::awaitable<error_code> node_connection::handshake()
         resp::append_command(out, "CLIENT", "SETNAME", opts_.client_name);
         ++expected;
     }
-    // Last, so that it runs logged in: who the master is (on_identity).
+    // Last, so that they run logged in: who the master is (on_identity) and how it keeps its
+    // keys (on_deployment_warnings). A plain INFO (the default sections) rather than the four
+    // needed: several section arguments need Redis 7, and its few KiB cost no round trip.
     identity_.reset();
-    const int identity_reply = identity_fn_ ? expected++ : -1;
-    if (identity_fn_)
+    facts_ = {};
+    const int info_reply = identity_fn_ || deployment_fn_ ? expected++ : -1;
+    if (deployment_fn_)
+        resp::append_command(out, "INFO");
+    else if (identity_fn_)
         resp::append_command(out, "INFO", "server");
+    const int save_reply = deployment_fn_ ? expected++ : -1;
+    if (deployment_fn_)
+        resp::append_command(out, "CONFIG", "GET", "save");
     if (expected == 0)
         co_return error_code{};
 
@@ -220,12 +229,21 @@ asio::awaitable<error_code> node_connection::handshake()
         {
             if (nodes[0].data_type == resp::type::push)
                 continue;
-            if (got == identity_reply)
+            // Neither is a reason to refuse the connection: a master whose identity is unknown
+            // only cannot be watched for restarts, and unknown facts give no warning.
+            if (got == info_reply)
             {
-                // Not a reason to refuse the connection: a master whose identity is unknown
-                // only cannot be watched for restarts.
                 if (!resp::is_error(nodes[0].data_type))
+                {
                     identity_ = parse_server_identity(nodes[0].value);
+                    facts_ = parse_server_facts(nodes[0].value);
+                }
+                ++got;
+                continue;
+            }
+            if (got == save_reply)
+            {
+                facts_.rdb_save_points = parse_save_points(nodes);
                 ++got;
                 continue;
             }

@@ -117,6 +117,16 @@ void node_connection::set_state(state s)
     }
 }
 
+deployment_warnings node_connection::learn_deployment()
+{
+    const auto now = check_deployment(facts_);
+    const auto added = now.new_since(warnings_);
+    warnings_ = now;
+    const std::lock_guard<std::mutex> guard(published_error_mutex_);
+    published_warnings_ = now;
+    return added;
+}
+
 master_info node_connection::info() const
 {
     master_info m;
@@ -128,14 +138,17 @@ master_info node_connection::info() const
     case state::down: m.state = master_state::down; break;
     case state::closed: m.state = master_state::closed; break;
     }
+    deployment_warnings warnings;
     {
         const std::lock_guard<std::mutex> guard(published_error_mutex_);
         m.last_error = published_error_;
+        warnings = published_warnings_;
     }
     m.requests = stats_.requests;
     m.replies = stats_.replies;
     m.connects = stats_.connects;
     m.drops = stats_.drops;
+    m.warnings = warnings.codes();
     return m;
 }
 
@@ -166,6 +179,8 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
         // here keeps its answers out of the quorums from the first one on.
         if (identity_fn_ && identity_)
             identity_fn_(*identity_);
+        // Published before the master is ready, told after master_up.
+        const auto new_warnings = deployment_fn_ ? learn_deployment() : deployment_warnings{};
         set_state(state::ready);
         last_error_ = {};
         last_error_detail_.clear();
@@ -173,6 +188,8 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
             const std::lock_guard<std::mutex> guard(published_error_mutex_);
             published_error_ = {};
         }
+        if (!new_warnings.empty())
+            asio::post(ex_, [fn = deployment_fn_, new_warnings] { fn(new_warnings); });
         settle();
         start_read();
         if (mux_.has_output())

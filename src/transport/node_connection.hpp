@@ -24,6 +24,7 @@
 #include <redlock/events.hpp>
 #include <redlock/resp.hpp>
 
+#include "algorithm/deployment_check.hpp"
 #include "detail/relaxed_counter.hpp"
 #include "protocol/multiplexer.hpp"
 #include "protocol/server_info.hpp"
@@ -162,6 +163,13 @@ public:
     /// A master that refuses INFO (an ACL rule) or answers something unreadable connects all
     /// the same; `fn` is not called then. Before start().
     void on_identity(std::function<void(const server_identity&)> fn) { identity_fn_ = std::move(fn); }
+    /// @brief Checks the master's deployment in every handshake (a plain `INFO` instead of
+    /// `INFO server`, and `CONFIG GET save`, in the same write; either refused or unreadable
+    /// connects all the same, its facts unknown). info() then carries the warnings of the last
+    /// handshake, and `fn` is called (posted to the executor, after the master is reported
+    /// up) with those that the previous handshake did not find, when there are any.
+    /// Before start().
+    void on_deployment_warnings(std::function<void(deployment_warnings)> fn) { deployment_fn_ = std::move(fn); }
     /// @brief Called with each push message (RESP3 `>`: a client-tracking invalidation),
     /// on the executor, after the replies read with it have been delivered. It may submit.
     /// Before start().
@@ -206,7 +214,7 @@ private:
     asio::awaitable<error_code> connect_once();
     asio::awaitable<error_code> connect_stream();
     asio::awaitable<error_code> handshake();
-    /// Whether handshake() sends anything (AUTH, SELECT, CLIENT SETNAME), i.e. whether a
+    /// Whether handshake() sends anything (AUTH, SELECT, CLIENT SETNAME, INFO), i.e. whether a
     /// successful connection attempt means the master answered.
     bool has_handshake() const noexcept;
 
@@ -224,6 +232,9 @@ private:
     void end_drain();
     void settle();
     void set_error(const error_code& ec, std::string detail);
+    /// Takes the last handshake's facts as the master's warnings (published for info());
+    /// returns those that the previous handshake did not find.
+    deployment_warnings learn_deployment();
 
     asio::any_io_executor ex_;
     master_config cfg_;
@@ -266,13 +277,17 @@ private:
     // What info() reads from other threads, and the availability reported so far.
     void set_state(state s);
     std::atomic<state> published_state_{state::connecting};
-    mutable std::mutex published_error_mutex_;
+    mutable std::mutex published_error_mutex_;  // guards published_error_, published_warnings_
     error_code published_error_;
+    deployment_warnings published_warnings_;
     std::function<void(bool, error_code)> availability_;
     std::function<void(const server_identity&)> identity_fn_;
     std::function<void(const resp::reply&)> push_fn_;
     std::vector<resp::reply> push_batch_;  // the pushes being delivered (their capacity reused)
     std::optional<server_identity> identity_;  // learnt by the last handshake
+    std::function<void(deployment_warnings)> deployment_fn_;
+    server_facts facts_;               // learnt by the last handshake (on_deployment_warnings)
+    deployment_warnings warnings_;     // of the last successful handshake
     enum class reported : std::uint8_t { nothing, up, down } reported_ = reported::nothing;
 };
 

@@ -261,3 +261,26 @@ TEST_CASE("redlock-run: a password from a file or the environment, never from th
     CHECK_THAT(refused.error_output(), Catch::Contains("--password-file") && !Catch::Contains("s3cret"));
     CHECK(no_key_left(m, "job:auth"));
 }
+
+TEST_CASE("redlock-run: a master that can lose lock keys is named on stderr once, without --verbose",
+          "[tool][live]")
+{
+    local_masters m({.count = 3,
+                     .extra_config = {"requirepass s3cret-pw", "maxmemory 100mb", "maxmemory-policy allkeys-lru",
+                                      "appendonly yes"},
+                     .admin_password = "s3cret-pw"});
+    scratch s;
+    auto pw = s.file("password");
+    std::ofstream(pw) << "s3cret-pw\n";
+
+    tool_process run(run_args(m, {"--password-file", pw}, "job:evicting", {"true"}));
+    CHECK(run.wait_exit(20s) == 0);
+    const auto err = run.error_output();
+    CHECK_THAT(err, Catch::Contains("warning: master 1 (redis://") && Catch::Contains("eviction can drop lock keys") &&
+                        !Catch::Contains("s3cret") && !Catch::Contains("persistence"));
+    std::size_t lines = 0;
+    for (auto at = err.find("eviction can drop"); at != std::string::npos; at = err.find("eviction can drop", at + 1))
+        ++lines;
+    CHECK(lines == 3);
+    CHECK(no_key_left(m, "job:evicting"));
+}

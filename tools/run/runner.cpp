@@ -65,8 +65,8 @@ private:
     client_config make_config()
     {
         auto cfg = make_client_config(o_);
-        if (o_.verbose)
-            cfg.on_event = [this](const event& e) { tell(e); };
+        // Always: a master that can lose lock keys is worth a line even without --verbose.
+        cfg.on_event = [this](const event& e) { tell(e); };
         return cfg;
     }
 
@@ -227,6 +227,17 @@ private:
 
     void tell(const event& e)
     {
+        if (e.kind == event_kind::master_warning)
+        {
+            // Once per warning and master (the client reports what is new at a reconnection);
+            // the endpoint as master_states() has it, its password masked.
+            const auto states = client_.master_states();
+            say("warning: master %zu (%s): %s", e.master + 1, states[e.master].endpoint.c_str(),
+                e.ec.message().c_str());
+            return;
+        }
+        if (!o_.verbose)
+            return;
         switch (e.kind)
         {
         case event_kind::master_up:
