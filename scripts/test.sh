@@ -87,15 +87,20 @@ stage() {
 
 # ---- normal --------------------------------------------------------------------------------
 normal_args=("$@")
+# -g1 (line tables only) in the normal and sanitizer stages: stack traces and sanitizer reports
+# keep their file and line, and the builds, which are most of a run's time, take about a fifth
+# less CPU than with -g (one live test file under ASan: 38 s against 30 s at -O1, 66 s against 52 s at
+# -O2).
 stage_normal() {
-    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DREDLOCK_WARNINGS_AS_ERRORS=ON &&
+    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+        -DREDLOCK_WARNINGS_AS_ERRORS=ON &&
         cmake --build "$build" -j$jobs &&
         run_ctest --test-dir "$build" --output-on-failure --timeout 600 "${normal_args[@]}"
 }
 
 # ---- asan ----------------------------------------------------------------------------------
 # -O1: sanitizer builds of Asio code are slow to compile; -O1 keeps them usable and fast enough.
-sanitizer_cmake=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g"
+sanitizer_cmake=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
                  -DREDLOCK_BUILD_BENCH=OFF -DREDLOCK_BUILD_EXAMPLES=OFF)
 stage_asan() {
     local dir=$build-asan

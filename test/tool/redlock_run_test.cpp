@@ -283,4 +283,10 @@ TEST_CASE("redlock-run: a master that can lose lock keys is named on stderr once
         ++lines;
     CHECK(lines == 3);
     CHECK(no_key_left(m, "job:evicting"));
+
+    // --quiet (for cron, which mails what a job prints) leaves them out.
+    tool_process quiet(run_args(m, {"--password-file", pw, "--quiet"}, "job:evicting", {"true"}));
+    CHECK(quiet.wait_exit(20s) == 0);
+    CHECK_THAT(quiet.error_output(), !Catch::Contains("warning"));
+    CHECK(no_key_left(m, "job:evicting"));
 }

@@ -72,7 +72,11 @@ TEST_CASE("redlock-run: the defaults and the command after --", "[tool]")
     CHECK(r.options->kill_after == 5s);
     CHECK(r.options->conflict_exit_code == exit_status::conflict);
     CHECK_FALSE(r.options->fencing);
+    CHECK_FALSE(r.options->quiet);
     CHECK(r.options->tls.verify_peer);
+    auto q = parse({"--master", "redis://127.0.0.1:7000", "-q", "job", "--", "true"});
+    REQUIRE(q.options);
+    CHECK(q.options->quiet);
 }
 
 TEST_CASE("redlock-run: bad arguments exit 64 with a message", "[tool]")

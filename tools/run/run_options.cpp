@@ -213,6 +213,8 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
     app.add_flag("--fencing", o.fencing, "Take a fenced lock; COMMAND gets REDLOCK_FENCING_TOKEN.");
     app.add_flag("-v,--verbose", o.verbose,
                  "Tell on stderr: acquisition (validity, each master), extensions, degradation, loss.");
+    app.add_flag("-q,--quiet", o.quiet,
+                 "No warning on stderr about masters that can lose lock keys (for cron; --verbose shows them).");
     app.add_option("--tls-ca-file", o.tls.ca_file, "Trusted CAs (PEM) for rediss:// masters.")->type_name("FILE");
     app.add_option("--tls-ca-dir", o.tls.ca_dir, "Directory of hashed CA certificates.")->type_name("DIR");
     app.add_option("--tls-cert-file", o.tls.cert_file, "Client certificate (PEM), mutual TLS.")->type_name("FILE");

@@ -49,6 +49,7 @@ struct run_options
     int conflict_exit_code = exit_status::conflict;
     bool fencing = false;
     bool verbose = false;
+    bool quiet = false;  ///< No deployment warnings (--verbose still shows them).
 };
 
 /// Where parse_run_options() reads the environment and files; tests give their own.

@@ -227,7 +227,7 @@ private:
 
     void tell(const event& e)
     {
-        if (e.kind == event_kind::master_warning)
+        if (e.kind == event_kind::master_warning && (!o_.quiet || o_.verbose))
         {
             // Once per warning and master (the client reports what is new at a reconnection);
             // the endpoint as master_states() has it, its password masked.
@@ -236,7 +236,7 @@ private:
                 e.ec.message().c_str());
             return;
         }
-        if (!o_.verbose)
+        if (!o_.verbose || e.kind == event_kind::master_warning)
             return;
         switch (e.kind)
         {
