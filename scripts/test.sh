@@ -24,8 +24,10 @@
 #                         $BUILD_DIR-asan, $BUILD_DIR-tsan, $BUILD_DIR-fuzz
 # Extra arguments go to the normal stage's ctest, e.g. bash scripts/test.sh -R '^unit:'.
 #
-# The last line is "N passed, N failed": tests over all the CTest stages, plus one per fuzz
-# target and per model check, and one failure per stage that failed before its tests could run.
+# The last line is "N passed, N failed, N skipped": tests over all the CTest stages, plus one per
+# fuzz target and per model check, and one failure per stage that failed before its tests could
+# run. A test that reports itself skipped (the interop test without the npm registry, the
+# package check without root) is counted as skipped, not passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,6 +41,7 @@ bash scripts/install-deps.sh test
 
 total_passed=0
 total_failed=0
+total_skipped=0
 summary=()
 
 header() {
@@ -58,8 +61,12 @@ run_ctest() {
     line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1 || true)
     if [[ $line =~ ([0-9]+)\ tests?\ failed\ out\ of\ ([0-9]+) ]]; then
         local failed=${BASH_REMATCH[1]} all=${BASH_REMATCH[2]}
-        total_passed=$((total_passed + all - failed))
+        # CTest counts a skipped test as passed; it lists it under "did not run" as (Skipped).
+        local skipped
+        skipped=$(grep -cE '^[[:space:]]*[0-9]+ - .* \(Skipped\)$' "$log" || true)
+        total_passed=$((total_passed + all - failed - skipped))
         total_failed=$((total_failed + failed))
+        total_skipped=$((total_skipped + skipped))
         ctest_counted=1
     fi
     rm -f "$log"
@@ -193,5 +200,5 @@ header "summary"
 for line in "${summary[@]}"; do
     echo "  $line"
 done
-echo "$total_passed passed, $total_failed failed"
+echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
 ((total_failed == 0)) && [[ ! " ${summary[*]} " =~ FAILED ]]

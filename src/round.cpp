@@ -147,7 +147,7 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
     // form is encoded once, on first use, and copied to each connection's output.
     for (auto& s : c_->command_scratch)
         s.clear();
-    if (k == kind::release && c_->waiting.has_watchers())
+    if (k == kind::release && c_->waiting.wants_releases())
     {
         // Waiters of this client on these keys: what they send from now on runs after this
         // release on each master it goes to (waiting_room::released_here). Told before the
@@ -239,9 +239,20 @@ void round::stop() noexcept
     active_ = false;
     c_->deadlines.cancel(*this);
     // The release stays queued on its masters: a yielded notice still goes out, unless the
-    // client is closing (its waiters complete with connection_closed).
+    // client is closing (its waiters complete with connection_closed: close() expires every
+    // armed wait). Should the notice fail to go out (no memory), the waiters' own fallback, the
+    // keys' TTL, still ends their wait.
     if (!c_->closed)
-        tell_deferred();
+    {
+        try
+        {
+            tell_deferred();
+        }
+        catch (...)
+        {
+            deferred_notice_ = master_set();
+        }
+    }
     for (std::size_t i = 0; i < m_.size(); ++i)
     {
         if (m_[i].outstanding)

@@ -52,10 +52,7 @@ void waiting_room::unwatch(std::span<const std::string> keys, release_listener* 
             continue;
         std::erase(it->second, l);
         if (it->second.empty())
-        {
             watchers_.erase(it);
-            handoffs_.erase(k);
-        }
     }
 }
 
@@ -89,17 +86,29 @@ bool waiting_room::released_here(const master_set& masters, std::span<const std:
 {
     if (keys.empty())
         return false;
-    if (const auto it = watchers_.find(keys[0]); it != watchers_.end())
+    const auto& key = keys[0];
+    if (!watchers_.contains(key))
     {
-        auto& n = handoffs_[keys[0]];
-        if (++n == yield_every)
+        handoffs_.erase(key);  // no local waiter: the row ends here
+    }
+    else
+    {
+        if (handoffs_.size() >= max_rows && !handoffs_.contains(key))
+            handoffs_.clear();
+        if (++handoffs_[key] >= yield_every)
         {
-            n = 0;
+            handoffs_.erase(key);
             return true;
         }
     }
     notify_released(masters, keys);
     return false;
+}
+
+void waiting_room::refused_elsewhere(std::span<const std::string> keys) noexcept
+{
+    if (!keys.empty())
+        handoffs_.erase(keys[0]);
 }
 
 void waiting_room::notify_released(const master_set& masters, std::span<const std::string> keys)

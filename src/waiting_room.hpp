@@ -76,15 +76,23 @@ public:
     /// returns true. The caller then calls notify_released() once the release is decided,
     /// when other processes' waiters have been woken too, and the next holder is whoever
     /// reaches a majority first.
+    ///
+    /// A row of hand-offs (counted by the releases' first key) ends with a release that finds
+    /// no local waiter, with a yield, and with refused_elsewhere(); a waiter that completes
+    /// does not end it (the next one of the process may watch again only after that).
     bool released_here(const master_set& masters, std::span<const std::string> keys);
+    /// An acquisition of this client was refused by a holder of `keys` that it did not get
+    /// them from (it watches the masters): the row of local hand-offs is over.
+    void refused_elsewhere(std::span<const std::string> keys) noexcept;
     /// Tells the waiters of `keys` that the release on `masters` is queued: what
     /// released_here() does when it does not yield.
     void notify_released(const master_set& masters, std::span<const std::string> keys);
     /// How many local hand-offs of one resource in a row go before one yields. Measured in
     /// docs/performance.md ("Fairness across processes").
     static constexpr unsigned yield_every = 8;
-    /// Whether anyone watches a key (the release's notice is skipped otherwise).
-    bool has_watchers() const noexcept { return !watchers_.empty(); }
+    /// Whether a release must call released_here(): someone watches a key, or a row of
+    /// hand-offs is being counted (the release that ends it must say so).
+    bool wants_releases() const noexcept { return !watchers_.empty() || !handoffs_.empty(); }
 
     /// Client tracking on master i's connection generation `gen`: whether it was asked for
     /// (then the watch does not ask again), and whether the master refused it.
@@ -105,8 +113,10 @@ private:
     };
     std::unordered_map<std::string, std::deque<release_listener*>> queues_;
     std::unordered_map<std::string, std::vector<release_listener*>> watchers_;
-    // Local hand-offs in a row, by the first key of the releases; erased with the key's last
-    // watcher.
+    // Local hand-offs in a row, by the first key of the releases. An entry lives until its row
+    // ends (released_here); a row left open (its holder's lock expired unreleased) is
+    // forgotten when the map reaches max_rows, which at worst postpones a yield.
+    static constexpr std::size_t max_rows = 4096;
     std::unordered_map<std::string, unsigned> handoffs_;
     std::vector<per_master> tracking_;
     std::vector<release_listener*> scratch_;

@@ -76,7 +76,9 @@ std::optional<redirect> parse_redirect(std::string_view error_text, std::string_
         host = host.substr(1, host.size() - 2);
     if (host.empty())
         host = answering_host;
-    if (host.empty())
+    // "?": a node told to prefer host names that has none. Not the node that answered, and
+    // not a name to resolve: the caller reads the slot map again instead.
+    if (host.empty() || host == "?")
         return std::nullopt;
     r.to.host.assign(host);
     return r;

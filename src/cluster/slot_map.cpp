@@ -322,7 +322,7 @@ std::optional<std::size_t> slot_map::find(const cluster_endpoint& to) const noex
 
 std::optional<std::size_t> slot_map::moved(std::uint16_t slot, const cluster_endpoint& to)
 {
-    if (slot >= slot_count || to.host.empty() || to.port == 0)
+    if (slot >= slot_count || to.host.empty() || to.host == "?" || to.port == 0)
         return std::nullopt;
     auto shard = find(to);
     if (!shard)

@@ -100,7 +100,7 @@ public:
      * redirection); a known one keeps its own.
      *
      * @return The shard now serving `slot`; nullopt, with nothing changed, when `slot` is
-     *         >= 16384, `to` has no host or port 0, or a new shard would make more shards than
+     *         >= 16384, `to` has no host, the unknown host `?` or port 0, or a new shard would make more shards than
      *         slots (then the map is stale beyond repair: parse a fresh `CLUSTER SLOTS`).
      */
     std::optional<std::size_t> moved(std::uint16_t slot, const cluster_endpoint& to);

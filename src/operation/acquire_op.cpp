@@ -188,6 +188,9 @@ void acquire_op::execute(const acquire_action& a)
         return;
     case kind::send_watch:
         watch_id_ = a.round_id;
+        // Refused by holders that this client did not hand the keys to: a row of local
+        // hand-offs (waiting_room::released_here) is over.
+        c_->waiting.refused_elsewhere(keys());
         watch_.start(*c_, *a.awaited, keys(), this);
         [[fallthrough]];  // and arm the fallback
     case kind::wait_until:

@@ -44,12 +44,13 @@ cli() {
     redis-cli -h "${u%:*}" -p "${u##*:}" "$@"
 }
 
-pids=()
+holder=""
+waiter=""
 cleanup() {
     local p
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-    exec 3>&- 4<&- 2>/dev/null || true
+    for p in $holder $waiter; do kill "$p" 2>/dev/null || true; done
+    for p in $holder $waiter; do wait "$p" 2>/dev/null || true; done
+    { exec 3>&- 4<&-; } 2>/dev/null || true
 }
 trap cleanup EXIT
 
@@ -59,7 +60,7 @@ fifo_out=$work/holder.out
 rm -f "$fifo_in" "$fifo_out"
 mkfifo "$fifo_in" "$fifo_out"
 node "$here/node_redlock_holder.js" "$resource" 60000 <"$fifo_in" >"$fifo_out" &
-pids+=($!)
+holder=$!
 exec 3>"$fifo_in" 4<"$fifo_out"
 read -r -t 30 word value <&4 || die "node-redlock did not report the lock held"
 [[ $word == held ]] || die "node-redlock said: $word $value"
@@ -69,14 +70,14 @@ echo "node-redlock holds $resource with value $value"
 out=$work/waiter.out
 "$run" --wait 30s --ttl 5s "$resource" -- sh -c 'echo ran' >"$out" 2>&1 &
 waiter=$!
-pids+=($waiter)
 
 # Its attempt was refused and it watches: tracking shows on some master. (Tracking is turned on
 # only by a waiting acquisition, after a refusal.)
 tracking() {
     local u
     for u in "${uris[@]}"; do
-        cli "$u" CLIENT LIST | grep -q ' flags=t ' && return 0
+        # (grep without -q reads to the end: redis-cli is not cut off by SIGPIPE under pipefail)
+        cli "$u" CLIENT LIST | grep ' flags=t ' >/dev/null && return 0
     done
     return 1
 }
@@ -100,7 +101,7 @@ echo "node-redlock released"
 
 status=0
 wait "$waiter" || status=$?
-pids=("${pids[@]/$waiter}")
+waiter=
 [[ $status == 0 ]] || die "redlock-run exited $status (75: its wait ended before it was woken): $(cat "$out")"
 grep -qx ran "$out" || die "the waiter's command did not run: $(cat "$out")"
 echo "the waiter was woken by the release and ran its command"

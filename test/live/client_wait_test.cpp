@@ -6,6 +6,8 @@
 // late, so success can only come from a wake-up. The cases assert outcomes, not durations.
 #include "client_fixture.hpp"
 
+#include "waiting_room.hpp"
+
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -233,4 +235,44 @@ TEST_CASE_METHOD(masters_rig<5>, "wait: a cancelled waiter leaves no key, and th
         co_await c.async_unlock(second, tuple_awaitable);
         CHECK(co_await settled_keys(m) == 0);
     }, 20s);
+}
+
+TEST_CASE_METHOD(masters_rig<5>, "wait: a long row of local hand-offs, some of which yield, loses no wake-up",
+                 "[live][wait]")
+{
+    // More waiters than two yields' worth (waiting_room::yield_every): the yielded hand-offs
+    // wake their waiter when the release is decided, the others at once. Each holds its lock
+    // with a TTL longer than the waits, so a lost wake-up would end a wait with contended.
+    run([&]() -> asio::awaitable<void> {
+        lock first = co_await acquired(c, "w-row", holder_options());
+        constexpr int waiters = 2 * static_cast<int>(detail::waiting_room::yield_every) + 2;
+        auto o = waiting(15000ms);
+        o.ttl = holder_ttl;
+        std::vector<int> order;
+        int finished = 0;
+        for (int k = 0; k < waiters; ++k)
+            c.async_lock("w-row", o, [&, k](error_code ec, lock l) {
+                INFO(l.describe());
+                CHECK_FALSE(ec);
+                order.push_back(k);
+                asio::co_spawn(
+                    io,
+                    [&, l = std::move(l)]() mutable -> asio::awaitable<void> {
+                        co_await sleep_for(1ms);
+                        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+                        CHECK_FALSE(uec);
+                        ++finished;
+                    },
+                    asio::detached);
+            });
+        co_await sleep_for(50ms);
+        auto [uec] = co_await c.async_unlock(first, tuple_awaitable);
+        CHECK_FALSE(uec);
+        REQUIRE(co_await eventually([&] { return finished == waiters; }, 12s));
+        std::vector<int> expected(waiters);
+        for (int k = 0; k < waiters; ++k)
+            expected[static_cast<std::size_t>(k)] = k;
+        CHECK(order == expected);
+        CHECK(co_await settled_keys(m) == 0);
+    }, 30s);
 }

@@ -58,6 +58,8 @@ TEST_CASE("redirect: anything else is no redirection", "[redirect]")
         "MOVED 3999 127.0.0.1",         // no port
         "MOVED 3999 127.0.0.1:",        // empty port
         "MOVED 16384 h:1",              // slot out of range
+        "MOVED 1 ?:6379",               // a node with no host name to offer: read the map again
+        "ASK 1 ?:6379",
         "MOVED 99999 h:1",
         "MOVED 123456 h:1",
         "MOVED -1 h:1",

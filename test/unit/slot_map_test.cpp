@@ -447,6 +447,7 @@ TEST_CASE("slot_map: MOVED re-points one slot", "[slot_map]")
     SECTION("nonsense changes nothing")
     {
         CHECK_FALSE(m.moved(16384, ep("h", 1)));
+        CHECK_FALSE(m.moved(1, ep("?", 6379)));
         CHECK_FALSE(m.moved(65535, ep("h", 1)));
         CHECK_FALSE(m.moved(1, ep("", 1)));
         CHECK_FALSE(m.moved(1, ep("h", 0)));

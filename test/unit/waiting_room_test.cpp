@@ -93,14 +93,46 @@ TEST_CASE("waiting_room: every yield_every-th local hand-off of a resource yield
     CHECK(r.waiter.turns == 0);
 }
 
-TEST_CASE("waiting_room: the count of hand-offs starts again when the resource has no waiter left")
+TEST_CASE("waiting_room: a waiter that completes and the next that watches again keep one row of hand-offs")
+{
+    // Two workers of one process taking turns: each hand-off's waiter completes (unwatches)
+    // before the other one, after its own release, watches again. The row goes on.
+    rig r;
+    counting_listener second;
+    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
+    {
+        auto& waiter = i % 2 ? r.waiter : second;
+        r.room.watch(r.keys, &waiter);
+        CHECK_FALSE(r.release().first);
+        r.room.unwatch(r.keys, &waiter);
+    }
+    r.room.watch(r.keys, &r.waiter);
+    CHECK(r.release().first);
+}
+
+TEST_CASE("waiting_room: a row of hand-offs ends with a release that finds no local waiter")
 {
     rig r;
     r.room.watch(r.keys, &r.waiter);
     for (unsigned i = 1; i < waiting_room::yield_every; ++i)
         CHECK_FALSE(r.release().first);
     r.room.unwatch(r.keys, &r.waiter);
+    CHECK(r.room.wants_releases());  // the release that ends the row must be heard
+    CHECK_FALSE(r.release().first);  // nobody here waits: the row ends
+    CHECK_FALSE(r.room.wants_releases());
     r.room.watch(r.keys, &r.waiter);
+    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
+        CHECK_FALSE(r.release().first);
+    CHECK(r.release().first);
+}
+
+TEST_CASE("waiting_room: a row of hand-offs ends when a waiter here is refused by another holder")
+{
+    rig r;
+    r.room.watch(r.keys, &r.waiter);
+    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
+        CHECK_FALSE(r.release().first);
+    r.room.refused_elsewhere(r.keys);
     for (unsigned i = 1; i < waiting_room::yield_every; ++i)
         CHECK_FALSE(r.release().first);
     CHECK(r.release().first);

@@ -65,8 +65,12 @@ private:
     client_config make_config()
     {
         auto cfg = make_client_config(o_);
-        // Always: a master that can lose lock keys is worth a line even without --verbose.
-        cfg.on_event = [this](const event& e) { tell(e); };
+        // A master that can lose lock keys is worth a line even without --verbose; --quiet
+        // (without --verbose) drops the lines, and the checks' INFO and CONFIG with them.
+        if (o_.quiet && !o_.verbose)
+            cfg.deployment_checks = false;
+        else
+            cfg.on_event = [this](const event& e) { tell(e); };
         return cfg;
     }
 
@@ -227,7 +231,7 @@ private:
 
     void tell(const event& e)
     {
-        if (e.kind == event_kind::master_warning && (!o_.quiet || o_.verbose))
+        if (e.kind == event_kind::master_warning)
         {
             // Once per warning and master (the client reports what is new at a reconnection);
             // the endpoint as master_states() has it, its password masked.
@@ -236,7 +240,7 @@ private:
                 e.ec.message().c_str());
             return;
         }
-        if (!o_.verbose || e.kind == event_kind::master_warning)
+        if (!o_.verbose)
             return;
         switch (e.kind)
         {
