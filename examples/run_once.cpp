@@ -139,8 +139,18 @@ int main(int argc, char** argv)
         check(ran == 1, "exactly one process ran the job");
         check(contended == processes - 1 && other == 0, "every other process saw contention");
         check(count_lines(log_file) == 1, "the job's output was written once");
-        const std::string held = redlock_example::command_on(uris[0], {"PTTL", "job:nightly-report:2026-11-21"});
-        check(std::stoll(held) > 20000, "the lock stays until the end of the period (PTTL " + held + " ms)");
+        // The winner holds the key on a majority, not necessarily on every master: a master
+        // that another process reached first granted that process, which released it.
+        std::size_t holding = 0;
+        std::string pttls;
+        for (const auto& uri : uris)
+        {
+            const std::string pttl = redlock_example::command_on(uri, {"PTTL", "job:nightly-report:2026-11-21"});
+            pttls += (pttls.empty() ? "" : ", ") + pttl;
+            holding += std::stoll(pttl) > 20000;
+        }
+        check(holding >= uris.size() / 2 + 1,
+              "the lock stays until the end of the period on a majority (PTTL " + pttls + " ms)");
 
         // So that the example can run again at once: the period is over, as far as it goes.
         redlock_example::command_on_all(uris, {"DEL", "job:nightly-report:2026-11-21"});
