@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <redlock/error.hpp>
 
@@ -49,6 +50,22 @@ struct master_config
     int db = 0;                      ///< SELECT this database after connecting (0: no SELECT).
     tls_options tls;                 ///< TLS settings of a `rediss://` master. For a URI in
                                      ///< client_config::masters, client_config::tls is used.
+
+    /// A node of a Redis Cluster, named as a seed (`host:port`).
+    struct node_address
+    {
+        std::string host;         ///< Host name or IP literal (IPv6 without brackets).
+        std::uint16_t port = 6379;  ///< TCP port.
+        friend bool operator==(const node_address&, const node_address&) = default;
+    };
+    /// @brief Non-empty: this master is a whole Redis Cluster (`redis-cluster://`,
+    /// `rediss-cluster://`), and these are the nodes the client asks for its slot map, in
+    /// order, until one answers. `host` and `port` are then unused (parse_master_uri sets them
+    /// to the first seed); `transport` is tcp or tls; `db` is 0 (a cluster has one database).
+    /// The user name, password and TLS settings apply to every node of the cluster.
+    std::vector<node_address> cluster_seeds;
+    /// Whether this master is a Redis Cluster (cluster_seeds is not empty).
+    bool is_cluster() const noexcept { return !cluster_seeds.empty(); }
 
     /// The URI of this master with any password replaced by "***".
     std::string to_string() const;
