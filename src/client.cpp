@@ -123,12 +123,12 @@ std::size_t client::size() const noexcept { return impl_->size(); }
 
 std::vector<master_info> client::master_states() const
 {
-    // conns is fixed at construction; each connection publishes what info() reads.
+    // masters is fixed at construction; each master publishes what info() reads.
     std::vector<master_info> out;
-    out.reserve(impl_->conns.size());
-    for (std::size_t i = 0; i < impl_->conns.size(); ++i)
+    out.reserve(impl_->masters.size());
+    for (std::size_t i = 0; i < impl_->masters.size(); ++i)
     {
-        out.push_back(impl_->conns[i]->info());
+        out.push_back(impl_->masters[i].info());
         out.back().index = i;
     }
     return out;
@@ -216,10 +216,10 @@ void detail::start_wait_connected(client& self, asio::any_completion_handler<voi
             std::size_t ready = 0;
         };
         auto st = std::make_shared<state>(std::move(h));
-        st->waiting = impl->conns.size();
-        for (auto& c : impl->conns)
+        st->waiting = impl->masters.size();
+        for (auto& m : impl->masters)
         {
-            c->wait_settled([impl, st](error_code ec) {
+            m.wait_settled([impl, st](error_code ec) {
                 if (!ec)
                     ++st->ready;
                 if (--st->waiting == 0)

@@ -21,16 +21,22 @@ using clock = std::chrono::steady_clock;
 
 // ---- client_impl ----------------------------------------------------------------------------
 
-client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<master_config> masters)
+client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<master_config> configs)
     : strand(make_strand_of(ex)), cfg(std::move(c)), deadlines(strand), longest_ttl_(cfg.defaults.ttl),
       registry_(&shutdown_registry::of(ex))
 {
-    conns.reserve(masters.size());
-    for (auto& m : masters)
-        conns.push_back(std::make_shared<node_connection>(strand, std::move(m), cfg.connection));
-    scripts.resize(conns.size());
-    restarts.resize(conns.size());
-    waiting = waiting_room(conns.size(), strand);
+    masters.reserve(configs.size());
+    for (auto& m : configs)
+    {
+        if (m.is_cluster())
+        {
+            has_cluster_master = true;
+            masters.emplace_back(std::make_shared<cluster_master>(strand, std::move(m), cfg.connection));
+        }
+        else
+            masters.emplace_back(std::make_shared<node_connection>(strand, std::move(m), cfg.connection));
+    }
+    waiting = waiting_room(masters.size(), strand);
     registry_->add(this);
 }
 
@@ -41,11 +47,14 @@ void client_impl::on_shutdown() noexcept
     closed = true;
     ops_.abandon_all();
     // What waits for a connection to settle (async_wait_connected) holds the client: let go.
-    for (auto& c : conns)
-        c->abandon_waiters();
+    for (auto& m : masters)
+        m.abandon_waiters();
     // No handler runs any more, but what the connections sent or queued (releases that have
     // completed at the quorum) must still reach every master: drained here, synchronously,
     // within the connections' close_timeout (see node_connection::close).
+    std::vector<std::shared_ptr<node_connection>> conns;
+    for (const auto& m : masters)
+        m.append_connections(conns);
     node_connection::drain_now(conns, clock::now() + cfg.connection.close_timeout);
 }
 
@@ -54,10 +63,10 @@ void client_impl::start()
     if (cfg.restart_quarantine.count() != 0)
     {
         // Called by a connection after each handshake, before it is ready.
-        for (std::size_t i = 0; i < conns.size(); ++i)
-            conns[i]->on_identity([weak = weak_from_this(), i](const server_identity& id) {
+        for (std::size_t i = 0; i < masters.size(); ++i)
+            masters[i].on_identity([weak = weak_from_this(), i](std::size_t node, const server_identity& id) {
                 if (auto self = weak.lock())
-                    self->restarts[i].observe(id.run_id, std::chrono::seconds(id.uptime_seconds), clock::now(),
+                    self->masters[i].restarts_of(node).observe(id.run_id, std::chrono::seconds(id.uptime_seconds), clock::now(),
                                               self->restart_quarantine(), self->cfg.quarantine_young_masters);
             });
     }
@@ -65,16 +74,16 @@ void client_impl::start()
     {
         // Called after each handshake that finds warnings its previous one did not (after
         // master_up); master_states() has them all.
-        for (std::size_t i = 0; i < conns.size(); ++i)
-            conns[i]->on_deployment_warnings([weak = weak_from_this(), i](deployment_warnings added) {
+        for (std::size_t i = 0; i < masters.size(); ++i)
+            masters[i].on_deployment_warnings([weak = weak_from_this(), i](deployment_warnings added) {
                 if (auto self = weak.lock(); self && self->observed())
                     for (const auto& ec : added.codes())
                         self->report_master(event_kind::master_warning, i, ec);
             });
     }
-    for (std::size_t i = 0; i < conns.size(); ++i)
+    for (std::size_t i = 0; i < masters.size(); ++i)
     {
-        conns[i]->on_availability([weak = weak_from_this(), i](bool up, error_code ec) {
+        masters[i].on_availability([weak = weak_from_this(), i](bool up, error_code ec) {
             auto self = weak.lock();
             if (!self)
                 return;
@@ -86,7 +95,7 @@ void client_impl::start()
         });
         // Client-tracking invalidations (lock_options::wait), delivered after the replies read
         // with them.
-        conns[i]->on_push([weak = weak_from_this(), i](const resp::reply& push) {
+        masters[i].on_push([weak = weak_from_this(), i](const resp::reply& push) {
             auto self = weak.lock();
             if (!self)
                 return;
@@ -94,8 +103,8 @@ void client_impl::start()
                 self->waiting.invalidate(i, *inv);
         });
     }
-    for (auto& c : conns)
-        c->start();
+    for (auto& m : masters)
+        m.start();
 }
 
 void client_impl::close()
@@ -103,8 +112,8 @@ void client_impl::close()
     if (closed)
         return;
     closed = true;
-    for (auto& c : conns)
-        c->close();
+    for (auto& m : masters)
+        m.close();
     // Operations waiting for a deadline (a retry delay) complete now, with connection_closed.
     deadlines.expire_all();
 }

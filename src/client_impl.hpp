@@ -18,20 +18,19 @@
 #include "algorithm/token.hpp"
 #include "detail/deadline_list.hpp"
 #include "detail/op_registry.hpp"
-#include "script_cache.hpp"
-#include "transport/node_connection.hpp"
+#include "master_link.hpp"
 #include "waiting_room.hpp"
 
 namespace redlock::detail {
 
 class client_impl;
 
-/// The shared state of a client: its strand, one connection per master, the deadline list
+/// The shared state of a client: its strand, its masters (master_link), the deadline list
 /// and the token source. Operations hold a shared_ptr to it; everything runs on `strand`.
 class client_impl : public std::enable_shared_from_this<client_impl>, public shutdown_participant
 {
 public:
-    client_impl(asio::any_io_executor ex, client_config cfg, std::vector<master_config> masters);
+    client_impl(asio::any_io_executor ex, client_config cfg, std::vector<master_config> configs);
     ~client_impl();
 
     void start();
@@ -48,8 +47,8 @@ public:
     void on_shutdown() noexcept override;
     std::shared_ptr<void> keep_alive() noexcept override { return weak_from_this().lock(); }
 
-    std::size_t size() const noexcept { return conns.size(); }
-    std::size_t quorum() const noexcept { return conns.size() / 2 + 1; }
+    std::size_t size() const noexcept { return masters.size(); }
+    std::size_t quorum() const noexcept { return masters.size() / 2 + 1; }
 
     /// Whether anyone listens to events (client_config::on_event).
     bool observed() const noexcept { return static_cast<bool>(cfg.on_event); }
@@ -80,7 +79,7 @@ public:
     {
         if (!cfg.on_event)
             return;
-        e.masters = conns.size();
+        e.masters = masters.size();
         cfg.on_event(e);
     }
 
@@ -95,14 +94,13 @@ public:
     /// Whether master i's answers are out of acquisitions' quorums at `now` (restart_watch).
     bool quarantined(std::size_t i, std::chrono::steady_clock::time_point now) const noexcept
     {
-        return restarts[i].quarantined(now);
+        return masters[i].quarantined(now);
     }
 
     asio::any_io_executor strand;
     client_config cfg;
-    std::vector<std::shared_ptr<node_connection>> conns;
-    std::vector<script_cache> scripts;  // per master: which scripts its connection has run
-    std::vector<restart_watch> restarts;  // per master: its restarts seen, its quarantine
+    std::vector<master_link> masters;  // per master: its connection(s), scripts seen, restarts
+    bool has_cluster_master = false;   // whether any master is a Redis Cluster
     waiting_room waiting;              // acquisitions waiting for a release (lock_options::wait)
     deadline_list deadlines;
     token_source tokens;

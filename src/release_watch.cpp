@@ -43,17 +43,19 @@ void release_watch::start(client_impl& c, const master_set& masters, std::span<c
 
 void release_watch::send(std::size_t i)
 {
-    auto& conn = *c_->conns[i];
+    auto& conn = c_->masters[i];
     auto& pm = m_[i];
     pm.active = true;
     const auto gen = conn.generation();
-    const auto tracking = c_->waiting.tracking_of(i, gen);
+    // A cluster master is not asked to track keys (master_link::tracks_keys): its keys are polled.
+    const auto tracking = conn.tracks_keys() ? c_->waiting.tracking_of(i, gen) : waiting_room::tracking::refused;
     pm.asked_tracking = tracking == waiting_room::tracking::unknown;
     pm.tracked = tracking != waiting_room::tracking::refused;
     std::uint32_t step = 0;
     const auto submit = [&](std::initializer_list<std::string_view> words) {
         request_ticket t;
-        const auto ec = conn.submit(this, tag_of(i, step++), [&](std::string& out) { append_words(out, words); }, t);
+        const auto ec =
+            conn.submit(this, tag_of(i, step++), keys_[0], [&](std::string& out) { append_words(out, words); }, t);
         if (!ec)
             pm.tickets.push_back(t);
         return !ec;
@@ -99,7 +101,7 @@ void release_watch::on_reply(std::uint32_t tag, const error_code& ec, std::span<
         if (error)
         {
             pm.tracked = false;
-            c_->waiting.set_tracking(i, c_->conns[i]->generation(), waiting_room::tracking::refused);
+            c_->waiting.set_tracking(i, c_->masters[i].generation(), waiting_room::tracking::refused);
         }
     }
     else if ((step - first_key_step) % 2 == 0)
@@ -142,7 +144,7 @@ void release_watch::stop() noexcept
         if (!m_[i].active)
             continue;
         for (const auto t : m_[i].tickets)
-            c_->conns[i]->abandon(t);
+            c_->masters[i].abandon(t);
         m_[i].tickets.clear();
         m_[i].active = false;
     }

@@ -170,7 +170,7 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
         // Sent, not awaited (see start()): nobody will see a NOSCRIPT, so the body goes along.
         if (send(i, !awaited, true) && !awaited)
         {
-            c_->conns[i]->abandon(m_[i].ticket);
+            c_->masters[i].abandon(m_[i].ticket);
             m_[i].outstanding = false;
             --outstanding_;
         }
@@ -183,13 +183,13 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
 bool round::send(std::size_t i, bool fallback, bool from_start)
 {
     auto& pm = m_[i];
-    auto& conn = *c_->conns[i];
+    auto& conn = c_->masters[i];
     // A release (and a fenced acquisition's round) goes as EVAL to a connection that has not
     // seen its script run yet (the first after connecting, or after a NOSCRIPT): it caches the
     // script there, and for a release nothing
     // it sends can need a second request from us, so a release may complete at the quorum
     // even when such a master is silent (see runs_without_us). EVALSHA afterwards.
-    if (cached_script() && !c_->scripts[i].known(script_id(), conn.generation()))
+    if (cached_script() && (!conn.caches_scripts() || !conn.scripts.known(script_id(), conn.generation())))
         fallback = true;
     const auto tag = static_cast<std::uint32_t>(i) | (fallback ? fallback_bit : 0u);
     const auto write = [&](std::string& out) {
@@ -203,7 +203,7 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
             encode(bytes, k_, fallback, keys_, token_, arg_, fences_);
         out.append(bytes);
     };
-    const error_code ec = conn.submit(this, tag, write, pm.ticket);
+    const error_code ec = conn.submit(this, tag, keys_[0], write, pm.ticket);
     if (ec)
     {
         settle(i, master_outcome::failed, ec, conn.last_error_detail());
@@ -221,12 +221,11 @@ bool round::runs_without_us() const noexcept
     {
         if (!m_[i].outstanding)
             continue;
-        const auto& conn = *c_->conns[i];
+        const auto& conn = c_->masters[i];
         if (!conn.written(m_[i].ticket))
             return false;
         // An EVALSHA that may meet NOSCRIPT needs us to send the body.
-        if (k_ == kind::release && !m_[i].fallback &&
-            !c_->scripts[i].known(script_id(), conn.generation()))
+        if (k_ == kind::release && !m_[i].fallback && !conn.scripts.known(script_id(), conn.generation()))
             return false;
     }
     return true;
@@ -257,7 +256,7 @@ void round::stop() noexcept
     {
         if (m_[i].outstanding)
         {
-            c_->conns[i]->abandon(m_[i].ticket);
+            c_->masters[i].abandon(m_[i].ticket);
             m_[i].outstanding = false;
         }
     }
@@ -271,7 +270,7 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
     if (o == master_outcome::granted && (k_ == kind::acquire || k_ == kind::acquire_fenced || k_ == kind::commit_fence) &&
         c_->quarantined(i, at))
     {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c_->restarts[i].until() - at);
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c_->masters[i].quarantine_end() - at);
         return settle(i, master_outcome::failed, error::master_restarted,
                       "restarted lately: out of the quorum for " + std::to_string(left.count()) + " ms more", at);
     }
@@ -302,22 +301,23 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
 
     if (ec)
     {
-        settle(i, master_outcome::failed, ec, c_->conns[i]->last_error_detail());
+        settle(i, master_outcome::failed, ec, c_->masters[i].last_error_detail());
     }
     else
     {
+        auto& master = c_->masters[i];
         const auto& v = nodes[0];
-        const auto at = c_->conns[i]->read_time();
+        const auto at = master.read_time();
         using resp::type;
         if (cached_script() && !resp::is_error(v.data_type))
-            c_->scripts[i].note(script_id(), true, c_->conns[i]->generation());  // it ran there
+            master.scripts.note(script_id(), true, master.generation());  // it ran there
         if (resp::is_error(v.data_type))
         {
             const auto e = error_from_server_reply(v.value);
             // A master that restarted or ran SCRIPT FLUSH lost the script: EVAL sends the body
             // (and caches it again). Only once per round and master.
             if (e == error::noscript && cached_script())
-                c_->scripts[i].note(script_id(), false, c_->conns[i]->generation());
+                master.scripts.note(script_id(), false, master.generation());
             if (e == error::noscript && !fallback && send(i, true))
                 return;
             settle(i, master_outcome::failed, e, v.value, at);
@@ -390,7 +390,7 @@ void round::on_deadline()
     {
         if (!m_[i].outstanding)
             continue;
-        auto& conn = *c_->conns[i];
+        auto& conn = c_->masters[i];
         conn.abandon(m_[i].ticket);
         m_[i].outstanding = false;
         if (k_ == kind::release && !m_[i].fallback)
@@ -399,8 +399,9 @@ void round::on_deadline()
             // now reach no one. An EVAL queued behind it covers that case; when the EVALSHA did
             // delete the key, the EVAL finds nothing and returns 0.
             request_ticket ignored;
-            (void)conn.submit(nullptr, 0, [&](std::string& out) { encode(out, k_, true, keys_, token_, arg_, fences_); },
-                              ignored);
+            (void)conn.submit(
+                nullptr, 0, keys_[0], [&](std::string& out) { encode(out, k_, true, keys_, token_, arg_, fences_); },
+                ignored);
         }
         settle(i, master_outcome::timed_out, error::request_timeout, {});
     }

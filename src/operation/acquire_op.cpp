@@ -6,6 +6,7 @@
 
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/fencing.hpp"
+#include "cluster/key_slot.hpp"
 #include "detail/completion.hpp"
 #include "detail/lock_state.hpp"
 
@@ -352,7 +353,7 @@ std::string acquire_op::refused_resources() const
             return "the resource is empty (or async_lock_all was given none)";
         if (key_.size() > max_key_size)
             return too_long(0);
-        return {};
+        return refused_by_cluster();
     }
     for (std::size_t i = 0; i < resources_.size(); ++i)
     {
@@ -364,6 +365,28 @@ std::string acquire_op::refused_resources() const
             if (resources_[i] == resources_[j])  // the same key twice would make the lock its own rival
                 return "resource " + std::to_string(i) + " repeats resource " + std::to_string(j);
     }
+    return refused_by_cluster();
+}
+
+std::string acquire_op::refused_by_cluster() const
+{
+    if (!c_->has_cluster_master)
+        return {};
+    // A cluster master runs each command on the one node that serves its keys' slot.
+    const auto ks = keys();
+    const auto slot = key_slot(ks[0]);
+    for (std::size_t i = 1; i < ks.size(); ++i)
+        if (key_slot(ks[i]) != slot)
+            return "the keys of resources 0 and " + std::to_string(i) + " hash to different slots (" +
+                   std::to_string(slot) + ", " + std::to_string(key_slot(ks[i])) +
+                   "), and a Redis Cluster master runs a command on one slot only: give the resources "
+                   "one hash tag (e.g. {order:7}:stock and {order:7}:payment)";
+    if (o_.fencing)
+        for (std::size_t i = 0; i < ks.size(); ++i)
+            if (key_slot(fence_key(ks[i])) != key_slot(ks[i]))
+                return "the key of resource " + std::to_string(i) +
+                       " has a '}' and no hash tag, so its fence counter cannot share its slot on a Redis "
+                       "Cluster master: give it a hash tag of its own, which its counter then shares";
     return {};
 }
 

@@ -67,6 +67,9 @@ private:
     void complete(error_code ec, lock l);
     /// Why the resources cannot be locked (empty, too long, named twice); empty when they can.
     std::string refused_resources() const;
+    // Why a client with a Redis Cluster master cannot take these keys (not in one slot, or a
+    // fence counter that cannot share its key's slot); empty when it can.
+    std::string refused_by_cluster() const;
     std::span<const std::string> keys() const;
     std::string_view token_view() const { return {token_, token_source::token_chars}; }
 

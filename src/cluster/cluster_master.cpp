@@ -1,0 +1,551 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include "cluster/cluster_master.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <boost/asio/post.hpp>
+
+#include "cluster/reply_route.hpp"
+#include "protocol/resp_encoder.hpp"
+
+namespace redlock::detail {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+// Replies to CLUSTER SLOTS carry this bit in their tag; a routed command's tag is its index.
+constexpr std::uint32_t map_bit = 1u << 31;
+
+const std::string& asking_command()
+{
+    static const std::string bytes = [] {
+        std::string out;
+        resp::append_command(out, "ASKING");
+        return out;
+    }();
+    return bytes;
+}
+
+const std::string& cluster_slots_command()
+{
+    static const std::string bytes = [] {
+        std::string out;
+        resp::append_command(out, "CLUSTER", "SLOTS");
+        return out;
+    }();
+    return bytes;
+}
+
+std::string node_name(const std::string& host, std::uint16_t port)
+{
+    return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+deployment_warnings without_replicas(const deployment_warnings& w)
+{
+    deployment_warnings out;
+    for (const auto& ec : w.codes())
+        if (ec != error::master_has_replicas)
+            out.add(static_cast<error>(ec.value()));
+    return out;
+}
+
+}  // namespace
+
+cluster_master::cluster_master(asio::any_io_executor ex, master_config cfg, connection_options opts)
+    : ex_(std::move(ex)), cfg_(std::move(cfg)), opts_(std::move(opts)), refresh_timer_(ex_)
+{}
+
+cluster_master::~cluster_master() = default;
+
+void cluster_master::start() { fetch_map(); }
+
+void cluster_master::close()
+{
+    if (state_ == map_state::closed)
+        return;
+    set_map_state(map_state::closed);
+    refresh_timer_.cancel();
+    for (auto& n : nodes_)
+        n.conn->close();
+    last_error_detail_ = cfg_.to_string() + ": closed";
+    auto queued = std::move(queued_);
+    queued_.clear();
+    for (const auto& [index, use] : queued)
+        if (requests_[index].live && requests_[index].use == use)
+            deliver(index, error::connection_closed, {});
+    if (!settled_)
+    {
+        settled_ = true;
+        auto waiters = std::move(settle_waiters_);
+        settle_waiters_.clear();
+        for (auto& w : waiters)
+            asio::post(ex_, [w = std::move(w)] { w(error::connection_closed); });
+    }
+}
+
+// ---- Commands -------------------------------------------------------------------------------
+
+std::size_t cluster_master::take_request(reply_sink* sink, std::uint32_t tag, std::uint16_t slot)
+{
+    std::size_t index;
+    if (!free_requests_.empty())
+    {
+        index = free_requests_.back();
+        free_requests_.pop_back();
+    }
+    else
+    {
+        index = requests_.size();
+        requests_.emplace_back();
+        // release_request() pushes without allocating: it is called where nothing may throw.
+        free_requests_.reserve(requests_.size());
+    }
+    auto& r = requests_[index];
+    r.sink = sink;
+    r.tag = tag;
+    r.slot = slot;
+    r.hops = 0;
+    r.live = true;
+    r.queued = false;
+    r.bytes.clear();
+    return index;
+}
+
+void cluster_master::release_request(std::size_t index) noexcept
+{
+    auto& r = requests_[index];
+    r.live = false;
+    r.queued = false;
+    r.sink = nullptr;
+    ++r.use;
+    free_requests_.push_back(index);
+}
+
+error_code cluster_master::route(std::size_t index, request_ticket& ticket)
+{
+    auto& r = requests_[index];
+    ticket.seq = (std::uint64_t{r.use} << 32) | index;
+    error_code ec;
+    if (state_ == map_state::closed)
+    {
+        last_error_detail_ = cfg_.to_string() + ": closed";
+        ec = error::connection_closed;
+    }
+    else if (!map_ && state_ == map_state::connecting)
+    {
+        // Sent once the first map is known.
+        r.queued = true;
+        queued_.emplace_back(index, r.use);
+        return {};
+    }
+    else if (!map_)
+    {
+        ec = error::not_connected;  // last_error_detail_ says why the seeds gave no map
+    }
+    else if (const auto shard = map_->shard_of(r.slot))
+    {
+        ec = send_to(index, node_of_shard_[*shard], false);
+    }
+    else
+    {
+        last_error_detail_ = cfg_.to_string() + ": slot " + std::to_string(r.slot) + " is served by no node";
+        ec = error::not_connected;
+        request_refresh();
+    }
+    if (ec)
+        release_request(index);
+    return ec;
+}
+
+error_code cluster_master::send_to(std::size_t index, std::size_t node, bool asking)
+{
+    auto& conn = *nodes_[node].conn;
+    error_code ec;
+    if (asking)
+    {
+        // ASKING applies to the next command on the connection: the two leave together.
+        request_ticket ignored;
+        ec = conn.submit(nullptr, 0, [](std::string& out) { out.append(asking_command()); }, ignored);
+    }
+    auto& r = requests_[index];
+    if (!ec)
+        ec = conn.submit(this, static_cast<std::uint32_t>(index), [&](std::string& out) { out.append(r.bytes); },
+                         r.ticket);
+    if (ec)
+    {
+        last_error_detail_ = conn.last_error_detail().empty()
+                                 ? cfg_.to_string() + ": node " + node_name(nodes_[node].host, nodes_[node].port) +
+                                       " is not connected"
+                                 : conn.last_error_detail();
+        return ec;
+    }
+    r.node = node;
+    return {};
+}
+
+void cluster_master::abandon(request_ticket ticket) noexcept
+{
+    const auto index = static_cast<std::size_t>(ticket.seq & 0xffffffffu);
+    const auto use = static_cast<std::uint32_t>(ticket.seq >> 32);
+    if (index >= requests_.size())
+        return;
+    auto& r = requests_[index];
+    if (!r.live || r.use != use)
+        return;
+    if (!r.queued)
+        nodes_[r.node].conn->abandon(r.ticket);
+    release_request(index);
+}
+
+void cluster_master::deliver(std::size_t index, const error_code& ec, std::span<const resp::node_view> nodes)
+{
+    auto* sink = requests_[index].sink;
+    const auto tag = requests_[index].tag;
+    release_request(index);
+    sink->on_reply(tag, ec, nodes);
+}
+
+void cluster_master::fail(std::size_t index, const error_code& ec, std::string detail)
+{
+    last_error_detail_ = std::move(detail);
+    deliver(index, ec, {});
+}
+
+void cluster_master::on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes)
+{
+    if (tag & map_bit)
+        return on_map_reply(tag & ~map_bit, ec, nodes);
+    const std::size_t index = tag;
+    auto& r = requests_[index];
+    const auto& from = nodes_[r.node];
+    if (ec)
+        return fail(index, ec, from.conn->last_error_detail());
+    read_at_ = from.conn->read_time();
+    auto decision = route_reply(nodes[0], from.host, r.hops);
+    if (decision.refresh)
+        request_refresh();
+    if (!decision.follow)
+        return deliver(index, ec, nodes);
+    ++r.hops;
+    const auto& to = decision.follow->to;
+    std::size_t target = 0;
+    if (decision.follow->kind == redirect_kind::moved)
+    {
+        const auto shard = map_->moved(r.slot, to);
+        if (!shard)
+            return deliver(index, ec, nodes);  // the map is past repair: the refresh mends it
+        while (node_of_shard_.size() < map_->shards())
+            node_of_shard_.push_back(node_at(map_->shard(node_of_shard_.size()).host,
+                                             map_->shard(node_of_shard_.size()).port));
+        target = node_of_shard_[*shard];
+    }
+    else
+    {
+        target = node_at(to.host, to.port);
+    }
+    if (const auto e = send_to(index, target, decision.follow->kind == redirect_kind::ask))
+        fail(index, e, last_error_detail_);
+}
+
+// ---- The slot map ---------------------------------------------------------------------------
+
+std::size_t cluster_master::node_at(const std::string& host, std::uint16_t port)
+{
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+        if (nodes_[i].port == port && nodes_[i].host == host)
+            return i;
+    master_config c = cfg_;
+    c.host = host;
+    c.port = port;
+    c.cluster_seeds.clear();
+    auto conn = std::make_shared<node_connection>(ex_, std::move(c), opts_);
+    const auto n = nodes_.size();
+    if (identity_fn_)
+        conn->on_identity([weak = weak_from_this(), n](const server_identity& id) {
+            if (auto self = weak.lock())
+                self->identity_fn_(n, id);
+        });
+    if (deployment_fn_)
+        conn->on_deployment_warnings([weak = weak_from_this()](deployment_warnings added) {
+            auto self = weak.lock();
+            if (!self)
+                return;
+            if (const auto w = without_replicas(added); !w.empty())
+                self->deployment_fn_(w);
+        });
+    {
+        const std::lock_guard<std::mutex> guard(nodes_mutex_);
+        nodes_.push_back(node_entry{host, port, conn});
+    }
+    if (state_ != map_state::closed)
+        conn->start();
+    return n;
+}
+
+void cluster_master::fetch_map()
+{
+    if (fetching_ || state_ == map_state::closed)
+        return;
+    std::size_t node = 0;
+    if (map_ && !node_of_shard_.empty())
+    {
+        // Any primary knows the map: ask them in turn, a ready one first.
+        for (std::size_t k = 0; k < node_of_shard_.size(); ++k)
+        {
+            node = node_of_shard_[(next_node_ + k) % node_of_shard_.size()];
+            if (nodes_[node].conn->current_state() == node_connection::state::ready)
+                break;
+        }
+        ++next_node_;
+    }
+    else
+    {
+        const auto& seed = cfg_.cluster_seeds[next_seed_ % cfg_.cluster_seeds.size()];
+        node = node_at(seed.host, seed.port);
+    }
+    fetching_ = true;
+    last_fetch_ = clock::now();
+    request_ticket ignored;
+    const auto ec = nodes_[node].conn->submit(
+        this, map_bit | static_cast<std::uint32_t>(node), [](std::string& out) { out.append(cluster_slots_command()); },
+        ignored);
+    if (ec)
+        on_map_reply(node, ec, {});
+}
+
+void cluster_master::request_refresh()
+{
+    if (!map_ || fetching_ || refresh_armed_ || state_ == map_state::closed)
+        return;
+    const auto due = last_fetch_ + refresh_interval;
+    if (clock::now() >= due)
+        return fetch_map();
+    refresh_armed_ = true;
+    refresh_timer_.expires_at(due);
+    refresh_timer_.async_wait([weak = weak_from_this()](const error_code& ec) {
+        auto self = weak.lock();
+        if (!self)
+            return;
+        self->refresh_armed_ = false;
+        if (!ec)
+            self->fetch_map();
+    });
+}
+
+void cluster_master::on_map_reply(std::size_t node, const error_code& ec, std::span<const resp::node_view> nodes)
+{
+    fetching_ = false;
+    if (state_ == map_state::closed)
+        return;
+    const auto& from = nodes_[node];
+    const auto name = node_name(from.host, from.port);
+    error_code why = ec;
+    std::string detail;
+    if (ec)
+    {
+        detail = from.conn->last_error_detail().empty() ? cfg_.to_string() + ": node " + name + ": " + ec.message()
+                                                        : from.conn->last_error_detail();
+    }
+    else if (resp::is_error(nodes[0].data_type))
+    {
+        why = error_from_server_reply(nodes[0].value);
+        detail = cfg_.to_string() + ": node " + name + " refused CLUSTER SLOTS: " + std::string(nodes[0].value);
+    }
+    else
+    {
+        auto parsed = slot_map::parse(nodes, from.host);
+        if (parsed)
+            return adopt_map(std::move(*parsed.map));
+        why = error::unexpected_reply;
+        detail = cfg_.to_string() + ": node " + name + " sent an unreadable CLUSTER SLOTS reply: " + parsed.error;
+    }
+    if (map_)
+        return;  // the map known so far stays; a later redirection asks again
+    ++next_seed_;
+    if (++seeds_tried_ < cfg_.cluster_seeds.size())
+        return fetch_map();
+    map_failed(why, std::move(detail));
+}
+
+void cluster_master::adopt_map(slot_map map)
+{
+    map_ = std::move(map);
+    node_of_shard_.clear();
+    for (std::size_t s = 0; s < map_->shards(); ++s)
+        node_of_shard_.push_back(node_at(map_->shard(s).host, map_->shard(s).port));
+    seeds_tried_ = 0;
+    retry_delay_ = std::chrono::milliseconds(0);
+    if (state_ == map_state::ready)
+        return;
+    set_map_state(map_state::ready);
+    last_error_ = {};
+    send_queued();
+    if (!settled_)
+        settle_when_nodes_settle();
+    if (availability_)
+        asio::post(ex_, [weak = weak_from_this()] {
+            if (auto self = weak.lock(); self && self->availability_)
+                self->availability_(true, {});
+        });
+}
+
+void cluster_master::map_failed(const error_code& ec, std::string detail)
+{
+    last_error_ = ec;
+    last_error_detail_ = std::move(detail);
+    set_map_state(map_state::down);
+    auto queued = std::move(queued_);
+    queued_.clear();
+    for (const auto& [index, use] : queued)
+        if (requests_[index].live && requests_[index].use == use)
+            fail(index, ec, last_error_detail_);
+    if (!settled_)
+    {
+        settled_ = true;
+        auto waiters = std::move(settle_waiters_);
+        settle_waiters_.clear();
+        for (auto& w : waiters)
+            asio::post(ex_, [w = std::move(w), ec] { w(ec); });
+    }
+    if (availability_)
+        asio::post(ex_, [weak = weak_from_this(), ec] {
+            if (auto self = weak.lock(); self && self->availability_)
+                self->availability_(false, ec);
+        });
+    // Every seed again, after a delay that doubles up to the connections' longest.
+    retry_delay_ = std::clamp(retry_delay_ * 2, opts_.reconnect_min_delay, opts_.reconnect_max_delay);
+    seeds_tried_ = 0;
+    refresh_armed_ = true;
+    refresh_timer_.expires_after(retry_delay_);
+    refresh_timer_.async_wait([weak = weak_from_this()](const error_code& e) {
+        auto self = weak.lock();
+        if (!self)
+            return;
+        self->refresh_armed_ = false;
+        if (e || self->state_ != map_state::down)
+            return;
+        self->set_map_state(map_state::connecting);
+        self->fetch_map();
+    });
+}
+
+void cluster_master::send_queued()
+{
+    auto queued = std::move(queued_);
+    queued_.clear();
+    for (const auto& [index, use] : queued)
+    {
+        auto& r = requests_[index];
+        if (!r.live || r.use != use)
+            continue;  // abandoned meanwhile
+        r.queued = false;
+        const auto shard = map_->shard_of(r.slot);
+        if (!shard)
+            fail(index, error::not_connected,
+                 cfg_.to_string() + ": slot " + std::to_string(r.slot) + " is served by no node");
+        else if (const auto ec = send_to(index, node_of_shard_[*shard], false))
+            fail(index, ec, last_error_detail_);
+    }
+}
+
+void cluster_master::settle_when_nodes_settle()
+{
+    auto shards = node_of_shard_;
+    std::sort(shards.begin(), shards.end());
+    shards.erase(std::unique(shards.begin(), shards.end()), shards.end());
+    struct progress
+    {
+        std::size_t left = 0;
+        error_code first;
+    };
+    auto p = std::make_shared<progress>();
+    p->left = shards.size();
+    const auto done = [weak = weak_from_this()](const error_code& ec) {
+        auto self = weak.lock();
+        if (!self || self->settled_)
+            return;
+        self->settled_ = true;
+        auto waiters = std::move(self->settle_waiters_);
+        self->settle_waiters_.clear();
+        for (auto& w : waiters)
+            w(ec);
+    };
+    if (shards.empty())
+        return asio::post(ex_, [done] { done({}); });
+    for (const auto n : shards)
+        nodes_[n].conn->wait_settled([p, done](error_code ec) {
+            if (ec && !p->first)
+                p->first = ec;
+            if (--p->left == 0)
+                done(p->first);
+        });
+}
+
+void cluster_master::wait_settled(std::function<void(error_code)> fn)
+{
+    if (!settled_)
+    {
+        settle_waiters_.push_back(std::move(fn));
+        return;
+    }
+    const error_code ec = state_ == map_state::closed ? error_code(error::connection_closed)
+                          : map_                      ? error_code()
+                                                      : last_error_;
+    asio::post(ex_, [fn = std::move(fn), ec] { fn(ec); });
+}
+
+void cluster_master::abandon_waiters() noexcept
+{
+    settle_waiters_.clear();
+    for (auto& n : nodes_)
+        n.conn->abandon_waiters();
+}
+
+void cluster_master::set_map_state(map_state s)
+{
+    state_ = s;
+    published_state_.store(s, std::memory_order_relaxed);
+}
+
+// ---- What the client reads ------------------------------------------------------------------
+
+void cluster_master::append_connections(std::vector<std::shared_ptr<node_connection>>& out) const
+{
+    for (const auto& n : nodes_)
+        out.push_back(n.conn);
+}
+
+master_info cluster_master::info() const
+{
+    master_info m;
+    m.endpoint = cfg_.to_string();
+    switch (published_state_.load(std::memory_order_relaxed))
+    {
+    case map_state::connecting: m.state = master_state::connecting; break;
+    case map_state::ready: m.state = master_state::ready; break;
+    case map_state::down: m.state = master_state::down; break;
+    case map_state::closed: m.state = master_state::closed; break;
+    }
+    deployment_warnings warnings;
+    const std::lock_guard<std::mutex> guard(nodes_mutex_);
+    for (const auto& n : nodes_)
+    {
+        const auto ni = n.conn->info();
+        m.requests += ni.requests;
+        m.replies += ni.replies;
+        m.connects += ni.connects;
+        m.drops += ni.drops;
+        if (!m.last_error && ni.last_error)
+            m.last_error = ni.last_error;
+        for (const auto& w : ni.warnings)
+            if (w != error::master_has_replicas)
+                warnings.add(static_cast<error>(w.value()));
+    }
+    m.warnings = warnings.codes();
+    return m;
+}
+
+}  // namespace redlock::detail

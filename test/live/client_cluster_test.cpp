@@ -1,0 +1,348 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+// Acceptance: Redis Clusters as Redlock masters (master_config::cluster_seeds), against real
+// local clusters: keys land on the shard that serves their slot, MOVED and ASK are followed,
+// multi-resource locks stay within one slot, contention keeps mutual exclusion, and a master
+// whose seeds cannot be reached is one failed master, no more.
+#include "client_fixture.hpp"
+#include "io_helpers.hpp"
+#include "local_cluster.hpp"
+
+#include "cluster/key_slot.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace redlock;
+using namespace redlock::test;
+using Catch::Matchers::Contains;
+using redlock::detail::key_slot;
+
+namespace {
+
+/// A master that is the whole of `cluster`, seeded with all its nodes.
+master_config cluster_master_of(const local_cluster& cluster)
+{
+    master_config m;
+    for (std::size_t i = 0; i < cluster.node_count(); ++i)
+        m.cluster_seeds.push_back({"127.0.0.1", cluster.port(i)});
+    m.host = m.cluster_seeds[0].host;
+    m.port = m.cluster_seeds[0].port;
+    return m;
+}
+
+/// Three clusters of three shards, each one Redlock master.
+struct three_clusters
+{
+    std::vector<std::unique_ptr<local_cluster>> clusters;
+
+    three_clusters()
+    {
+        for (int k = 0; k < 3; ++k)
+            clusters.push_back(std::make_unique<local_cluster>());
+    }
+
+    local_cluster& operator[](std::size_t k) { return *clusters.at(k); }
+
+    client_config config(lock_options defaults = {}) const
+    {
+        client_config cfg;
+        for (const auto& c : clusters)
+            cfg.master_configs.push_back(cluster_master_of(*c));
+        cfg.defaults = defaults;
+        return cfg;
+    }
+
+    /// Keys left on every node of every cluster.
+    std::size_t total_keys() const
+    {
+        std::size_t n = 0;
+        for (const auto& c : clusters)
+            for (std::size_t i = 0; i < c->node_count(); ++i)
+                n += keys_on(c->masters(), i).size();
+        return n;
+    }
+};
+
+/// The node of `cluster` that serves `key`'s slot: the one that answers EXISTS instead of
+/// redirecting.
+std::size_t owner_of(const local_cluster& cluster, const std::string& key)
+{
+    for (std::size_t i = 0; i < cluster.node_count(); ++i)
+        if (cluster.command(i, {"EXISTS", key}).starts_with(":"))
+            return i;
+    throw std::runtime_error("no node of the cluster serves " + key);
+}
+
+/// The node id of node `i` of `cluster`.
+std::string id_of(const local_cluster& cluster, std::size_t i)
+{
+    const auto ids = cluster.command(i, {"CLUSTER", "MYID"});
+    // A bulk string: $40\r\n<id>\r\n
+    return ids.substr(ids.find("\r\n") + 2, 40);
+}
+
+/// Moves the (empty) slot of `key` from the node serving it to node `to`, as a resharding
+/// does (IMPORTING, MIGRATING, then NODE on the target, which bumps its config epoch so that
+/// the cluster keeps the new owner, then on the source), and waits until every node agrees.
+void move_slot(const local_cluster& cluster, const std::string& key, std::size_t to)
+{
+    const auto from = owner_of(cluster, key);
+    const auto slot = std::to_string(key_slot(key));
+    REQUIRE(cluster.command(to, {"CLUSTER", "SETSLOT", slot, "IMPORTING", id_of(cluster, from)}) == "+OK\r\n");
+    REQUIRE(cluster.command(from, {"CLUSTER", "SETSLOT", slot, "MIGRATING", id_of(cluster, to)}) == "+OK\r\n");
+    REQUIRE(cluster.command(to, {"CLUSTER", "SETSLOT", slot, "NODE", id_of(cluster, to)}) == "+OK\r\n");
+    REQUIRE(cluster.command(from, {"CLUSTER", "SETSLOT", slot, "NODE", id_of(cluster, to)}) == "+OK\r\n");
+    const auto redirect_to = " 127.0.0.1:" + std::to_string(cluster.port(to)) + "\r\n";
+    const auto deadline = steady::now() + 10s;
+    for (std::size_t i = 0; i < cluster.node_count(); ++i)
+    {
+        while (true)
+        {
+            const auto r = cluster.command(i, {"EXISTS", key});
+            if (i == to ? r.starts_with(":") : r.ends_with(redirect_to))
+                break;
+            INFO("node " << i << " still answers " << r);
+            REQUIRE(steady::now() < deadline);
+            std::this_thread::sleep_for(20ms);
+        }
+    }
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on (bound, then closed).
+std::uint16_t closed_port()
+{
+    asio::io_context io;
+    asio::ip::tcp::acceptor a(io, {asio::ip::make_address("127.0.0.1"), 0});
+    return a.local_endpoint().port();
+}
+
+}  // namespace
+
+TEST_CASE("cluster: three cluster masters of three shards lock, extend, check and release keys of every shard, "
+          "on the node that serves each key's slot",
+          "[live][cluster]")
+{
+    three_clusters cl;
+    asio::io_context io;
+    client c(io.get_executor(), cl.config());
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
+        REQUIRE_FALSE(cec);
+        CHECK(ready == 3);
+        for (const auto& m : c.master_states())
+        {
+            CHECK(m.state == master_state::ready);
+            CHECK(m.endpoint.find(std::string("127.0.0.1")) != std::string::npos);
+        }
+
+        // Enough resources to cover the three shards of each cluster.
+        std::vector<std::string> resources;
+        for (int r = 0; r < 12; ++r)
+            resources.push_back("cluster-res-" + std::to_string(r));
+        for (const auto& res : resources)
+        {
+            auto l = co_await acquired(c, res);
+            for (std::size_t k = 0; k < 3; ++k)
+            {
+                INFO(std::string("cluster ") + std::to_string(k) + std::string(", key ") + std::string(l.key()));
+                const auto owner = owner_of(cl[k], std::string(l.key()));
+                CHECK(get_on(cl[k].masters(), owner, l.key()) == std::string(l.token()));
+            }
+            auto [eec, extended] = co_await c.async_extend(l, 20s, tuple_awaitable);
+            INFO(extended.describe());
+            REQUIRE_FALSE(eec);
+            auto [kec, checked] = co_await c.async_check(extended, tuple_awaitable);
+            REQUIRE_FALSE(kec);
+            CHECK(checked.holding == 3);
+            CHECK(checked.min_pttl > 10s);
+            auto [uec] = co_await c.async_unlock(extended, tuple_awaitable);
+            REQUIRE_FALSE(uec);
+        }
+        // Every node of every cluster served some of them; none is left.
+        co_await sleep_for(50ms);  // the releases not awaited land (each node is one connection)
+        CHECK(cl.total_keys() == 0);
+
+        // A multi-resource lock within one slot (a hash tag); across slots it is refused.
+        // (Vectors built by push_back: GCC 12 cannot compile an initializer list in a coroutine.)
+        std::vector<std::string> tagged;
+        tagged.push_back("{order:7}:stock");
+        tagged.push_back("{order:7}:payment");
+        auto [mec, multi] = co_await c.async_lock_all(tagged, c.default_options(), tuple_awaitable);
+        INFO(multi.describe());
+        REQUIRE_FALSE(mec);
+        auto [muec] = co_await c.async_unlock(multi, tuple_awaitable);
+        CHECK_FALSE(muec);
+        REQUIRE(key_slot(std::string("stock")) != key_slot(std::string("payment")));
+        std::vector<std::string> untagged;
+        untagged.push_back("stock");
+        untagged.push_back("payment");
+        auto [xec, cross] = co_await c.async_lock_all(untagged, c.default_options(), tuple_awaitable);
+        CHECK(xec == error::invalid_argument);
+        CHECK(std::string(cross.reason()).find(std::string("hash tag")) != std::string::npos);
+
+        // A fenced lock: its counter shares the key's slot.
+        lock_options fenced = c.default_options();
+        fenced.fencing = true;
+        auto f1 = co_await acquired(c, std::string("fenced-job"), fenced);
+        co_await c.async_unlock(f1, tuple_awaitable);
+        auto f2 = co_await acquired(c, std::string("fenced-job"), fenced);
+        CHECK(f2.fencing_token() > f1.fencing_token());
+        co_await c.async_unlock(f2, tuple_awaitable);
+    }(), 60s);
+}
+
+TEST_CASE("cluster: a slot moved after the client read the map is followed (MOVED), and a slot being migrated "
+          "is asked of the importing node (ASK)",
+          "[live][cluster]")
+{
+    three_clusters cl;
+    asio::io_context io;
+    client c(io.get_executor(), cl.config(one_attempt(500ms, 500ms)));
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
+        REQUIRE_FALSE(cec);
+
+        // MOVED: in cluster 0, the empty slot of "moving" goes to another node, which the
+        // client learns only from the redirection.
+        const std::string moving = "moving";
+        auto& c0 = cl[0];
+        const auto from = owner_of(c0, moving);
+        const auto to = (from + 1) % c0.node_count();
+        move_slot(c0, moving, to);
+        auto l = co_await acquired(c, moving);
+        // The lock is decided at the quorum; a check hears from every master.
+        auto [mcheck_ec, mheld] = co_await c.async_check(l, tuple_awaitable);
+        CHECK_FALSE(mcheck_ec);
+        CHECK(mheld.holding == 3);
+        CHECK(get_on(c0.masters(), to, moving) == std::string(l.token()));
+        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+        CHECK_FALSE(uec);
+        CHECK(get_on(c0.masters(), to, moving) == std::nullopt);
+
+        // ASK: in cluster 1, the slot of "asking" is migrating; the key is not on the source,
+        // which sends the client to the importing node.
+        const std::string asking = "asking";
+        auto& c1 = cl[1];
+        const auto src = owner_of(c1, asking);
+        const auto dst = (src + 1) % c1.node_count();
+        const auto aslot = std::to_string(key_slot(asking));
+        REQUIRE(c1.command(dst, {"CLUSTER", "SETSLOT", aslot, "IMPORTING", id_of(c1, src)}) == "+OK\r\n");
+        REQUIRE(c1.command(src, {"CLUSTER", "SETSLOT", aslot, "MIGRATING", id_of(c1, dst)}) == "+OK\r\n");
+        auto a = co_await acquired(c, asking);
+        // Only an ASKING connection sees the key on the importing node; the source, which
+        // lacks it, sends readers there.
+        CHECK_THAT(c1.command(dst, {"GET", asking}), Contains("MOVED"));
+        CHECK_THAT(c1.command(src, {"GET", asking}), Contains("ASK"));
+        auto [check_ec, held] = co_await c.async_check(a, tuple_awaitable);
+        CHECK_FALSE(check_ec);
+        CHECK(held.holding == 3);
+        auto [aec] = co_await c.async_unlock(a, tuple_awaitable);
+        CHECK_FALSE(aec);
+        // The migration ends: the slot is the importing node's, and the release left nothing.
+        REQUIRE(c1.command(dst, {"CLUSTER", "SETSLOT", aslot, "NODE", id_of(c1, dst)}) == "+OK\r\n");
+        REQUIRE(c1.command(src, {"CLUSTER", "SETSLOT", aslot, "NODE", id_of(c1, dst)}) == "+OK\r\n");
+        CHECK(get_on(c1.masters(), dst, asking) == std::nullopt);
+    }(), 60s);
+}
+
+TEST_CASE("cluster: clients contending on cluster masters never hold one resource at once", "[live][cluster]")
+{
+    three_clusters cl;
+    constexpr int n_clients = 3;
+    constexpr int per_client = 6;
+    constexpr auto run_time = 1500ms;
+    lock_options opts;
+    opts.ttl = 2000ms;
+    opts.max_attempts = 1000;
+    opts.retry_delay = 0ms;
+    opts.retry_jitter = 5ms;
+    opts.max_wait = 300ms;
+
+    std::vector<std::atomic<int>> holders(2);
+    std::atomic<int> overlaps{0};
+    std::atomic<long> acquisitions{0};
+    error_log errors;
+    const auto stop_at = steady::now() + run_time;
+    auto worker = [&](int id) {
+        asio::io_context io;
+        client c(io.get_executor(), cl.config());
+        std::atomic<int> finished{0};
+        for (int k = 0; k < per_client; ++k)
+            asio::co_spawn(io, [&, k]() -> asio::awaitable<void> {
+                const int r = k % 2;
+                const std::string res = r == 0 ? "contended-a" : "contended-b";
+                while (steady::now() < stop_at)
+                {
+                    auto [ec, l] = co_await c.async_lock(res, opts, tuple_awaitable);
+                    if (ec == error::contended)
+                        continue;
+                    if (ec)
+                    {
+                        errors.add("client " + std::to_string(id) + ": " + ec.message() + " " + l.describe());
+                        co_await sleep_for(10ms);
+                        continue;
+                    }
+                    if (holders[r].fetch_add(1) != 0)
+                        ++overlaps;
+                    ++acquisitions;
+                    co_await sleep_for(1ms);
+                    holders[r].fetch_sub(1);
+                    co_await c.async_unlock(l, tuple_awaitable);
+                }
+            }, [&](std::exception_ptr e) {
+                if (e)
+                    errors.add("a worker threw");
+                if (++finished == per_client)
+                    io.stop();
+            });
+        io.run_for(run_time + 10s);
+    };
+    std::vector<std::thread> threads;
+    for (int t = 0; t < n_clients; ++t)
+        threads.emplace_back(worker, t);
+    for (auto& t : threads)
+        t.join();
+    INFO(errors.str());
+    CHECK(errors.size() == 0);
+    CHECK(overlaps == 0);
+    CHECK(acquisitions > 20);
+    CHECK(cl.total_keys() == 0);
+}
+
+TEST_CASE("cluster: a cluster master whose seeds cannot be reached is one master down: the others still make "
+          "the quorum, and its state names why",
+          "[live][cluster]")
+{
+    std::vector<std::unique_ptr<local_cluster>> clusters;
+    clusters.push_back(std::make_unique<local_cluster>());
+    clusters.push_back(std::make_unique<local_cluster>());
+    client_config cfg;
+    for (const auto& cluster : clusters)
+        cfg.master_configs.push_back(cluster_master_of(*cluster));
+    master_config dead;
+    dead.cluster_seeds = {{"127.0.0.1", closed_port()}, {"127.0.0.1", closed_port()}};
+    dead.host = dead.cluster_seeds[0].host;
+    dead.port = dead.cluster_seeds[0].port;
+    cfg.master_configs.push_back(dead);
+    asio::io_context io;
+    client c(io.get_executor(), cfg);
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
+        CHECK_FALSE(cec);  // two of three
+        CHECK(ready == 2);
+        const auto states = c.master_states();
+        CHECK(states[2].state == master_state::down);
+        CHECK(states[2].last_error);
+        auto l = co_await acquired(c, std::string("two-of-three"));
+        CHECK(l.masters()[2].status == master_status::error);
+        INFO(l.describe());
+        CHECK_THAT(std::string(l.masters()[2].message), Contains(std::to_string(dead.cluster_seeds[1].port)));
+        co_await c.async_unlock(l, tuple_awaitable);
+    }(), 30s);
+}
