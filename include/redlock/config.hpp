@@ -72,7 +72,9 @@ struct master_config
 };
 
 /// @brief Parses `redis://[user:password@]host[:port][/db]`,
-/// `rediss://[user:password@]host[:port][/db]` or `unix://[user:password@]/path[?db=N]`.
+/// `rediss://[user:password@]host[:port][/db]`, `unix://[user:password@]/path[?db=N]`, or a
+/// Redis Cluster as one master: `redis-cluster://[user:password@]host[:port][,host[:port]...]`
+/// (`rediss-cluster://` for TLS).
 ///
 /// User name and password are percent-decoded; an IPv6 host is written in brackets
 /// (`redis://[::1]:6379`, a zone as `[fe80::1%25eth0]`). The default port is 6379. The scheme
@@ -86,6 +88,9 @@ struct master_config
 ///   a plus, not a space.
 /// - For redis:// and rediss:// the db is the path (`/2`) and no query is accepted; for
 ///   unix:// the db is `?db=2`. The db is 0 to 2147483647.
+/// - A cluster URI gives its seeds (master_config::cluster_seeds), in order, at least one, each
+///   host[:port] as above; an empty or repeated seed is rejected. Its path may only be empty or
+///   `/0` (a cluster has only database 0), and it takes no query.
 /// - The unix socket path is percent-decoded and must be absolute, at most 107 bytes, with
 ///   no NUL.
 /// - Spaces and control characters anywhere are rejected (percent-encode them).

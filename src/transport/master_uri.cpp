@@ -1,13 +1,14 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 //
-// Master URIs: redis://, rediss:// and unix://.
+// Master URIs: redis://, rediss://, unix://, redis-cluster:// and rediss-cluster://.
 //
 // The one rule that shapes this parser: the password is a secret, so no error message may
 // quote it, not even in part. The user-info part is therefore cut off *first*, at the last
-// '@' (redis, rediss) or the last "@/" (unix), before anything else is looked at. Everything
-// after that cut (host, port, db, socket path, query names) can then be quoted safely, and
-// nothing before it ever is: a password with an unescaped '/', '?' or '@' stays on the
-// user-info side and is rejected there with a message that names the character, not the text.
+// '@' (redis, rediss and their cluster forms) or the last "@/" (unix), before anything else is
+// looked at. Everything after that cut (hosts, ports, db, socket path, query names) can then be
+// quoted safely, and nothing before it ever is: a password with an unescaped '/', '?' or '@'
+// stays on the user-info side and is rejected there with a message that names the character,
+// not the text.
 //
 // The generic parts come from libraries that do them well: percent-decoding and -encoding and
 // the RFC 3986 character sets from Boost.URL, IPv6 addresses from Asio. The structure stays
@@ -33,7 +34,8 @@
 namespace redlock {
 namespace {
 
-constexpr std::string_view accepted_schemes = "redis://, rediss://, unix://";
+constexpr std::string_view accepted_schemes =
+    "redis://, rediss://, unix://, redis-cluster://, rediss-cluster://";
 
 // sun_path holds the path and its terminating NUL.
 constexpr std::size_t max_socket_path = sizeof(sockaddr_un{}.sun_path) - 1;
@@ -78,6 +80,67 @@ std::string quoted(std::string_view s)
     return r;
 }
 
+// host:port as a URI writes it: an IPv6 host in brackets, its zone after "%25" (RFC 6874).
+void append_host_port(std::string& out, const std::string& host, std::uint16_t port)
+{
+    if (host.find(':') != std::string::npos)
+    {
+        out += '[';
+        const auto pct = host.find('%');
+        out.append(host, 0, pct);
+        if (pct != std::string::npos)
+        {
+            out += "%25";
+            out.append(host, pct + 1);
+        }
+        out += ']';
+    }
+    else
+    {
+        out += host;
+    }
+    out += ':';
+    out += std::to_string(port);
+}
+
+std::string host_port(const master_config::node_address& node)
+{
+    std::string out;
+    append_host_port(out, node.host, node.port);
+    return out;
+}
+
+// Whether two seeds name the same node as written. Host names and IPv6 hex digits are
+// case-insensitive; other spellings of one address (::1 and 0::1) are not recognised.
+bool same_node(const master_config::node_address& a, const master_config::node_address& b) noexcept
+{
+    return a.port == b.port && iequals(a.host, b.host);
+}
+
+// The scheme as to_string() writes it.
+std::string_view scheme_of(const master_config& cfg) noexcept
+{
+    using kind = master_config::transport_kind;
+    if (cfg.is_cluster())
+        return cfg.transport == kind::tls ? "rediss-cluster://" : "redis-cluster://";
+    switch (cfg.transport)
+    {
+    case kind::tcp: return "redis://";
+    case kind::tls: return "rediss://";
+    case kind::unix_socket: return "unix://";
+    }
+    return "redis://";
+}
+
+// What a query may hold: redis:// and rediss:// take the db as their path and a cluster has
+// only db 0, so neither takes a parameter; unix:// takes the db as ?db=N.
+enum class query_rules : std::uint8_t
+{
+    redis,
+    cluster,
+    unix_socket,
+};
+
 // The parse state; every check returns false after putting its message in why_.
 class uri_parser
 {
@@ -89,8 +152,8 @@ public:
     bool parse()
     {
         if (uri_.empty())
-            return fail("the URI is empty (expected redis://host:port, rediss://host:port or "
-                        "unix:///path/to/socket)");
+            return fail("the URI is empty (expected e.g. redis://host:port; accepted: " +
+                        std::string(accepted_schemes) + ")");
 
         // Checked before anything else, so that a password with a stray newline is never
         // split into pieces that later messages would quote.
@@ -115,6 +178,10 @@ public:
             return parse_network(master_config::transport_kind::tls, rest);
         if (iequals(scheme, "unix"))
             return parse_unix(rest);
+        if (iequals(scheme, "redis-cluster"))
+            return parse_cluster(master_config::transport_kind::tcp, rest);
+        if (iequals(scheme, "rediss-cluster"))
+            return parse_cluster(master_config::transport_kind::tls, rest);
         return fail("unknown scheme " + quoted(scheme) + " (accepted: " +
                     std::string(accepted_schemes) + ")");
     }
@@ -141,15 +208,9 @@ private:
     {
         cfg_.transport = kind;
 
-        // Host, port and db never contain '@', so the last one ends the user info even when
-        // the password holds an unescaped '@' or '/'.
-        auto hostpart = rest;
-        if (const auto at = rest.rfind('@'); at != std::string_view::npos)
-        {
-            if (!parse_userinfo(rest.substr(0, at)))
-                return false;
-            hostpart = rest.substr(at + 1);
-        }
+        std::string_view hostpart;
+        if (!cut_userinfo(rest, hostpart))
+            return false;
 
         const auto end = hostpart.find_first_of("/?#");
         if (!parse_host_port(hostpart.substr(0, end)))
@@ -158,20 +219,37 @@ private:
             return true;
 
         auto tail = hostpart.substr(end);
-        if (tail.front() == '/')
-        {
-            const auto stop = tail.find_first_of("/?#", 1);
-            const auto segment = tail.substr(1, stop == std::string_view::npos ? stop : stop - 1);
-            if (!segment.empty() && !parse_db(segment, cfg_.db))
-                return false;
-            if (stop == std::string_view::npos)
-                return true;
-            tail = tail.substr(stop);
-            if (tail.front() == '/')
-                return fail("unexpected " + quoted(tail) +
-                            " after the db (the path is only the db number, e.g. /2)");
-        }
-        return parse_query(tail, false);
+        if (tail.front() == '/' && !parse_db_path(tail))
+            return false;
+        return tail.empty() || parse_query(tail, query_rules::redis);
+    }
+
+    // Parses the user info in front of the last '@' of `rest`, if any, and sets `after` to
+    // what follows it. Hosts, ports and the db never contain '@', so the last one ends the
+    // user info even when the password holds an unescaped '@' or '/'.
+    bool cut_userinfo(std::string_view rest, std::string_view& after)
+    {
+        after = rest;
+        const auto at = rest.rfind('@');
+        if (at == std::string_view::npos)
+            return true;
+        after = rest.substr(at + 1);
+        return parse_userinfo(rest.substr(0, at));
+    }
+
+    // `tail` starts with the path's '/'. Reads the db from the path's one segment (empty:
+    // db 0) and leaves in `tail` what follows the path: nothing, a query or a fragment.
+    bool parse_db_path(std::string_view& tail)
+    {
+        const auto stop = tail.find_first_of("/?#", 1);
+        const auto segment = tail.substr(1, stop == std::string_view::npos ? stop : stop - 1);
+        if (!segment.empty() && !parse_db(segment, cfg_.db))
+            return false;
+        tail = stop == std::string_view::npos ? std::string_view{} : tail.substr(stop);
+        if (!tail.empty() && tail.front() == '/')
+            return fail("unexpected " + quoted(tail) +
+                        " after the db (the path is only the db number, e.g. /2)");
+        return true;
     }
 
     bool parse_host_port(std::string_view hp)
@@ -283,6 +361,75 @@ private:
         return true;
     }
 
+    // ---- redis-cluster:// and rediss-cluster:// ---------------------------------------------
+    bool parse_cluster(master_config::transport_kind kind, std::string_view rest)
+    {
+        cfg_.transport = kind;
+
+        std::string_view hostpart;
+        if (!cut_userinfo(rest, hostpart))
+            return false;
+
+        const auto end = hostpart.find_first_of("/?#");
+        if (!parse_seeds(hostpart.substr(0, end)))
+            return false;
+        if (end == std::string_view::npos)
+            return true;
+
+        auto tail = hostpart.substr(end);
+        if (tail.front() == '/')
+        {
+            if (!parse_db_path(tail))
+                return false;
+            if (cfg_.db != 0)
+                return fail("db " + std::to_string(cfg_.db) +
+                            " in a cluster URI: a Redis Cluster has only database 0 (leave the "
+                            "path out or write /0)");
+        }
+        return tail.empty() || parse_query(tail, query_rules::cluster);
+    }
+
+    // The comma-separated seeds, in order; host and port are set to the first one.
+    bool parse_seeds(std::string_view list)
+    {
+        if (list.empty())
+            return fail("no seed node (expected host[:port][,host[:port]...] after the scheme)");
+        for (std::size_t start = 0;;)
+        {
+            const auto comma = list.find(',', start);
+            const auto seed = list.substr(start, comma == std::string_view::npos ? comma : comma - start);
+            if (!parse_seed(seed))
+                return false;
+            if (comma == std::string_view::npos)
+                break;
+            start = comma + 1;
+        }
+        cfg_.host = cfg_.cluster_seeds.front().host;
+        cfg_.port = cfg_.cluster_seeds.front().port;
+        return true;
+    }
+
+    // One seed, host[:port] as in redis://, appended to cluster_seeds unless it repeats one.
+    bool parse_seed(std::string_view seed)
+    {
+        const auto position = std::to_string(cfg_.cluster_seeds.size() + 1);
+        if (seed.empty())
+            return fail("seed " + position + " is empty (a stray comma?)");
+        if (!parse_host_port(seed))
+        {
+            why_.insert(0, "seed " + position + ": ");
+            return false;
+        }
+
+        master_config::node_address node{cfg_.host, cfg_.port};
+        for (std::size_t i = 0; i != cfg_.cluster_seeds.size(); ++i)
+            if (same_node(cfg_.cluster_seeds[i], node))
+                return fail("seeds " + std::to_string(i + 1) + " and " + position +
+                            " are the same node " + quoted(host_port(node)));
+        cfg_.cluster_seeds.push_back(std::move(node));
+        return true;
+    }
+
     // ---- unix:// ------------------------------------------------------------------------
     bool parse_unix(std::string_view rest)
     {
@@ -315,12 +462,11 @@ private:
                         " bytes long; the limit is " + std::to_string(max_socket_path));
         if (stop == std::string_view::npos)
             return true;
-        return parse_query(pathpart.substr(stop), true);
+        return parse_query(pathpart.substr(stop), query_rules::unix_socket);
     }
 
-    // `tail` starts with '?' or '#'. Only unix:// has parameters (db); redis:// takes the db
-    // as its path, so any parameter there is unknown.
-    bool parse_query(std::string_view tail, bool unix_socket)
+    // `tail` starts with '?' or '#'. Only unix:// has parameters (db); see query_rules.
+    bool parse_query(std::string_view tail, query_rules rules)
     {
         if (tail.front() == '#')
             return fail("a fragment ('#...') is not accepted in a master URI");
@@ -342,10 +488,13 @@ private:
             // Only the name is ever quoted: a value could be a secret put in the wrong place.
             const auto eq = param.find('=');
             const auto name = param.substr(0, eq);
-            if (!unix_socket)
+            if (rules == query_rules::redis)
                 return fail("unknown query parameter " + quoted(name) +
                             " (redis:// and rediss:// take no parameters; the db is the path, "
                             "e.g. redis://host:6379/2)");
+            if (rules == query_rules::cluster)
+                return fail("unknown query parameter " + quoted(name) +
+                            " (redis-cluster:// and rediss-cluster:// take no parameters)");
             if (name != "db")
                 return fail("unknown query parameter " + quoted(name) + " (accepted: db)");
             if (eq == std::string_view::npos)
@@ -408,13 +557,7 @@ private:
 
 std::string master_config::to_string() const
 {
-    std::string out;
-    switch (transport)
-    {
-    case transport_kind::tcp: out = "redis://"; break;
-    case transport_kind::tls: out = "rediss://"; break;
-    case transport_kind::unix_socket: out = "unix://"; break;
-    }
+    std::string out(scheme_of(*this));
 
     if (!username.empty() || !password.empty())
     {
@@ -422,6 +565,18 @@ std::string master_config::to_string() const
         if (!password.empty())
             out += ":***";
         out += '@';
+    }
+
+    if (is_cluster())
+    {
+        // No db: a cluster has only db 0.
+        for (std::size_t i = 0; i != cluster_seeds.size(); ++i)
+        {
+            if (i != 0)
+                out += ',';
+            append_host_port(out, cluster_seeds[i].host, cluster_seeds[i].port);
+        }
+        return out;
     }
 
     if (transport == transport_kind::unix_socket)
@@ -433,24 +588,7 @@ std::string master_config::to_string() const
         return out;
     }
 
-    if (host.find(':') != std::string::npos)
-    {
-        out += '[';
-        const auto pct = host.find('%');
-        out.append(host, 0, pct);
-        if (pct != std::string::npos)
-        {
-            out += "%25";
-            out.append(host, pct + 1);
-        }
-        out += ']';
-    }
-    else
-    {
-        out += host;
-    }
-    out += ':';
-    out += std::to_string(port);
+    append_host_port(out, host, port);
     if (db != 0)
         out += '/' + std::to_string(db);
     return out;

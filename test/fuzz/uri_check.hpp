@@ -36,7 +36,7 @@ namespace detail {
 inline bool same_except_password(const master_config& a, const master_config& b)
 {
     return a.transport == b.transport && a.host == b.host && a.port == b.port && a.path == b.path &&
-           a.username == b.username && a.db == b.db;
+           a.username == b.username && a.db == b.db && a.cluster_seeds == b.cluster_seeds;
 }
 
 // Letters and digits to another of their class, keeping hex digits hex: [0-9], [a-f], [g-z],
@@ -121,9 +121,11 @@ inline std::string check_with_password(const std::uint8_t* data, std::size_t siz
 {
     if (size < 3)
         return {};
-    static constexpr std::string_view schemes[] = {"redis://", "rediss://", "unix://", "REDIS://"};
-    const std::string_view scheme = schemes[data[0] & 3];
-    const bool unix_socket = (data[0] & 3) == 2;
+    // Modulo 6, so that the inputs written when there were four schemes (0 to 3) keep theirs.
+    static constexpr std::string_view schemes[] = {"redis://", "rediss://", "unix://", "REDIS://",
+                                                   "redis-cluster://", "rediss-cluster://"};
+    const std::string_view scheme = schemes[data[0] % 6];
+    const bool unix_socket = data[0] % 6 == 2;
     std::string_view rest(reinterpret_cast<const char*>(data + 3), size - 3);
     const std::size_t user_len = rest.empty() ? 0 : data[1] % (rest.size() + 1);
     std::string user(rest.substr(0, user_len));

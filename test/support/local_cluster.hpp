@@ -113,7 +113,7 @@ public:
     /// @brief Every node as `127.0.0.1:PORT`, in node order: seeds for a cluster client.
     std::vector<std::string> seeds() const;
     /// @brief `redis-cluster://127.0.0.1:P1,127.0.0.1:P2,...` over all nodes (the scheme of
-    ///        issue 15; the client does not parse it yet).
+    ///        issue 15; parse_master_uri reads it, the client does not connect to it yet).
     std::string uri() const;
 
     /// @brief As local_masters::command, on node `i`: the raw bytes of one reply, which for a

@@ -13,6 +13,14 @@
 using redlock::master_config;
 using redlock::parse_master_uri;
 using kind = redlock::master_config::transport_kind;
+using node = redlock::master_config::node_address;
+
+// So that a failed check on cluster_seeds shows the seeds.
+template <>
+struct Catch::StringMaker<node>
+{
+    static std::string convert(const node& n) { return n.host + " port " + std::to_string(n.port); }
+};
 
 namespace {
 
@@ -49,6 +57,7 @@ struct fields
     std::optional<std::string> username = std::nullopt;
     std::optional<std::string> password = std::nullopt;
     std::optional<int> db = std::nullopt;
+    std::optional<std::vector<node>> cluster_seeds = std::nullopt;
 };
 
 // Parses `uri`, which must succeed, and checks each field `expected` gives.
@@ -68,6 +77,7 @@ void check_parse(const std::string& uri, const fields& expected)
     check("username", c.username, expected.username);
     check("password", c.password, expected.password);
     check("db", c.db, expected.db);
+    check("cluster_seeds", c.cluster_seeds, expected.cluster_seeds);
 }
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
@@ -168,6 +178,75 @@ TEST_CASE("master URI: rediss:// and IPv6", "[uri]")
     SECTION("IPv6 zone identifier (RFC 6874)")
     {
         CHECK(parse_ok("redis://[fe80::1%25eth0]:6379").host == "fe80::1%eth0");
+    }
+}
+
+TEST_CASE("master URI: redis-cluster:// and rediss-cluster://", "[uri][cluster]")
+{
+    SECTION("one seed: host and port are the seed's")
+    {
+        check_parse("redis-cluster://10.0.0.1:7000",
+                    {.transport = kind::tcp,
+                     .host = "10.0.0.1",
+                     .port = 7000,
+                     .username = "",
+                     .password = "",
+                     .db = 0,
+                     .cluster_seeds = std::vector<node>{{"10.0.0.1", 7000}}});
+        CHECK(parse_ok("redis-cluster://h").is_cluster());
+    }
+    SECTION("several seeds in order, the default port, host and port of the first")
+    {
+        check_parse("redis-cluster://node-a:7000,node-b,node-c:7002",
+                    {.host = "node-a",
+                     .port = 7000,
+                     .cluster_seeds = std::vector<node>{{"node-a", 7000}, {"node-b", 6379}, {"node-c", 7002}}});
+        check_parse("redis-cluster://h", {.port = 6379, .cluster_seeds = std::vector<node>{{"h", 6379}}});
+    }
+    SECTION("one host on several ports")
+    {
+        CHECK(parse_ok("redis-cluster://h:7000,h:7001").cluster_seeds.size() == 2);
+    }
+    SECTION("IPv6 seeds, with a zone")
+    {
+        check_parse("redis-cluster://[::1]:7000,[2001:db8::7],[fe80::1%25eth0]:7002",
+                    {.host = "::1",
+                     .port = 7000,
+                     .cluster_seeds =
+                         std::vector<node>{{"::1", 7000}, {"2001:db8::7", 6379}, {"fe80::1%eth0", 7002}}});
+    }
+    SECTION("TLS")
+    {
+        check_parse("rediss-cluster://cache-1.example.com:6380,cache-2.example.com:6380",
+                    {.transport = kind::tls, .host = "cache-1.example.com", .port = 6380});
+    }
+    SECTION("user info as for redis://; a ',' in the password is not a seed separator")
+    {
+        check_parse("rediss-cluster://alice:s%40cret@a:1,b:2",
+                    {.username = "alice",
+                     .password = "s@cret",
+                     .cluster_seeds = std::vector<node>{{"a", 1}, {"b", 2}}});
+        check_parse("redis-cluster://:pw@h", {.username = "", .password = "pw"});
+        check_parse("redis-cluster://:p,w:1@a,b",
+                    {.password = "p,w:1", .cluster_seeds = std::vector<node>{{"a", 6379}, {"b", 6379}}});
+    }
+    SECTION("scheme is case-insensitive")
+    {
+        CHECK(parse_ok("REDIS-CLUSTER://h").transport == kind::tcp);
+        CHECK(parse_ok("Rediss-Cluster://h").transport == kind::tls);
+        CHECK(parse_ok("REDISS-CLUSTER://h").is_cluster());
+    }
+    SECTION("the db path may only say 0")
+    {
+        CHECK(parse_ok("redis-cluster://a:1,b:2/0").db == 0);
+        CHECK(parse_ok("redis-cluster://a:1,b:2/").db == 0);
+        CHECK(parse_ok("redis-cluster://a:1,b:2/0").cluster_seeds.size() == 2);
+    }
+    SECTION("redis:// and unix:// have no seeds")
+    {
+        CHECK_FALSE(parse_ok("redis://h").is_cluster());
+        CHECK_FALSE(parse_ok("rediss://h").is_cluster());
+        CHECK_FALSE(parse_ok("unix:///s").is_cluster());
     }
 }
 
@@ -295,6 +374,44 @@ TEST_CASE("master URI: rejections name the problem", "[uri]")
         {"unix:///s#x", "fragment"},
         {"unix://u@/s", "user name without a password"},
         {"unix://u:p/q@/s", "unescaped '/'"},
+        // Clusters.
+        {"unix-cluster:///s", "unknown scheme 'unix-cluster'"},
+        {"unix-cluster:///s", "redis-cluster://, rediss-cluster://"},
+        {"redis+cluster://h", "unknown scheme"},
+        {"", "redis-cluster://"},
+        {"redis-cluster://", "no seed node"},
+        {"rediss-cluster://:pw@", "no seed node"},
+        {"redis-cluster:///0", "no seed node"},
+        {"redis-cluster://?x", "no seed node"},
+        {"redis-cluster://a:1,,b:2", "seed 2 is empty"},
+        {"redis-cluster://a:1,b:2,", "seed 3 is empty"},
+        {"redis-cluster://,a", "seed 1 is empty"},
+        {"redis-cluster://a,/0", "seed 2 is empty"},
+        {"redis-cluster://a:1,b,a:1", "seeds 1 and 3 are the same node 'a:1'"},
+        {"redis-cluster://h,h:6379", "seeds 1 and 2 are the same node 'h:6379'"},
+        {"redis-cluster://Node-1,node-1", "seeds 1 and 2 are the same node"},
+        {"redis-cluster://[::1]:7000,a,[::1]:7000", "seeds 1 and 3 are the same node '[::1]:7000'"},
+        {"redis-cluster://h/1", "db 1 in a cluster URI: a Redis Cluster has only database 0"},
+        {"rediss-cluster://a,b/15", "only database 0"},
+        {"redis-cluster://h/x", "db 'x' is not a non-negative integer"},
+        {"redis-cluster://h/0/1", "after the db"},
+        {"redis-cluster://h?db=0", "unknown query parameter 'db' (redis-cluster:// and rediss-cluster:// take no"},
+        {"redis-cluster://a,b/0?timeout=1", "unknown query parameter 'timeout'"},
+        {"redis-cluster://h#f", "fragment"},
+        {"redis-cluster://a:1,b:0", "seed 2: the port is out of range"},
+        {"redis-cluster://a:1,b:x", "seed 2: the port is not a number"},
+        {"redis-cluster://a:1,b:", "seed 2: empty port"},
+        {"redis-cluster://a:1,:2", "seed 2: empty host"},
+        {"redis-cluster://a:0,b:1", "seed 1: the port is out of range"},
+        {"redis-cluster://a,b!c", "seed 2: invalid character '!' in host 'b!c'"},
+        {"redis-cluster://a,::1", "seed 2: an IPv6 address must be written in brackets"},
+        {"redis-cluster://a,[::1", "seed 2: unterminated IPv6"},
+        {"redis-cluster://a,[::g]:1", "seed 2: invalid IPv6 address '::g'"},
+        {"redis-cluster://a,[fe80::1%eth0]", "seed 2: bad IPv6 zone identifier"},
+        {"redis-cluster://a, b", "space or control character at offset 18"},
+        {"redis-cluster://u@h", "user name without a password"},
+        {"redis-cluster://u:@h", "empty password for user 'u'"},
+        {"redis-cluster://u:p/q@h", "unescaped '/'"},
     };
     for (const auto& c : cases)
     {
@@ -359,6 +476,20 @@ TEST_CASE("master URI: the password never appears in a message", "[uri][secret]"
         "unix://:{}@/s#f",
         "unix://{}@/s",
         "redis://{}@h",
+        "redis-cluster://user:{}@",
+        "redis-cluster://user:{}",
+        "redis-cluster://h,user:{}",
+        "redis-cluster://:{}@a,,b",
+        "redis-cluster://:{}@a,b,",
+        "redis-cluster://:{}@a,a",
+        "redis-cluster://:{}@a,b:0",
+        "redis-cluster://:{}@a,b!",
+        "redis-cluster://:{}@a,[::1",
+        "redis-cluster://:{}@a/1",
+        "redis-cluster://:{}@a?x=1",
+        "rediss-cluster://u%zz:{}@a,b",
+        "rediss-cluster://user:{}@a, b",
+        "unix-cluster://user:{}@/s",
     };
     int failures_checked = 0;
     for (const auto& shape : shapes)
@@ -416,6 +547,10 @@ TEST_CASE("master URI: to_string hides the password and parses back", "[uri]")
               "unix://u:***@/tmp/r.sock?db=3");
         CHECK(parse_ok("unix:///tmp/a%20b@c.sock").to_string() == "unix:///tmp/a%20b%40c.sock");
         CHECK(parse_ok("redis://a%40b%3Ac:pw@h").to_string() == "redis://a%40b%3Ac:***@h:6379");
+        CHECK(parse_ok("redis-cluster://alice:s3cret@a:7000,[::1]:7001,B/0").to_string() ==
+              "redis-cluster://alice:***@a:7000,[::1]:7001,B:6379");
+        CHECK(parse_ok("Rediss-Cluster://:s3cret@[fe80::1%25eth0]").to_string() ==
+              "rediss-cluster://:***@[fe80::1%25eth0]:6379");
     }
     SECTION("a config built in code with odd bytes")
     {
@@ -427,11 +562,21 @@ TEST_CASE("master URI: to_string hides the password and parses back", "[uri]")
         c.password.clear();
         CHECK(c.to_string() == "redis://u@h:6379");
     }
+    SECTION("a cluster built in code: the seeds, not host and port")
+    {
+        master_config c;
+        c.transport = kind::tls;
+        c.host = "ignored";
+        c.cluster_seeds = {{"a", 1}, {"fe80::1%eth0", 2}};
+        CHECK(c.to_string() == "rediss-cluster://a:1,[fe80::1%25eth0]:2");
+    }
     SECTION("round trip without a password")
     {
         for (const std::string uri : {"redis://h:1", "rediss://host.example:6380/15",
                                       "redis://[2001:db8::1]:6379/2", "unix:///tmp/x%3Fy.sock?db=1",
-                                      "unix:///run/redis@main.sock", "unix:///a:b/c"})
+                                      "unix:///run/redis@main.sock", "unix:///a:b/c",
+                                      "redis-cluster://h", "rediss-cluster://a:7000,b,[::1]:7002/0",
+                                      "redis-cluster://[fe80::1%25eth0]:1,[fe80::1%25eth1]:1"})
         {
             const auto a = parse_ok(uri);
             const auto b = parse_ok(a.to_string());
@@ -441,7 +586,21 @@ TEST_CASE("master URI: to_string hides the password and parses back", "[uri]")
             CHECK(a.port == b.port);
             CHECK(a.path == b.path);
             CHECK(a.db == b.db);
+            CHECK(a.cluster_seeds == b.cluster_seeds);
         }
+    }
+    SECTION("round trip of a cluster with user info: the same but for the masked password")
+    {
+        const auto a = parse_ok("rediss-cluster://al%40ice:s3cret@a:1,[2001:db8::1]:2,c");
+        const auto b = parse_ok(a.to_string());
+        INFO(a.to_string());
+        CHECK(b.transport == kind::tls);
+        CHECK(b.username == "al@ice");
+        CHECK(b.password == "***");
+        CHECK(b.cluster_seeds == a.cluster_seeds);
+        CHECK(b.host == a.host);
+        CHECK(b.port == a.port);
+        CHECK(b.db == 0);
     }
 }
 
