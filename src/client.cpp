@@ -84,6 +84,22 @@ client::client(executor_type ex, client_config cfg)
     }
     for (const auto& m : cfg.master_configs)
     {
+        const auto entry = "client_config::master_configs: entry " + std::to_string(masters.size());
+        if (m.is_cluster())
+        {
+            // A cluster master: its seeds say where it is; one database, no Unix socket.
+            const char* wrong = m.transport == master_config::transport_kind::unix_socket ? "a cluster is reached over TCP or TLS, not a Unix socket"
+                                : m.db != 0 ? "a Redis Cluster has only database 0"
+                                : std::any_of(m.cluster_seeds.begin(), m.cluster_seeds.end(),
+                                              [](const auto& s) { return s.host.empty() || s.port == 0; })
+                                    ? "every cluster seed needs a host and a port"
+                                    : nullptr;
+            if (wrong)
+                throw boost::system::system_error(error::invalid_option,
+                                                  entry + " (" + m.to_string() + "): " + wrong);
+            masters.push_back(m);
+            continue;
+        }
         if (m.transport != master_config::transport_kind::unix_socket && (m.host.empty() || m.port == 0))
             throw boost::system::system_error(error::invalid_option,
                                               "client_config::master_configs: entry " +

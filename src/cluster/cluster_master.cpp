@@ -73,8 +73,8 @@ void cluster_master::close()
     last_error_detail_ = cfg_.to_string() + ": closed";
     auto queued = std::move(queued_);
     queued_.clear();
-    for (const auto& [index, use] : queued)
-        if (requests_[index].live && requests_[index].use == use)
+    for (const auto index : queued)
+        if (requests_[index].live && requests_[index].queued)
             deliver(index, error::connection_closed, {});
     if (!settled_)
     {
@@ -138,7 +138,7 @@ error_code cluster_master::route(std::size_t index, request_ticket& ticket)
     {
         // Sent once the first map is known.
         r.queued = true;
-        queued_.emplace_back(index, r.use);
+        queued_.push_back(index);
         return {};
     }
     else if (!map_)
@@ -195,9 +195,11 @@ void cluster_master::abandon(request_ticket ticket) noexcept
     auto& r = requests_[index];
     if (!r.live || r.use != use)
         return;
-    if (!r.queued)
-        nodes_[r.node].conn->abandon(r.ticket);
-    release_request(index);
+    // As on a standalone connection, the command still runs (a round stops listening once its
+    // quorum is decided; a release not awaited is abandoned as soon as it is queued): only its
+    // answer is dropped. So it keeps following redirections, with nobody to tell at the end.
+    r.sink = nullptr;
+    ++r.use;  // the ticket is spent
 }
 
 void cluster_master::deliver(std::size_t index, const error_code& ec, std::span<const resp::node_view> nodes)
@@ -205,7 +207,8 @@ void cluster_master::deliver(std::size_t index, const error_code& ec, std::span<
     auto* sink = requests_[index].sink;
     const auto tag = requests_[index].tag;
     release_request(index);
-    sink->on_reply(tag, ec, nodes);
+    if (sink)
+        sink->on_reply(tag, ec, nodes);
 }
 
 void cluster_master::fail(std::size_t index, const error_code& ec, std::string detail)
@@ -399,8 +402,8 @@ void cluster_master::map_failed(const error_code& ec, std::string detail)
     set_map_state(map_state::down);
     auto queued = std::move(queued_);
     queued_.clear();
-    for (const auto& [index, use] : queued)
-        if (requests_[index].live && requests_[index].use == use)
+    for (const auto index : queued)
+        if (requests_[index].live && requests_[index].queued)
             fail(index, ec, last_error_detail_);
     if (!settled_)
     {
@@ -436,11 +439,11 @@ void cluster_master::send_queued()
 {
     auto queued = std::move(queued_);
     queued_.clear();
-    for (const auto& [index, use] : queued)
+    for (const auto index : queued)
     {
         auto& r = requests_[index];
-        if (!r.live || r.use != use)
-            continue;  // abandoned meanwhile
+        if (!r.live || !r.queued)
+            continue;
         r.queued = false;
         const auto shard = map_->shard_of(r.slot);
         if (!shard)

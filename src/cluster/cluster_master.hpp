@@ -40,8 +40,10 @@ namespace redlock::detail {
 /// run, so sending it again cannot run it twice; one that failed with the connection (it
 /// may have run) is not sent again: its owner sees connection_lost.
 ///
-/// What the owner sees is the request_ticket given by submit(): it abandons the command
-/// wherever it was redirected to. Connections to nodes are never closed before close(), so
+/// What the owner sees is the request_ticket given by submit(): abandoning it drops the
+/// answer, wherever the command was redirected to, but not the command, which keeps
+/// following redirections: a round stops listening at its quorum, and a release that is not
+/// awaited is abandoned as soon as it is queued, yet both must still reach the node. Connections to nodes are never closed before close(), so
 /// a node that leaves the map keeps its (idle) connection.
 ///
 /// @par Thread safety
@@ -80,7 +82,8 @@ public:
         return route(index, ticket);
     }
 
-    /// The sink of this command will not be called, wherever it was redirected.
+    /// The sink of this command will not be called; the command itself still runs, following
+    /// its redirections (as an abandoned command on a node_connection is still executed).
     void abandon(request_ticket ticket) noexcept;
 
     /// When the read whose reply is being delivered completed (inside reply_sink::on_reply).
@@ -125,7 +128,7 @@ private:
         std::uint8_t hops = 0;      // redirections followed
         bool live = false;
         bool queued = false;        // waiting for the first slot map
-        std::uint32_t use = 0;      // bumped at each release of the entry: stale tickets miss
+        std::uint32_t use = 0;      // bumped when abandoned or released: stale tickets miss
         std::size_t node = 0;       // where it was sent last
         request_ticket ticket;      // there
         std::string bytes;          // the command, kept to send again (its capacity reused)
@@ -168,7 +171,7 @@ private:
     std::vector<std::size_t> node_of_shard_;  // map_'s shard index -> nodes_ index
     std::vector<request> requests_;
     std::vector<std::size_t> free_requests_;
-    std::vector<std::pair<std::size_t, std::uint32_t>> queued_;  // (index, use) waiting for a map
+    std::vector<std::size_t> queued_;  // requests waiting for the first map (they stay live)
     map_state state_ = map_state::connecting;
     std::atomic<map_state> published_state_{map_state::connecting};
     bool fetching_ = false;

@@ -44,14 +44,25 @@ std::string endpoint_key(const master_config& m)
 
 std::optional<std::pair<std::size_t, std::size_t>> first_duplicate(std::span<const master_config> masters)
 {
-    std::vector<std::string> keys;
+    // A cluster master is every one of its seeds: two masters that share a node are one.
+    const auto keys_of = [](const master_config& m) {
+        std::vector<std::string> out;
+        if (!m.is_cluster())
+            out.push_back(endpoint_key(m));
+        for (const auto& seed : m.cluster_seeds)
+            out.push_back("tcp:" + normalised_host(seed.host) + ":" + std::to_string(seed.port));
+        return out;
+    };
+    std::vector<std::vector<std::string>> keys;
     keys.reserve(masters.size());
     for (std::size_t j = 0; j < masters.size(); ++j)
     {
-        keys.push_back(endpoint_key(masters[j]));
+        keys.push_back(keys_of(masters[j]));
         for (std::size_t i = 0; i < j; ++i)
-            if (keys[i] == keys[j])
-                return std::pair{i, j};
+            for (const auto& a : keys[i])
+                for (const auto& b : keys[j])
+                    if (a == b)
+                        return std::pair{i, j};
     }
     return std::nullopt;
 }

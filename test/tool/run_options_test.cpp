@@ -119,6 +119,19 @@ TEST_CASE("redlock-run: --help and --version print to stdout and exit 0", "[tool
     CHECK_THAT(v.message, Catch::StartsWith("redlock-run "));
 }
 
+TEST_CASE("redlock-run: REDLOCK_MASTERS keeps the comma-separated seeds of a cluster URI together", "[tool]")
+{
+    fake_environment env;
+    env.vars["REDLOCK_MASTERS"] =
+        "redis-cluster://a:7000,b:7001, redis://s1,REDISS-CLUSTER://:pw@c:7000,[::1]:7001,d:7002 redis://s2,e:1";
+    auto r = parse({"job", "--", "true"}, env);
+    REQUIRE(r.options);
+    // "e:1" follows a plain URI: it is an item of its own (and a bad URI, refused later).
+    CHECK(r.options->masters == std::vector<std::string>{"redis-cluster://a:7000,b:7001", "redis://s1",
+                                                         "REDISS-CLUSTER://:pw@c:7000,[::1]:7001,d:7002",
+                                                         "redis://s2", "e:1"});
+}
+
 TEST_CASE("redlock-run: masters from --master, else --masters-file, else REDLOCK_MASTERS, else the default file",
           "[tool]")
 {

@@ -41,6 +41,16 @@ TEST_CASE("master identity: the same server written differently is a duplicate",
           pair{1, 3});
 }
 
+TEST_CASE("master identity: cluster masters that share a node, or a standalone master that is one of a cluster's "
+          "seeds, are duplicates",
+          "[unit][masters]")
+{
+    CHECK(first_duplicate(parsed({"redis-cluster://a:7000,b:7001", "redis-cluster://c:7000,B:7001"})) == pair{0, 1});
+    CHECK(first_duplicate(parsed({"redis://x", "redis://127.0.0.1:7001", "redis-cluster://a:7000,localhost:7001"})) ==
+          pair{1, 2});
+    CHECK_FALSE(first_duplicate(parsed({"redis-cluster://a:7000,a:7001", "redis-cluster://a:7002", "redis://a:7003"})));
+}
+
 TEST_CASE("master identity: distinct servers are accepted", "[unit][masters]")
 {
     CHECK_FALSE(first_duplicate(parsed({"redis://127.0.0.1:7601", "redis://127.0.0.1:7602", "redis://127.0.0.1:7603"})));

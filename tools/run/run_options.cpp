@@ -24,7 +24,7 @@ redlock-run exits with COMMAND's status. If the lock is lost meanwhile, COMMAND'
 group gets SIGTERM at once and SIGKILL after --kill-after (always before the keys expire).
 
 Masters: --master URI (repeatable), else --masters-file FILE, else $REDLOCK_MASTERS (URIs
-separated by commas or spaces), else /etc/redlock/masters (one URI per line, # comments).
+separated by commas or spaces; a redis-cluster:// URI keeps its comma-separated seeds), else /etc/redlock/masters (one URI per line, # comments).
 A password is never given on the command line: use --password-file, $REDLOCK_PASSWORD, or
 URIs in $REDLOCK_MASTERS or a masters file.
 
@@ -52,26 +52,42 @@ std::string trim(std::string_view s)
     return std::string(s.substr(first, last - first + 1));
 }
 
-// URIs separated by commas or whitespace (REDLOCK_MASTERS).
+// URIs separated by commas or whitespace (REDLOCK_MASTERS). A cluster URI's seeds are
+// separated by commas too: an item with no scheme right after a comma that follows a
+// `redis-cluster://` or `rediss-cluster://` URI is its next seed.
 std::vector<std::string> split_list(std::string_view text)
 {
+    const auto is_cluster_uri = [](std::string_view u) {
+        const auto sep = u.find("://");
+        return sep != std::string_view::npos && u.substr(0, sep).ends_with("-cluster");
+    };
     std::vector<std::string> out;
     std::string item;
+    bool after_comma = false;
+    const auto end_item = [&] {
+        if (item.empty())
+            return;
+        if (after_comma && !out.empty() && item.find("://") == std::string::npos && is_cluster_uri(out.back()))
+            out.back() += "," + item;
+        else
+            out.push_back(std::move(item));
+        item.clear();
+    };
     for (char c : text)
     {
         if (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')
         {
-            if (!item.empty())
-                out.push_back(std::move(item));
-            item.clear();
+            // What separates the next item from the one before: a comma among the separators?
+            const bool ended = !item.empty();
+            end_item();
+            after_comma = (!ended && after_comma) || c == ',';
         }
         else
         {
             item += c;
         }
     }
-    if (!item.empty())
-        out.push_back(std::move(item));
+    end_item();
     return out;
 }
 
