@@ -56,6 +56,7 @@ struct master_config
     {
         std::string host;         ///< Host name or IP literal (IPv6 without brackets).
         std::uint16_t port = 6379;  ///< TCP port.
+        /// Equal when host and port are (as written: no name resolution).
         friend bool operator==(const node_address&, const node_address&) = default;
     };
     /// @brief Non-empty: this master is a whole Redis Cluster (`redis-cluster://`,

@@ -123,13 +123,18 @@ TEST_CASE("redlock-run: REDLOCK_MASTERS keeps the comma-separated seeds of a clu
 {
     fake_environment env;
     env.vars["REDLOCK_MASTERS"] =
-        "redis-cluster://a:7000,b:7001, redis://s1,REDISS-CLUSTER://:pw@c:7000,[::1]:7001,d:7002 redis://s2,e:1";
+        "redis-cluster://a:7000,b:7001, redis://s1,REDISS-CLUSTER://:pw@c:7000,[::1]:7001,d:7002 redis://s2";
     auto r = parse({"job", "--", "true"}, env);
+    INFO(r.message);
     REQUIRE(r.options);
-    // "e:1" follows a plain URI: it is an item of its own (and a bad URI, refused later).
     CHECK(r.options->masters == std::vector<std::string>{"redis-cluster://a:7000,b:7001", "redis://s1",
                                                          "REDISS-CLUSTER://:pw@c:7000,[::1]:7001,d:7002",
-                                                         "redis://s2", "e:1"});
+                                                         "redis://s2"});
+    // A schemeless item after a plain URI is an item of its own, and not a URI.
+    env.vars["REDLOCK_MASTERS"] = "redis://s1,e:1";
+    auto bad = parse({"job", "--", "true"}, env);
+    CHECK_FALSE(bad.options);
+    CHECK_THAT(bad.message, Catch::Contains("master 2: missing or malformed scheme"));
 }
 
 TEST_CASE("redlock-run: masters from --master, else --masters-file, else REDLOCK_MASTERS, else the default file",

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -59,7 +60,12 @@ std::vector<std::string> split_list(std::string_view text)
 {
     const auto is_cluster_uri = [](std::string_view u) {
         const auto sep = u.find("://");
-        return sep != std::string_view::npos && u.substr(0, sep).ends_with("-cluster");
+        if (sep == std::string_view::npos || sep < 8)
+            return false;
+        std::string tail(u.substr(sep - 8, 8));  // schemes are case-insensitive
+        for (auto& ch : tail)
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        return tail == "-cluster";
     };
     std::vector<std::string> out;
     std::string item;
