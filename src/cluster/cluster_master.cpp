@@ -147,7 +147,10 @@ error_code cluster_master::route(std::size_t index, request_ticket& ticket)
     }
     else if (const auto shard = map_->shard_of(r.slot))
     {
+        // A node that cannot be reached may have been replaced (a failover): read the map again.
         ec = send_to(index, node_of_shard_[*shard], false);
+        if (ec)
+            request_refresh();
     }
     else
     {
@@ -225,7 +228,10 @@ void cluster_master::on_reply(std::uint32_t tag, const error_code& ec, std::span
     auto& r = requests_[index];
     const auto& from = nodes_[r.node];
     if (ec)
+    {
+        request_refresh();  // the node dropped: it may have been replaced (a failover)
         return fail(index, ec, from.conn->last_error_detail());
+    }
     read_at_ = from.conn->read_time();
     auto decision = route_reply(nodes[0], from.host, r.hops);
     if (decision.refresh)

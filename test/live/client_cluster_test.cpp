@@ -79,14 +79,6 @@ std::size_t owner_of(const local_cluster& cluster, const std::string& key)
     throw std::runtime_error("no node of the cluster serves " + key);
 }
 
-/// The node id of node `i` of `cluster`.
-std::string id_of(const local_cluster& cluster, std::size_t i)
-{
-    const auto ids = cluster.command(i, {"CLUSTER", "MYID"});
-    // A bulk string: $40\r\n<id>\r\n
-    return ids.substr(ids.find("\r\n") + 2, 40);
-}
-
 /// Moves the (empty) slot of `key` from the node serving it to node `to`, as a resharding
 /// does (IMPORTING, MIGRATING, then NODE on the target, which bumps its config epoch so that
 /// the cluster keeps the new owner, then on the source), and waits until every node agrees.
@@ -94,10 +86,10 @@ void move_slot(const local_cluster& cluster, const std::string& key, std::size_t
 {
     const auto from = owner_of(cluster, key);
     const auto slot = std::to_string(key_slot(key));
-    REQUIRE(cluster.command(to, {"CLUSTER", "SETSLOT", slot, "IMPORTING", id_of(cluster, from)}) == "+OK\r\n");
-    REQUIRE(cluster.command(from, {"CLUSTER", "SETSLOT", slot, "MIGRATING", id_of(cluster, to)}) == "+OK\r\n");
-    REQUIRE(cluster.command(to, {"CLUSTER", "SETSLOT", slot, "NODE", id_of(cluster, to)}) == "+OK\r\n");
-    REQUIRE(cluster.command(from, {"CLUSTER", "SETSLOT", slot, "NODE", id_of(cluster, to)}) == "+OK\r\n");
+    REQUIRE(cluster.command(to, {"CLUSTER", "SETSLOT", slot, "IMPORTING", cluster.id(from)}) == "+OK\r\n");
+    REQUIRE(cluster.command(from, {"CLUSTER", "SETSLOT", slot, "MIGRATING", cluster.id(to)}) == "+OK\r\n");
+    REQUIRE(cluster.command(to, {"CLUSTER", "SETSLOT", slot, "NODE", cluster.id(to)}) == "+OK\r\n");
+    REQUIRE(cluster.command(from, {"CLUSTER", "SETSLOT", slot, "NODE", cluster.id(to)}) == "+OK\r\n");
     const auto redirect_to = " 127.0.0.1:" + std::to_string(cluster.port(to)) + "\r\n";
     const auto deadline = steady::now() + 10s;
     for (std::size_t i = 0; i < cluster.node_count(); ++i)
@@ -232,8 +224,8 @@ TEST_CASE("cluster: a slot moved after the client read the map is followed (MOVE
         const auto src = owner_of(c1, asking);
         const auto dst = (src + 1) % c1.node_count();
         const auto aslot = std::to_string(key_slot(asking));
-        REQUIRE(c1.command(dst, {"CLUSTER", "SETSLOT", aslot, "IMPORTING", id_of(c1, src)}) == "+OK\r\n");
-        REQUIRE(c1.command(src, {"CLUSTER", "SETSLOT", aslot, "MIGRATING", id_of(c1, dst)}) == "+OK\r\n");
+        REQUIRE(c1.command(dst, {"CLUSTER", "SETSLOT", aslot, "IMPORTING", c1.id(src)}) == "+OK\r\n");
+        REQUIRE(c1.command(src, {"CLUSTER", "SETSLOT", aslot, "MIGRATING", c1.id(dst)}) == "+OK\r\n");
         auto a = co_await acquired(c, asking);
         // Only an ASKING connection sees the key on the importing node; the source, which
         // lacks it, sends readers there.
@@ -245,8 +237,8 @@ TEST_CASE("cluster: a slot moved after the client read the map is followed (MOVE
         auto [aec] = co_await c.async_unlock(a, tuple_awaitable);
         CHECK_FALSE(aec);
         // The migration ends: the slot is the importing node's, and the release left nothing.
-        REQUIRE(c1.command(dst, {"CLUSTER", "SETSLOT", aslot, "NODE", id_of(c1, dst)}) == "+OK\r\n");
-        REQUIRE(c1.command(src, {"CLUSTER", "SETSLOT", aslot, "NODE", id_of(c1, dst)}) == "+OK\r\n");
+        REQUIRE(c1.command(dst, {"CLUSTER", "SETSLOT", aslot, "NODE", c1.id(dst)}) == "+OK\r\n");
+        REQUIRE(c1.command(src, {"CLUSTER", "SETSLOT", aslot, "NODE", c1.id(dst)}) == "+OK\r\n");
         CHECK(get_on(c1.masters(), dst, asking) == std::nullopt);
     }(), 60s);
 }
@@ -345,4 +337,171 @@ TEST_CASE("cluster: a cluster master whose seeds cannot be reached is one master
         CHECK_THAT(std::string(l.masters()[2].message), Contains(std::to_string(dead.cluster_seeds[1].port)));
         co_await c.async_unlock(l, tuple_awaitable);
     }(), 30s);
+}
+
+TEST_CASE("cluster: slots resharded while locks are taken, extended and released: every redirection is followed, "
+          "no extension fails, no two holders overlap",
+          "[live][cluster]")
+{
+    three_clusters cl;
+    constexpr int n_clients = 2;
+    constexpr int per_client = 8;
+    constexpr int n_resources = 64;
+    lock_options opts;
+    opts.ttl = 3000ms;
+    opts.max_attempts = 1000;
+    opts.retry_delay = 0ms;
+    opts.retry_jitter = 5ms;
+    opts.max_wait = 2s;
+
+    std::vector<std::atomic<int>> holders(n_resources);
+    std::atomic<int> overlaps{0};
+    std::atomic<long> acquisitions{0};
+    std::atomic<bool> stop{false};
+    error_log errors;
+    auto worker = [&](int id) {
+        asio::io_context io;
+        client c(io.get_executor(), cl.config());
+        int finished = 0;
+        for (int k = 0; k < per_client; ++k)
+            asio::co_spawn(
+                io,
+                [&, k]() -> asio::awaitable<void> {
+                    for (int n = k; !stop; ++n)
+                    {
+                        const int r = (n * 7 + id) % n_resources;
+                        auto [ec, l] = co_await c.async_lock("reshard-" + std::to_string(r), opts, tuple_awaitable);
+                        if (ec == error::contended)
+                            continue;
+                        if (ec)
+                        {
+                            errors.add("lock: " + ec.message() + " " + l.describe());
+                            continue;
+                        }
+                        if (holders[r].fetch_add(1) != 0)
+                            ++overlaps;
+                        ++acquisitions;
+                        auto [xec, extended] = co_await c.async_extend(l, 3000ms, tuple_awaitable);
+                        if (xec)
+                            errors.add("extend: " + xec.message() + " " + extended.describe());
+                        co_await sleep_for(1ms);
+                        holders[r].fetch_sub(1);
+                        auto [uec] = co_await c.async_unlock(xec ? l : extended, tuple_awaitable);
+                        if (uec)
+                            errors.add("unlock: " + uec.message());
+                    }
+                },
+                [&](std::exception_ptr e) {
+                    if (e)
+                        errors.add("a worker threw");
+                    if (++finished == per_client)
+                        io.stop();
+                });
+        io.run_for(120s);
+    };
+    std::vector<std::thread> threads;
+    for (int t = 0; t < n_clients; ++t)
+        threads.emplace_back(worker, t);
+    // Let the clients learn the maps, then move a third of the slots of two clusters, and
+    // some of them back, while they work.
+    std::this_thread::sleep_for(300ms);
+    const long before = acquisitions;
+    try
+    {
+        const auto& p0 = cl[0].primaries();
+        const auto& p1 = cl[1].primaries();
+        cl[0].reshard(p0[0], p0[1], 1000);
+        cl[1].reshard(p1[2], p1[0], 1000);
+        cl[0].reshard(p0[1], p0[2], 1500);
+    }
+    catch (...)
+    {
+        stop = true;
+        for (auto& t : threads)
+            t.join();
+        throw;
+    }
+    const long during = acquisitions - before;
+    std::this_thread::sleep_for(300ms);
+    stop = true;
+    for (auto& t : threads)
+        t.join();
+    INFO(errors.str());
+    CHECK(errors.size() == 0);
+    CHECK(overlaps == 0);
+    CHECK(during > 20);
+    std::this_thread::sleep_for(50ms);
+    CHECK(cl.total_keys() == 0);
+}
+
+TEST_CASE("cluster: a shard primary killed is replaced by its replica: that cluster master fails its votes until the "
+          "failover, then grants again, and a key the replica never received is gone, as the docs say",
+          "[live][cluster]")
+{
+    local_cluster cluster({.shards = 3, .replicas = 1});
+    local_masters standalone({.count = 2});
+    client_config cfg;
+    cfg.master_configs.push_back(cluster_master_of(cluster));
+    cfg.masters = standalone.uris();
+    asio::io_context io;
+    client c(io.get_executor(), cfg);
+
+    const std::string held = "failover-held";
+    const auto primary = owner_of(cluster, held);
+    const auto primary_port = "master_port:" + std::to_string(cluster.port(primary)) + "\r\n";
+    std::optional<std::size_t> replica;
+    for (std::size_t i = 0; i < cluster.node_count(); ++i)
+        if (i != primary && cluster.command(i, {"INFO", "replication"}).find(primary_port) != std::string::npos)
+            replica = i;
+    REQUIRE(replica);
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
+        REQUIRE_FALSE(cec);
+        REQUIRE(ready == 3);
+        // The replica stops, and the primary drops its link, before the lock is taken:
+        // replication never brings it the key (a stopped replica would still read what its
+        // socket had received).
+        cluster.pause(*replica);
+        CHECK(cluster.command(primary, {"CLIENT", "KILL", "TYPE", "replica"}) == ":1\r\n");
+        lock_options long_ttl = c.default_options();
+        long_ttl.ttl = 60s;
+        auto l = co_await acquired(c, held, long_ttl);
+        auto [ec0, before] = co_await c.async_check(l, tuple_awaitable);
+        REQUIRE_FALSE(ec0);
+        CHECK(before.holding == 3);
+        cluster.kill(primary);
+        cluster.resume(*replica);
+
+        // Until the replica is promoted, that master's votes fail; the standalone two still
+        // make the quorum.
+        auto during = co_await acquired(c, std::string("{failover-held}:during"));
+        co_await c.async_unlock(during, tuple_awaitable);
+
+        // Once promoted, it grants again (MOVED or CLUSTERDOWN have the map read again).
+        const auto deadline = steady::now() + 30s;
+        std::size_t holding = 0;
+        while (holding < 3 && steady::now() < deadline)
+        {
+            auto [ec, probe] = co_await c.async_lock(std::string("{failover-held}:after"), c.default_options(),
+                                                     tuple_awaitable);
+            if (!ec)
+            {
+                auto [kec, checked] = co_await c.async_check(probe, tuple_awaitable);
+                holding = kec ? 0 : checked.holding;
+                co_await c.async_unlock(probe, tuple_awaitable);
+            }
+            if (holding < 3)
+                co_await sleep_for(200ms);
+        }
+        CHECK(holding == 3);
+        CHECK(cluster.command(*replica, {"ROLE"}).find("master") != std::string::npos);
+
+        // The lock taken before the failover is on the standalone masters only: the promoted
+        // replica never had its key. One more lost master and another client could take it.
+        auto [ec1, after] = co_await c.async_check(l, tuple_awaitable);
+        CHECK(after.holding == 2);
+        CHECK(get_on(cluster.masters(), *replica, held) == std::nullopt);
+        co_await c.async_unlock(l, tuple_awaitable);
+    }(), 90s);
 }

@@ -221,6 +221,7 @@ struct local_cluster::impl
     options opts;
     local_masters nodes;
     std::vector<std::size_t> primaries;
+    std::size_t reshards = 0;  // names each reshard's log
 
     static local_masters::options node_options(const options& o)
     {
@@ -423,6 +424,25 @@ std::string local_cluster::uri() const
     for (const auto& seed : seeds())
         out += (out.back() == '/' ? "" : ",") + seed;
     return out;
+}
+
+std::string local_cluster::id(std::size_t i) const
+{
+    const auto raw = command(i, {"CLUSTER", "MYID"});
+    // A bulk string: $40\r\n<id>\r\n
+    const auto start = raw.find("\r\n");
+    if (raw.empty() || raw[0] != '$' || start == std::string::npos)
+        throw std::runtime_error("local_cluster: CLUSTER MYID of " + impl_->name(i) + " answered " + raw);
+    return raw.substr(start + 2, raw.size() - start - 4);
+}
+
+void local_cluster::reshard(std::size_t from, std::size_t to, std::size_t slots, std::chrono::milliseconds timeout)
+{
+    const std::vector<std::string> args = {impl_->opts.redis_cli, "--cluster", "reshard",
+                                           std::string(loopback) + ":" + std::to_string(port(from)),
+                                           "--cluster-from", id(from), "--cluster-to", id(to),
+                                           "--cluster-slots", std::to_string(slots), "--cluster-yes"};
+    run_to_completion(args, impl_->root() / ("cluster-reshard-" + std::to_string(++impl_->reshards) + ".log"), timeout);
 }
 
 std::string local_cluster::command(std::size_t i, std::initializer_list<std::string_view> args) const

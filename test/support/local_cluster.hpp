@@ -112,9 +112,18 @@ public:
 
     /// @brief Every node as `127.0.0.1:PORT`, in node order: seeds for a cluster client.
     std::vector<std::string> seeds() const;
-    /// @brief `redis-cluster://127.0.0.1:P1,127.0.0.1:P2,...` over all nodes (the scheme of
-    ///        issue 15; parse_master_uri reads it, the client does not connect to it yet).
+    /// @brief `redis-cluster://127.0.0.1:P1,127.0.0.1:P2,...` over all nodes: this cluster as
+    ///        one Redlock master.
     std::string uri() const;
+    /// @brief Node `i`'s id (`CLUSTER MYID`).
+    std::string id(std::size_t i) const;
+
+    /// @brief Moves `slots` hash slots, and their keys, from primary `from` to primary `to`
+    ///        with `redis-cli --cluster reshard` (MIGRATE), blocking until it is done.
+    /// @throws std::runtime_error with redis-cli's output if it fails or takes longer than
+    ///         `timeout` (then it is killed).
+    void reshard(std::size_t from, std::size_t to, std::size_t slots,
+                 std::chrono::milliseconds timeout = std::chrono::milliseconds(60000));
 
     /// @brief As local_masters::command, on node `i`: the raw bytes of one reply, which for a
     ///        key of another node's slot is a `-MOVED` error (no redirection is followed).
