@@ -45,13 +45,21 @@ inline std::vector<std::string> masters_from(int argc, char** argv, std::size_t 
     if (uris.empty())
         if (const char* env = std::getenv("REDLOCK_MASTERS"))
         {
+            // URIs separated by commas or spaces; an item without a scheme after a comma is the
+            // next seed of the cluster URI before it (redis-cluster://a:7000,b:7000).
             std::string item;
+            char separator = ' ';
             for (const char* p = env;; ++p)
             {
                 if (*p == ',' || *p == ' ' || *p == '\0')
                 {
-                    if (!item.empty())
+                    if (!item.empty() && separator == ',' && !uris.empty() &&
+                        item.find("://") == std::string::npos)
+                        uris.back() += "," + item;
+                    else if (!item.empty())
                         uris.push_back(item);
+                    if (!item.empty() || *p == ',')
+                        separator = *p;
                     item.clear();
                     if (*p == '\0')
                         break;
