@@ -52,10 +52,11 @@ void release_watch::send(std::size_t i)
     pm.asked_tracking = tracking == waiting_room::tracking::unknown;
     pm.tracked = tracking != waiting_room::tracking::refused;
     std::uint32_t step = 0;
-    const auto submit = [&](std::initializer_list<std::string_view> words) {
+    // `key`: what a cluster master routes the command by (the key it reads, or caches for).
+    const auto submit = [&](std::initializer_list<std::string_view> words, std::string_view key) {
         request_ticket t;
         const auto ec =
-            conn.submit(this, tag_of(i, step++), keys_[0], [&](std::string& out) { append_words(out, words); }, t);
+            conn.submit(this, tag_of(i, step++), key, [&](std::string& out) { append_words(out, words); }, t);
         if (!ec)
             pm.tickets.push_back(t);
         return !ec;
@@ -63,12 +64,12 @@ void release_watch::send(std::size_t i)
     bool ok = true;
     if (pm.asked_tracking)
     {
-        ok = submit({"HELLO", "3"}) && submit({"CLIENT", "TRACKING", "on", "OPTIN", "NOLOOP"});
+        ok = submit({"HELLO", "3"}, keys_[0]) && submit({"CLIENT", "TRACKING", "on", "OPTIN", "NOLOOP"}, keys_[0]);
         if (ok)
             c_->waiting.set_tracking(i, gen, waiting_room::tracking::asked);
     }
     for (std::size_t k = 0; ok && k < keys_.size(); ++k)
-        ok = submit({"CLIENT", "CACHING", "yes"}) && submit({"PTTL", keys_[k]});
+        ok = submit({"CLIENT", "CACHING", "yes"}, keys_[k]) && submit({"PTTL", keys_[k]}, keys_[k]);
     pm.expected = step;
     if (!ok)
     {

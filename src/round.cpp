@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "client_impl.hpp"
+#include "cluster/key_slot.hpp"
 #include "protocol/resp_encoder.hpp"
 #include "protocol/scripts.hpp"
 
@@ -122,6 +123,7 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
     m_.assign(n, per_master{});
     diag_.resize(n);
     per_master_ = k == kind::acquire_fenced ? keys.size() / 2 : 1;
+    group_by_slot();
     if (k == kind::check || k == kind::acquire_fenced)
         values_.assign(n * per_master_, k == kind::check ? -3 : 0);
     for (std::size_t i = 0; i < n; ++i)
@@ -170,7 +172,7 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
         // Sent, not awaited (see start()): nobody will see a NOSCRIPT, so the body goes along.
         if (send(i, !awaited, true) && !awaited)
         {
-            c_->masters[i].abandon(m_[i].ticket);
+            abandon_master(i);
             m_[i].outstanding = false;
             --outstanding_;
         }
@@ -180,8 +182,85 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
     notify();
 }
 
+void round::group_by_slot()
+{
+    groups_ = 1;
+    // The kinds whose keys are all lock keys; a fenced lock's keys are kept in one slot by
+    // acquire_op (refused_by_cluster).
+    const bool splittable = k_ == kind::acquire || k_ == kind::release || k_ == kind::extend || k_ == kind::check;
+    if (!c_->has_cluster_master || keys_.size() < 2 || !splittable)
+        return;
+    std::vector<std::pair<std::uint16_t, std::size_t>> order;
+    order.reserve(keys_.size());
+    for (std::size_t k = 0; k < keys_.size(); ++k)
+        order.emplace_back(key_slot(keys_[k]), k);
+    std::stable_sort(order.begin(), order.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    if (order.front().first == order.back().first)
+        return;  // one slot: one command, as for a standalone master
+    slot_keys_.clear();
+    group_start_.clear();
+    for (std::size_t k = 0; k < order.size(); ++k)
+    {
+        if (k == 0 || order[k].first != order[k - 1].first)
+            group_start_.push_back(k);
+        slot_keys_.push_back(keys_[order[k].second]);
+    }
+    group_start_.push_back(order.size());
+    groups_ = group_start_.size() - 1;
+    part_tickets_.assign(m_.size() * groups_, request_ticket{});
+}
+
+// A cluster master runs a command on one slot only: keys of several slots go as one command
+// per slot, all at once, each as a script over its slot's keys (SET NX for a single key). The
+// master's outcome is all of theirs: granted when every part is, held by another owner when
+// every part is, failed when one part failed; a mix (some slots ours, some another's) is
+// held_in_part: held for the decision, and released after a failed attempt, as a failure is.
+bool round::send_parts(std::size_t i)
+{
+    auto& pm = m_[i];
+    auto& conn = c_->masters[i];
+    pm.parts_left = static_cast<std::uint16_t>(groups_);
+    pm.any_granted = false;
+    pm.any_held = false;
+    pm.failure = verdict{};
+    pm.failure.outcome = master_outcome::granted;  // no failure yet
+    pm.pttl = -3;
+    for (std::size_t g = 0; g < groups_; ++g)
+    {
+        const auto keys = group_keys(g);
+        const auto tag = static_cast<std::uint32_t>(i) | static_cast<std::uint32_t>((g + 1) << 16) | fallback_bit;
+        const error_code ec = conn.submit(
+            this, tag, keys[0], [&](std::string& out) { encode(out, k_, true, keys, token_, arg_, fences_); },
+            part_tickets_[i * groups_ + g]);
+        if (ec)
+        {
+            for (std::size_t h = 0; h < g; ++h)
+                conn.abandon(part_tickets_[i * groups_ + h]);
+            settle(i, master_outcome::failed, ec, conn.last_error_detail());
+            return false;
+        }
+    }
+    pm.outstanding = true;
+    pm.fallback = true;
+    ++outstanding_;
+    return true;
+}
+
+bool round::split_for(std::size_t i) const noexcept { return groups_ > 1 && c_->masters[i].is_cluster(); }
+
+void round::abandon_master(std::size_t i) noexcept
+{
+    if (!split_for(i))
+        return c_->masters[i].abandon(m_[i].ticket);
+    for (std::size_t g = 0; g < groups_; ++g)
+        c_->masters[i].abandon(part_tickets_[i * groups_ + g]);
+}
+
 bool round::send(std::size_t i, bool fallback, bool from_start)
 {
+    if (split_for(i))
+        return send_parts(i);
     auto& pm = m_[i];
     auto& conn = c_->masters[i];
     // A release (and a fenced acquisition's round) goes as EVAL to a connection that has not
@@ -256,7 +335,7 @@ void round::stop() noexcept
     {
         if (m_[i].outstanding)
         {
-            c_->masters[i].abandon(m_[i].ticket);
+            abandon_master(i);
             m_[i].outstanding = false;
         }
     }
@@ -278,7 +357,8 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
     switch (o)
     {
     case master_outcome::granted: d.status = master_status::granted; break;
-    case master_outcome::held_by_other: d.status = master_status::held_by_other; break;
+    case master_outcome::held_by_other:
+    case master_outcome::held_in_part: d.status = master_status::held_by_other; break;
     case master_outcome::timed_out: d.status = master_status::timed_out; break;
     default: d.status = master_status::error; break;
     }
@@ -292,8 +372,10 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
 
 void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes)
 {
-    const std::size_t i = tag & ~fallback_bit;
+    const std::size_t i = tag & 0xffffu;
     const bool fallback = (tag & fallback_bit) != 0;
+    if (const std::size_t part = (tag >> 16) & 0x7fffu; part != 0)
+        return on_part_reply(i, part - 1, ec, nodes);
     auto& pm = m_[i];
     pm.outstanding = false;
     --outstanding_;
@@ -308,7 +390,6 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
         auto& master = c_->masters[i];
         const auto& v = nodes[0];
         const auto at = master.read_time();
-        using resp::type;
         if (cached_script() && !resp::is_error(v.data_type))
             master.scripts.note(script_id(), true, master.generation());  // it ran there
         if (resp::is_error(v.data_type))
@@ -322,48 +403,114 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
                 return;
             settle(i, master_outcome::failed, e, v.value, at);
         }
-        else if (k_ == kind::acquire_fenced || (k_ == kind::acquire && keys_.size() == 1))
-        {
-            // SET NX answers OK or nil; the fenced script, an array of the n counters or nil.
-            const bool fenced = k_ == kind::acquire_fenced;
-            const bool set = fenced ? read_counters(i, nodes) : v.data_type == type::simple_string && v.value == "OK";
-            if (set)
-                settle(i, master_outcome::granted, {}, {}, at);
-            // A script's `false` reads as a null in RESP2 and as `#f` on a connection that
-            // switched to RESP3 (a waiting acquisition's watch).
-            else if (v.data_type == type::null || (v.data_type == type::boolean && v.value == "f"))
-                settle(i, master_outcome::held_by_other, {}, {}, at);
-            else
-                settle(i, master_outcome::failed, error::unexpected_reply,
-                       (fenced ? "fenced SET returned " : "SET returned ") + std::string(resp::to_string(v.data_type)),
-                       at);
-        }
-        else if (k_ == kind::check)
-        {
-            std::int64_t pttl = -3;
-            if (v.data_type == type::integer)
-                pttl = std::strtoll(std::string(v.value).c_str(), nullptr, 10);
-            if (v.data_type != type::integer)
-                settle(i, master_outcome::failed, error::unexpected_reply,
-                       "script returned " + std::string(resp::to_string(v.data_type)), at);
-            else if (pttl == -3)
-                settle(i, master_outcome::held_by_other, {}, {}, at);
-            else
-            {
-                values_[i] = pttl;
-                settle(i, master_outcome::granted, {}, {}, at);
-            }
-        }
         else
         {
-            if (v.data_type == type::integer && v.value == "1")
-                settle(i, master_outcome::granted, {}, {}, at);
-            else if (v.data_type == type::integer && v.value == "0")
-                settle(i, master_outcome::held_by_other, {}, {}, at);
-            else
-                settle(i, master_outcome::failed, error::unexpected_reply,
-                       "script returned " + std::string(resp::to_string(v.data_type)), at);
+            const auto r = read_reply(i, nodes, keys_.size());
+            if (k_ == kind::check && r.outcome == master_outcome::granted)
+                values_[i] = r.pttl;
+            settle(i, r.outcome, r.ec, r.message, at);
         }
+    }
+    notify();
+}
+
+round::verdict round::read_reply(std::size_t i, std::span<const resp::node_view> nodes, std::size_t key_count)
+{
+    using resp::type;
+    const auto& v = nodes[0];
+    verdict r;
+    const auto unexpected = [&](std::string what) {
+        r.outcome = master_outcome::failed;
+        r.ec = error::unexpected_reply;
+        r.message = std::move(what) + std::string(resp::to_string(v.data_type));
+    };
+    if (k_ == kind::acquire_fenced || (k_ == kind::acquire && key_count == 1))
+    {
+        // SET NX answers OK or nil; the fenced script, an array of the n counters or nil.
+        const bool fenced = k_ == kind::acquire_fenced;
+        const bool set = fenced ? read_counters(i, nodes) : v.data_type == type::simple_string && v.value == "OK";
+        if (set)
+            r.outcome = master_outcome::granted;
+        // A script's `false` reads as a null in RESP2 and as `#f` on a connection that
+        // switched to RESP3 (a waiting acquisition's watch).
+        else if (v.data_type == type::null || (v.data_type == type::boolean && v.value == "f"))
+            r.outcome = master_outcome::held_by_other;
+        else
+            unexpected(fenced ? "fenced SET returned " : "SET returned ");
+    }
+    else if (k_ == kind::check)
+    {
+        if (v.data_type != type::integer)
+            unexpected("script returned ");
+        else if ((r.pttl = std::strtoll(std::string(v.value).c_str(), nullptr, 10)) == -3)
+            r.outcome = master_outcome::held_by_other;
+        else
+            r.outcome = master_outcome::granted;
+    }
+    else if (v.data_type == type::integer && v.value == "1")
+        r.outcome = master_outcome::granted;
+    else if (v.data_type == type::integer && v.value == "0")
+        r.outcome = master_outcome::held_by_other;
+    else
+        unexpected("script returned ");
+    return r;
+}
+
+void round::on_part_reply(std::size_t i, std::size_t part, const error_code& ec, std::span<const resp::node_view> nodes)
+{
+    auto& pm = m_[i];
+    if (!pm.outstanding || pm.parts_left == 0)
+        return;
+    auto hold = l_->hold();
+    auto& master = c_->masters[i];
+    verdict r;
+    if (ec)
+    {
+        r.ec = ec;
+        r.message = master.last_error_detail();
+    }
+    else if (resp::is_error(nodes[0].data_type))
+    {
+        r.ec = error_from_server_reply(nodes[0].value);
+        r.message = nodes[0].value;
+    }
+    else
+    {
+        r = read_reply(i, nodes, group_keys(part).size());
+    }
+    switch (r.outcome)
+    {
+    case master_outcome::granted:
+        pm.any_granted = true;
+        // The smallest PTTL of the parts (-1: no expiry, larger than any).
+        if (pm.pttl == -3)
+            pm.pttl = r.pttl;
+        else if (r.pttl != -1 && (pm.pttl == -1 || r.pttl < pm.pttl))
+            pm.pttl = r.pttl;
+        break;
+    case master_outcome::held_by_other: pm.any_held = true; break;
+    default:
+        if (pm.failure.outcome == master_outcome::granted)  // the first failed part speaks
+            pm.failure = std::move(r);
+        break;
+    }
+    if (--pm.parts_left > 0)
+        return;
+    pm.outstanding = false;
+    --outstanding_;
+    const auto at = ec ? std::chrono::steady_clock::now() : master.read_time();
+    if (pm.failure.outcome != master_outcome::granted)
+        settle(i, master_outcome::failed, pm.failure.ec, pm.failure.message, at);
+    else if (pm.any_held && (!pm.any_granted || k_ == kind::check))
+        settle(i, master_outcome::held_by_other, {}, {}, at);
+    else if (pm.any_held)
+        settle(i, master_outcome::held_in_part, {},
+               "ours on some hash slots of this cluster master, another owner's on others", at);
+    else
+    {
+        if (k_ == kind::check)
+            values_[i] = pm.pttl;
+        settle(i, master_outcome::granted, {}, {}, at);
     }
     notify();
 }
@@ -391,7 +538,7 @@ void round::on_deadline()
         if (!m_[i].outstanding)
             continue;
         auto& conn = c_->masters[i];
-        conn.abandon(m_[i].ticket);
+        abandon_master(i);
         m_[i].outstanding = false;
         if (k_ == kind::release && !m_[i].fallback)
         {

@@ -161,11 +161,41 @@ private:
     }
     bool cached_script() const noexcept { return script_id() != no_cached_script; }
 
+    // What one master's answer (or one part's) says.
+    struct verdict
+    {
+        master_outcome outcome = master_outcome::failed;
+        error_code ec;
+        std::string message;
+        std::int64_t pttl = -3;  // kind::check: the smallest PTTL
+    };
+    // Reads a reply (not an error, not NOSCRIPT) to a command over `key_count` keys into a
+    // verdict; kind::acquire_fenced also fills master i's counters.
+    verdict read_reply(std::size_t i, std::span<const resp::node_view> nodes, std::size_t key_count);
+
+    // A cluster master given keys of several hash slots gets one command per slot (a part),
+    // and its outcome combines theirs (see send_parts).
+    void group_by_slot();
+    bool split_for(std::size_t i) const noexcept;
+    bool send_parts(std::size_t i);
+    void on_part_reply(std::size_t i, std::size_t part, const error_code& ec, std::span<const resp::node_view> nodes);
+    void abandon_master(std::size_t i) noexcept;
+    std::span<const std::string> group_keys(std::size_t g) const noexcept
+    {
+        return std::span<const std::string>(slot_keys_).subspan(group_start_[g], group_start_[g + 1] - group_start_[g]);
+    }
+
     struct per_master
     {
         request_ticket ticket;
         bool outstanding = false;
         bool fallback = false;
+        // Split into parts (split_for): how many are still unanswered, and what they said.
+        std::uint16_t parts_left = 0;
+        bool any_granted = false;
+        bool any_held = false;
+        verdict failure;  // the first failed part's
+        std::int64_t pttl = -3;
     };
 
     client_impl* c_ = nullptr;
@@ -183,6 +213,12 @@ private:
     std::vector<std::int64_t> values_;
     std::size_t per_master_ = 1;
     std::span<const std::uint64_t> fences_;
+    // Cluster masters: keys_ ordered by hash slot, and where each slot's group starts
+    // (groups_ + 1 entries); groups_ is 1 when every key is in one slot.
+    std::vector<std::string> slot_keys_;
+    std::vector<std::size_t> group_start_;
+    std::size_t groups_ = 1;
+    std::vector<request_ticket> part_tickets_;  // master i's part g: [i * groups_ + g]
     // A release whose local hand-off yields (waiting_room::released_here): the masters it was
     // queued on, told to this client's waiters when the round is decided; empty otherwise.
     master_set deferred_notice_;

@@ -22,7 +22,8 @@ quorum_state quorum_tracker::record(std::size_t master, master_outcome o) noexce
     switch (o)
     {
     case master_outcome::granted: ++granted_; break;
-    case master_outcome::held_by_other: ++held_; break;
+    case master_outcome::held_by_other:
+    case master_outcome::held_in_part: ++held_; break;
     case master_outcome::failed:
     case master_outcome::timed_out: ++failed_; break;
     case master_outcome::pending: break;

@@ -17,6 +17,10 @@ enum class master_outcome : std::uint8_t
     pending,        ///< No answer yet.
     granted,        ///< The master agreed (SET NX succeeded, the script returned 1...).
     held_by_other,  ///< The master answered, but the key holds another owner's token.
+    /// A cluster master whose slots disagreed: another owner holds some of the keys, and it
+    /// granted the others (round::send_parts). Counts as held for the decision and its
+    /// reason, but, unlike held_by_other, holds keys of ours that a release must delete.
+    held_in_part,
     failed,         ///< Transport or server error.
     timed_out,      ///< No answer within the per-attempt deadline.
 };

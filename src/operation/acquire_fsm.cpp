@@ -198,6 +198,7 @@ acquire_action acquire_fsm::begin_wait(time_point now, bool all_masters)
     blocked_ = master_set(attempt_.masters());
     for (std::size_t i = 0; i < attempt_.masters(); ++i)
         if (all_masters || attempt_.outcome(i) == master_outcome::held_by_other ||
+            attempt_.outcome(i) == master_outcome::held_in_part ||
             commit_.outcome(i) == master_outcome::held_by_other)  // a fenced commit refused there
             blocked_.insert(i);
     // Until a watch says more: the keys cannot outlive a TTL from now, unless extended (which

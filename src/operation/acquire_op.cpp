@@ -372,15 +372,17 @@ std::string acquire_op::refused_by_cluster() const
 {
     if (!c_->has_cluster_master)
         return {};
-    // A cluster master runs each command on the one node that serves its keys' slot.
+    // A cluster master runs each command on the one node that serves its keys' slot: the
+    // round splits a lock over several slots per slot (round::send_parts), but a fenced
+    // lock's two rounds go as one script each, so its keys must share one slot.
     const auto ks = keys();
-    const auto slot = key_slot(ks[0]);
-    for (std::size_t i = 1; i < ks.size(); ++i)
-        if (key_slot(ks[i]) != slot)
-            return "the keys of resources 0 and " + std::to_string(i) + " hash to different slots (" +
-                   std::to_string(slot) + ", " + std::to_string(key_slot(ks[i])) +
-                   "), and a Redis Cluster master runs a command on one slot only: give the resources "
-                   "one hash tag (e.g. {order:7}:stock and {order:7}:payment)";
+    if (o_.fencing)
+        for (std::size_t i = 1; i < ks.size(); ++i)
+            if (key_slot(ks[i]) != key_slot(ks[0]))
+                return "the keys of resources 0 and " + std::to_string(i) + " hash to different slots (" +
+                       std::to_string(key_slot(ks[0])) + ", " + std::to_string(key_slot(ks[i])) +
+                       "), and a fenced lock on a Redis Cluster master needs one slot: give the resources "
+                       "one hash tag (e.g. {order:7}:stock and {order:7}:payment)";
     if (o_.fencing)
         for (std::size_t i = 0; i < ks.size(); ++i)
             if (key_slot(fence_key(ks[i])) != key_slot(ks[i]))

@@ -1,5 +1,6 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "algorithm/quorum.hpp"
+#include "operation/fsm_vocabulary.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -299,6 +300,24 @@ TEST_CASE("quorum: failure_reason", "[quorum]")
     CHECK(reason({m::timed_out, m::timed_out, m::timed_out}) == error::no_quorum);
     CHECK(reason({m::granted, m::held_by_other, m::held_by_other, m::failed, m::granted}) ==
           error::contended);
+    // A cluster master held in part counts as held.
+    CHECK(reason({m::held_in_part, m::held_in_part, m::held_in_part}) == error::contended);
+    CHECK(reason({m::held_in_part, m::failed, m::granted}) == error::contended);
+}
+
+TEST_CASE("quorum: a master held in part is held for the decision, but gets the release of a failed attempt",
+          "[quorum]")
+{
+    using m = master_outcome;
+    quorum_tracker t(3);
+    t.record(0, m::granted);
+    CHECK(t.record(1, m::held_in_part) == quorum_state::undecided);
+    CHECK(t.held_by_other() == 1);
+    CHECK(t.record(2, m::held_by_other) == quorum_state::failed);
+    const auto targets = redlock::detail::release_targets(t);
+    CHECK(targets.contains(0));
+    CHECK(targets.contains(1));  // it granted some of the keys
+    CHECK_FALSE(targets.contains(2));
 }
 
 TEST_CASE("quorum: more masters than the inline buffer", "[quorum]")
