@@ -16,7 +16,8 @@ namespace {
 constexpr const char* description = R"(redlock-bench [OPTIONS]
 
 Lock throughput and latency of redlock::client: W workers each run acquire -> hold -> release
-in a loop; worker w locks resource w % R. Masters: --spawn 5 unless --master is given.)";
+in a loop; worker w locks resource w % R. Masters: --spawn 5 unless --master is given; with
+--shards S each spawned master is a Redis Cluster of S primaries.)";
 
 constexpr const char* footer = R"(A progress line is printed every second (rewritten in place on a terminal). Exit status: 0 ok,
 1 counts do not add up or a run-time failure, 2 bad arguments or masters unreachable,
@@ -36,17 +37,25 @@ config parse_args(int argc, char** argv)
     app.footer(footer);
     app.get_formatter()->column_width(26);
 
-    auto* master = app.add_option("--master", c.masters, "a master (repeat for each: redis://, rediss://, unix://)")
+    auto* master = app.add_option("--master", c.masters,
+                                  "a master (repeat for each: redis://, rediss://, unix://, redis-cluster://)")
                        ->type_name("URI")
                        ->allow_extra_args(false)
                        ->group("masters");
-    app.add_option("--spawn", c.spawn, "start N local redis-server masters on loopback, stop them at the end")
-        ->check(CLI::Range(1, 63))
-        ->excludes(master)
+    auto* spawn = app.add_option("--spawn", c.spawn,
+                                 "start N local redis-server masters on loopback, stop them at the end")
+                      ->check(CLI::Range(1, 63))
+                      ->excludes(master)
+                      ->group("masters");
+    app.add_option("--shards", c.shards,
+                   "with --spawn: each master is a local Redis Cluster of S primaries (S >= 3), given to the "
+                   "client as a redis-cluster:// URI; 0: standalone masters")
+        ->check(CLI::Range(0, 63))
+        ->capture_default_str()
         ->group("masters");
     app.add_flag("--serve", c.serve,
-                 "with --spawn: print the masters' URIs and \"ready\", then wait for SIGINT/SIGTERM (or for "
-                 "the parent to exit) and stop them")
+                 "with --spawn (and --shards): print the masters' URIs and \"ready\", then wait for SIGINT/SIGTERM "
+                 "(or for the parent to exit) and stop them")
         ->group("masters");
 
     app.add_option("--workers", c.workers, "concurrent acquire -> hold -> release loops")
@@ -107,6 +116,13 @@ config parse_args(int argc, char** argv)
     cli::parse_or_exit(app, argc, argv);
     c.ttl = std::chrono::milliseconds(ttl_ms);
     c.hold = std::chrono::milliseconds(hold_ms);
+    // Checked before the default --spawn 5 applies: a cluster size is a choice about spawned
+    // masters, and given masters say what they are in their URIs.
+    if (c.shards != 0 && spawn->count() == 0)
+        usage_error("--shards needs --spawn (with --master, give a cluster as redis-cluster://host:port,...)");
+    if (c.shards == 1 || c.shards == 2)
+        usage_error("--shards must be 0 (standalone masters) or at least 3 (redis-cli --cluster create needs 3 "
+                    "primaries), got " + std::to_string(c.shards));
     if (c.masters.empty() && c.spawn == 0)
         c.spawn = 5;
     if (c.serve && c.spawn == 0)

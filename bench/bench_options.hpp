@@ -14,6 +14,7 @@ struct config
 {
     std::vector<std::string> masters;
     std::size_t spawn = 0;  // 0: use `masters`
+    std::size_t shards = 0;  // with spawn: 0 standalone masters, else each a cluster of this many primaries
     std::size_t workers = 128;
     std::size_t resources = 0;  // 0: as many as workers
     std::string prefix = "bench:";

@@ -41,6 +41,8 @@ json::value figure(double v)
     return v;
 }
 
+json::value figure(const std::optional<double>& v) { return v ? figure(*v) : json::value(nullptr); }
+
 json::object json_latency(const histogram_data& h)
 {
     return {{"count", h.count()},
@@ -75,6 +77,30 @@ std::string breakdown(const char* const (&names)[N], const std::uint64_t (&count
     return s + ")";
 }
 
+// The summary's line of the masters' CPU per cycle: measured only for spawned masters.
+void print_masters_cpu(const result& r)
+{
+    const char* name = "masters CPU per cycle";
+    if (r.servers.empty())
+    {
+        std::printf("  %-22s %14s   (given masters: their processes are not measured)\n", name, "-");
+        return;
+    }
+    std::size_t unknown = 0;
+    for (const auto& s : r.servers)
+        unknown += s.us ? 0 : 1;
+    if (unknown)
+    {
+        std::printf("  %-22s %14s   (/proc/PID/stat unreadable for %zu of %zu server processes)\n", name,
+                    "unknown", unknown, r.servers.size());
+        return;
+    }
+    const auto us = r.masters_cpu_us().value_or(0);
+    const auto per_cycle = r.masters_cpu_per_cycle();
+    std::printf("  %-22s %11s us   (user + system %.2f s of %zu server processes)\n", name,
+                per_cycle ? with_commas(*per_cycle, 1).c_str() : "-", us / 1e6, r.servers.size());
+}
+
 }  // namespace
 
 std::string to_json(const result& r)
@@ -89,6 +115,7 @@ std::string to_json(const result& r)
         masters.emplace_back(m);
     o["config"] = {{"masters", std::move(masters)},
                    {"spawned", c.spawn},
+                   {"shards", c.shards},
                    {"workers", c.workers},
                    {"resources", c.resources},
                    {"resource_prefix", c.prefix},
@@ -136,6 +163,20 @@ std::string to_json(const result& r)
     o["client_cpu_us"] = figure(r.cpu_us);
     o["client_cpu_us_per_cycle"] = figure(r.cpu_per_cycle());
     o["client_cpu_us_per_attempt"] = figure(r.cpu_per_attempt());
+    o["masters_cpu_us"] = figure(r.masters_cpu_us());
+    o["masters_cpu_us_per_cycle"] = figure(r.masters_cpu_per_cycle());
+    if (r.servers.empty())
+    {
+        o["masters_cpu_per_process"] = nullptr;
+    }
+    else
+    {
+        json::array per_process;
+        for (const auto& s : r.servers)
+            per_process.push_back(
+                {{"master", s.master}, {"node", s.node}, {"pid", s.pid}, {"cpu_us", figure(s.us)}});
+        o["masters_cpu_per_process"] = std::move(per_process);
+    }
     o["peak_rss_kib"] = r.rss_kib;
     o["acquire_spectrum"] = json_spectrum(t.acquire);
     o["release_spectrum"] = json_spectrum(t.release);
@@ -150,6 +191,28 @@ std::string to_json(const result& r)
         first = false;
     }
     return s + "\n}\n";
+}
+
+std::optional<double> result::masters_cpu_us() const
+{
+    if (servers.empty())
+        return std::nullopt;
+    double sum = 0;
+    for (const auto& s : servers)
+    {
+        if (!s.us)
+            return std::nullopt;
+        sum += *s.us;
+    }
+    return sum;
+}
+
+std::optional<double> result::masters_cpu_per_cycle() const
+{
+    const auto us = masters_cpu_us();
+    if (!us || t->acquired == 0)
+        return std::nullopt;
+    return *us / static_cast<double>(t->acquired);
 }
 
 fairness fairness::of(const std::vector<std::uint64_t>& per_worker)
@@ -175,7 +238,10 @@ fairness fairness::of(const std::vector<std::uint64_t>& per_worker)
 std::string describe_config(const result& r)
 {
     const auto& c = r.cfg;
-    std::string s = std::to_string(r.masters.size()) + " masters" + (c.spawn ? " (spawned)" : "") + ", " +
+    const std::string spawned = !c.spawn   ? ""
+                                : c.shards ? " (spawned, each a cluster of " + std::to_string(c.shards) + " shards)"
+                                           : " (spawned)";
+    std::string s = std::to_string(r.masters.size()) + " masters" + spawned + ", " +
                     std::to_string(c.workers) + " workers on " + std::to_string(c.resources) + " resources, ttl " +
                     std::to_string(c.ttl.count()) + " ms, hold " + std::to_string(c.hold.count()) + " ms, retries " +
                     std::to_string(c.retries) + ", " + std::to_string(c.threads) +
@@ -198,6 +264,7 @@ void print_summary(const result& r)
                 commas(t.release_failed_sum()).c_str(), breakdown(release_fail_names, t.release_failed).c_str());
     std::printf("  %-22s %11s us   (user + system %.2f s of the whole process)\n", "client CPU per cycle",
                 with_commas(r.cpu_per_cycle(), 1).c_str(), r.cpu_us / 1e6);
+    print_masters_cpu(r);
     if (r.cfg.fencing)
         std::printf("  %-22s %14s   checked; tokens not above the previous holder's: %llu%s\n", "fencing tokens",
                     commas(r.fences_checked).c_str(), static_cast<unsigned long long>(r.fence_violations),

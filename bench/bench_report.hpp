@@ -6,8 +6,11 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <sys/types.h>
 
 #include "bench_options.hpp"
 #include "bench_worker.hpp"
@@ -26,6 +29,15 @@ struct fairness
     static fairness of(const std::vector<std::uint64_t>& per_worker);
 };
 
+/// The CPU time one spawned server process used in the measured window.
+struct server_cpu
+{
+    std::size_t master = 0;  // which Redlock master it serves
+    std::size_t node = 0;    // its node in that master's cluster (0 for a standalone master)
+    pid_t pid = 0;
+    std::optional<double> us;  // nullopt: its /proc/<pid>/stat was unreadable at one end
+};
+
 struct result
 {
     config cfg;
@@ -39,11 +51,18 @@ struct result
     std::map<std::string, std::uint64_t> other_errors;
     std::uint64_t fences_checked = 0, fence_violations = 0;  // --fencing
     std::vector<std::uint64_t> per_worker;  // acquisitions of each worker in the measured window
+    // Every server process of spawned masters; empty with given masters (--master), whose
+    // processes may be anywhere and are not measured.
+    std::vector<server_cpu> servers;
 
     double cycles_per_s() const { return elapsed_s > 0 ? static_cast<double>(t->acquired) / elapsed_s : 0; }
     double attempts_per_s() const { return elapsed_s > 0 ? static_cast<double>(t->attempts) / elapsed_s : 0; }
     double cpu_per_cycle() const { return t->acquired ? cpu_us / static_cast<double>(t->acquired) : 0; }
     double cpu_per_attempt() const { return t->attempts ? cpu_us / static_cast<double>(t->attempts) : 0; }
+    /// All servers' CPU in the window; nullopt when not measured or when one server's is unknown
+    /// (a sum without it would pass for the whole).
+    std::optional<double> masters_cpu_us() const;
+    std::optional<double> masters_cpu_per_cycle() const;
 };
 
 /// The results and the configuration as one JSON object.

@@ -2,10 +2,14 @@
 #include "common.hpp"
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 namespace redlock::bench {
 
@@ -17,6 +21,30 @@ std::chrono::microseconds process_cpu_time()
         return std::chrono::seconds(t.tv_sec) + std::chrono::microseconds(t.tv_usec);
     };
     return us(ru.ru_utime) + us(ru.ru_stime);
+}
+
+std::optional<std::chrono::microseconds> process_cpu_time_of(pid_t pid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    const std::string stat{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so the fields are
+    // counted from the last ')'. utime and stime are fields 14 and 15, i.e. the 12th and 13th
+    // after comm.
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos)
+        return std::nullopt;
+    std::istringstream fields(stat.substr(close + 1));
+    std::string skip;
+    for (int k = 0; k < 11; ++k)
+        fields >> skip;
+    unsigned long long utime = 0, stime = 0;
+    if (!(fields >> utime >> stime))
+        return std::nullopt;
+    const long hz = ::sysconf(_SC_CLK_TCK);
+    if (hz <= 0)
+        return std::nullopt;
+    return std::chrono::microseconds(static_cast<std::int64_t>((utime + stime) * 1'000'000ULL /
+                                                               static_cast<unsigned long long>(hz)));
 }
 
 std::string run_capture(const std::string& cmd)

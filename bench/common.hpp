@@ -7,10 +7,17 @@
 #include <optional>
 #include <string>
 
+#include <sys/types.h>
+
 namespace redlock::bench {
 
 /// User + system CPU time of this process.
 std::chrono::microseconds process_cpu_time();
+
+/// User + system CPU time of process `pid` (all its threads), from `/proc/<pid>/stat`, to the
+/// clock tick (10 ms at the usual 100 Hz); nullopt when that file cannot be read or parsed
+/// (the process is gone, or no procfs).
+std::optional<std::chrono::microseconds> process_cpu_time_of(pid_t pid);
 
 /// Runs a shell command and returns its standard output (empty on failure).
 std::string run_capture(const std::string& cmd);

@@ -9,7 +9,8 @@
 // Run with --help for the options; docs/performance.md shows what it measured.
 //
 // The pieces: bench_options (the command line), bench_worker (the loop and its counters),
-// bench_report (summary, JSON, plot), bench_format (helpers); this file runs the modes.
+// bench_report (summary, JSON, plot), bench_format (helpers), spawned_masters (--spawn, --shards);
+// this file runs the modes.
 
 #include <redlock/redlock.hpp>
 
@@ -38,7 +39,7 @@
 #include "bench_report.hpp"
 #include "bench_worker.hpp"
 #include "common.hpp"
-#include "local_masters.hpp"
+#include "spawned_masters.hpp"
 
 using namespace std::chrono_literals;
 using namespace redlock::bench;
@@ -46,6 +47,16 @@ using namespace redlock::bench;
 namespace {
 
 void on_signal(int) { g_interrupted.store(true); }
+
+// Each server process's CPU time now (nullopt where /proc could not tell).
+std::vector<std::optional<std::chrono::microseconds>> servers_cpu_time(const std::vector<server_process>& servers)
+{
+    std::vector<std::optional<std::chrono::microseconds>> out;
+    out.reserve(servers.size());
+    for (const auto& s : servers)
+        out.push_back(process_cpu_time_of(s.pid));
+    return out;
+}
 
 // ---- The modes --------------------------------------------------------------------------------
 
@@ -60,7 +71,7 @@ int serve(const config& cfg)
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
     const pid_t parent = ::getppid();
 
-    redlock::test::local_masters masters(redlock::test::local_masters::options{.count = cfg.spawn});
+    const spawned_masters masters(cfg.spawn, cfg.shards);
     for (const auto& u : masters.uris())
         std::printf("%s\n", u.c_str());
     std::printf("ready\n");
@@ -73,7 +84,7 @@ int serve(const config& cfg)
         if (::getppid() != parent)
             break;  // our parent is gone: nobody will stop us
     }
-    return 0;  // ~local_masters stops and reaps every master
+    return 0;  // ~spawned_masters stops and reaps every server
 }
 
 int run(config cfg)
@@ -85,12 +96,19 @@ int run(config cfg)
         return 2;
     }
 
-    std::optional<redlock::test::local_masters> spawned;
+    std::optional<spawned_masters> spawned;
+    std::vector<server_process> servers;  // measured only when spawned
     if (cfg.spawn)
     {
-        std::printf("starting %zu local redis-server masters...\n", cfg.spawn);
-        spawned.emplace(redlock::test::local_masters::options{.count = cfg.spawn});
+        if (cfg.shards)
+            std::printf("starting %zu local Redis Clusters of %zu shards (%zu redis-server processes)...\n",
+                        cfg.spawn, cfg.shards, cfg.spawn * cfg.shards);
+        else
+            std::printf("starting %zu local redis-server masters...\n", cfg.spawn);
+        std::fflush(stdout);
+        spawned.emplace(cfg.spawn, cfg.shards);
         cfg.masters = spawned->uris();
+        servers = spawned->processes();
     }
 
     result r;
@@ -216,6 +234,7 @@ int run(config cfg)
 
     clk::time_point m0 = t_start;
     std::chrono::microseconds cpu0 = process_cpu_time();
+    auto servers_cpu0 = servers_cpu_time(servers);
     auto prev = gather(stats);
     auto prev_t = t_start;
     auto next_tick = t_start + 1s;
@@ -265,6 +284,7 @@ int run(config cfg)
         {
             m0 = clk::now();
             cpu0 = process_cpu_time();
+            servers_cpu0 = servers_cpu_time(servers);
             rs.phase.store(measuring, std::memory_order_release);
             measuring_now = true;
         }
@@ -280,6 +300,7 @@ int run(config cfg)
         std::this_thread::sleep_for(1ms);
     const auto m1 = clk::now();
     const auto cpu1 = process_cpu_time();
+    const auto servers_cpu1 = servers_cpu_time(servers);
     const bool drained = rs.running.load(std::memory_order_acquire) == 0;
     if (tty && line_len)
         std::printf("\n");
@@ -288,6 +309,13 @@ int run(config cfg)
         m0 = m1;  // interrupted during the warm-up: nothing was measured
     r.elapsed_s = std::chrono::duration<double>(m1 - m0).count();
     r.cpu_us = static_cast<double>((cpu1 - cpu0).count());
+    for (std::size_t i = 0; i < servers.size(); ++i)
+    {
+        server_cpu s{.master = servers[i].master, .node = servers[i].node, .pid = servers[i].pid, .us = {}};
+        if (servers_cpu0[i] && servers_cpu1[i])
+            s.us = static_cast<double>((*servers_cpu1[i] - *servers_cpu0[i]).count());
+        r.servers.push_back(s);
+    }
     r.rss_kib = peak_rss_kib();
     r.t = gather(stats);
     {

@@ -1,0 +1,25 @@
+# A redlock-bench smoke run on masters it spawns: runs BENCH with ARGS (one string, split as a
+# shell would) and --json JSON, and passes when it exits 0 (its counts add up) and the JSON
+# reports the masters' CPU: a number per cycle, and one entry for each of the SERVERS server
+# processes (a standalone master is one, a cluster master one per shard).
+separate_arguments(args UNIX_COMMAND "${ARGS}")
+execute_process(
+    COMMAND ${BENCH} ${args} --json ${JSON}
+    RESULT_VARIABLE rc
+    OUTPUT_VARIABLE out
+    ERROR_VARIABLE out)
+if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "redlock-bench ${ARGS} exited with ${rc}:\n${out}")
+endif()
+file(READ ${JSON} json)
+string(JSON per_cycle_type TYPE "${json}" masters_cpu_us_per_cycle)
+if(NOT per_cycle_type STREQUAL "NUMBER")
+    message(FATAL_ERROR "masters_cpu_us_per_cycle is ${per_cycle_type}, not a number, in ${JSON}:\n${out}")
+endif()
+string(JSON processes LENGTH "${json}" masters_cpu_per_process)
+if(NOT processes EQUAL SERVERS)
+    message(FATAL_ERROR "masters_cpu_per_process lists ${processes} processes, not ${SERVERS}, in ${JSON}")
+endif()
+string(JSON per_cycle GET "${json}" masters_cpu_us_per_cycle)
+message(STATUS "redlock-bench ${ARGS}: counts add up; masters' CPU ${per_cycle} us per cycle over ${SERVERS} "
+               "server processes\n${out}")
