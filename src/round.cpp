@@ -209,6 +209,7 @@ void round::group_by_slot()
     group_start_.push_back(order.size());
     groups_ = group_start_.size() - 1;
     part_tickets_.assign(m_.size() * groups_, request_ticket{});
+    parts_.assign(m_.size(), parts_state{});
 }
 
 // A cluster master runs a command on one slot only: keys of several slots go as one command
@@ -220,12 +221,8 @@ bool round::send_parts(std::size_t i)
 {
     auto& pm = m_[i];
     auto& conn = c_->masters[i];
-    pm.parts_left = static_cast<std::uint16_t>(groups_);
-    pm.any_granted = false;
-    pm.any_held = false;
-    pm.failure = verdict{};
-    pm.failure.outcome = master_outcome::granted;  // no failure yet
-    pm.pttl = -3;
+    parts_[i] = parts_state{};
+    parts_[i].left = groups_;
     for (std::size_t g = 0; g < groups_; ++g)
     {
         const auto keys = group_keys(g);
@@ -408,7 +405,10 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
             const auto r = read_reply(i, nodes, keys_.size());
             if (k_ == kind::check && r.outcome == master_outcome::granted)
                 values_[i] = r.pttl;
-            settle(i, r.outcome, r.ec, r.message, at);
+            if (r.what.empty())
+                settle(i, r.outcome, r.ec, {}, at);
+            else
+                settle(i, r.outcome, r.ec, r.message(), at);
         }
     }
     notify();
@@ -419,10 +419,11 @@ round::verdict round::read_reply(std::size_t i, std::span<const resp::node_view>
     using resp::type;
     const auto& v = nodes[0];
     verdict r;
-    const auto unexpected = [&](std::string what) {
+    const auto unexpected = [&](std::string_view what) {
         r.outcome = master_outcome::failed;
         r.ec = error::unexpected_reply;
-        r.message = std::move(what) + std::string(resp::to_string(v.data_type));
+        r.what = what;
+        r.type = v.data_type;
     };
     if (k_ == kind::acquire_fenced || (k_ == kind::acquire && key_count == 1))
     {
@@ -458,58 +459,49 @@ round::verdict round::read_reply(std::size_t i, std::span<const resp::node_view>
 
 void round::on_part_reply(std::size_t i, std::size_t part, const error_code& ec, std::span<const resp::node_view> nodes)
 {
-    auto& pm = m_[i];
-    if (!pm.outstanding || pm.parts_left == 0)
+    auto& ps = parts_[i];
+    if (!m_[i].outstanding || ps.left == 0)
         return;
     auto hold = l_->hold();
     auto& master = c_->masters[i];
-    verdict r;
+    const auto fail = [&](const error_code& e, std::string_view message) {
+        if (ps.failed)
+            return;  // the first failed part speaks
+        ps.failed = true;
+        ps.ec = e;
+        ps.message.assign(message);
+    };
     if (ec)
-    {
-        r.ec = ec;
-        r.message = master.last_error_detail();
-    }
+        fail(ec, master.last_error_detail());
     else if (resp::is_error(nodes[0].data_type))
+        fail(error_from_server_reply(nodes[0].value), nodes[0].value);
+    else if (const auto r = read_reply(i, nodes, group_keys(part).size()); r.outcome == master_outcome::granted)
     {
-        r.ec = error_from_server_reply(nodes[0].value);
-        r.message = nodes[0].value;
-    }
-    else
-    {
-        r = read_reply(i, nodes, group_keys(part).size());
-    }
-    switch (r.outcome)
-    {
-    case master_outcome::granted:
-        pm.any_granted = true;
+        ps.any_granted = true;
         // The smallest PTTL of the parts (-1: no expiry, larger than any).
-        if (pm.pttl == -3)
-            pm.pttl = r.pttl;
-        else if (r.pttl != -1 && (pm.pttl == -1 || r.pttl < pm.pttl))
-            pm.pttl = r.pttl;
-        break;
-    case master_outcome::held_by_other: pm.any_held = true; break;
-    default:
-        if (pm.failure.outcome == master_outcome::granted)  // the first failed part speaks
-            pm.failure = std::move(r);
-        break;
+        if (ps.pttl == -3 || (r.pttl != -1 && (ps.pttl == -1 || r.pttl < ps.pttl)))
+            ps.pttl = r.pttl;
     }
-    if (--pm.parts_left > 0)
+    else if (r.outcome == master_outcome::held_by_other)
+        ps.any_held = true;
+    else
+        fail(r.ec, r.message());
+    if (--ps.left > 0)
         return;
-    pm.outstanding = false;
+    m_[i].outstanding = false;
     --outstanding_;
     const auto at = ec ? std::chrono::steady_clock::now() : master.read_time();
-    if (pm.failure.outcome != master_outcome::granted)
-        settle(i, master_outcome::failed, pm.failure.ec, pm.failure.message, at);
-    else if (pm.any_held && (!pm.any_granted || k_ == kind::check))
+    if (ps.failed)
+        settle(i, master_outcome::failed, ps.ec, ps.message, at);
+    else if (ps.any_held && (!ps.any_granted || k_ == kind::check))
         settle(i, master_outcome::held_by_other, {}, {}, at);
-    else if (pm.any_held)
+    else if (ps.any_held)
         settle(i, master_outcome::held_in_part, {},
                "ours on some hash slots of this cluster master, another owner's on others", at);
     else
     {
         if (k_ == kind::check)
-            values_[i] = pm.pttl;
+            values_[i] = ps.pttl;
         settle(i, master_outcome::granted, {}, {}, at);
     }
     notify();

@@ -161,13 +161,15 @@ private:
     }
     bool cached_script() const noexcept { return script_id() != no_cached_script; }
 
-    // What one master's answer (or one part's) says.
+    // What one master's answer (or one part's) says. No string: it is made on every reply.
     struct verdict
     {
         master_outcome outcome = master_outcome::failed;
         error_code ec;
-        std::string message;
+        std::string_view what;  // error::unexpected_reply: what returned `type`
+        resp::type type{};
         std::int64_t pttl = -3;  // kind::check: the smallest PTTL
+        std::string message() const { return std::string(what) + std::string(resp::to_string(type)); }
     };
     // Reads a reply (not an error, not NOSCRIPT) to a command over `key_count` keys into a
     // verdict; kind::acquire_fenced also fills master i's counters.
@@ -190,12 +192,17 @@ private:
         request_ticket ticket;
         bool outstanding = false;
         bool fallback = false;
-        // Split into parts (split_for): how many are still unanswered, and what they said.
-        std::uint16_t parts_left = 0;
+    };
+    // What a split master's parts said so far (send_parts).
+    struct parts_state
+    {
+        std::size_t left = 0;  // unanswered parts
         bool any_granted = false;
         bool any_held = false;
-        verdict failure;  // the first failed part's
+        bool failed = false;
         std::int64_t pttl = -3;
+        error_code ec;         // the first failed part's
+        std::string message;
     };
 
     client_impl* c_ = nullptr;
@@ -219,6 +226,7 @@ private:
     std::vector<std::size_t> group_start_;
     std::size_t groups_ = 1;
     std::vector<request_ticket> part_tickets_;  // master i's part g: [i * groups_ + g]
+    std::vector<parts_state> parts_;            // per master, when groups_ > 1
     // A release whose local hand-off yields (waiting_room::released_here): the masters it was
     // queued on, told to this client's waiters when the round is decided; empty otherwise.
     master_set deferred_notice_;
