@@ -127,6 +127,16 @@ client::client(executor_type ex, client_config cfg)
         validate(cfg.defaults, ec, why);
     if (ec)
         throw boost::system::system_error(ec, why);
+    if (cfg.cluster_replica_acks > 16)
+        throw boost::system::system_error(error::invalid_option,
+                                          "client_config::cluster_replica_acks (" +
+                                              std::to_string(cfg.cluster_replica_acks) + ") is above 16");
+    if (cfg.cluster_replica_ack_timeout < std::chrono::milliseconds(1) ||
+        cfg.cluster_replica_ack_timeout > std::chrono::seconds(10))
+        throw boost::system::system_error(error::invalid_option,
+                                          "client_config::cluster_replica_ack_timeout (" +
+                                              std::to_string(cfg.cluster_replica_ack_timeout.count()) +
+                                              " ms) is outside 1 ms .. 10 s");
     impl_ = std::make_shared<detail::client_impl>(std::move(ex), std::move(cfg), std::move(masters));
     asio::dispatch(impl_->strand, [impl = impl_] { impl->start(); });
 }

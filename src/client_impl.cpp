@@ -31,7 +31,9 @@ client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<
         if (m.is_cluster())
         {
             has_cluster_master = true;
-            masters.emplace_back(std::make_shared<cluster_master>(strand, std::move(m), cfg.connection));
+            masters.emplace_back(std::make_shared<cluster_master>(
+                strand, std::move(m), cfg.connection,
+                cluster_master::write_acks{cfg.cluster_replica_acks, cfg.cluster_replica_ack_timeout}));
         }
         else
             masters.emplace_back(std::make_shared<node_connection>(strand, std::move(m), cfg.connection));
@@ -92,6 +94,10 @@ void client_impl::start()
             if (!up)
                 self->waiting.invalidate_all(i);
             self->report_master(up ? event_kind::master_up : event_kind::master_down, i, ec);
+        });
+        masters[i].on_tracking_lost([weak = weak_from_this(), i] {
+            if (auto self = weak.lock())
+                self->waiting.invalidate_all(i);
         });
         // Client-tracking invalidations (lock_options::wait), delivered after the replies read
         // with them.

@@ -57,6 +57,8 @@ public:
             return "the master has replicas: a failover can promote one that lacks a lock key (replication is asynchronous)";
         case error::master_is_replica:
             return "the master is a replica: lock keys are refused there, or lost at its next sync";
+        case error::not_replicated:
+            return "not acknowledged by enough replicas in time: a failover of the shard could lose it";
         }
         return "unknown redlock error";
     }

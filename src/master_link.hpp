@@ -26,8 +26,9 @@ namespace redlock::detail {
 /// The same calls as node_connection's, plus the key a command is routed by. What is known
 /// about the master's scripts (script_cache) and restarts (restart_watch) lives here too:
 /// a standalone master has one node, a cluster one per node it reached. A cluster master
-/// does not cache scripts (every script goes as EVAL, which each shard caches for itself) and
-/// does not track keys for waiters (they fall back to the keys' PTTL); see docs/algorithm.md.
+/// does not cache scripts (every script goes as EVAL, which each shard caches for itself),
+/// and it asks its nodes for client tracking itself (request_mode::tracked_read), where a
+/// standalone master's watch asks over the connection; see docs/algorithm.md.
 ///
 /// @par Thread safety
 /// As node_connection: on the client's strand, info() from any thread.
@@ -40,13 +41,14 @@ public:
     bool is_cluster() const noexcept { return cluster_ != nullptr; }
 
     /// Queues one command whose keys all hash to the slot of `key` (unused by a standalone
-    /// master); see node_connection::submit and cluster_master::submit.
+    /// master); see node_connection::submit and cluster_master::submit. `mode` is for a
+    /// cluster master only: a standalone master sends every command plainly.
     template <class Encode>
     error_code submit(reply_sink* sink, std::uint32_t tag, std::string_view key, Encode&& encode,
-                      request_ticket& ticket)
+                      request_ticket& ticket, request_mode mode = request_mode::plain)
     {
         if (cluster_)
-            return cluster_->submit(sink, tag, key_slot(key), std::forward<Encode>(encode), ticket);
+            return cluster_->submit(sink, tag, key_slot(key), std::forward<Encode>(encode), ticket, mode);
         return node_->submit(sink, tag, std::forward<Encode>(encode), ticket);
     }
 
@@ -63,12 +65,14 @@ public:
     bool written(request_ticket ticket) const noexcept { return !cluster_ && node_->written(ticket); }
 
     /// A standalone master's connection generation (node_connection::generation); 0 for a
-    /// cluster master, which neither caches scripts nor tracks keys.
+    /// cluster master, which does not cache scripts and keeps its nodes' tracking itself.
     std::uint64_t generation() const noexcept { return cluster_ ? 0 : node_->generation(); }
     /// Whether a script may go as EVALSHA where script_cache knows it.
     bool caches_scripts() const noexcept { return !cluster_; }
-    /// Whether waiters may ask this master to track keys (RESP3 client tracking).
-    bool tracks_keys() const noexcept { return !cluster_; }
+    /// Whether waiters may ask this master to track keys (RESP3 client tracking): always for a
+    /// standalone master (the watch learns of a refusal), for a cluster master until a node
+    /// refused it.
+    bool tracks_keys() const noexcept { return !cluster_ || !cluster_->tracking_refused(); }
 
     std::chrono::steady_clock::time_point read_time() const noexcept
     {
@@ -130,11 +134,20 @@ public:
         else
             node_->on_deployment_warnings(std::move(fn));
     }
-    /// Push messages (client-tracking invalidations): a standalone master only.
+    /// Push messages (client-tracking invalidations), from any node.
     void on_push(std::function<void(const resp::reply&)> fn)
     {
-        if (!cluster_)
+        if (cluster_)
+            cluster_->on_push(std::move(fn));
+        else
             node_->on_push(std::move(fn));
+    }
+    /// Called when keys tracked on a node of a cluster master may have changed unseen
+    /// (cluster_master::on_tracking_lost); a standalone master says so with on_availability.
+    void on_tracking_lost(std::function<void()> fn)
+    {
+        if (cluster_)
+            cluster_->on_tracking_lost(std::move(fn));
     }
     /// The connections to drain at shutdown (node_connection::drain_now).
     void append_connections(std::vector<std::shared_ptr<node_connection>>& out) const

@@ -47,16 +47,21 @@ void release_watch::send(std::size_t i)
     auto& pm = m_[i];
     pm.active = true;
     const auto gen = conn.generation();
-    // A cluster master is not asked to track keys (master_link::tracks_keys): its keys are polled.
-    const auto tracking = conn.tracks_keys() ? c_->waiting.tracking_of(i, gen) : waiting_room::tracking::refused;
+    // A cluster master asks each node for tracking itself and sends each read after CLIENT
+    // CACHING on the node of its key (request_mode::tracked_read): one PTTL per key.
+    pm.cluster = conn.is_cluster();
+    const auto tracking = pm.cluster            ? waiting_room::tracking::asked
+                          : conn.tracks_keys() ? c_->waiting.tracking_of(i, gen)
+                                               : waiting_room::tracking::refused;
     pm.asked_tracking = tracking == waiting_room::tracking::unknown;
-    pm.tracked = tracking != waiting_room::tracking::refused;
+    pm.tracked = pm.cluster ? conn.tracks_keys() : tracking != waiting_room::tracking::refused;
     std::uint32_t step = 0;
     // `key`: what a cluster master routes the command by (the key it reads, or caches for).
-    const auto submit = [&](std::initializer_list<std::string_view> words, std::string_view key) {
+    const auto submit = [&](std::initializer_list<std::string_view> words, std::string_view key,
+                            request_mode mode = request_mode::plain) {
         request_ticket t;
-        const auto ec =
-            conn.submit(this, tag_of(i, step++), key, [&](std::string& out) { append_words(out, words); }, t);
+        const auto ec = conn.submit(
+            this, tag_of(i, step++), key, [&](std::string& out) { append_words(out, words); }, t, mode);
         if (!ec)
             pm.tickets.push_back(t);
         return !ec;
@@ -69,7 +74,8 @@ void release_watch::send(std::size_t i)
             c_->waiting.set_tracking(i, gen, waiting_room::tracking::asked);
     }
     for (std::size_t k = 0; ok && k < keys_.size(); ++k)
-        ok = submit({"CLIENT", "CACHING", "yes"}, keys_[k]) && submit({"PTTL", keys_[k]}, keys_[k]);
+        ok = pm.cluster ? submit({"PTTL", keys_[k]}, keys_[k], request_mode::tracked_read)
+                        : submit({"CLIENT", "CACHING", "yes"}, keys_[k]) && submit({"PTTL", keys_[k]}, keys_[k]);
     pm.expected = step;
     if (!ok)
     {
@@ -105,7 +111,7 @@ void release_watch::on_reply(std::uint32_t tag, const error_code& ec, std::span<
             c_->waiting.set_tracking(i, c_->masters[i].generation(), waiting_room::tracking::refused);
         }
     }
-    else if ((step - first_key_step) % 2 == 0)
+    else if (!pm.cluster && (step - first_key_step) % 2 == 0)
     {
         if (error)
             pm.tracked = false;  // CLIENT CACHING refused

@@ -42,6 +42,10 @@ protected:
 /// a lost wake-up). The invalidations themselves arrive as push messages on the connection
 /// (waiting_room). NOLOOP: the connection's own writes are not reported; this client's
 /// releases reach its waiters directly (waiting_room::released_here).
+///
+/// A cluster master asks its nodes for tracking itself (cluster_master, request_mode::
+/// tracked_read): the watch sends it one `PTTL key` per key, which the cluster master sends
+/// after `CLIENT CACHING yes` on the node that serves the key.
 class release_watch final : public reply_sink
 {
 public:
@@ -68,6 +72,7 @@ private:
         std::uint32_t received = 0;
         std::int64_t pttl = -2;
         bool asked_tracking = false;
+        bool cluster = false;  // a cluster master: one tracked PTTL per key, nothing else
         bool tracked = true;
         bool failed = false;
         bool active = false;

@@ -106,6 +106,27 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
     }
 }
 
+// The writes whose answers a cluster master may count only once its replicas have them
+// (client_config::cluster_replica_acks): what a failover must not lose. A release or a check
+// loses nothing there.
+request_mode mode_of(round::kind k)
+{
+    switch (k)
+    {
+    case round::kind::acquire:
+    case round::kind::acquire_fenced:
+    case round::kind::commit_fence:
+    case round::kind::extend: return request_mode::replicated;
+    case round::kind::release:
+    case round::kind::check: return request_mode::plain;
+    }
+    return request_mode::plain;
+}
+
+// A part's tag holds its slot group above the master's index, under fallback_bit: a cluster
+// has 16384 slots, so a lock has at most that many groups.
+static_assert(16384 + 1 < (fallback_bit >> 16), "a part's tag would overflow");
+
 }  // namespace
 
 void round::start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
@@ -229,7 +250,7 @@ bool round::send_parts(std::size_t i)
         const auto tag = static_cast<std::uint32_t>(i) | static_cast<std::uint32_t>((g + 1) << 16) | fallback_bit;
         const error_code ec = conn.submit(
             this, tag, keys[0], [&](std::string& out) { encode(out, k_, true, keys, token_, arg_, fences_); },
-            part_tickets_[i * groups_ + g]);
+            part_tickets_[i * groups_ + g], mode_of(k_));
         if (ec)
         {
             for (std::size_t h = 0; h < g; ++h)
@@ -279,7 +300,7 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
             encode(bytes, k_, fallback, keys_, token_, arg_, fences_);
         out.append(bytes);
     };
-    const error_code ec = conn.submit(this, tag, keys_[0], write, pm.ticket);
+    const error_code ec = conn.submit(this, tag, keys_[0], write, pm.ticket, mode_of(k_));
     if (ec)
     {
         settle(i, master_outcome::failed, ec, conn.last_error_detail());

@@ -69,6 +69,11 @@ enum class error
     persistence_off,          ///< Neither AOF nor RDB save points: a restart forgets every key.
     master_has_replicas,      ///< The master has replicas: a failover may promote one without the key.
     master_is_replica,        ///< The master is a replica (`role:slave`).
+
+    // --- added after the warnings (the values above stay as they were)
+    /// A cluster master's answer was not acknowledged by client_config::cluster_replica_acks
+    /// replicas of its shard within cluster_replica_ack_timeout: it does not count.
+    not_replicated,
 };
 
 /// @brief The category of redlock::error; its name is "redlock".

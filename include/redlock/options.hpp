@@ -129,6 +129,20 @@ struct client_config
     /// not checked for what those would have told. False: not asked.
     bool deployment_checks = true;
 
+    /// @brief Redis Cluster masters only (docs/algorithm.md, "A Redis Cluster as one
+    /// master"): count a cluster master's answer to a write — an acquisition, a fencing
+    /// token's commit, an extension — only once this many replicas of its shard have
+    /// acknowledged it (`WAIT`), so that a failover promoting one of them keeps the key. One
+    /// WAIT per shard connection covers every write sent before it (a group commit, not one
+    /// per lock). An answer not acknowledged in time fails that master's vote with
+    /// error::not_replicated. 0 (the default): answers count as the primary gives them.
+    /// At most 16.
+    unsigned cluster_replica_acks = 0;
+    /// How long each WAIT waits for cluster_replica_acks replicas, from 1 ms to 10 s. Commands
+    /// queued behind a WAIT on its connection wait with it, so a shard whose replicas are gone
+    /// slows that master's answers by up to this much.
+    std::chrono::milliseconds cluster_replica_ack_timeout{50};
+
     /// Told of masters going up and down, deployment warnings, acquisitions, extensions,
     /// releases, degraded and lost locks (see events.hpp); for metrics and logs. Empty by
     /// default: no cost.

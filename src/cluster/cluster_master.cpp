@@ -15,8 +15,22 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-// Replies to CLUSTER SLOTS carry this bit in their tag; a routed command's tag is its index.
+// A routed command's tag is its index. Replies to CLUSTER SLOTS carry map_bit and the node
+// asked; to WAIT, wait_bit and the node; to HELLO 3 and CLIENT TRACKING, tracking_bit.
 constexpr std::uint32_t map_bit = 1u << 31;
+constexpr std::uint32_t wait_bit = 1u << 30;
+constexpr std::uint32_t tracking_bit = 1u << 29;
+constexpr std::uint32_t kind_bits = map_bit | wait_bit | tracking_bit;
+
+const std::string& client_caching_command()
+{
+    static const std::string bytes = [] {
+        std::string out;
+        resp::append_command(out, "CLIENT", "CACHING", "yes");
+        return out;
+    }();
+    return bytes;
+}
 
 const std::string& asking_command()
 {
@@ -54,8 +68,9 @@ deployment_warnings without_replicas(const deployment_warnings& w)
 
 }  // namespace
 
-cluster_master::cluster_master(asio::any_io_executor ex, master_config cfg, connection_options opts)
-    : ex_(std::move(ex)), cfg_(std::move(cfg)), opts_(std::move(opts)), refresh_timer_(ex_)
+cluster_master::cluster_master(asio::any_io_executor ex, master_config cfg, connection_options opts,
+                               write_acks acks)
+    : ex_(std::move(ex)), cfg_(std::move(cfg)), opts_(std::move(opts)), acks_(acks), refresh_timer_(ex_)
 {}
 
 cluster_master::~cluster_master() = default;
@@ -88,7 +103,8 @@ void cluster_master::close()
 
 // ---- Commands -------------------------------------------------------------------------------
 
-std::size_t cluster_master::take_request(reply_sink* sink, std::uint32_t tag, std::uint16_t slot)
+std::size_t cluster_master::take_request(reply_sink* sink, std::uint32_t tag, std::uint16_t slot,
+                                         request_mode mode)
 {
     std::size_t index;
     if (!free_requests_.empty())
@@ -110,6 +126,9 @@ std::size_t cluster_master::take_request(reply_sink* sink, std::uint32_t tag, st
     r.hops = 0;
     r.live = true;
     r.queued = false;
+    // Replicated only when acknowledgements are asked for: otherwise a plain write.
+    r.mode = mode == request_mode::replicated && acks_.replicas == 0 ? request_mode::plain : mode;
+    r.held = false;
     r.bytes.clear();
     return index;
 }
@@ -119,6 +138,7 @@ void cluster_master::release_request(std::size_t index) noexcept
     auto& r = requests_[index];
     r.live = false;
     r.queued = false;
+    r.held = false;
     r.sink = nullptr;
     ++r.use;
     free_requests_.push_back(index);
@@ -166,14 +186,20 @@ error_code cluster_master::route(std::size_t index, request_ticket& ticket)
 error_code cluster_master::send_to(std::size_t index, std::size_t node, bool asking)
 {
     auto& conn = *nodes_[node].conn;
-    error_code ec;
-    if (asking)
-    {
-        // ASKING applies to the next command on the connection: the two leave together.
-        request_ticket ignored;
-        ec = conn.submit(nullptr, 0, [](std::string& out) { out.append(asking_command()); }, ignored);
-    }
     auto& r = requests_[index];
+    error_code ec;
+    if (r.mode == request_mode::tracked_read)
+        ec = ensure_tracking(node);
+    // ASKING, and CLIENT CACHING, apply to the next command on the connection: each leaves
+    // with its command (an ASK of a tracked read is not followed: see on_reply).
+    const std::string* prefix = asking                                  ? &asking_command()
+                                : r.mode == request_mode::tracked_read ? &client_caching_command()
+                                                                        : nullptr;
+    if (!ec && prefix)
+    {
+        request_ticket ignored;
+        ec = conn.submit(nullptr, 0, [&](std::string& out) { out.append(*prefix); }, ignored);
+    }
     if (!ec)
         ec = conn.submit(this, static_cast<std::uint32_t>(index), [&](std::string& out) { out.append(r.bytes); },
                          r.ticket);
@@ -186,6 +212,14 @@ error_code cluster_master::send_to(std::size_t index, std::size_t node, bool ask
         return ec;
     }
     r.node = node;
+    ++r.sending;
+    if (r.mode == request_mode::replicated &&
+        nodes_[node].acks.sent({static_cast<std::uint32_t>(index), r.sending}))
+        // After whatever else this turn sends there: one WAIT covers them all.
+        asio::post(ex_, [weak = weak_from_this(), node] {
+            if (auto self = weak.lock())
+                self->send_wait(node);
+        });
     return {};
 }
 
@@ -223,7 +257,11 @@ void cluster_master::fail(std::size_t index, const error_code& ec, std::string d
 void cluster_master::on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes)
 {
     if (tag & map_bit)
-        return on_map_reply(tag & ~map_bit, ec, nodes);
+        return on_map_reply(tag & ~kind_bits, ec, nodes);
+    if (tag & wait_bit)
+        return on_wait_reply(tag & ~kind_bits, ec, nodes);
+    if (tag & tracking_bit)
+        return on_tracking_reply(ec, nodes);
     const std::size_t index = tag;
     auto& r = requests_[index];
     const auto& from = nodes_[r.node];
@@ -233,11 +271,19 @@ void cluster_master::on_reply(std::uint32_t tag, const error_code& ec, std::span
         return fail(index, ec, from.conn->last_error_detail());
     }
     read_at_ = from.conn->read_time();
-    auto decision = route_reply(nodes[0], from.host, r.hops);
+    const auto decision = route_reply(nodes[0], from.host, r.hops);
     if (decision.refresh)
         request_refresh();
-    if (!decision.follow)
+    // An ASK of a tracked read is not followed (see the class comment): its reader does
+    // without tracking.
+    const bool follow = decision.follow &&
+                        !(decision.follow->kind == redirect_kind::ask && r.mode == request_mode::tracked_read);
+    if (!follow)
+    {
+        if (r.mode == request_mode::replicated && !resp::is_error(nodes[0].data_type))
+            return hold(index, nodes);
         return deliver(index, ec, nodes);
+    }
     ++r.hops;
     const auto& to = decision.follow->to;
     std::size_t target = 0;
@@ -246,9 +292,7 @@ void cluster_master::on_reply(std::uint32_t tag, const error_code& ec, std::span
         const auto shard = map_->moved(r.slot, to);
         if (!shard)
             return deliver(index, ec, nodes);  // the map is past repair: the refresh mends it
-        while (node_of_shard_.size() < map_->shards())
-            node_of_shard_.push_back(node_at(map_->shard(node_of_shard_.size()).host,
-                                             map_->shard(node_of_shard_.size()).port));
+        extend_node_of_shard();
         target = node_of_shard_[*shard];
     }
     else
@@ -257,6 +301,118 @@ void cluster_master::on_reply(std::uint32_t tag, const error_code& ec, std::span
     }
     if (const auto e = send_to(index, target, decision.follow->kind == redirect_kind::ask))
         fail(index, e, last_error_detail_);
+}
+
+// ---- Replica acknowledgements (request_mode::replicated) -----------------------------------
+
+void cluster_master::hold(std::size_t index, std::span<const resp::node_view> nodes)
+{
+    auto& r = requests_[index];
+    r.held = true;
+    r.answer.resize(nodes.size());
+    for (std::size_t k = 0; k < nodes.size(); ++k)
+    {
+        auto& to = r.answer[k];
+        to.data_type = nodes[k].data_type;
+        to.depth = nodes[k].depth;
+        to.size = nodes[k].size;
+        to.value.assign(nodes[k].value);
+    }
+}
+
+void cluster_master::send_wait(std::size_t node)
+{
+    auto& n = nodes_[node];
+    n.acks.wait_queued();
+    request_ticket ignored;
+    const auto ec = n.conn->submit(
+        this, wait_bit | static_cast<std::uint32_t>(node),
+        [&](std::string& out) {
+            resp::append_command(out, "WAIT", static_cast<std::int64_t>(acks_.replicas),
+                                 static_cast<std::int64_t>(acks_.timeout.count()));
+        },
+        ignored);
+    if (ec)
+        on_wait_reply(node, ec, {});
+}
+
+void cluster_master::on_wait_reply(std::size_t node, const error_code& ec, std::span<const resp::node_view> nodes)
+{
+    const auto& n = nodes_[node];
+    std::string why;
+    error_code verdict = ec;
+    if (!ec)
+        verdict = read_wait_reply(nodes[0], acks_.replicas, why);
+    else
+        why = ec.message();
+    const auto covered = nodes_[node].acks.wait_answered();
+    std::string detail;
+    if (verdict)
+        detail = cfg_.to_string() + ": node " + node_name(n.host, n.port) + ": " + why;
+    for (const auto c : covered)
+    {
+        auto& r = requests_[c.index];
+        // A command redirected elsewhere since (another sending), or failed with the
+        // connection (no longer live), is not this WAIT's to settle.
+        if (!r.live || r.sending != c.sending || !r.held || r.node != node)
+            continue;
+        if (verdict)
+        {
+            fail(c.index, verdict, detail);
+            continue;
+        }
+        // Out of the table first: the owner may send (and grow the table) as it reads.
+        const auto answer = std::move(r.answer);
+        r.answer.clear();
+        std::vector<resp::node_view> views;
+        views.reserve(answer.size());
+        for (const auto& a : answer)
+            views.push_back(resp::node_view{a.data_type, a.depth, a.size, a.value});
+        deliver(c.index, {}, views);
+    }
+}
+
+// ---- Client tracking (request_mode::tracked_read) --------------------------------------------
+
+error_code cluster_master::ensure_tracking(std::size_t node)
+{
+    auto& n = nodes_[node];
+    const auto gen = n.conn->generation();
+    if (n.tracking_asked && n.tracking_gen == gen)
+        return {};
+    request_ticket ignored;
+    auto ec = n.conn->submit(
+        this, tracking_bit, [](std::string& out) { resp::append_command(out, "HELLO", "3"); }, ignored);
+    if (!ec)
+        ec = n.conn->submit(
+            this, tracking_bit,
+            [](std::string& out) { resp::append_command(out, "CLIENT", "TRACKING", "on", "OPTIN", "NOLOOP"); },
+            ignored);
+    if (!ec)
+    {
+        n.tracking_asked = true;
+        n.tracking_gen = gen;
+    }
+    return ec;
+}
+
+void cluster_master::on_tracking_reply(const error_code& ec, std::span<const resp::node_view> nodes)
+{
+    // A connection that failed reports itself (on_availability); a refusal (a server before
+    // 6.0, an ACL rule) means no pushes will come from that node.
+    if (ec || !resp::is_error(nodes[0].data_type) || tracking_refused_)
+        return;
+    tracking_refused_ = true;
+    tracking_lost();
+}
+
+void cluster_master::tracking_lost()
+{
+    if (tracking_lost_fn_)
+        asio::post(ex_, [weak = weak_from_this()] {
+            if (auto self = weak.lock(); self && self->tracking_lost_fn_)
+                self->tracking_lost_fn_();
+        });
 }
 
 // ---- The slot map ---------------------------------------------------------------------------
@@ -277,6 +433,23 @@ std::size_t cluster_master::node_at(const std::string& host, std::uint16_t port)
             if (auto self = weak.lock())
                 self->identity_fn_(n, id);
         });
+    if (push_fn_)
+        conn->on_push([weak = weak_from_this()](const resp::reply& push) {
+            if (auto self = weak.lock())
+                self->push_fn_(push);
+        });
+    conn->on_availability([weak = weak_from_this(), n](bool up, error_code) {
+        auto self = weak.lock();
+        if (!self || up)
+            return;
+        // The drop took the connection's client tracking with it.
+        auto& node = self->nodes_[n];
+        if (node.tracking_asked)
+        {
+            node.tracking_asked = false;
+            self->tracking_lost();
+        }
+    });
     if (deployment_fn_)
         conn->on_deployment_warnings([weak = weak_from_this()](deployment_warnings added) {
             auto self = weak.lock();
@@ -287,7 +460,11 @@ std::size_t cluster_master::node_at(const std::string& host, std::uint16_t port)
         });
     {
         const std::lock_guard<std::mutex> guard(nodes_mutex_);
-        nodes_.push_back(node_entry{host, port, conn});
+        node_entry entry;
+        entry.host = host;
+        entry.port = port;
+        entry.conn = conn;
+        nodes_.push_back(std::move(entry));
     }
     if (state_ != map_state::closed)
         conn->start();
@@ -379,12 +556,20 @@ void cluster_master::on_map_reply(std::size_t node, const error_code& ec, std::s
     map_failed(why, std::move(detail));
 }
 
+void cluster_master::extend_node_of_shard()
+{
+    while (node_of_shard_.size() < map_->shards())
+    {
+        const auto& shard = map_->shard(node_of_shard_.size());
+        node_of_shard_.push_back(node_at(shard.host, shard.port));
+    }
+}
+
 void cluster_master::adopt_map(slot_map map)
 {
     map_ = std::move(map);
     node_of_shard_.clear();
-    for (std::size_t s = 0; s < map_->shards(); ++s)
-        node_of_shard_.push_back(node_at(map_->shard(s).host, map_->shard(s).port));
+    extend_node_of_shard();
     seeds_tried_ = 0;
     retry_delay_ = std::chrono::milliseconds(0);
     if (state_ == map_state::ready)

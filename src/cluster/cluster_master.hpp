@@ -21,12 +21,25 @@
 #include <redlock/events.hpp>
 
 #include "algorithm/deployment_check.hpp"
+#include "cluster/replica_acks.hpp"
 #include "cluster/slot_map.hpp"
 #include "protocol/multiplexer.hpp"
 #include "protocol/server_info.hpp"
 #include "transport/node_connection.hpp"
 
 namespace redlock::detail {
+
+/// What a command sent to a cluster master asks of it besides its routing.
+enum class request_mode : std::uint8_t
+{
+    plain,
+    /// A write whose answer counts only once the shard's replicas acknowledged it (when
+    /// the cluster master asks for acknowledgements: client_config::cluster_replica_acks).
+    replicated,
+    /// A read that the node tracks for this client (`CLIENT CACHING yes` before it, on a
+    /// connection with client tracking on): it pushes an invalidation when the key changes.
+    tracked_read,
+};
 
 /// @brief A whole Redis Cluster as one Redlock master: one multiplexed node_connection per
 /// shard primary, commands routed by their keys' hash slot, redirections followed.
@@ -46,6 +59,18 @@ namespace redlock::detail {
 /// awaited is abandoned as soon as it is queued, yet both must still reach the node. Connections to nodes are never closed before close(), so
 /// a node that leaves the map keeps its (idle) connection.
 ///
+/// Two kinds of commands get more than routing (request_mode):
+/// - replicated: with `acks.replicas` > 0, each node connection sends `WAIT replicas timeout`
+///   after the writes of one turn of the executor (replica_ack_queue), and a write's answer
+///   is held until the WAIT that covers it answers: it is then handed over, or replaced by
+///   error::not_replicated. An error reply is handed over at once (nothing was written).
+/// - tracked_read: the node's connection gets `HELLO 3` and `CLIENT TRACKING on OPTIN
+///   NOLOOP` once per connection, and the read goes after `CLIENT CACHING yes`; its pushes
+///   reach on_push(). A MOVED read goes to the new owner the same way; an ASK is not followed
+///   (ASKING and CLIENT CACHING both apply to the next command only): the reader sees the
+///   redirection as an error and does without tracking. A node that refuses tracking, or
+///   whose connection drops, is reported to on_tracking_lost().
+///
 /// @par Thread safety
 /// Every member but info() must be called on the executor given at construction.
 class cluster_master final : public reply_sink, public std::enable_shared_from_this<cluster_master>
@@ -58,7 +83,14 @@ public:
 
     /// `cfg.cluster_seeds` must not be empty; every node is reached as `cfg` says (user,
     /// password, TLS), at the address the cluster gives.
-    cluster_master(asio::any_io_executor ex, master_config cfg, connection_options opts);
+    /// Replica acknowledgements asked for request_mode::replicated commands (none by default).
+    struct write_acks
+    {
+        unsigned replicas = 0;
+        std::chrono::milliseconds timeout{50};
+    };
+
+    cluster_master(asio::any_io_executor ex, master_config cfg, connection_options opts, write_acks acks);
     ~cluster_master();
     cluster_master(const cluster_master&) = delete;
     cluster_master& operator=(const cluster_master&) = delete;
@@ -75,9 +107,9 @@ public:
     /// seeds unreachable, the slot served by no node, the node's connection down, closed).
     template <class Encode>
     error_code submit(reply_sink* sink, std::uint32_t tag, std::uint16_t slot, Encode&& encode,
-                      request_ticket& ticket)
+                      request_ticket& ticket, request_mode mode = request_mode::plain)
     {
-        const auto index = take_request(sink, tag, slot);
+        const auto index = take_request(sink, tag, slot, mode);
         encode(requests_[index].bytes);
         return route(index, ticket);
     }
@@ -114,6 +146,17 @@ public:
     /// Before start().
     void on_deployment_warnings(std::function<void(deployment_warnings)> fn) { deployment_fn_ = std::move(fn); }
 
+    /// @brief Called with each push message of any node (client-tracking invalidations).
+    /// Before start().
+    void on_push(std::function<void(const resp::reply&)> fn) { push_fn_ = std::move(fn); }
+    /// @brief Called (posted) when keys read as tracked_read may have changed unseen: a
+    /// node's connection dropped (its tracking went with it), or a node refused tracking
+    /// (tracking_refused() is then true). Before start().
+    void on_tracking_lost(std::function<void()> fn) { tracking_lost_fn_ = std::move(fn); }
+    /// Whether a node refused client tracking (HELLO 3 or CLIENT TRACKING): tracked reads
+    /// then bring no pushes from it.
+    bool tracking_refused() const noexcept { return tracking_refused_; }
+
     /// Every node connection made so far (for node_connection::drain_now).
     void append_connections(std::vector<std::shared_ptr<node_connection>>& out) const;
     const master_config& config() const noexcept { return cfg_; }
@@ -129,21 +172,28 @@ private:
         bool live = false;
         bool queued = false;        // waiting for the first slot map
         std::uint32_t use = 0;      // bumped when abandoned or released: stale tickets miss
+        request_mode mode = request_mode::plain;
+        bool held = false;          // answered; the answer waits for the WAIT that covers it
+        std::uint32_t sending = 0;  // bumped at every send: names the send a WAIT covers
         std::size_t node = 0;       // where it was sent last
         request_ticket ticket;      // there
         std::string bytes;          // the command, kept to send again (its capacity reused)
+        resp::reply answer;         // the held answer
     };
     struct node_entry
     {
         std::string host;
         std::uint16_t port = 0;
         std::shared_ptr<node_connection> conn;
+        replica_ack_queue acks;              // replicated commands and the WAITs covering them
+        std::uint64_t tracking_gen = 0;      // the connection generation tracking was asked on
+        bool tracking_asked = false;
     };
     enum class map_state : std::uint8_t { connecting, ready, down, closed };
 
     void on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes) override;
 
-    std::size_t take_request(reply_sink* sink, std::uint32_t tag, std::uint16_t slot);
+    std::size_t take_request(reply_sink* sink, std::uint32_t tag, std::uint16_t slot, request_mode mode);
     void release_request(std::size_t index) noexcept;
     error_code route(std::size_t index, request_ticket& ticket);
     // Sends request `index` to `node` (after ASKING when `asking`).
@@ -151,12 +201,22 @@ private:
     // Hands the final answer to the request's owner and forgets the request.
     void deliver(std::size_t index, const error_code& ec, std::span<const resp::node_view> nodes);
     void fail(std::size_t index, const error_code& ec, std::string detail);
+    // The answer of a replicated command: kept until the WAIT that covers it answers.
+    void hold(std::size_t index, std::span<const resp::node_view> nodes);
+    void send_wait(std::size_t node);
+    void on_wait_reply(std::size_t node, const error_code& ec, std::span<const resp::node_view> nodes);
+    // Asks `node`'s connection for client tracking, once per connection generation.
+    error_code ensure_tracking(std::size_t node);
+    void on_tracking_reply(const error_code& ec, std::span<const resp::node_view> nodes);
+    void tracking_lost();
 
     std::size_t node_at(const std::string& host, std::uint16_t port);
     void fetch_map();
     void request_refresh();
     void on_map_reply(std::size_t node, const error_code& ec, std::span<const resp::node_view> nodes);
     void adopt_map(slot_map map);
+    // node_of_shard_ for the shards of map_ it does not cover yet.
+    void extend_node_of_shard();
     void map_failed(const error_code& ec, std::string detail);
     void send_queued();
     void settle_when_nodes_settle();
@@ -165,6 +225,7 @@ private:
     asio::any_io_executor ex_;
     master_config cfg_;
     connection_options opts_;
+    write_acks acks_;
     std::vector<node_entry> nodes_;          // guarded by nodes_mutex_ for info()
     mutable std::mutex nodes_mutex_;
     std::optional<slot_map> map_;
@@ -191,6 +252,9 @@ private:
     std::function<void(bool, error_code)> availability_;
     std::function<void(std::size_t, const server_identity&)> identity_fn_;
     std::function<void(deployment_warnings)> deployment_fn_;
+    std::function<void(const resp::reply&)> push_fn_;
+    std::function<void()> tracking_lost_fn_;
+    bool tracking_refused_ = false;
 };
 
 }  // namespace redlock::detail
