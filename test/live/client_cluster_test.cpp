@@ -2,22 +2,27 @@
 // Acceptance: Redis Clusters as Redlock masters (master_config::cluster_seeds), against real
 // local clusters: keys land on the shard that serves their slot, MOVED and ASK are followed,
 // multi-resource locks stay within one slot, contention keeps mutual exclusion while slots are
-// resharded, a shard failover does what docs/algorithm.md says, and a master whose seeds
-// cannot be reached is one failed master, no more.
+// resharded, a shard failover does what docs/algorithm.md says, a master whose seeds cannot
+// be reached is one failed master, no more, a restarted shard primary quarantines the whole
+// cluster master, and the deployment checks run on every node, without master_has_replicas.
 #include "client_fixture.hpp"
 #include "io_helpers.hpp"
 #include "local_cluster.hpp"
 
 #include "cluster/key_slot.hpp"
+#include "protocol/server_info.hpp"
 
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 // GCC 12's false -Wmismatched-new-delete on inlined Asio coroutine frames (see hold_test.cpp).
@@ -32,12 +37,14 @@ using redlock::detail::key_slot;
 
 namespace {
 
-/// A master that is the whole of `cluster`, seeded with all its nodes.
-master_config cluster_master_of(const local_cluster& cluster)
+/// A master that is the whole of `cluster`, seeded with all its nodes, or with node `only_seed`
+/// alone: the client then reaches the other nodes only through the slot map.
+master_config cluster_master_of(const local_cluster& cluster, std::optional<std::size_t> only_seed = std::nullopt)
 {
     master_config m;
     for (std::size_t i = 0; i < cluster.node_count(); ++i)
-        m.cluster_seeds.push_back({"127.0.0.1", cluster.port(i)});
+        if (!only_seed || i == *only_seed)
+            m.cluster_seeds.push_back({"127.0.0.1", cluster.port(i)});
     m.host = m.cluster_seeds[0].host;
     m.port = m.cluster_seeds[0].port;
     return m;
@@ -113,21 +120,26 @@ void move_slot(const local_cluster& cluster, const std::string& key, std::size_t
     }
 }
 
-/// A cluster of three shards with a replica each, and two standalone masters: three Redlock
-/// masters, the URIs' two first (indexes 0 and 1), then the cluster (2).
-struct replicated_and_standalone
+/// Node `i`'s run_id (INFO server): a new one at each start of its process.
+std::string run_id_of(const local_cluster& cluster, std::size_t i)
 {
-    local_cluster cluster{{.shards = 3, .replicas = 1}};
-    local_masters standalone{{.count = 2}};
+    const auto identity = redlock::detail::parse_server_identity(cluster.command(i, {"INFO", "server"}));
+    REQUIRE(identity);
+    return identity->run_id;
+}
 
-    client_config config() const
-    {
-        client_config cfg;
-        cfg.master_configs.push_back(cluster_master_of(cluster));
-        cfg.masters = standalone.uris();
-        return cfg;
-    }
-};
+/// A client of `cluster` as one master, after two standalone masters: the cluster master is
+/// master 2 (client_config::masters come first).
+client_config cluster_after_two(const local_cluster& cluster, const local_masters& standalone,
+                                std::optional<std::size_t> only_seed = std::nullopt)
+{
+    client_config cfg;
+    cfg.masters = standalone.uris();
+    cfg.master_configs.push_back(cluster_master_of(cluster, only_seed));
+    return cfg;
+}
+
+constexpr std::size_t clustered = 2;  // the cluster master's index in cluster_after_two
 
 /// The replica of primary node `primary` (a cluster started with one replica per shard).
 std::size_t replica_of(const local_cluster& cluster, std::size_t primary)
@@ -441,11 +453,10 @@ TEST_CASE("cluster: a shard primary killed is replaced by its replica: that clus
           "failover, then grants again, and a key the replica never received is gone, as the docs say",
           "[live][cluster]")
 {
-    replicated_and_standalone rig;
-    auto& [cluster, standalone] = rig;
-    client_config cfg = rig.config();
+    local_cluster cluster({.shards = 3, .replicas = 1});
+    local_masters standalone({.count = 2});
     asio::io_context io;
-    client c(io.get_executor(), cfg);
+    client c(io.get_executor(), cluster_after_two(cluster, standalone));
 
     const std::string held = "failover-held";
     const auto primary = owner_of(cluster, held);
@@ -506,15 +517,14 @@ TEST_CASE("cluster: with cluster_replica_acks a cluster master's answer counts o
           "shard whose replica is paused fails that master's vote with not_replicated, and no key is left",
           "[live][cluster]")
 {
-    replicated_and_standalone rig;
-    auto& [cluster, standalone] = rig;
-    client_config cfg = rig.config();
+    local_cluster cluster({.shards = 3, .replicas = 1});
+    local_masters standalone({.count = 2});
+    client_config cfg = cluster_after_two(cluster, standalone);
     cfg.cluster_replica_acks = 1;
     cfg.cluster_replica_ack_timeout = 50ms;  // below the attempt timeout (200 ms at the default TTL)
     cfg.defaults.max_attempts = 1;
     // One standalone master down: every quorum (2 of 3) needs the cluster master's vote.
     standalone.kill(1);
-    constexpr std::size_t cluster_index = 2;
     asio::io_context io;
     client c(io.get_executor(), cfg);
 
@@ -534,7 +544,7 @@ TEST_CASE("cluster: with cluster_replica_acks a cluster master's answer counts o
 
         // Acknowledged: the grant counted once the replica had the key, so it has it now.
         auto l = co_await acquired(c, key);
-        CHECK(l.masters()[cluster_index].status == master_status::granted);
+        CHECK(l.masters()[clustered].status == master_status::granted);
         CHECK(keys_on(cluster.masters(), replica) == std::vector<std::string>{key});
         auto [eec, extended] = co_await c.async_extend(l, 20s, tuple_awaitable);
         CHECK_FALSE(eec);  // an extension is acknowledged as well
@@ -557,9 +567,9 @@ TEST_CASE("cluster: with cluster_replica_acks a cluster master's answer counts o
         REQUIRE(failed);
         CHECK(failed->code() == error::no_quorum);
         REQUIRE(failed->masters().size() == 3);
-        CHECK(failed->masters()[cluster_index].status == master_status::error);
-        CHECK(failed->masters()[cluster_index].ec == error::not_replicated);
-        CHECK_THAT(std::string(failed->masters()[cluster_index].message), Contains("WAIT saw 0 of the 1"));
+        CHECK(failed->masters()[clustered].status == master_status::error);
+        CHECK(failed->masters()[clustered].ec == error::not_replicated);
+        CHECK_THAT(std::string(failed->masters()[clustered].message), Contains("WAIT saw 0 of the 1"));
         CHECK(failed->masters()[0].status == master_status::granted);
         // The releases of a failed attempt are not awaited: give them a moment to land.
         for (const auto until = steady::now() + 2s; keys_left() != 0 && steady::now() < until;)
@@ -568,7 +578,7 @@ TEST_CASE("cluster: with cluster_replica_acks a cluster master's answer counts o
 
         // The replica back: the cluster master counts again.
         auto again = co_await acquired(c, key);
-        CHECK(again.masters()[cluster_index].status == master_status::granted);
+        CHECK(again.masters()[clustered].status == master_status::granted);
         co_await c.async_unlock(again, tuple_awaitable);
     }(), 60s);
     std::this_thread::sleep_for(50ms);
@@ -635,4 +645,126 @@ TEST_CASE("cluster: a waiter on cluster masters is woken by the release: the nod
     }(), 60s);
     std::this_thread::sleep_for(50ms);
     CHECK(cl.total_keys() == 0);
+}
+
+TEST_CASE("cluster: a shard primary restarted without persistence quarantines the whole cluster master: its grant "
+          "of a key that another shard serves counts as master_restarted while the other masters grant",
+          "[live][cluster][restart]")
+{
+    local_cluster cluster;
+    local_masters standalone({.count = 2});
+    auto cfg = cluster_after_two(cluster, standalone);
+    cfg.restart_quarantine = 60s;
+    // No health PINGs: once the client is idle, the next reply it reads from the cluster is
+    // the lock's own (see below).
+    cfg.connection.health_check_interval = 0ms;
+    asio::io_context io;
+    client c(io.get_executor(), cfg);
+
+    // The key's slot is served by one primary (the node that answers EXISTS without MOVED);
+    // another primary restarts.
+    const std::string key = "quarantined-elsewhere";
+    const auto owner = owner_of(cluster, key);
+    std::optional<std::size_t> restarted;
+    for (const auto p : cluster.primaries())
+        if (p != owner && !restarted)
+            restarted = p;
+    REQUIRE(restarted);
+
+    std::optional<std::pair<error_code, lock>> result;  // outlives the body: the callback writes it
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        const auto before = c.master_states()[clustered];
+        const auto owner_run_id = run_id_of(cluster, owner);
+        const auto old_run_id = run_id_of(cluster, *restarted);
+        cluster.restart(*restarted);
+        // A new process on the same port, still a shard primary; the key's shard untouched.
+        CHECK(run_id_of(cluster, *restarted) != old_run_id);
+        CHECK(std::count(cluster.primaries().begin(), cluster.primaries().end(), *restarted) == 1);
+        CHECK(run_id_of(cluster, owner) == owner_run_id);
+        CHECK(owner_of(cluster, key) == owner);
+        CHECK(cluster.command(owner, {"CLUSTER", "KEYSLOT", key}) == ":" + std::to_string(key_slot(key)) + "\r\n");
+        // The client reconnects to it (its other node connections never dropped).
+        REQUIRE(co_await eventually([&] {
+            const auto s = c.master_states()[clustered];
+            return s.connects == before.connects + 1 && s.state == master_state::ready;
+        }, 10s));
+        CHECK(c.master_states()[clustered].drops == before.drops + 1);
+
+        // The standalone masters answer only once the cluster master's answer has been read:
+        // the round then needs both their grants, and every master's outcome is recorded.
+        const auto replies = c.master_states()[clustered].replies;
+        standalone.pause(0);
+        standalone.pause(1);
+        c.async_lock(key, one_attempt(5000ms, 2000ms),
+                     [&](error_code ec, lock l) { result.emplace(ec, std::move(l)); });
+        const bool cluster_answered = co_await eventually([&] {
+            return get_on(cluster.masters(), owner, key) && c.master_states()[clustered].replies > replies;
+        }, 5s);
+        standalone.resume(0);
+        standalone.resume(1);
+        REQUIRE(cluster_answered);
+        REQUIRE(co_await eventually([&] { return result.has_value(); }, 5s));
+        const auto& [ec, l] = *result;
+        INFO(l.describe());
+        REQUIRE_FALSE(ec);
+        CHECK(count_status(l, master_status::granted) == 2);
+        const auto& verdict = l.masters()[clustered];
+        CHECK(verdict.status == master_status::error);
+        CHECK(verdict.ec == error::master_restarted);
+        CHECK_THAT(verdict.message, Contains("restarted lately"));
+        // The shard that serves the key, which did not restart, did grant it.
+        CHECK(get_on(cluster.masters(), owner, key) == std::string(l.token()));
+
+        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+        CHECK_FALSE(uec);
+        CHECK(co_await settled_keys(standalone) == 0);
+        CHECK(co_await settled_keys(cluster.masters()) == 0);
+    }(), 30s);
+    drain(io, c);
+}
+
+TEST_CASE("cluster: deployment checks run on every node of a cluster master, without master_has_replicas: an "
+          "evicting shard primary reached through the slot map is reported, its shards' replicas are not",
+          "[live][cluster][deployment]")
+{
+    local_cluster cluster({.shards = 3, .replicas = 1});
+    const auto& primaries = cluster.primaries();
+    const auto seed = primaries.at(0);
+    const auto evicting = primaries.at(1);
+    REQUIRE(cluster.command(evicting, {"CONFIG", "SET", "maxmemory", "100mb"}) == "+OK\r\n");
+    REQUIRE(cluster.command(evicting, {"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}) == "+OK\r\n");
+    // Every primary has its replica attached: a standalone master would be reported for it.
+    for (const auto p : primaries)
+        REQUIRE_THAT(cluster.command(p, {"INFO", "replication"}), Contains("connected_slaves:1\r\n"));
+
+    local_masters standalone({.count = 2});
+    std::vector<std::pair<std::size_t, error_code>> warned;  // (master, warning)
+    auto cfg = cluster_after_two(cluster, standalone, seed);
+    cfg.on_event = [&](const event& e) {
+        if (e.kind == event_kind::master_warning)
+            warned.emplace_back(e.master, e.ec);
+    };
+    asio::io_context io;
+    client c(io.get_executor(), cfg);
+    const auto of_cluster = [&](error_code w) {
+        return std::count(warned.begin(), warned.end(), std::pair<std::size_t, error_code>(clustered, w));
+    };
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        CHECK(co_await eventually([&] { return of_cluster(error::eviction_can_drop_locks) > 0; }, 5s));
+        co_await sleep_for(50ms);  // the other handshakes' events, posted as that one was
+        const auto warnings = c.master_states()[clustered].warnings;
+        std::string seen;
+        for (const auto& [master, w] : warned)
+            seen += " master " + std::to_string(master) + ": " + w.message() + ";";
+        INFO("events:" << seen << " master_states() of the cluster master: " << warnings.size() << " warnings");
+        CHECK(of_cluster(error::eviction_can_drop_locks) == 1);
+        CHECK(std::count(warnings.begin(), warnings.end(), error::eviction_can_drop_locks) == 1);
+        CHECK(of_cluster(error::master_has_replicas) == 0);
+        CHECK(std::count(warnings.begin(), warnings.end(), error::master_has_replicas) == 0);
+        // Neither is the seed's doing: it has no maxmemory.
+        CHECK_THAT(cluster.command(seed, {"CONFIG", "GET", "maxmemory"}), Contains("\r\n0\r\n"));
+    }(), 30s);
+    drain(io, c);
 }

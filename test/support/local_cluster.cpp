@@ -461,6 +461,13 @@ void local_cluster::resume(std::size_t i) { impl_->nodes.resume(i); }
 void local_cluster::stop(std::size_t i) { impl_->nodes.stop(i); }
 bool local_cluster::is_running(std::size_t i) const { return impl_->nodes.is_running(i); }
 
+void local_cluster::restart(std::size_t i)
+{
+    impl_->nodes.stop(i);
+    impl_->nodes.restart(i);
+    impl_->wait_ready();
+}
+
 local_masters& local_cluster::masters() noexcept { return impl_->nodes; }
 
 }  // namespace redlock::test

@@ -142,10 +142,20 @@ public:
     void stop(std::size_t i);
     /// @brief Whether node `i`'s process exists and has not exited (paused counts as running).
     bool is_running(std::size_t i) const;
+    /**
+     * @brief Stops node `i` (as @ref stop), starts it again on the same port(s) and in the
+     *        same directory, and waits until the cluster is ready again, as the constructor does.
+     *
+     * The node keeps its `nodes.conf`, so it comes back as the same cluster node serving the
+     * same slots; its data is gone (no persistence) and its `run_id` is new, as after a crash.
+     * @throws std::runtime_error as the constructor does (start, or readiness within
+     *         `ready_timeout`).
+     */
+    void restart(std::size_t i);
 
     /// @brief The nodes as @ref local_masters, for what this class does not forward
     ///        (directories, Unix sockets if configured...). Do not restart nodes through it
-    ///        expecting the cluster to be ready again: nothing waits for that.
+    ///        expecting the cluster to be ready again: nothing waits for that (@ref restart does).
     local_masters& masters() noexcept;
 
 private:
