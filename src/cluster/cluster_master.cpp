@@ -57,11 +57,19 @@ std::string node_name(const std::string& host, std::uint16_t port)
     return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
-deployment_warnings without_replicas(const deployment_warnings& w)
+// What a node's warning means for a cluster master: replicas are how a shard fails over, and
+// a node that is a replica (a seed, or an old primary back after a failover) gets no lock key:
+// commands go to the primaries the slot map names.
+bool applies_to_cluster(const error_code& warning)
+{
+    return warning != error::master_has_replicas && warning != error::master_is_replica;
+}
+
+deployment_warnings for_cluster(const deployment_warnings& w)
 {
     deployment_warnings out;
     for (const auto& ec : w.codes())
-        if (ec != error::master_has_replicas)
+        if (applies_to_cluster(ec))
             out.add(static_cast<error>(ec.value()));
     return out;
 }
@@ -455,8 +463,13 @@ std::size_t cluster_master::node_at(const std::string& host, std::uint16_t port)
             auto self = weak.lock();
             if (!self)
                 return;
-            if (const auto w = without_replicas(added); !w.empty())
-                self->deployment_fn_(w);
+            // Each warning once per cluster master, whichever node shows it first.
+            const auto w = for_cluster(added).new_since(self->warned_);
+            if (w.empty())
+                return;
+            for (const auto& ec : w.codes())
+                self->warned_.add(static_cast<error>(ec.value()));
+            self->deployment_fn_(w);
         });
     {
         const std::lock_guard<std::mutex> guard(nodes_mutex_);
@@ -735,7 +748,7 @@ master_info cluster_master::info() const
         if (!m.last_error && ni.last_error)
             m.last_error = ni.last_error;
         for (const auto& w : ni.warnings)
-            if (w != error::master_has_replicas)
+            if (applies_to_cluster(w))
                 warnings.add(static_cast<error>(w.value()));
     }
     m.warnings = warnings.codes();

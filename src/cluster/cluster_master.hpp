@@ -141,9 +141,10 @@ public:
     /// @brief As node_connection::on_identity, for every node; `node` numbers the nodes in the
     /// order they were first reached (stable). Before start().
     void on_identity(std::function<void(std::size_t node, const server_identity&)> fn) { identity_fn_ = std::move(fn); }
-    /// @brief As node_connection::on_deployment_warnings, for every node, with
-    /// master_has_replicas left out: in a cluster, replicas are how a shard fails over.
-    /// Before start().
+    /// @brief As node_connection::on_deployment_warnings, for every node, each warning once
+    /// per cluster master (the first node to show it), and without master_has_replicas and
+    /// master_is_replica: replicas are how a shard fails over, and a node that is one (a seed,
+    /// an old primary back after a failover) is sent no lock key. Before start().
     void on_deployment_warnings(std::function<void(deployment_warnings)> fn) { deployment_fn_ = std::move(fn); }
 
     /// @brief Called with each push message of any node (client-tracking invalidations).
@@ -255,6 +256,7 @@ private:
     std::function<void(const resp::reply&)> push_fn_;
     std::function<void()> tracking_lost_fn_;
     bool tracking_refused_ = false;
+    deployment_warnings warned_;  // what on_deployment_warnings reported so far
 };
 
 }  // namespace redlock::detail

@@ -724,13 +724,15 @@ TEST_CASE("cluster: a shard primary restarted without persistence quarantines th
     drain(io, c);
 }
 
-TEST_CASE("cluster: deployment checks run on every node of a cluster master, without master_has_replicas: an "
-          "evicting shard primary reached through the slot map is reported, its shards' replicas are not",
+TEST_CASE("cluster: deployment checks run on every node of a cluster master, without master_has_replicas and "
+          "master_is_replica, each warning once: an evicting shard primary reached through the slot map is "
+          "reported, its shards' replicas and a replica seed are not",
           "[live][cluster][deployment]")
 {
     local_cluster cluster({.shards = 3, .replicas = 1});
     const auto& primaries = cluster.primaries();
-    const auto seed = primaries.at(0);
+    // The only seed is a replica: the client reaches it, then the primaries the map names.
+    const auto seed = replica_of(cluster, primaries.at(0));
     const auto evicting = primaries.at(1);
     REQUIRE(cluster.command(evicting, {"CONFIG", "SET", "maxmemory", "100mb"}) == "+OK\r\n");
     REQUIRE(cluster.command(evicting, {"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}) == "+OK\r\n");
@@ -763,6 +765,12 @@ TEST_CASE("cluster: deployment checks run on every node of a cluster master, wit
         CHECK(std::count(warnings.begin(), warnings.end(), error::eviction_can_drop_locks) == 1);
         CHECK(of_cluster(error::master_has_replicas) == 0);
         CHECK(std::count(warnings.begin(), warnings.end(), error::master_has_replicas) == 0);
+        CHECK(of_cluster(error::master_is_replica) == 0);
+        CHECK(std::count(warnings.begin(), warnings.end(), error::master_is_replica) == 0);
+        // Every node runs without persistence, as the fixture starts them: one warning for
+        // the cluster master, not one per node.
+        REQUIRE_THAT(cluster.command(evicting, {"CONFIG", "GET", "appendonly"}), Contains("\r\nno\r\n"));
+        CHECK(of_cluster(error::persistence_off) == 1);
         // Neither is the seed's doing: it has no maxmemory.
         CHECK_THAT(cluster.command(seed, {"CONFIG", "GET", "maxmemory"}), Contains("\r\n0\r\n"));
     }(), 30s);
