@@ -96,6 +96,11 @@ TEST_CASE("redlock-run: bad arguments exit 64 with a message", "[tool]")
         {{"--master", "redis://h", "--conflict-exit-code", "256", "job", "--", "true"}, "conflict-exit-code"},
         {{"--master", "redis://h", "--no-such", "job", "--", "true"}, "--no-such"},
         {{"--master", "http://h", "job", "--", "true"}, "scheme"},
+        {{"--master", "redis-cluster://h:7000", "--cluster-replica-acks", "17", "job", "--", "true"},
+         "--cluster-replica-acks"},
+        {{"--master", "redis://h", "--cluster-replica-acks", "1", "job", "--", "true"},
+         "--cluster-replica-acks applies to Redis Cluster masters (redis-cluster://, rediss-cluster://), and "
+         "--master names none"},
     };
     for (const auto& c : cases)
     {
@@ -255,4 +260,10 @@ TEST_CASE("redlock-run: the options reach the client's configuration", "[tool]")
     CHECK(cfg.defaults.fencing);
     CHECK(cfg.connection.connect_timeout == 300ms);
     CHECK_FALSE(r.options->tls.verify_peer);
+    CHECK(cfg.cluster_replica_acks == 0);
+
+    auto acks = parse({"--master", "redis://a", "--master", "redis-cluster://b:7000,c:7000", "--cluster-replica-acks",
+                       "2", "job", "--", "true"});
+    REQUIRE(acks.options);
+    CHECK(make_client_config(*acks.options).cluster_replica_acks == 2);
 }

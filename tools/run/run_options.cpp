@@ -233,6 +233,11 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
         ->type_name("DURATION")
         ->capture_default_str();
     app.add_flag("--fencing", o.fencing, "Take a fenced lock; COMMAND gets REDLOCK_FENCING_TOKEN.");
+    app.add_option("--cluster-replica-acks", o.cluster_replica_acks,
+                   "redis-cluster:// masters: count an answer once this many replicas have it (WAIT).")
+        ->check(CLI::Range(0, 16))
+        ->type_name("N")
+        ->capture_default_str();
     app.add_flag("-v,--verbose", o.verbose,
                  "Tell on stderr: acquisition (validity, each master), extensions, degradation, loss.");
     app.add_flag("-q,--quiet", o.quiet,
@@ -361,6 +366,7 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
     if (o.masters.empty())
         return fail(exit_status::config, o.masters_source + " names no master");
 
+    bool any_cluster = false;
     for (std::size_t i = 0; i < o.masters.size(); ++i)
     {
         error_code ec;
@@ -368,6 +374,7 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
         auto m = parse_master_uri(o.masters[i], ec, why);
         if (ec)
             return fail(bad_master_status, o.masters_source + ": master " + std::to_string(i + 1) + ": " + why);
+        any_cluster = any_cluster || m.is_cluster();
         if (!m.password.empty() && o.masters_source == "--master")
             return fail(exit_status::usage,
                         "--master " + m.to_string() +
@@ -375,6 +382,11 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
                             "(ps); give it with --password-file or REDLOCK_PASSWORD, or put the URIs in "
                             "REDLOCK_MASTERS or a masters file");
     }
+
+    if (o.cluster_replica_acks != 0 && !any_cluster)
+        return fail(exit_status::usage, "--cluster-replica-acks applies to Redis Cluster masters "
+                                        "(redis-cluster://, rediss-cluster://), and " +
+                                            o.masters_source + " names none");
 
     // What the client would refuse, refused here with the client's own words.
     error_code ec;
@@ -408,6 +420,7 @@ client_config make_client_config(const run_options& o)
     cfg.defaults.ttl = o.ttl;
     cfg.defaults.wait = o.wait;
     cfg.defaults.fencing = o.fencing;
+    cfg.cluster_replica_acks = o.cluster_replica_acks;
     return cfg;
 }
 

@@ -47,6 +47,7 @@ struct run_options
     std::chrono::milliseconds max_hold{0};  ///< 0: kept as long as COMMAND runs.
     std::chrono::milliseconds connect_timeout{2000};
     int conflict_exit_code = exit_status::conflict;
+    unsigned cluster_replica_acks = 0;  ///< client_config::cluster_replica_acks
     bool fencing = false;
     bool verbose = false;
     bool quiet = false;  ///< No deployment warnings (--verbose still shows them).
