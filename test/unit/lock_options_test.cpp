@@ -3,6 +3,8 @@
 
 #include <redlock/client.hpp>
 
+#include "client_refusal.hpp"
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -64,4 +66,23 @@ TEST_CASE("lock_options: each field's bounds", "[unit][options]")
     CHECK_THAT(with([](auto& o) { o.drift_factor = 1.0; }), Catch::Contains("drift_factor"));
     CHECK_THAT(with([](auto& o) { o.max_attempts = 0; }), Catch::Contains("max_attempts"));
     CHECK_THAT(with([](auto& o) { o.release_timeout = 0ms; }), Catch::Contains("release_timeout"));
+}
+
+TEST_CASE("client_config: cluster replica acknowledgements out of range are refused, naming the field",
+          "[unit][options]")
+{
+    const auto refusal = [&](unsigned acks, std::chrono::milliseconds timeout) {
+        redlock::client_config cfg;
+        cfg.masters = {"redis-cluster://127.0.0.1:7601"};
+        cfg.cluster_replica_acks = acks;
+        cfg.cluster_replica_ack_timeout = timeout;
+        return redlock::test::client_refusal(cfg);
+    };
+    CHECK(refusal(16, std::chrono::milliseconds(50)) == "(accepted)");
+    CHECK(refusal(0, std::chrono::milliseconds(1)) == "(accepted)");
+    CHECK_THAT(refusal(17, std::chrono::milliseconds(50)),
+               Catch::Contains("client_config::cluster_replica_acks (17) is above 16"));
+    CHECK_THAT(refusal(1, std::chrono::milliseconds(0)),
+               Catch::Contains("client_config::cluster_replica_ack_timeout (0 ms) is outside 1 ms .. 10 s"));
+    CHECK_THAT(refusal(1, std::chrono::milliseconds(10001)), Catch::Contains("cluster_replica_ack_timeout (10001 ms)"));
 }
