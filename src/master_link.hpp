@@ -26,9 +26,10 @@ namespace redlock::detail {
 /// The same calls as node_connection's, plus the key a command is routed by. What is known
 /// about the master's scripts (script_cache) and restarts (restart_watch) lives here too:
 /// a standalone master has one node, a cluster one per node it reached. A cluster master
-/// does not cache scripts (every script goes as EVAL, which each shard caches for itself),
-/// and it asks its nodes for client tracking itself (request_mode::tracked_read), where a
-/// standalone master's watch asks over the connection; see docs/algorithm.md.
+/// keeps what its nodes know of our scripts itself (submit_script: EVALSHA per node, NOSCRIPT
+/// answered there), and asks its nodes for client tracking itself (request_mode::
+/// tracked_read), where a standalone master's watch asks over the connection; see
+/// docs/algorithm.md.
 ///
 /// @par Thread safety
 /// As node_connection: on the client's strand, info() from any thread.
@@ -52,6 +53,15 @@ public:
         return node_->submit(sink, tag, std::forward<Encode>(encode), ticket);
     }
 
+    /// A cluster master's submit_script (`encode(std::string&, bool eval)`); a standalone
+    /// master's script goes as the round encodes it, through submit().
+    template <class Encode>
+    error_code submit_script(reply_sink* sink, std::uint32_t tag, std::string_view key, unsigned script,
+                             Encode&& encode, request_ticket& ticket, request_mode mode)
+    {
+        return cluster_->submit_script(sink, tag, key_slot(key), script, std::forward<Encode>(encode), ticket, mode);
+    }
+
     void abandon(request_ticket ticket) noexcept
     {
         if (cluster_)
@@ -67,7 +77,8 @@ public:
     /// A standalone master's connection generation (node_connection::generation); 0 for a
     /// cluster master, which does not cache scripts and keeps its nodes' tracking itself.
     std::uint64_t generation() const noexcept { return cluster_ ? 0 : node_->generation(); }
-    /// Whether a script may go as EVALSHA where script_cache knows it.
+    /// Whether a script may go as EVALSHA where script_cache knows it (a cluster master keeps
+    /// its nodes' script_cache itself: submit_script).
     bool caches_scripts() const noexcept { return !cluster_; }
     /// Whether waiters may ask this master to track keys (RESP3 client tracking): always for a
     /// standalone master (the watch learns of a refusal), for a cluster master until a node

@@ -69,10 +69,11 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
             resp::append_command(out, set, keys[0], token, nx_px, ttl_ms);
         }
         else
-            // Always EVAL, as the extension: once the quorum is reached the round no longer
-            // listens to the slower masters, so a NOSCRIPT from one of them would reach no one
-            // and leave the lock on fewer masters than a single-key lock would be.
-            append_script(out, acquire_multi_script(), true, keys, token, ttl_ms, true);
+            // EVAL to a standalone master, as the extension (round::send): once the quorum is
+            // reached the round no longer listens to the slower masters, so a NOSCRIPT from one
+            // of them would reach no one and leave the lock on fewer masters than a single-key
+            // lock would be. A cluster master answers NOSCRIPT itself: EVALSHA is safe there.
+            append_script(out, acquire_multi_script(), eval, keys, token, ttl_ms, true);
         return;
     case round::kind::release:
         if (!multi)
@@ -85,10 +86,11 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
             append_script(out, release_multi_script(), eval, keys, token, ttl_ms, false);
         return;
     case round::kind::extend:
-        // Always EVAL: once the quorum is reached the round stops listening to the slower
-        // masters, so a NOSCRIPT from one of them (restarted, SCRIPT FLUSH) would reach no one
-        // and leave it unextended. Extensions are rare enough for the longer command.
-        append_script(out, multi ? extend_multi_script() : extend_script(), true, keys, token, ttl_ms, true);
+        // EVAL to a standalone master: once the quorum is reached the round stops listening to
+        // the slower masters, so a NOSCRIPT from one of them (restarted, SCRIPT FLUSH) would
+        // reach no one and leave it unextended. Extensions are rare enough for the longer
+        // command. EVALSHA to a cluster master, which answers NOSCRIPT itself.
+        append_script(out, multi ? extend_multi_script() : extend_script(), eval, keys, token, ttl_ms, true);
         return;
     case round::kind::check:
         append_script(out, check_script(), eval, keys, token, ttl_ms, false);
@@ -121,6 +123,24 @@ request_mode mode_of(round::kind k)
     case round::kind::check: return request_mode::plain;
     }
     return request_mode::plain;
+}
+
+// The script a command of kind `k` over `keys` keys runs, as a script_cache id, for a cluster
+// master (cluster_master::submit_script); no_script for SET NX, a lone key's acquisition.
+constexpr unsigned no_script = 32;
+unsigned script_for(round::kind k, std::size_t keys)
+{
+    const bool multi = keys > 1;
+    switch (k)
+    {
+    case round::kind::acquire: return multi ? 4u : no_script;
+    case round::kind::release: return multi ? 1u : 0u;
+    case round::kind::acquire_fenced: return 2;
+    case round::kind::commit_fence: return 3;
+    case round::kind::extend: return multi ? 6u : 5u;
+    case round::kind::check: return 7;
+    }
+    return no_script;
 }
 
 // A part's tag holds its slot group above the master's index, under fallback_bit: a cluster
@@ -248,9 +268,16 @@ bool round::send_parts(std::size_t i)
     {
         const auto keys = group_keys(g);
         const auto tag = static_cast<std::uint32_t>(i) | static_cast<std::uint32_t>((g + 1) << 16) | fallback_bit;
-        const error_code ec = conn.submit(
-            this, tag, keys[0], [&](std::string& out) { encode(out, k_, true, keys, token_, arg_, fences_); },
-            part_tickets_[i * groups_ + g], mode_of(k_));
+        const auto script = script_for(k_, keys.size());
+        const error_code ec =
+            script == no_script
+                ? conn.submit(
+                      this, tag, keys[0], [&](std::string& out) { encode(out, k_, true, keys, token_, arg_, fences_); },
+                      part_tickets_[i * groups_ + g], mode_of(k_))
+                : conn.submit_script(
+                      this, tag, keys[0], script,
+                      [&](std::string& out, bool eval) { encode(out, k_, eval, keys, token_, arg_, fences_); },
+                      part_tickets_[i * groups_ + g], mode_of(k_));
         if (ec)
         {
             for (std::size_t h = 0; h < g; ++h)
@@ -281,6 +308,26 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
         return send_parts(i);
     auto& pm = m_[i];
     auto& conn = c_->masters[i];
+    if (const auto script = script_for(k_, keys_.size()); conn.is_cluster() && script != no_script)
+    {
+        // A cluster master sends EVALSHA or EVAL per node, and answers NOSCRIPT itself.
+        const error_code ec = conn.submit_script(
+            this, static_cast<std::uint32_t>(i) | fallback_bit, keys_[0], script,
+            [&](std::string& out, bool eval) { encode(out, k_, eval, keys_, token_, arg_, fences_); }, pm.ticket,
+            mode_of(k_));
+        if (ec)
+        {
+            settle(i, master_outcome::failed, ec, conn.last_error_detail());
+            return false;
+        }
+        pm.outstanding = true;
+        pm.fallback = true;
+        ++outstanding_;
+        return true;
+    }
+    // An acquisition over several keys and an extension go as EVAL (see encode()).
+    if (k_ == kind::extend || k_ == kind::acquire)
+        fallback = true;
     // A release (and a fenced acquisition's round) goes as EVAL to a connection that has not
     // seen its script run yet (the first after connecting, or after a NOSCRIPT): it caches the
     // script there, and for a release nothing

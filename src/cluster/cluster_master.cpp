@@ -137,7 +137,11 @@ std::size_t cluster_master::take_request(reply_sink* sink, std::uint32_t tag, st
     // Replicated only when acknowledgements are asked for: otherwise a plain write.
     r.mode = mode == request_mode::replicated && acks_.replicas == 0 ? request_mode::plain : mode;
     r.held = false;
+    r.script = no_script;
+    r.by_sha = false;
+    r.eval_only = false;
     r.bytes.clear();
+    r.sha_bytes.clear();
     return index;
 }
 
@@ -208,9 +212,13 @@ error_code cluster_master::send_to(std::size_t index, std::size_t node, bool ask
         request_ticket ignored;
         ec = conn.submit(nullptr, 0, [&](std::string& out) { out.append(*prefix); }, ignored);
     }
+    // A script the node has run over this connection goes as EVALSHA (see submit_script).
+    const bool by_sha =
+        r.script != no_script && !r.eval_only && nodes_[node].scripts.known(r.script, conn.generation());
     if (!ec)
-        ec = conn.submit(this, static_cast<std::uint32_t>(index), [&](std::string& out) { out.append(r.bytes); },
-                         r.ticket);
+        ec = conn.submit(
+            this, static_cast<std::uint32_t>(index),
+            [&](std::string& out) { out.append(by_sha ? r.sha_bytes : r.bytes); }, r.ticket);
     if (ec)
     {
         last_error_detail_ = conn.last_error_detail().empty()
@@ -220,6 +228,8 @@ error_code cluster_master::send_to(std::size_t index, std::size_t node, bool ask
         return ec;
     }
     r.node = node;
+    r.by_sha = by_sha;
+    r.asking = asking;
     ++r.sending;
     if (r.mode == request_mode::replicated &&
         nodes_[node].acks.sent({static_cast<std::uint32_t>(index), r.sending}))
@@ -279,6 +289,8 @@ void cluster_master::on_reply(std::uint32_t tag, const error_code& ec, std::span
         return fail(index, ec, from.conn->last_error_detail());
     }
     read_at_ = from.conn->read_time();
+    if (r.script != no_script && on_script_reply(index, nodes[0]))
+        return;
     const auto decision = route_reply(nodes[0], from.host, r.hops);
     if (decision.refresh)
         request_refresh();
@@ -309,6 +321,29 @@ void cluster_master::on_reply(std::uint32_t tag, const error_code& ec, std::span
     }
     if (const auto e = send_to(index, target, decision.follow->kind == redirect_kind::ask))
         fail(index, e, last_error_detail_);
+}
+
+// ---- Scripts (submit_script) ----------------------------------------------------------------
+
+bool cluster_master::on_script_reply(std::size_t index, const resp::node_view& head)
+{
+    auto& r = requests_[index];
+    auto& node = nodes_[r.node];
+    const auto gen = node.conn->generation();
+    if (!resp::is_error(head.data_type))
+    {
+        node.scripts.note(r.script, true, gen);  // it ran there
+        return false;
+    }
+    if (!r.by_sha || error_from_server_reply(head.value) != error::noscript)
+        return false;
+    // The node lost the script (a restart, SCRIPT FLUSH, a promoted replica): the body goes
+    // to the same node, behind ASKING again if the EVALSHA was, owner listening or not.
+    node.scripts.note(r.script, false, gen);
+    r.eval_only = true;
+    if (const auto ec = send_to(index, r.node, r.asking))
+        fail(index, ec, last_error_detail_);
+    return true;
 }
 
 // ---- Replica acknowledgements (request_mode::replicated) -----------------------------------

@@ -25,6 +25,7 @@
 #include "cluster/slot_map.hpp"
 #include "protocol/multiplexer.hpp"
 #include "protocol/server_info.hpp"
+#include "script_cache.hpp"
 #include "transport/node_connection.hpp"
 
 namespace redlock::detail {
@@ -114,6 +115,24 @@ public:
         return route(index, ticket);
     }
 
+    /// @brief As submit(), for one of our scripts, `script` (a script_cache id, 0-31):
+    /// `encode(std::string&, bool eval)` appends the command as EVAL (`eval`) or EVALSHA. The
+    /// cluster master sends EVALSHA to a node that has run the script over its connection,
+    /// and EVAL otherwise; a NOSCRIPT (the node restarted, or flushed its scripts, or is a
+    /// promoted replica) has it send the EVAL to the same node, whether or not the owner still
+    /// listens, so the owner never sees NOSCRIPT.
+    template <class Encode>
+    error_code submit_script(reply_sink* sink, std::uint32_t tag, std::uint16_t slot, unsigned script,
+                             Encode&& encode, request_ticket& ticket, request_mode mode = request_mode::plain)
+    {
+        const auto index = take_request(sink, tag, slot, mode);
+        auto& r = requests_[index];
+        encode(r.bytes, true);
+        encode(r.sha_bytes, false);
+        r.script = static_cast<std::uint8_t>(script);
+        return route(index, ticket);
+    }
+
     /// The sink of this command will not be called; the command itself still runs, following
     /// its redirections (as an abandoned command on a node_connection is still executed).
     void abandon(request_ticket ticket) noexcept;
@@ -175,10 +194,15 @@ private:
         std::uint32_t use = 0;      // bumped when abandoned or released: stale tickets miss
         request_mode mode = request_mode::plain;
         bool held = false;          // answered; the answer waits for the WAIT that covers it
+        std::uint8_t script = no_script;  // submit_script's id
+        bool by_sha = false;        // sent last as EVALSHA
+        bool eval_only = false;     // a node said NOSCRIPT: EVAL from now on
+        bool asking = false;        // sent last behind ASKING
         std::uint32_t sending = 0;  // bumped at every send: names the send a WAIT covers
         std::size_t node = 0;       // where it was sent last
         request_ticket ticket;      // there
         std::string bytes;          // the command, kept to send again (its capacity reused)
+        std::string sha_bytes;      // a script's EVALSHA form (bytes is its EVAL)
         resp::reply answer;         // the held answer
     };
     struct node_entry
@@ -187,10 +211,12 @@ private:
         std::uint16_t port = 0;
         std::shared_ptr<node_connection> conn;
         replica_ack_queue acks;              // replicated commands and the WAITs covering them
+        script_cache scripts;                // which scripts ran over the connection
         std::uint64_t tracking_gen = 0;      // the connection generation tracking was asked on
         bool tracking_asked = false;
     };
     enum class map_state : std::uint8_t { connecting, ready, down, closed };
+    static constexpr std::uint8_t no_script = 0xff;
 
     void on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes) override;
 
@@ -202,6 +228,9 @@ private:
     // Hands the final answer to the request's owner and forgets the request.
     void deliver(std::size_t index, const error_code& ec, std::span<const resp::node_view> nodes);
     void fail(std::size_t index, const error_code& ec, std::string detail);
+    // A script's reply: notes whether the node has the script; true when it was NOSCRIPT to an
+    // EVALSHA, which this sent again as EVAL.
+    bool on_script_reply(std::size_t index, const resp::node_view& head);
     // The answer of a replicated command: kept until the WAIT that covers it answers.
     void hold(std::size_t index, std::span<const resp::node_view> nodes);
     void send_wait(std::size_t node);

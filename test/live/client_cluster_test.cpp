@@ -776,3 +776,48 @@ TEST_CASE("cluster: deployment checks run on every node of a cluster master, wit
     }(), 30s);
     drain(io, c);
 }
+
+TEST_CASE("cluster: a script goes as EVALSHA to a node that has run it, and a node that lost it (SCRIPT FLUSH) gets "
+          "the body again without the lock seeing NOSCRIPT",
+          "[live][cluster]")
+{
+    local_cluster cluster;
+    local_masters standalone({.count = 2});
+    asio::io_context io;
+    client c(io.get_executor(), cluster_after_two(cluster, standalone));
+    const std::string key = "scripted";
+    const auto node = owner_of(cluster, key);
+    // How many times `command` ran on the key's node: INFO commandstats' "calls" (NOSCRIPT
+    // included: an EVALSHA that finds no script has run).
+    const auto calls = [&](const std::string& command) -> long {
+        const auto stats = cluster.command(node, {"INFO", "commandstats"});
+        const auto at = stats.find("cmdstat_" + command + ":calls=");
+        return at == std::string::npos ? 0 : std::stol(stats.substr(at + command.size() + 15));
+    };
+    REQUIRE(cluster.command(node, {"CONFIG", "RESETSTAT"}) == "+OK\r\n");
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        // Three releases: the first sends the body, the next two its SHA1 only.
+        for (int k = 0; k < 3; ++k)
+        {
+            auto l = co_await acquired(c, key);
+            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+            CHECK_FALSE(uec);
+        }
+        CHECK(calls("eval") == 1);
+        CHECK(calls("evalsha") == 2);
+
+        // The node forgets its scripts. The extension's script is new there (EVAL); the
+        // release's EVALSHA meets NOSCRIPT, and the body follows to the same node.
+        REQUIRE(cluster.command(node, {"SCRIPT", "FLUSH"}) == "+OK\r\n");
+        auto l = co_await acquired(c, key);
+        auto [eec, extended] = co_await c.async_extend(l, 20s, tuple_awaitable);
+        CHECK_FALSE(eec);
+        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+        CHECK_FALSE(uec);
+        CHECK(co_await eventually([&] { return calls("eval") == 3; }, 2s));
+        CHECK(calls("evalsha") == 3);
+        CHECK(keys_on(cluster.masters(), node).empty());
+    }(), 30s);
+}
