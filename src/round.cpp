@@ -260,7 +260,6 @@ void round::group_by_slot()
 // held_in_part: held for the decision, and released after a failed attempt, as a failure is.
 bool round::send_parts(std::size_t i)
 {
-    auto& pm = m_[i];
     auto& conn = c_->masters[i];
     parts_[i] = parts_state{};
     parts_[i].left = groups_;
@@ -282,14 +281,10 @@ bool round::send_parts(std::size_t i)
         {
             for (std::size_t h = 0; h < g; ++h)
                 conn.abandon(part_tickets_[i * groups_ + h]);
-            settle(i, master_outcome::failed, ec, conn.last_error_detail());
-            return false;
+            return queued(i, true, ec);
         }
     }
-    pm.outstanding = true;
-    pm.fallback = true;
-    ++outstanding_;
-    return true;
+    return queued(i, true, {});
 }
 
 bool round::split_for(std::size_t i) const noexcept { return groups_ > 1 && c_->masters[i].is_cluster(); }
@@ -311,19 +306,11 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     if (const auto script = script_for(k_, keys_.size()); conn.is_cluster() && script != no_script)
     {
         // A cluster master sends EVALSHA or EVAL per node, and answers NOSCRIPT itself.
-        const error_code ec = conn.submit_script(
-            this, static_cast<std::uint32_t>(i) | fallback_bit, keys_[0], script,
-            [&](std::string& out, bool eval) { encode(out, k_, eval, keys_, token_, arg_, fences_); }, pm.ticket,
-            mode_of(k_));
-        if (ec)
-        {
-            settle(i, master_outcome::failed, ec, conn.last_error_detail());
-            return false;
-        }
-        pm.outstanding = true;
-        pm.fallback = true;
-        ++outstanding_;
-        return true;
+        return queued(i, true,
+                      conn.submit_script(
+                          this, static_cast<std::uint32_t>(i) | fallback_bit, keys_[0], script,
+                          [&](std::string& out, bool eval) { encode(out, k_, eval, keys_, token_, arg_, fences_); },
+                          pm.ticket, mode_of(k_)));
     }
     // An acquisition over several keys and an extension go as EVAL (see encode()).
     if (k_ == kind::extend || k_ == kind::acquire)
@@ -347,14 +334,18 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
             encode(bytes, k_, fallback, keys_, token_, arg_, fences_);
         out.append(bytes);
     };
-    const error_code ec = conn.submit(this, tag, keys_[0], write, pm.ticket, mode_of(k_));
+    return queued(i, fallback, conn.submit(this, tag, keys_[0], write, pm.ticket, mode_of(k_)));
+}
+
+bool round::queued(std::size_t i, bool fallback, const error_code& ec)
+{
     if (ec)
     {
-        settle(i, master_outcome::failed, ec, conn.last_error_detail());
+        settle(i, master_outcome::failed, ec, c_->masters[i].last_error_detail());
         return false;
     }
-    pm.outstanding = true;
-    pm.fallback = fallback;
+    m_[i].outstanding = true;
+    m_[i].fallback = fallback;
     ++outstanding_;
     return true;
 }

@@ -133,6 +133,9 @@ private:
     void on_deadline() override;
     // `from_start`: within start(), where the encoded command is shared by the masters.
     bool send(std::size_t i, bool fallback, bool from_start = false);
+    // After master i's command was handed over (`ec` clear: it is outstanding, `fallback` saying
+    // whether it went as EVAL) or refused (`ec`: it failed). Returns whether it was queued.
+    bool queued(std::size_t i, bool fallback, const error_code& ec);
     // `at`: when the outcome became known (the read batch's time for a reply).
     void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg, time_point at);
     void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg)
