@@ -3,6 +3,10 @@
 
 #include "parse_or_exit.hpp"
 
+#include <redlock/config.hpp>
+#include <redlock/options.hpp>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -17,7 +21,8 @@ constexpr const char* description = R"(redlock-bench [OPTIONS]
 
 Lock throughput and latency of redlock::client: W workers each run acquire -> hold -> release
 in a loop; worker w locks resource w % R. Masters: --spawn 5 unless --master is given; with
---shards S each spawned master is a Redis Cluster of S primaries.)";
+--shards S each spawned master is a Redis Cluster of S primaries, with --replicas R each
+primary has R replicas.)";
 
 constexpr const char* footer = R"(A progress line is printed every second (rewritten in place on a terminal). Exit status: 0 ok,
 1 counts do not add up or a run-time failure, 2 bad arguments or masters unreachable,
@@ -26,6 +31,16 @@ constexpr const char* footer = R"(A progress line is printed every second (rewri
 [[noreturn]] void usage_error(const std::string& msg)
 {
     cli::usage_error("redlock-bench", msg);
+}
+
+// Whether a given master is a Redis Cluster; a URI that does not parse counts as one, so
+// that the client, not this check, says what is wrong with it.
+bool may_be_cluster(const std::string& uri)
+{
+    error_code ec;
+    std::string why;
+    const auto m = parse_master_uri(uri, ec, why);
+    return ec || m.is_cluster();
 }
 
 }  // namespace
@@ -53,8 +68,28 @@ config parse_args(int argc, char** argv)
         ->check(CLI::Range(0, 63))
         ->capture_default_str()
         ->group("masters");
+    app.add_option("--replicas", c.replicas,
+                   "with --spawn and --shards: each shard's primary has R replicas (redis-cli --cluster-replicas "
+                   "R); their CPU counts in the masters' CPU per cycle, and is also shown on its own")
+        ->check(CLI::Range(0, 16))
+        ->capture_default_str()
+        ->group("masters");
+    app.add_option("--cluster-replica-acks", c.cluster_replica_acks,
+                   "client_config::cluster_replica_acks: a cluster master's answer to a write counts once N "
+                   "replicas of its shard acknowledged it (WAIT); needs cluster masters (--spawn with --shards, "
+                   "or --master redis-cluster://...); 0: off")
+        ->check(CLI::Range(0U, 16U))
+        ->capture_default_str()
+        ->group("masters");
+    long ack_timeout_ms = client_config{}.cluster_replica_ack_timeout.count();
+    auto* ack_timeout = app.add_option("--cluster-replica-ack-timeout", ack_timeout_ms,
+                                       "client_config::cluster_replica_ack_timeout (ms): how long each WAIT waits "
+                                       "for the replicas; needs --cluster-replica-acks")
+                            ->check(CLI::Range(1L, 10'000L))
+                            ->capture_default_str()
+                            ->group("masters");
     app.add_flag("--serve", c.serve,
-                 "with --spawn (and --shards): print the masters' URIs and \"ready\", then wait for SIGINT/SIGTERM "
+                 "with --spawn (and --shards, --replicas): print the masters' URIs and \"ready\", then wait for SIGINT/SIGTERM "
                  "(or for the parent to exit) and stop them")
         ->group("masters");
 
@@ -116,6 +151,7 @@ config parse_args(int argc, char** argv)
     cli::parse_or_exit(app, argc, argv);
     c.ttl = std::chrono::milliseconds(ttl_ms);
     c.hold = std::chrono::milliseconds(hold_ms);
+    c.cluster_replica_ack_timeout = std::chrono::milliseconds(ack_timeout_ms);
     // Checked before the default --spawn 5 applies: a cluster size is a choice about spawned
     // masters, and given masters say what they are in their URIs.
     if (c.shards != 0 && spawn->count() == 0)
@@ -123,10 +159,33 @@ config parse_args(int argc, char** argv)
     if (c.shards == 1 || c.shards == 2)
         usage_error("--shards must be 0 (standalone masters) or at least 3 (redis-cli --cluster create needs 3 "
                     "primaries), got " + std::to_string(c.shards));
+    if (c.replicas != 0 && (spawn->count() == 0 || c.shards == 0))
+        usage_error("--replicas needs --spawn and --shards (replicas of each shard's primary; with --master, a "
+                    "cluster's replicas are its own)");
     if (c.masters.empty() && c.spawn == 0)
         c.spawn = 5;
     if (c.serve && c.spawn == 0)
         usage_error("--serve needs --spawn");
+    if (c.cluster_replica_acks != 0)
+    {
+        if (c.serve)
+            usage_error("--cluster-replica-acks is a client setting: --serve runs no client");
+        if (c.spawn != 0 ? c.shards == 0 : std::none_of(c.masters.begin(), c.masters.end(), may_be_cluster))
+            usage_error("--cluster-replica-acks needs cluster masters: --spawn N --shards S [--replicas R], or "
+                        "--master redis-cluster://host:port,...");
+        if (c.spawn != 0 && c.cluster_replica_acks > c.replicas)
+            std::fprintf(stderr,
+                         "redlock-bench: warning: --cluster-replica-acks %u is more than the %zu replica(s) of each "
+                         "shard (--replicas): every WAIT will time out (after %ld ms, or at the server's next tick), "
+                         "no cluster master's answer to a write will count, and acquisitions will fail "
+                         "(no_quorum)\n",
+                         c.cluster_replica_acks, c.replicas, ack_timeout_ms);
+    }
+    else if (ack_timeout->count() != 0)
+    {
+        usage_error("--cluster-replica-ack-timeout needs --cluster-replica-acks N (N >= 1): without acks no WAIT "
+                    "is sent");
+    }
     if (resources->count() == 0)
         c.resources = c.workers;
     if (!c.plot_file.empty())

@@ -1,6 +1,7 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "bench_report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -97,8 +98,40 @@ void print_masters_cpu(const result& r)
     }
     const auto us = r.masters_cpu_us().value_or(0);
     const auto per_cycle = r.masters_cpu_per_cycle();
-    std::printf("  %-22s %11s us   (user + system %.2f s of %zu server processes)\n", name,
-                per_cycle ? with_commas(*per_cycle, 1).c_str() : "-", us / 1e6, r.servers.size());
+    const auto replicas = static_cast<std::size_t>(
+        std::count_if(r.servers.begin(), r.servers.end(), [](const server_cpu& s) { return s.replica; }));
+    std::printf("  %-22s %11s us   (user + system %.2f s of %zu server processes%s)\n", name,
+                per_cycle ? with_commas(*per_cycle, 1).c_str() : "-", us / 1e6, r.servers.size(),
+                replicas ? ", replicas included" : "");
+    if (replicas == 0)
+        return;
+    const auto replicas_per_cycle = r.replicas_cpu_per_cycle();
+    std::printf("  %-22s %11s us   (user + system %.2f s of the %zu replicas)\n", "  of which replicas",
+                replicas_per_cycle ? with_commas(*replicas_per_cycle, 1).c_str() : "-",
+                r.replicas_cpu_us().value_or(0) / 1e6, replicas);
+}
+
+// The CPU of the servers that `pick` selects; nullopt as result::masters_cpu_us.
+template <typename Pick>
+std::optional<double> servers_cpu_us(const std::vector<server_cpu>& servers, Pick pick)
+{
+    if (servers.empty())
+        return std::nullopt;
+    double sum = 0;
+    for (const auto& s : servers)
+    {
+        if (!s.us)
+            return std::nullopt;
+        sum += pick(s) ? *s.us : 0;
+    }
+    return sum;
+}
+
+std::optional<double> per_cycle(const std::optional<double>& us, std::uint64_t cycles)
+{
+    if (!us || cycles == 0)
+        return std::nullopt;
+    return *us / static_cast<double>(cycles);
 }
 
 }  // namespace
@@ -116,6 +149,9 @@ std::string to_json(const result& r)
     o["config"] = {{"masters", std::move(masters)},
                    {"spawned", c.spawn},
                    {"shards", c.shards},
+                   {"replicas", c.replicas},
+                   {"cluster_replica_acks", c.cluster_replica_acks},
+                   {"cluster_replica_ack_timeout_ms", c.cluster_replica_ack_timeout.count()},
                    {"workers", c.workers},
                    {"resources", c.resources},
                    {"resource_prefix", c.prefix},
@@ -165,6 +201,8 @@ std::string to_json(const result& r)
     o["client_cpu_us_per_attempt"] = figure(r.cpu_per_attempt());
     o["masters_cpu_us"] = figure(r.masters_cpu_us());
     o["masters_cpu_us_per_cycle"] = figure(r.masters_cpu_per_cycle());
+    o["replicas_cpu_us"] = figure(r.replicas_cpu_us());
+    o["replicas_cpu_us_per_cycle"] = figure(r.replicas_cpu_per_cycle());
     if (r.servers.empty())
     {
         o["masters_cpu_per_process"] = nullptr;
@@ -174,7 +212,11 @@ std::string to_json(const result& r)
         json::array per_process;
         for (const auto& s : r.servers)
             per_process.push_back(
-                {{"master", s.master}, {"node", s.node}, {"pid", s.pid}, {"cpu_us", figure(s.us)}});
+                {{"master", s.master},
+                 {"node", s.node},
+                 {"role", s.replica ? "replica" : "primary"},
+                 {"pid", s.pid},
+                 {"cpu_us", figure(s.us)}});
         o["masters_cpu_per_process"] = std::move(per_process);
     }
     o["peak_rss_kib"] = r.rss_kib;
@@ -195,25 +237,19 @@ std::string to_json(const result& r)
 
 std::optional<double> result::masters_cpu_us() const
 {
-    if (servers.empty())
-        return std::nullopt;
-    double sum = 0;
-    for (const auto& s : servers)
-    {
-        if (!s.us)
-            return std::nullopt;
-        sum += *s.us;
-    }
-    return sum;
+    return servers_cpu_us(servers, [](const server_cpu&) { return true; });
 }
 
-std::optional<double> result::masters_cpu_per_cycle() const
+std::optional<double> result::masters_cpu_per_cycle() const { return per_cycle(masters_cpu_us(), t->acquired); }
+
+std::optional<double> result::replicas_cpu_us() const
 {
-    const auto us = masters_cpu_us();
-    if (!us || t->acquired == 0)
+    if (std::none_of(servers.begin(), servers.end(), [](const server_cpu& s) { return s.replica; }))
         return std::nullopt;
-    return *us / static_cast<double>(t->acquired);
+    return servers_cpu_us(servers, [](const server_cpu& s) { return s.replica; });
 }
+
+std::optional<double> result::replicas_cpu_per_cycle() const { return per_cycle(replicas_cpu_us(), t->acquired); }
 
 fairness fairness::of(const std::vector<std::uint64_t>& per_worker)
 {
@@ -238,15 +274,21 @@ fairness fairness::of(const std::vector<std::uint64_t>& per_worker)
 std::string describe_config(const result& r)
 {
     const auto& c = r.cfg;
+    const std::string replicas =
+        c.replicas ? ", " + std::to_string(c.replicas) + (c.replicas == 1 ? " replica" : " replicas") + " each" : "";
     const std::string spawned = !c.spawn   ? ""
-                                : c.shards ? " (spawned, each a cluster of " + std::to_string(c.shards) + " shards)"
+                                : c.shards ? " (spawned, each a cluster of " + std::to_string(c.shards) + " shards" +
+                                                 replicas + ")"
                                            : " (spawned)";
     std::string s = std::to_string(r.masters.size()) + " masters" + spawned + ", " +
                     std::to_string(c.workers) + " workers on " + std::to_string(c.resources) + " resources, ttl " +
                     std::to_string(c.ttl.count()) + " ms, hold " + std::to_string(c.hold.count()) + " ms, retries " +
                     std::to_string(c.retries) + ", " + std::to_string(c.threads) +
                     (c.threads == 1 ? " thread" : " threads") + (c.fencing ? ", fenced" : "") +
-                    (c.wait ? ", waiting" : "");
+                    (c.wait ? ", waiting" : "") +
+                    (c.cluster_replica_acks ? ", replica acks " + std::to_string(c.cluster_replica_acks) + " (WAIT " +
+                                                  std::to_string(c.cluster_replica_ack_timeout.count()) + " ms)"
+                                            : "");
     return s;
 }
 

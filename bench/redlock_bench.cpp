@@ -9,7 +9,8 @@
 // Run with --help for the options; docs/performance.md shows what it measured.
 //
 // The pieces: bench_options (the command line), bench_worker (the loop and its counters),
-// bench_report (summary, JSON, plot), bench_format (helpers), spawned_masters (--spawn, --shards);
+// bench_report (summary, JSON, plot), bench_format (helpers), spawned_masters (--spawn, --shards,
+// --replicas);
 // this file runs the modes.
 
 #include <redlock/redlock.hpp>
@@ -71,7 +72,7 @@ int serve(const config& cfg)
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
     const pid_t parent = ::getppid();
 
-    const spawned_masters masters(cfg.spawn, cfg.shards);
+    const spawned_masters masters(cfg.spawn, cfg.shards, cfg.replicas);
     for (const auto& u : masters.uris())
         std::printf("%s\n", u.c_str());
     std::printf("ready\n");
@@ -101,12 +102,13 @@ int run(config cfg)
     if (cfg.spawn)
     {
         if (cfg.shards)
-            std::printf("starting %zu local Redis Clusters of %zu shards (%zu redis-server processes)...\n",
-                        cfg.spawn, cfg.shards, cfg.spawn * cfg.shards);
+            std::printf("starting %zu local Redis Clusters of %zu shards, %zu replica(s) each (%zu redis-server "
+                        "processes)...\n",
+                        cfg.spawn, cfg.shards, cfg.replicas, cfg.spawn * cfg.shards * (1 + cfg.replicas));
         else
             std::printf("starting %zu local redis-server masters...\n", cfg.spawn);
         std::fflush(stdout);
-        spawned.emplace(cfg.spawn, cfg.shards);
+        spawned.emplace(cfg.spawn, cfg.shards, cfg.replicas);
         cfg.masters = spawned->uris();
         servers = spawned->processes();
     }
@@ -119,6 +121,8 @@ int run(config cfg)
     asio::io_context io(static_cast<int>(cfg.threads));
     redlock::client_config ccfg;
     ccfg.masters = cfg.masters;
+    ccfg.cluster_replica_acks = cfg.cluster_replica_acks;
+    ccfg.cluster_replica_ack_timeout = cfg.cluster_replica_ack_timeout;
     // --observe: what a metrics exporter does, one relaxed counter per event kind.
     constexpr std::size_t event_kinds = static_cast<std::size_t>(redlock::event_kind::lost) + 1;
     std::array<std::atomic<std::uint64_t>, event_kinds> events{};
@@ -311,7 +315,11 @@ int run(config cfg)
     r.cpu_us = static_cast<double>((cpu1 - cpu0).count());
     for (std::size_t i = 0; i < servers.size(); ++i)
     {
-        server_cpu s{.master = servers[i].master, .node = servers[i].node, .pid = servers[i].pid, .us = {}};
+        server_cpu s{.master = servers[i].master,
+                     .node = servers[i].node,
+                     .pid = servers[i].pid,
+                     .replica = servers[i].replica,
+                     .us = {}};
         if (servers_cpu0[i] && servers_cpu1[i])
             s.us = static_cast<double>((*servers_cpu1[i] - *servers_cpu0[i]).count());
         r.servers.push_back(s);

@@ -1,7 +1,9 @@
 # A redlock-bench smoke run on masters it spawns: runs BENCH with ARGS (one string, split as a
 # shell would) and --json JSON, and passes when it exits 0 (its counts add up) and the JSON
 # reports the masters' CPU: a number per cycle, and one entry for each of the SERVERS server
-# processes (a standalone master is one, a cluster master one per shard).
+# processes (a standalone master is one, a cluster master one per node). With REPLICAS (how
+# many of those are replicas), also that as many entries say "replica", that the replicas' CPU
+# per cycle is a number, and that locks were acquired.
 separate_arguments(args UNIX_COMMAND "${ARGS}")
 execute_process(
     COMMAND ${BENCH} ${args} --json ${JSON}
@@ -19,6 +21,27 @@ endif()
 string(JSON processes LENGTH "${json}" masters_cpu_per_process)
 if(NOT processes EQUAL SERVERS)
     message(FATAL_ERROR "masters_cpu_per_process lists ${processes} processes, not ${SERVERS}, in ${JSON}")
+endif()
+if(DEFINED REPLICAS)
+    set(replica_entries 0)
+    math(EXPR last "${processes} - 1")
+    foreach(i RANGE ${last})
+        string(JSON role GET "${json}" masters_cpu_per_process ${i} role)
+        if(role STREQUAL "replica")
+            math(EXPR replica_entries "${replica_entries} + 1")
+        endif()
+    endforeach()
+    if(NOT replica_entries EQUAL REPLICAS)
+        message(FATAL_ERROR "masters_cpu_per_process lists ${replica_entries} replicas, not ${REPLICAS}, in ${JSON}")
+    endif()
+    string(JSON replicas_type TYPE "${json}" replicas_cpu_us_per_cycle)
+    if(NOT replicas_type STREQUAL "NUMBER")
+        message(FATAL_ERROR "replicas_cpu_us_per_cycle is ${replicas_type}, not a number, in ${JSON}:\n${out}")
+    endif()
+    string(JSON acquired GET "${json}" acquired)
+    if(acquired EQUAL 0)
+        message(FATAL_ERROR "no lock was acquired (did every WAIT time out?):\n${out}")
+    endif()
 endif()
 string(JSON per_cycle GET "${json}" masters_cpu_us_per_cycle)
 message(STATUS "redlock-bench ${ARGS}: counts add up; masters' CPU ${per_cycle} us per cycle over ${SERVERS} "

@@ -1,9 +1,11 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "spawned_masters.hpp"
 
+#include <algorithm>
+
 namespace redlock::bench {
 
-spawned_masters::spawned_masters(std::size_t count, std::size_t shards)
+spawned_masters::spawned_masters(std::size_t count, std::size_t shards, std::size_t replicas)
 {
     if (shards == 0)
     {
@@ -14,7 +16,7 @@ spawned_masters::spawned_masters(std::size_t count, std::size_t shards)
     // failure stops the clusters already formed (their destructors) before it propagates.
     clusters_.reserve(count);
     for (std::size_t m = 0; m < count; ++m)
-        clusters_.emplace_back(test::local_cluster::options{.shards = shards});
+        clusters_.emplace_back(test::local_cluster::options{.shards = shards, .replicas = replicas});
 }
 
 std::vector<std::string> spawned_masters::uris() const
@@ -37,8 +39,14 @@ std::vector<server_process> spawned_masters::processes() const
         return out;
     }
     for (std::size_t m = 0; m < clusters_.size(); ++m)
+    {
+        const auto& primaries = clusters_[m].primaries();
         for (std::size_t k = 0; k < clusters_[m].node_count(); ++k)
-            out.push_back({.master = m, .node = k, .pid = clusters_[m].pid(k)});
+            out.push_back({.master = m,
+                           .node = k,
+                           .pid = clusters_[m].pid(k),
+                           .replica = std::find(primaries.begin(), primaries.end(), k) == primaries.end()});
+    }
     return out;
 }
 
