@@ -140,7 +140,9 @@ struct client_config
     unsigned cluster_replica_acks = 0;
     /// How long each WAIT waits for cluster_replica_acks replicas, from 1 ms to 10 s. Commands
     /// queued behind a WAIT on its connection wait with it, so a shard whose replicas are gone
-    /// slows that master's answers by up to this much.
+    /// slows that master's answers by this much — or more: a server ends a WAIT that cannot be
+    /// met when its event loop next wakes after the timeout, which on a quiet server is its
+    /// next timer tick (up to 100 ms at the default `hz 10`; docs/performance.md measured it).
     std::chrono::milliseconds cluster_replica_ack_timeout{50};
 
     /// Told of masters going up and down, deployment warnings, acquisitions, extensions,
