@@ -137,6 +137,17 @@ client::client(executor_type ex, client_config cfg)
                                           "client_config::cluster_replica_ack_timeout (" +
                                               std::to_string(cfg.cluster_replica_ack_timeout.count()) +
                                               " ms) is outside 1 ms .. 10 s");
+    // A WAIT holds up its connection: past the health check's timeout the connection would be
+    // dropped, every time a shard's replicas are gone. A server ends a WAIT that cannot be met
+    // at its next tick after the timeout (100 ms at hz 10): that much room is asked for.
+    if (cfg.cluster_replica_acks != 0 && cfg.connection.health_check_timeout.count() != 0 &&
+        cfg.cluster_replica_ack_timeout + std::chrono::milliseconds(100) >= cfg.connection.health_check_timeout)
+        throw boost::system::system_error(
+            error::invalid_option,
+            "client_config::cluster_replica_ack_timeout (" + std::to_string(cfg.cluster_replica_ack_timeout.count()) +
+                " ms) must end, with the server's tick of 100 ms, before connection.health_check_timeout (" +
+                std::to_string(cfg.connection.health_check_timeout.count()) +
+                " ms): a WAIT holds up its connection, which the health check would then drop");
     impl_ = std::make_shared<detail::client_impl>(std::move(ex), std::move(cfg), std::move(masters));
     asio::dispatch(impl_->strand, [impl = impl_] { impl->start(); });
 }

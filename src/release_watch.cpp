@@ -136,7 +136,12 @@ void release_watch::finish(std::size_t i, master_outcome o)
     if (!pm.active)
         return;
     pm.active = false;
-    // A failure abandons what is still outstanding there (the connection failed it all).
+    // A failure abandons what is still outstanding there: a standalone master's connection
+    // failed it all; a cluster master's reads went to several nodes, and a late answer from
+    // another one must not count in a later watch.
+    if (o == master_outcome::failed && c_->masters[i].is_cluster())
+        for (const auto t : pm.tickets)
+            c_->masters[i].abandon(t);
     pm.tickets.clear();
     l_->on_watched(i, o, pm.pttl, pm.tracked);
 }

@@ -126,16 +126,19 @@ request_mode mode_of(round::kind k)
 }
 
 // The script a command of kind `k` over `keys` keys runs, as a script_cache id, for a cluster
-// master (cluster_master::submit_script); no_script for SET NX, a lone key's acquisition.
+// master (cluster_master::submit_script), which sends the body again after a NOSCRIPT even when
+// the round no longer listens. Not for acquisitions (no_script: EVAL, or SET NX for a lone
+// key): one sent again after the round gave up could land after the release of its failed
+// attempt, and leave keys there until their TTL. Everything else is guarded by the token.
 constexpr unsigned no_script = 32;
 unsigned script_for(round::kind k, std::size_t keys)
 {
     const bool multi = keys > 1;
     switch (k)
     {
-    case round::kind::acquire: return multi ? 4u : no_script;
+    case round::kind::acquire:
+    case round::kind::acquire_fenced: return no_script;
     case round::kind::release: return multi ? 1u : 0u;
-    case round::kind::acquire_fenced: return 2;
     case round::kind::commit_fence: return 3;
     case round::kind::extend: return multi ? 6u : 5u;
     case round::kind::check: return 7;

@@ -143,6 +143,9 @@ struct client_config
     /// slows that master's answers by this much — or more: a server ends a WAIT that cannot be
     /// met when its event loop next wakes after the timeout, which on a quiet server is its
     /// next timer tick (up to 100 ms at the default `hz 10`; docs/performance.md measured it).
+    /// With acknowledgements on, it must be more than 100 ms below
+    /// connection_options::health_check_timeout (when that is on), which would otherwise drop
+    /// a connection held up by a WAIT.
     std::chrono::milliseconds cluster_replica_ack_timeout{50};
 
     /// Told of masters going up and down, deployment warnings, acquisitions, extensions,

@@ -389,6 +389,8 @@ void cluster_master::on_wait_reply(std::size_t node, const error_code& ec, std::
     else
         why = ec.message();
     const auto covered = nodes_[node].acks.wait_answered();
+    if (!ec)
+        read_at_ = n.conn->read_time();  // the answers it releases are known from now
     std::string detail;
     if (verdict)
         detail = cfg_.to_string() + ": node " + node_name(n.host, n.port) + ": " + why;

@@ -85,4 +85,12 @@ TEST_CASE("client_config: cluster replica acknowledgements out of range are refu
     CHECK_THAT(refusal(1, std::chrono::milliseconds(0)),
                Catch::Contains("client_config::cluster_replica_ack_timeout (0 ms) is outside 1 ms .. 10 s"));
     CHECK_THAT(refusal(1, std::chrono::milliseconds(10001)), Catch::Contains("cluster_replica_ack_timeout (10001 ms)"));
+
+    // A WAIT holds up its connection: it must end (with the server's tick) before the health
+    // check's timeout, 3 s by default, would drop the connection.
+    CHECK(refusal(1, std::chrono::milliseconds(2899)) == "(accepted)");
+    CHECK_THAT(refusal(1, std::chrono::milliseconds(2900)),
+               Catch::Contains("cluster_replica_ack_timeout (2900 ms) must end, with the server's tick of 100 ms, "
+                               "before connection.health_check_timeout (3000 ms)"));
+    CHECK(refusal(0, std::chrono::milliseconds(5000)) == "(accepted)");  // no WAIT is sent
 }
