@@ -132,6 +132,11 @@ config parse_args(int argc, char** argv)
                  "counts as contended); with R < W the summary adds the hand-off time (from a release's start to "
                  "the next acquisition of the resource completing) and the fairness over the workers")
         ->group("workload");
+    app.add_flag("--no-handoff", c.no_handoff,
+                 "with --wait: a waiter does not take the lock straight from a holder of this process "
+                 "(lock_options::handoff = false): the holder deletes the keys and the waiter sets them")
+        ->group("workload")
+        ->needs("--wait");
 
     app.add_option("--duration", c.duration_s, "measured seconds")
         ->check(CLI::Range(0.1, 86400.0))

@@ -33,6 +33,7 @@ struct config
     bool observe = false;  // count the client's events (client_config::on_event)
     bool fencing = false;  // fenced locks, each resource's tokens checked to grow
     bool wait = false;     // waiting acquisitions (lock_options::wait), woken by the release
+    bool no_handoff = false;  // with wait: lock_options::handoff off (the lock is released, then taken)
 };
 
 /// Reads the command line; prints the usage and exits (0 for --help, 2 for a bad argument).

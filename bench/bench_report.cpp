@@ -163,7 +163,8 @@ std::string to_json(const result& r)
                    {"threads", c.threads},
                    {"observe", c.observe},
                    {"fencing", c.fencing},
-                   {"wait", c.wait}};
+                   {"wait", c.wait},
+                   {"handoff", c.wait && !c.no_handoff}};
     o["elapsed_s"] = figure(r.elapsed_s);
     o["interrupted"] = r.interrupted;
     o["cycles"] = t.acquired;
@@ -285,7 +286,7 @@ std::string describe_config(const result& r)
                     std::to_string(c.ttl.count()) + " ms, hold " + std::to_string(c.hold.count()) + " ms, retries " +
                     std::to_string(c.retries) + ", " + std::to_string(c.threads) +
                     (c.threads == 1 ? " thread" : " threads") + (c.fencing ? ", fenced" : "") +
-                    (c.wait ? ", waiting" : "") +
+                    (c.wait ? (c.no_handoff ? ", waiting, no hand-off" : ", waiting") : "") +
                     (c.cluster_replica_acks ? ", replica acks " + std::to_string(c.cluster_replica_acks) + " (WAIT " +
                                                   std::to_string(c.cluster_replica_ack_timeout.count()) + " ms)"
                                             : "");

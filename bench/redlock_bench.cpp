@@ -147,6 +147,7 @@ int run(config cfg)
     opts.fencing = cfg.fencing;
     if (cfg.wait)
         opts.wait = std::chrono::milliseconds(60000);
+    opts.handoff = !cfg.no_handoff;
     {
         redlock::error_code vec;
         std::string why;

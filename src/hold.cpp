@@ -181,8 +181,7 @@ private:
             c_->deadlines.cancel(*this);
             ext_.stop();
             rel_id_ = a.round_id;
-            rel_.start(*c_, round::kind::release, base_->key_span(), base_->token, {}, a.deadline - a.at, this,
-                       nullptr, a.deadline, a.at);
+            rel_.start_release(*c_, *base_, valid_until_, a.deadline - a.at, this, a.deadline, a.at);
             return;
         case fsm_action::kind::complete:
             c_->deadlines.cancel(*this);

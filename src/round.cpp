@@ -54,8 +54,10 @@ void append_commit(std::string& out, bool eval, std::span<const std::string> key
 }
 
 // `eval`: send the script's body (EVAL) rather than its SHA1 (EVALSHA).
+// `next`: kind::hand_over's new token.
 void encode(std::string& out, round::kind k, bool eval, std::span<const std::string> keys,
-            std::string_view token, std::int64_t ttl_ms, std::span<const std::uint64_t> fences)
+            std::string_view token, std::int64_t ttl_ms, std::span<const std::uint64_t> fences,
+            std::string_view next)
 {
     const bool multi = keys.size() > 1;
     switch (k)
@@ -85,6 +87,13 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
         else
             append_script(out, release_multi_script(), eval, keys, token, ttl_ms, false);
         return;
+    case round::kind::hand_over:
+    {
+        static const auto by_body = resp::encode_bulks("EVAL", handover_script().body, "1");
+        static const auto by_sha1 = resp::encode_bulks("EVALSHA", handover_script().sha1, "1");
+        resp::append_command(out, eval ? by_body : by_sha1, keys[0], token, next);
+        return;
+    }
     case round::kind::extend:
         // EVAL to a standalone master: once the quorum is reached the round stops listening to
         // the slower masters, so a NOSCRIPT from one of them (restarted, SCRIPT FLUSH) would
@@ -120,6 +129,7 @@ request_mode mode_of(round::kind k)
     case round::kind::commit_fence:
     case round::kind::extend: return request_mode::replicated;
     case round::kind::release:
+    case round::kind::hand_over:  // a failover that loses it leaves the key to its TTL, held
     case round::kind::check: return request_mode::plain;
     }
     return request_mode::plain;
@@ -142,6 +152,7 @@ unsigned script_for(round::kind k, std::size_t keys)
     case round::kind::commit_fence: return 3;
     case round::kind::extend: return multi ? 6u : 5u;
     case round::kind::check: return 7;
+    case round::kind::hand_over: return 8;
     }
     return no_script;
 }
@@ -151,6 +162,23 @@ unsigned script_for(round::kind k, std::size_t keys)
 static_assert(16384 + 1 < (fallback_bit >> 16), "a part's tag would overflow");
 
 }  // namespace
+
+void round::start_release(client_impl& c, const lock_state& held, time_point valid_until,
+                          std::chrono::steady_clock::duration timeout, round_listener* l, time_point latest,
+                          time_point at)
+{
+    // The next waiter of this client, if it takes the lock, gets it at once: the keys stay,
+    // and each master gives them its token. Everything the waiter sends afterwards goes behind
+    // the hand-over on each connection, and a copy of our lock used later finds its token gone.
+    if (c.waiting.wants_releases() && held.keys.empty() && held.fences.empty())
+        if (auto* next = c.waiting.successor(held.key);
+            next && next->take_over(held, valid_until, std::span<char, token_source::token_chars>(successor_)))
+        {
+            c.waiting.handed_over(held.key);
+            return start(c, kind::hand_over, held.key_span(), held.token, 0, timeout, l, nullptr, latest, at);
+        }
+    start(c, kind::release, held.key_span(), held.token, 0, timeout, l, nullptr, latest, at);
+}
 
 void round::start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
                   std::int64_t arg, std::chrono::steady_clock::duration timeout, round_listener* l,
@@ -274,11 +302,11 @@ bool round::send_parts(std::size_t i)
         const error_code ec =
             script == no_script
                 ? conn.submit(
-                      this, tag, keys[0], [&](std::string& out) { encode(out, k_, true, keys, token_, arg_, fences_); },
+                      this, tag, keys[0], [&](std::string& out) { encode(out, k_, true, keys, token_, arg_, fences_, successor_token()); },
                       part_tickets_[i * groups_ + g], mode_of(k_))
                 : conn.submit_script(
                       this, tag, keys[0], script,
-                      [&](std::string& out, bool eval) { encode(out, k_, eval, keys, token_, arg_, fences_); },
+                      [&](std::string& out, bool eval) { encode(out, k_, eval, keys, token_, arg_, fences_, successor_token()); },
                       part_tickets_[i * groups_ + g], mode_of(k_));
         if (ec)
         {
@@ -312,7 +340,7 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
         return queued(i, true,
                       conn.submit_script(
                           this, static_cast<std::uint32_t>(i) | fallback_bit, keys_[0], script,
-                          [&](std::string& out, bool eval) { encode(out, k_, eval, keys_, token_, arg_, fences_); },
+                          [&](std::string& out, bool eval) { encode(out, k_, eval, keys_, token_, arg_, fences_, successor_token()); },
                           pm.ticket, mode_of(k_)));
     }
     // An acquisition over several keys and an extension go as EVAL (see encode()).
@@ -329,12 +357,12 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     const auto write = [&](std::string& out) {
         if (!from_start)
         {
-            encode(out, k_, fallback, keys_, token_, arg_, fences_);
+            encode(out, k_, fallback, keys_, token_, arg_, fences_, successor_token());
             return;
         }
         auto& bytes = c_->command_scratch[fallback ? 1 : 0];
         if (bytes.empty())
-            encode(bytes, k_, fallback, keys_, token_, arg_, fences_);
+            encode(bytes, k_, fallback, keys_, token_, arg_, fences_, successor_token());
         out.append(bytes);
     };
     return queued(i, fallback, conn.submit(this, tag, keys_[0], write, pm.ticket, mode_of(k_)));
@@ -363,7 +391,8 @@ bool round::runs_without_us() const noexcept
         if (!conn.written(m_[i].ticket))
             return false;
         // An EVALSHA that may meet NOSCRIPT needs us to send the body.
-        if (k_ == kind::release && !m_[i].fallback && !conn.scripts.known(script_id(), conn.generation()))
+        if ((k_ == kind::release || k_ == kind::hand_over) && !m_[i].fallback &&
+            !conn.scripts.known(script_id(), conn.generation()))
             return false;
     }
     return true;
@@ -594,14 +623,14 @@ void round::on_deadline()
         auto& conn = c_->masters[i];
         abandon_master(i);
         m_[i].outstanding = false;
-        if (k_ == kind::release && !m_[i].fallback)
+        if ((k_ == kind::release || k_ == kind::hand_over) && !m_[i].fallback)
         {
             // The EVALSHA will still run when the master gets to it, but a NOSCRIPT reply would
             // now reach no one. An EVAL queued behind it covers that case; when the EVALSHA did
             // delete the key, the EVAL finds nothing and returns 0.
             request_ticket ignored;
             (void)conn.submit(
-                nullptr, 0, keys_[0], [&](std::string& out) { encode(out, k_, true, keys_, token_, arg_, fences_); },
+                nullptr, 0, keys_[0], [&](std::string& out) { encode(out, k_, true, keys_, token_, arg_, fences_, successor_token()); },
                 ignored);
         }
         settle(i, master_outcome::timed_out, error::request_timeout, {});

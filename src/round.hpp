@@ -16,6 +16,7 @@
 #include <redlock/lock.hpp>
 
 #include "algorithm/quorum.hpp"
+#include "algorithm/token.hpp"
 #include "detail/lock_state.hpp"
 #include "detail/deadline_list.hpp"
 #include "operation/master_set.hpp"
@@ -68,6 +69,10 @@ public:
         acquire_fenced,
         /// A fenced acquisition's second round (the same keys): commit the fencing token `arg`.
         commit_fence,
+        /// A release that hands the lock to a waiter of this client (start_release): where the
+        /// key holds `token`, it takes the waiter's token and keeps its expiry. Answers as a
+        /// release does (granted: handed over there).
+        hand_over,
     };
 
     using time_point = std::chrono::steady_clock::time_point;
@@ -91,6 +96,14 @@ public:
                std::int64_t arg, std::chrono::steady_clock::duration timeout, round_listener* l,
                const quorum_tracker* previous = nullptr, time_point latest = time_point::max(),
                time_point at = time_point{});
+
+    /// @brief The release of a held lock, valid until `valid_until` (async_unlock, a hold's
+    /// release): a release round, or, when the next waiter of this client for its key takes
+    /// the lock over (waiting_room::successor, lock_options::handoff), a hand_over round to
+    /// the waiter's token. `held` must stay valid while the round is active.
+    void start_release(client_impl& c, const lock_state& held, time_point valid_until,
+                       std::chrono::steady_clock::duration timeout, round_listener* l,
+                       time_point latest = time_point::max(), time_point at = time_point{});
 
     round() = default;
     round(const round&) = delete;
@@ -149,7 +162,7 @@ private:
     // reply is not an array of per_master_ non-negative integers.
     bool read_counters(std::size_t i, std::span<const resp::node_view> nodes);
     // The script a round runs as EVALSHA where the connection has seen it (script_cache ids):
-    // a release (single- or multi-key) and both rounds of a fenced acquisition. The others
+    // a release (single- or multi-key) or hand-over, and both rounds of a fenced acquisition. The others
     // always go as EVAL (see round.cpp) or are no script.
     static constexpr unsigned no_cached_script = 32;
     unsigned script_id() const noexcept
@@ -159,6 +172,7 @@ private:
         case kind::release: return keys_.size() > 1 ? 1u : 0u;
         case kind::acquire_fenced: return 2;
         case kind::commit_fence: return 3;
+        case kind::hand_over: return 8;
         default: return no_cached_script;
         }
     }
@@ -214,6 +228,11 @@ private:
     std::span<const std::string> keys_;
     std::string_view token_;
     std::int64_t arg_ = 0;
+    char successor_[token_source::token_chars]{};  // kind::hand_over: the new owner's token
+    std::string_view successor_token() const noexcept
+    {
+        return k_ == kind::hand_over ? std::string_view(successor_, sizeof successor_) : std::string_view();
+    }
     quorum_tracker q_{1};
     // Inline up to 9 masters: a round is made for every operation, and these would otherwise
     // be two allocations per round on the hot path.

@@ -14,6 +14,24 @@ bool waiting_room::enqueue(const std::string& key, release_listener* l)
     return q.size() == 1;
 }
 
+release_listener* waiting_room::successor(const std::string& key) const
+{
+    const auto q = queues_.find(key);
+    if (q == queues_.end() || q->second.empty())
+        return nullptr;
+    const auto row = handoffs_.find(key);
+    if (row != handoffs_.end() && row->second + 1 >= yield_every)
+        return nullptr;
+    return q->second.front();
+}
+
+void waiting_room::handed_over(const std::string& key)
+{
+    if (handoffs_.size() >= max_rows && !handoffs_.contains(key))
+        handoffs_.clear();
+    ++handoffs_[key];
+}
+
 release_listener* waiting_room::leave(const std::string& key, release_listener* l)
 {
     const auto it = queues_.find(key);
@@ -93,9 +111,8 @@ bool waiting_room::released_here(const master_set& masters, std::span<const std:
     }
     else
     {
-        if (handoffs_.size() >= max_rows && !handoffs_.contains(key))
-            handoffs_.clear();
-        if (++handoffs_[key] >= yield_every)
+        handed_over(key);
+        if (handoffs_[key] >= yield_every)
         {
             handoffs_.erase(key);
             return true;

@@ -2,6 +2,7 @@
 #ifndef REDLOCK_SRC_WAITING_ROOM_HPP
 #define REDLOCK_SRC_WAITING_ROOM_HPP
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -14,10 +15,13 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
+#include "algorithm/token.hpp"
 #include "operation/master_set.hpp"
 #include "protocol/invalidation.hpp"
 
 namespace redlock::detail {
+
+struct lock_state;
 
 /// An acquisition that waits for a release (lock_options::wait): told when a master says
 /// that one of its keys changed, and when its turn in its resource's queue comes.
@@ -29,6 +33,13 @@ public:
     /// The acquisitions queued before this one on its resource are gone; `taken_before`: the
     /// one just before took the lock.
     virtual void on_turn(bool taken_before) = 0;
+    /// A holder of this client releases `from` (valid until `valid_until`), whose one key this
+    /// listener waits for first in line, and offers it (waiting_room::successor). Returns true
+    /// when the listener takes it, having written its own new token into `token`: the caller
+    /// then hands the keys over to that token before anything else is sent to the masters.
+    /// The listener's completion is posted, never run inside the call.
+    virtual bool take_over(const lock_state& from, std::chrono::steady_clock::time_point valid_until,
+                           std::span<char, token_source::token_chars> token) = 0;
     /// Keeps the listener alive while one of its callbacks runs.
     virtual std::shared_ptr<void> hold() = 0;
 
@@ -51,6 +62,12 @@ public:
 
     /// Queues `l` for `key`; true when it is first (its turn at once).
     bool enqueue(const std::string& key, release_listener* l);
+    /// The acquisition first in `key`'s queue, to be offered the lock of a holder that releases
+    /// `key` (release_listener::take_over); none when the queue is empty, or when this would be
+    /// the row's yield_every-th local hand-off (see released_here): that release yields.
+    release_listener* successor(const std::string& key) const;
+    /// The lock of `key` was handed to this client's next waiter: a local hand-off in the row.
+    void handed_over(const std::string& key);
     /// Takes `l` out of `key`'s queue; when it was first, the next one (if any) is told its
     /// turn — posted by the caller: returned here.
     release_listener* leave(const std::string& key, release_listener* l);

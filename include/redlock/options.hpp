@@ -51,6 +51,17 @@ struct lock_options
     /// Zero: no waiting: a refused attempt is retried after retry_delay like any failed one.
     /// async_try_lock never waits.
     std::chrono::milliseconds wait{0};
+    /// @brief Whether a waiting acquisition of one resource may take the lock straight from
+    /// a holder of the same client (docs/algorithm.md, "Hand-off within a process"). When the
+    /// holder releases and this acquisition is next in the resource's queue, the keys are not
+    /// deleted: each master gives them this acquisition's new token and keeps their expiry,
+    /// and the acquisition completes at once, without a round trip, with the holder's
+    /// validity (lock::valid_until()). Only while at least half of this acquisition's ttl
+    /// is left; never for fenced locks (a new holder needs a new fencing token) nor
+    /// multi-resource ones. The lock is this acquisition's alone: the holder's copies are no
+    /// longer valid (its token is gone from the keys). False: the holder deletes the keys and
+    /// this acquisition sets them anew, one quorum round trip later.
+    bool handoff = true;
     /// Deadline of the release sent after a failed attempt (and by async_unlock). The
     /// caller's cancellation does not cut it short.
     std::chrono::milliseconds release_timeout{200};

@@ -26,7 +26,8 @@ acquire_fsm::acquire_fsm(const lock_options& o, std::size_t masters, std::uint64
       attempt_(masters), commit_(masters), largest_(o.fencing ? resources : 0, 0),
       fences_(o.fencing ? resources : 0, 0), wait_(o.wait), max_wait_(o.max_wait),
       poll_delay_(o.retry_delay), poll_jitter_(o.retry_jitter), seed_(seed),
-      try_mode_(try_mode), fencing_(o.fencing), waits_(!try_mode && o.wait.count() > 0)
+      try_mode_(try_mode), fencing_(o.fencing), waits_(!try_mode && o.wait.count() > 0),
+      handoff_(o.handoff)
 {}
 
 acquire_action acquire_fsm::resume(const acquire_event& ev)
@@ -146,6 +147,7 @@ acquire_action acquire_fsm::on_backing_off(const acquire_event& ev)
     switch (ev.type)
     {
     case event_kind::backoff_elapsed: return begin_attempt(ev.now);
+    case event_kind::handed: return take_handed(ev);
     case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
     case event_kind::closed: return complete(error::connection_closed);
     default: return nothing();
@@ -159,6 +161,7 @@ acquire_action acquire_fsm::on_queued(const acquire_event& ev)
     // The one before took the lock: an attempt now would only be refused by this process's
     // own keys. It waits for their release (or their TTL) on every master instead.
     case event_kind::turn: return ev.tracked ? begin_wait(ev.now, true) : begin_attempt(ev.now);
+    case event_kind::handed: return take_handed(ev);
     case event_kind::backoff_elapsed: return complete(error::contended);
     case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
     case event_kind::closed: return complete(error::connection_closed);
@@ -182,6 +185,7 @@ acquire_action acquire_fsm::on_waiting(const acquire_event& ev)
             return fall_back_at(ev.now + poll_delay_);
         return ev.value >= 0 ? fall_back_at(ev.now + std::chrono::milliseconds(ev.value)) : nothing();
     case event_kind::invalidated: return blocked_.contains(ev.master) ? unblock(ev.master, ev.now) : nothing();
+    case event_kind::handed: return take_handed(ev);
     case event_kind::backoff_elapsed:
         return ev.now < wait_end_ ? begin_attempt(ev.now) : complete(last_error_);
     case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
@@ -212,6 +216,16 @@ acquire_action acquire_fsm::begin_wait(time_point now, bool all_masters)
     if (all_masters)
         return acquire_action::wait(fallback_);
     return acquire_action::watch(++round_, blocked_, fallback_);
+}
+
+acquire_action acquire_fsm::take_handed(const acquire_event& ev)
+{
+    // The holder's keys become ours where they stand, expiry and all: worth it only while half
+    // the TTL asked for is left (a fresh acquisition would get nearly all of it), and never
+    // for a fenced lock, whose new holder needs a new fencing token. Not once the wait is over.
+    if (!waits_ || !handoff_ || fencing_ || ev.now >= wait_end_ || ev.until - ev.now < timing_.ttl / 2)
+        return nothing();
+    return complete({}, ev.until);
 }
 
 acquire_action acquire_fsm::unblock(std::size_t master, time_point now)

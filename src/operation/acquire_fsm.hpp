@@ -70,6 +70,14 @@ using acquire_action = fsm_action;
 /// sent: the keys are this process's own), or its TTL, rather than an attempt that this
 /// process's own keys would refuse.
 ///
+/// @par Hand-off within a process (lock_options::handoff)
+/// While it waits for its turn, waits for a release, or backs off between attempts, a waiting
+/// acquisition may be offered the lock of a holder of its process that releases it (handed
+/// event, with that lock's end of validity). It takes it, completing at once with that
+/// validity, when at least ttl / 2 of it is left, the wait is not over, and it is not fenced;
+/// otherwise it declines and goes on as before. Never during a round: an attempt in flight
+/// might be granted somewhere and would need its release.
+///
 /// Each round (attempt, commit or release) has an id, unique within the machine and never 0; replies
 /// and deadlines that name another round than the current one are stale and ignored, as are
 /// a second answer of one master, an answer of a master the round does not await, and any
@@ -157,6 +165,9 @@ private:
     /// refused it, or the end of the wait. `all_masters`: this process holds the keys; every
     /// master is blocked until the driver reports this process's release, and no watch is sent.
     acquire_action begin_wait(time_point now, bool all_masters = false);
+    /// A holder of this process offers its lock (handed event): completes with it, or
+    /// declines (nothing) and goes on as it was.
+    acquire_action take_handed(const acquire_event& ev);
     /// A refusing master let go: try again if a quorum is possible now.
     acquire_action unblock(std::size_t master, time_point now);
     /// The fallback moves to `at` (plus jitter) if that is earlier.
@@ -193,6 +204,7 @@ private:
     bool try_mode_;
     bool fencing_;
     bool waits_;
+    bool handoff_;
     bool cancelled_ = false;
     bool closed_ = false;
 };

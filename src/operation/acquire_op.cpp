@@ -1,6 +1,9 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "operation/acquire_op.hpp"
 
+#include <algorithm>
+#include <utility>
+
 #include <boost/asio/error.hpp>
 #include <boost/asio/post.hpp>
 
@@ -212,11 +215,21 @@ void acquire_op::execute(const acquire_action& a)
             st->keys = std::move(keys_);
             st->token.assign(token_view());
             st->valid_until = a.valid_until;
-            st->ttl = o_.ttl;
-            st->fences.assign(a.fences.begin(), a.fences.end());
-            st->masters = attempt_.take_diagnostics();
-            if (committing_)
-                merge_commit(st->masters, commit_.diagnostics());
+            if (handed_)
+            {
+                // Taken over (take_over): the keys keep the holder's TTL, and its masters'
+                // outcomes say where they stand.
+                st->ttl = handed_->ttl;
+                st->masters = handed_->masters;
+            }
+            else
+            {
+                st->ttl = o_.ttl;
+                st->fences.assign(a.fences.begin(), a.fences.end());
+                st->masters = attempt_.take_diagnostics();
+                if (committing_)
+                    merge_commit(st->masters, commit_.diagnostics());
+            }
             attempt_.stop();
             commit_.stop();
             complete({}, access::make(std::move(st)));
@@ -252,6 +265,30 @@ void acquire_op::on_invalidated(std::size_t master)
 void acquire_op::on_turn(bool taken_before)
 {
     drive(acquire_event::turn(clock::now(), taken_before));
+}
+
+bool acquire_op::take_over(const lock_state& from, std::chrono::steady_clock::time_point valid_until,
+                           std::span<char, token_source::token_chars> token)
+{
+    // Only a lock of this one key, between rounds (the machine declines during one).
+    if (done_ || !fsm_ || !keys_.empty() || from.key_span().size() != 1 || from.key != key_ || !from.fences.empty() ||
+        attempt_.active() || commit_.active() || release_.active())
+        return false;
+    auto keep = hold();
+    char fresh[token_source::token_chars];
+    c_->tokens.next(std::span<char, token_source::token_chars>(fresh));
+    std::copy(std::begin(fresh), std::end(fresh), token_);
+    handed_ = &from;
+    // The completion is posted (as during the initiation): the caller hands the keys over to
+    // the new token before the new holder can send anything with it.
+    const bool was_initiating = std::exchange(initiating_, true);
+    drive(acquire_event::handed(clock::now(), valid_until));
+    initiating_ = was_initiating;
+    handed_ = nullptr;
+    if (!done_)
+        return false;
+    std::copy(std::begin(fresh), std::end(fresh), token.begin());
+    return true;
 }
 
 void acquire_op::on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked)

@@ -78,6 +78,8 @@ private:
     void on_deadline() override;
     void on_invalidated(std::size_t master) override;
     void on_turn(bool taken_before) override;
+    bool take_over(const lock_state& from, std::chrono::steady_clock::time_point valid_until,
+                   std::span<char, token_source::token_chars> token) override;
     void on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked) override;
     /// Out of its resource's queue and the watchers (the next in the queue told its turn when
     /// `pass_turn`, and whether this one took the lock).
@@ -105,6 +107,7 @@ private:
     std::uint64_t watch_id_ = 0;
     std::vector<std::string> fenced_keys_;  // fencing only: the keys, then their fence counters
     diagnostic_list diagnostics_;  // of the last failed attempt
+    const lock_state* handed_ = nullptr;  // during take_over(): the lock offered
     std::string reason_;                          // of a failure that is not the masters' doing
     std::chrono::steady_clock::time_point started_{};  // for the acquired event's elapsed
     fsm_pump pump_;

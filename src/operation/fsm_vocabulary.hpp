@@ -56,6 +56,9 @@ struct fsm_event
         /// Master `master` says that a watched key changed (a client-tracking invalidation),
         /// or its connection dropped and the watch with it.
         invalidated,
+        /// A holder of this process releases the lock this acquisition waits for and offers it
+        /// instead (waiting_room::successor): the same key, valid until `until`.
+        handed,
     };
 
     kind type = kind::start;
@@ -75,6 +78,8 @@ struct fsm_event
     std::int64_t value = 0;
     /// watched: whether the master tracks the keys for us (an invalidation will come).
     bool tracked = false;
+    /// handed: the end of the offered lock's validity.
+    time_point until{};
 
     static fsm_event start(time_point now) noexcept { return {kind::start, now}; }
     static fsm_event reply(std::uint64_t round_id, std::size_t master, master_outcome o, time_point now,
@@ -103,6 +108,10 @@ struct fsm_event
     static fsm_event invalidated(std::size_t master, time_point now) noexcept
     {
         return {kind::invalidated, now, 0, master};
+    }
+    static fsm_event handed(time_point now, time_point valid_until) noexcept
+    {
+        return {.type = kind::handed, .now = now, .until = valid_until};
     }
     static fsm_event handed_off(std::uint64_t round_id, time_point now) noexcept
     {

@@ -51,6 +51,26 @@ const lua_script& release_script()
     return s;
 }
 
+const lua_script& handover_script()
+{
+    // PTTL then SET PX rather than SET KEEPTTL, which needs Redis 6. A script's time stands
+    // still in Redis 7, so the expiry is the same; before 7 it may move by the script's own
+    // run time, microseconds, inside the 2 ms the validity already leaves for drift.
+    static const lua_script s = make("if redis.call('get', KEYS[1]) ~= ARGV[1] then\n"
+                                     "    return 0\n"
+                                     "end\n"
+                                     "local ttl = redis.call('pttl', KEYS[1])\n"
+                                     "if ttl > 0 then\n"
+                                     "    redis.call('set', KEYS[1], ARGV[2], 'px', ttl)\n"
+                                     "elseif ttl == -1 then\n"
+                                     "    redis.call('set', KEYS[1], ARGV[2])\n"
+                                     "else\n"
+                                     "    return 0\n"
+                                     "end\n"
+                                     "return 1\n");
+    return s;
+}
+
 const lua_script& extend_script()
 {
     static const lua_script s = owner_guarded("redis.call('pexpire', KEYS[1], ARGV[2])");

@@ -18,6 +18,11 @@ struct lua_script
 /// ARGV[1]. Returns 1 when deleted, 0 otherwise.
 const lua_script& release_script();
 
+/// Compare-and-swap of the owner, for a hand-off within a process (lock_options::handoff):
+/// only while KEYS[1] holds ARGV[1], gives it ARGV[2] and leaves its expiry as it is. Returns
+/// 1 when handed over, 0 otherwise (nothing changed).
+const lua_script& handover_script();
+
 /// Compare-and-PEXPIRE: sets the TTL of KEYS[1] to ARGV[2] ms only while it holds ARGV[1].
 /// Returns 1 when extended, 0 otherwise; a missing key is never re-created.
 const lua_script& extend_script();

@@ -276,3 +276,114 @@ TEST_CASE_METHOD(masters_rig<5>, "wait: a long row of local hand-offs, some of w
         CHECK(co_await settled_keys(m) == 0);
     }, 30s);
 }
+
+namespace {
+
+// PEXPIRETIME of `key` on every master (Redis 7): when each copy expires, in Unix ms.
+std::vector<std::string> expiry_times(const local_masters& m, std::string_view key)
+{
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < m.size(); ++i)
+        out.push_back(m.command(i, {"PEXPIRETIME", key}));
+    return out;
+}
+
+// Whether every master's `key` holds `token`.
+bool everywhere(const local_masters& m, std::string_view key, std::string_view token)
+{
+    const auto expected = "$" + std::to_string(token.size()) + "\r\n" + std::string(token) + "\r\n";
+    for (std::size_t i = 0; i < m.size(); ++i)
+        if (m.command(i, {"GET", key}) != expected)
+            return false;
+    return true;
+}
+
+// Starts a waiting acquisition of `resource` that stores its outcome in `ec` and `l`, and lets
+// it reach its wait (refused by `holder`'s keys): it is next in line when the holder releases.
+asio::awaitable<void> waiter_behind(client& c, std::string resource, lock_options o, std::optional<error_code>& ec,
+                                    lock& l)
+{
+    c.async_lock(resource, o, [&](error_code e, lock got) {
+        l = std::move(got);
+        ec = e;
+    });
+    co_await sleep_for(100ms);
+    REQUIRE_FALSE(ec);  // still waiting: the holder's keys refuse it
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(masters_rig<5>,
+                 "wait: a holder hands its lock to the next waiter of its client: a new token on every master, "
+                 "the same expiry, and the holder's copy of the lock holds nothing",
+                 "[live][wait][handoff]")
+{
+    run([&]() -> asio::awaitable<void> {
+        lock first = co_await acquired(c, "w-hand", holder_options());
+        const auto expiry = expiry_times(m, "w-hand");
+        std::optional<error_code> ec;
+        lock next;
+        auto o = waiting(10000ms);
+        o.ttl = holder_ttl;
+        co_await waiter_behind(c, "w-hand", o, ec, next);
+
+        auto [uec] = co_await c.async_unlock(first, tuple_awaitable);
+        CHECK_FALSE(uec);
+        REQUIRE(co_await eventually([&] { return ec.has_value(); }, 5s));
+        INFO(next.describe());
+        REQUIRE_FALSE(*ec);
+        // Taken over, not taken anew: the holder's validity, a token of its own.
+        CHECK(next.valid_until() == first.valid_until());
+        CHECK(next.token() != first.token());
+        CHECK(next.token().size() == first.token().size());
+        CHECK(next.ttl() == first.ttl());
+        REQUIRE(co_await eventually([&] { return everywhere(m, "w-hand", next.token()); }, 2s));
+        CHECK(expiry_times(m, "w-hand") == expiry);  // the keys' expiry did not move
+
+        // The holder's lock is gone from the keys: it can neither release nor extend them.
+        auto [again] = co_await c.async_unlock(first, tuple_awaitable);
+        CHECK(again == error::lock_lost);
+        auto [xec, xl] = co_await c.async_extend(first, holder_ttl, tuple_awaitable);
+        CHECK(xec);
+        auto [cec, seen] = co_await c.async_check(first, tuple_awaitable);
+        CHECK_FALSE(cec);
+        CHECK(seen.holding == 0);
+        CHECK(everywhere(m, "w-hand", next.token()));
+
+        auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
+        CHECK_FALSE(nec);
+        CHECK(co_await settled_keys(m) == 0);
+    }, 20s);
+}
+
+TEST_CASE_METHOD(masters_rig<5>,
+                 "wait: no hand-off when the waiter declines it (handoff off) or less than half its ttl is left: it "
+                 "takes the lock anew after the release",
+                 "[live][wait][handoff]")
+{
+    const bool handoff_off = GENERATE(true, false);
+    run([&]() -> asio::awaitable<void> {
+        // Off: the same TTLs as a hand-off would take. On: the holder's 20 s are less than half
+        // of the waiter's 60 s.
+        lock first = co_await acquired(c, "w-anew", holder_options());
+        std::optional<error_code> ec;
+        lock next;
+        auto o = waiting(10000ms);
+        o.ttl = handoff_off ? holder_ttl : 3 * holder_ttl;
+        o.handoff = !handoff_off;
+        co_await waiter_behind(c, "w-anew", o, ec, next);
+
+        auto [uec] = co_await c.async_unlock(first, tuple_awaitable);
+        CHECK_FALSE(uec);
+        REQUIRE(co_await eventually([&] { return ec.has_value(); }, 5s));
+        INFO(next.describe());
+        REQUIRE_FALSE(*ec);
+        // Set anew after the release: a validity that starts later than the holder's.
+        CHECK(next.valid_until() > first.valid_until());
+        CHECK(next.ttl() == o.ttl);
+        CHECK(everywhere(m, "w-anew", next.token()));
+        auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
+        CHECK_FALSE(nec);
+        CHECK(co_await settled_keys(m) == 0);
+    }, 20s);
+}

@@ -274,3 +274,94 @@ TEST_CASE("acquire_fsm wait: a turn after the one before took the lock waits for
     CHECK(a.type == kind::send_attempt);
     CHECK(f.attempts() == 1);
 }
+
+TEST_CASE("acquire_fsm wait: a lock handed over by a holder of the process is taken between rounds, and only then",
+          "[acquire_fsm][wait][handoff]")
+{
+    // The holder's lock ends at 7 s: more than half of the 10 s TTL after 1 s, less after 3 s.
+    const auto offered_until = at(7000ms);
+    SECTION("queued behind the holder: taken at once, with the holder's validity")
+    {
+        acquire_fsm f(waiting_options(), n, seed, false);
+        REQUIRE(f.resume(acquire_event::queued(at(0ms))).type == kind::wait_until);
+        const auto a = f.resume(acquire_event::handed(at(1000ms), offered_until));
+        CHECK(a.type == kind::complete);
+        CHECK_FALSE(a.ec);
+        CHECK(a.valid_until == offered_until);
+        CHECK(f.done());
+        CHECK(f.attempts() == 0);
+    }
+    SECTION("waiting for the release after a refusal: taken")
+    {
+        acquire_fsm f(waiting_options(), n, seed, false);
+        first_watch(f);
+        const auto a = f.resume(acquire_event::handed(at(1000ms), offered_until));
+        CHECK(a.type == kind::complete);
+        CHECK(a.valid_until == offered_until);
+    }
+    SECTION("backing off after a failed attempt: taken")
+    {
+        acquire_fsm f(waiting_options(), n, seed, false);
+        const auto s = f.resume(acquire_event::start(at(0ms)));
+        // Every master fails: no holder refused it, so it backs off as without waiting.
+        acquire_action rel;
+        for (std::size_t m = 0; m < n && rel.type == kind::none; ++m)
+            rel = answer(f, s.round_id, m, master_outcome::failed, at(5ms));
+        REQUIRE(rel.type == kind::send_release);
+        acquire_action next;
+        for (std::size_t m = 0; m < n && next.type == kind::none; ++m)
+            next = answer(f, rel.round_id, m, granted, at(6ms));
+        REQUIRE(next.type == kind::wait_until);
+        CHECK(f.resume(acquire_event::handed(at(10ms), offered_until)).type == kind::complete);
+    }
+    SECTION("declined with less than half its TTL left: it goes on waiting")
+    {
+        acquire_fsm f(waiting_options(), n, seed, false);
+        REQUIRE(f.resume(acquire_event::queued(at(0ms))).type == kind::wait_until);
+        CHECK(f.resume(acquire_event::handed(at(2001ms), offered_until)).type == kind::none);
+        CHECK(f.resume(acquire_event::handed(at(2000ms), offered_until)).type == kind::complete);
+    }
+    SECTION("declined during an attempt, whose keys may be granted somewhere")
+    {
+        acquire_fsm f(waiting_options(), n, seed, false);
+        const auto s = f.resume(acquire_event::start(at(0ms)));
+        REQUIRE(s.type == kind::send_attempt);
+        CHECK(f.resume(acquire_event::handed(at(1ms), offered_until)).type == kind::none);
+        CHECK_FALSE(f.done());
+        // The attempt goes on as before: refused by three, it watches.
+        CHECK(refused_by_three(f, s.round_id, at(5ms)).type == kind::send_watch);
+    }
+    SECTION("declined once the wait is over")
+    {
+        auto o = waiting_options();
+        o.wait = 500ms;
+        acquire_fsm f(o, n, seed, false);
+        REQUIRE(f.resume(acquire_event::queued(at(0ms))).type == kind::wait_until);
+        CHECK(f.resume(acquire_event::handed(at(500ms), offered_until)).type == kind::none);
+    }
+}
+
+TEST_CASE("acquire_fsm wait: a fenced lock, one with handoff off, and a try never take a lock handed over",
+          "[acquire_fsm][wait][handoff]")
+{
+    auto fenced = waiting_options();
+    fenced.fencing = true;
+    auto off = waiting_options();
+    off.handoff = false;
+    for (const auto& [o, name] : {std::pair{fenced, "fenced"}, std::pair{off, "handoff off"}})
+    {
+        INFO(name);
+        acquire_fsm f(o, n, seed, false);
+        REQUIRE(f.resume(acquire_event::queued(at(0ms))).type == kind::wait_until);
+        CHECK(f.resume(acquire_event::handed(at(1ms), at(9000ms))).type == kind::none);
+        CHECK_FALSE(f.done());
+    }
+    acquire_fsm t(waiting_options(), n, seed, true);
+    const auto s = t.resume(acquire_event::start(at(0ms)));
+    REQUIRE(s.type == kind::send_attempt);
+    acquire_action rel;
+    for (std::size_t m = 0; m < n && rel.type == kind::none; ++m)
+        rel = answer(t, s.round_id, m, held, at(1ms));
+    REQUIRE(rel.type == kind::send_release);
+    CHECK(t.resume(acquire_event::handed(at(2ms), at(9000ms))).type == kind::none);
+}

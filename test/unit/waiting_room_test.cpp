@@ -8,6 +8,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -27,6 +28,11 @@ class counting_listener final : public release_listener
 public:
     void on_invalidated(std::size_t master) override { ++heard.at(master); }
     void on_turn(bool) override { ++turns; }
+    bool take_over(const redlock::detail::lock_state&, std::chrono::steady_clock::time_point,
+                   std::span<char, redlock::detail::token_source::token_chars>) override
+    {
+        return false;
+    }
     std::shared_ptr<void> hold() override { return {}; }
 
     std::size_t total() const
@@ -166,4 +172,32 @@ TEST_CASE("waiting_room: a yielded notice names only the masters the release wen
     r.room.notify_released(some, r.keys);
     r.io.poll();
     CHECK(r.waiter.heard == std::vector<std::size_t>{waiting_room::yield_every, 0, waiting_room::yield_every});
+}
+
+TEST_CASE("waiting_room: the successor is the first in the resource's queue, except at a row's yield")
+{
+    rig r;
+    counting_listener second;
+    CHECK(r.room.successor("k") == nullptr);  // nobody waits
+    CHECK(r.room.enqueue("k", &r.waiter));
+    CHECK_FALSE(r.room.enqueue("k", &second));
+    r.room.watch(r.keys, &r.waiter);
+    r.room.watch(r.keys, &second);
+    CHECK(r.room.successor("other") == nullptr);
+    // Hand-offs count in the row of local hand-offs as the released_here ones do: the
+    // yield_every-th of the row finds no successor, and its release yields.
+    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
+    {
+        REQUIRE(r.room.successor("k") == &r.waiter);
+        r.room.handed_over("k");
+    }
+    CHECK(r.room.successor("k") == nullptr);
+    const auto [yielded, told] = r.release();
+    CHECK(yielded);
+    CHECK(told == 0);
+    // A new row: the first in line is offered the lock again; then the second, once the first
+    // left the queue (it took the lock), and it is told its turn.
+    CHECK(r.room.successor("k") == &r.waiter);
+    CHECK(r.room.leave("k", &r.waiter) == &second);
+    CHECK(r.room.successor("k") == &second);
 }
