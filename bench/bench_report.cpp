@@ -187,6 +187,8 @@ std::string to_json(const result& r)
         o["fencing"] = {{"checked", r.fences_checked}, {"violations", r.fence_violations}};
     if (t.handoff.count())
         o["handoff_us"] = json_latency(t.handoff);
+    if (t.held.count())
+        o["held_us"] = json_latency(t.held);
     const auto f = fairness::of(r.per_worker);
     o["fairness"] = {{"min", f.min},
                      {"mean", figure(f.mean)},
@@ -332,6 +334,8 @@ void print_summary(const result& r)
         row("failed attempt", t.failed_attempt);
     if (t.handoff.count())
         row("hand-off", t.handoff);
+    if (t.held.count())
+        row("held", t.held);
     for (const auto& [m, n] : r.other_errors)
         std::printf("  other error: %s (%s)\n", m.c_str(), commas(n).c_str());
     if (!r.counts_ok)

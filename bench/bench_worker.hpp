@@ -79,6 +79,7 @@ struct alignas(64) thread_stats
     counter release_failed[release_kinds];
     recorder acquire, release, failed_attempt;
     recorder handoff;  // resources shared by workers: a release's start to the next acquisition
+    recorder held;     // --hold: from the acquisition's completion to the release's start (the timer's lateness included)
     // Every phase, for the progress line.
     counter all_cycles, all_failed;
     recorder all_acquire;
@@ -196,6 +197,7 @@ private:
         if (rs_.last_fence)
             rs_.check_fence(index_, l.fencing_token());
         held_ = std::move(l);
+        t1_ = t1;
         if (rs_.hold.count() > 0)
         {
             timer_.expires_after(rs_.hold);
@@ -210,6 +212,8 @@ private:
     void release()
     {
         t2_ = clk::now();
+        if (measured_ && rs_.hold.count() > 0)
+            tls_stats->held.add(t2_ - t1_);
         if (rs_.released_at)
             rs_.released_at[index_].store(t2_.time_since_epoch().count(), std::memory_order_release);
         rs_.client.async_unlock(held_, [this](redlock::error_code ec) { on_released(ec); });
@@ -244,7 +248,7 @@ private:
     std::size_t index_;  // of the resource
     asio::steady_timer timer_;
     redlock::lock held_;
-    clk::time_point t0_{}, t2_{};
+    clk::time_point t0_{}, t1_{}, t2_{};
     counter acquired_;
     bool measured_ = false;
 };
@@ -256,7 +260,7 @@ struct totals
     std::uint64_t failed[fail_kinds]{};
     std::uint64_t release_failed[release_kinds]{};
     std::uint64_t all_cycles = 0, all_failed = 0;
-    histogram_data acquire, release, failed_attempt, all_acquire, handoff;
+    histogram_data acquire, release, failed_attempt, all_acquire, handoff, held;
 
     std::uint64_t failed_sum() const
     {
@@ -294,6 +298,7 @@ inline std::unique_ptr<totals> gather(const std::vector<std::unique_ptr<thread_s
         s->failed_attempt.snapshot_into(t->failed_attempt);
         s->all_acquire.snapshot_into(t->all_acquire);
         s->handoff.snapshot_into(t->handoff);
+        s->held.snapshot_into(t->held);
     }
     return t;
 }
