@@ -93,7 +93,7 @@ public:
             return {};
         if (valid_until_ == base_->valid_until)
             return access::make(base_);
-        auto st = std::make_shared<lock_state>(*base_);
+        auto st = lock_state::derive(base_);
         st->valid_until = valid_until_;
         st->ttl = ttl();
         return access::make(std::move(st));
@@ -181,7 +181,7 @@ private:
             c_->deadlines.cancel(*this);
             ext_.stop();
             rel_id_ = a.round_id;
-            rel_.start_release(*c_, *base_, valid_until_, a.deadline - a.at, this, a.deadline, a.at);
+            rel_.start_release(*c_, *base_, a.deadline - a.at, this, a.deadline, a.at);
             return;
         case fsm_action::kind::complete:
             c_->deadlines.cancel(*this);
@@ -205,6 +205,7 @@ private:
             valid_until_ = n.valid_until;
             extensions_ = n.extensions;
         }
+            base_->claim().valid_until = n.valid_until;
             if (c_->observed())
                 c_->report(event_kind::extended, base_->resource);
             return;
@@ -213,6 +214,7 @@ private:
                 c_->report(event_kind::extend_failed, base_->resource, n.ec);
             return;
         case hold_notice::kind::lost:
+            base_->claim().over = true;  // never handed over now
             if (c_->observed())
                 c_->report(event_kind::lost, base_->resource, n.ec);
             set_status(n.ec);

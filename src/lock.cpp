@@ -105,6 +105,7 @@ std::shared_ptr<detail::lock_state> state_from_parts(const std::string& prefix, 
     if (ttl.count() <= 0)
         fail("the TTL must be positive");
     auto st = std::make_shared<detail::lock_state>();
+    st->claim().offerable = false;  // its keys may be anyone's claim: never handed over
     for (std::size_t i = 0; i < resources.size(); ++i)
     {
         if (resources[i].empty())

@@ -89,9 +89,9 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
         return;
     case round::kind::hand_over:
     {
+        // Always EVAL (see round::send).
         static const auto by_body = resp::encode_bulks("EVAL", handover_script().body, "1");
-        static const auto by_sha1 = resp::encode_bulks("EVALSHA", handover_script().sha1, "1");
-        resp::append_command(out, eval ? by_body : by_sha1, keys[0], token, next);
+        resp::append_command(out, by_body, keys[0], token, next);
         return;
     }
     case round::kind::extend:
@@ -152,7 +152,7 @@ unsigned script_for(round::kind k, std::size_t keys)
     case round::kind::commit_fence: return 3;
     case round::kind::extend: return multi ? 6u : 5u;
     case round::kind::check: return 7;
-    case round::kind::hand_over: return 8;
+    case round::kind::hand_over: return no_script;  // see send()
     }
     return no_script;
 }
@@ -163,16 +163,21 @@ static_assert(16384 + 1 < (fallback_bit >> 16), "a part's tag would overflow");
 
 }  // namespace
 
-void round::start_release(client_impl& c, const lock_state& held, time_point valid_until,
-                          std::chrono::steady_clock::duration timeout, round_listener* l, time_point latest,
-                          time_point at)
+void round::start_release(client_impl& c, const lock_state& held, std::chrono::steady_clock::duration timeout,
+                          round_listener* l, time_point latest, time_point at)
 {
     // The next waiter of this client, if it takes the lock, gets it at once: the keys stay,
     // and each master gives them its token. Everything the waiter sends afterwards goes behind
     // the hand-over on each connection, and a copy of our lock used later finds its token gone.
-    if (c.waiting.wants_releases() && held.keys.empty() && held.fences.empty())
+    // Only a claim still live is offered, with the validity last proven for it: a second
+    // release of the lock (a copy), one after a failed extension or a lost hold, releases.
+    auto& claim = held.claim();
+    const bool live = !claim.over && claim.offerable;
+    claim.over = true;
+    if (live && c.waiting.wants_releases() && held.keys.empty() && held.fences.empty())
         if (auto* next = c.waiting.successor(held.key);
-            next && next->take_over(held, valid_until, std::span<char, token_source::token_chars>(successor_)))
+            next &&
+            next->take_over(held, claim.valid_until, std::span<char, token_source::token_chars>(successor_)))
         {
             c.waiting.handed_over(held.key);
             return start(c, kind::hand_over, held.key_span(), held.token, 0, timeout, l, nullptr, latest, at);
@@ -343,8 +348,11 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
                           [&](std::string& out, bool eval) { encode(out, k_, eval, keys_, token_, arg_, fences_, successor_token()); },
                           pm.ticket, mode_of(k_)));
     }
-    // An acquisition over several keys and an extension go as EVAL (see encode()).
-    if (k_ == kind::extend || k_ == kind::acquire)
+    // An acquisition over several keys and an extension go as EVAL (see encode()). So does a
+    // hand-over: the body sent again after a NOSCRIPT (or behind a silent EVALSHA at the
+    // deadline) would run after what the new holder sent meanwhile, and could give the key its
+    // token after its release.
+    if (k_ == kind::extend || k_ == kind::acquire || k_ == kind::hand_over)
         fallback = true;
     // A release (and a fenced acquisition's round) goes as EVAL to a connection that has not
     // seen its script run yet (the first after connecting, or after a NOSCRIPT): it caches the
@@ -391,8 +399,7 @@ bool round::runs_without_us() const noexcept
         if (!conn.written(m_[i].ticket))
             return false;
         // An EVALSHA that may meet NOSCRIPT needs us to send the body.
-        if ((k_ == kind::release || k_ == kind::hand_over) && !m_[i].fallback &&
-            !conn.scripts.known(script_id(), conn.generation()))
+        if (k_ == kind::release && !m_[i].fallback && !conn.scripts.known(script_id(), conn.generation()))
             return false;
     }
     return true;
@@ -623,7 +630,7 @@ void round::on_deadline()
         auto& conn = c_->masters[i];
         abandon_master(i);
         m_[i].outstanding = false;
-        if ((k_ == kind::release || k_ == kind::hand_over) && !m_[i].fallback)
+        if (k_ == kind::release && !m_[i].fallback)
         {
             // The EVALSHA will still run when the master gets to it, but a NOSCRIPT reply would
             // now reach no one. An EVAL queued behind it covers that case; when the EVALSHA did

@@ -97,13 +97,13 @@ public:
                const quorum_tracker* previous = nullptr, time_point latest = time_point::max(),
                time_point at = time_point{});
 
-    /// @brief The release of a held lock, valid until `valid_until` (async_unlock, a hold's
-    /// release): a release round, or, when the next waiter of this client for its key takes
-    /// the lock over (waiting_room::successor, lock_options::handoff), a hand_over round to
-    /// the waiter's token. `held` must stay valid while the round is active.
-    void start_release(client_impl& c, const lock_state& held, time_point valid_until,
-                       std::chrono::steady_clock::duration timeout, round_listener* l,
-                       time_point latest = time_point::max(), time_point at = time_point{});
+    /// @brief The release of a held lock (async_unlock, a hold's release): a release round,
+    /// or, when the lock's claim is live (lock_state::claim) and the next waiter of this
+    /// client for its key takes the lock over (waiting_room::successor,
+    /// lock_options::handoff), a hand_over round to the waiter's token. Ends the claim either
+    /// way. `held` must stay valid while the round is active.
+    void start_release(client_impl& c, const lock_state& held, std::chrono::steady_clock::duration timeout,
+                       round_listener* l, time_point latest = time_point::max(), time_point at = time_point{});
 
     round() = default;
     round(const round&) = delete;
@@ -162,7 +162,7 @@ private:
     // reply is not an array of per_master_ non-negative integers.
     bool read_counters(std::size_t i, std::span<const resp::node_view> nodes);
     // The script a round runs as EVALSHA where the connection has seen it (script_cache ids):
-    // a release (single- or multi-key) or hand-over, and both rounds of a fenced acquisition. The others
+    // a release (single- or multi-key), and both rounds of a fenced acquisition. The others
     // always go as EVAL (see round.cpp) or are no script.
     static constexpr unsigned no_cached_script = 32;
     unsigned script_id() const noexcept
@@ -172,7 +172,6 @@ private:
         case kind::release: return keys_.size() > 1 ? 1u : 0u;
         case kind::acquire_fenced: return 2;
         case kind::commit_fence: return 3;
-        case kind::hand_over: return 8;
         default: return no_cached_script;
         }
     }

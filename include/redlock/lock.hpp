@@ -77,7 +77,9 @@ public:
     /// client::lock_from_parts and not extended since.
     clock::time_point valid_until() const noexcept;
 
-    /// The TTL the keys were last set (or extended) with.
+    /// The TTL the keys were last set (or extended) with. A lock taken over from a holder of
+    /// the same client (lock_options::handoff) gives the TTL its acquisition asked for, which
+    /// extensions use; its keys keep the holder's expiry until the first.
     std::chrono::milliseconds ttl() const noexcept;
 
     /// The fencing token of a lock taken with lock_options::fencing: at least 1, and larger

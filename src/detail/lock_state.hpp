@@ -33,6 +33,18 @@ private:
     boost::container::small_vector<char, 40> chars_;
 };
 
+/// What this client knows of a held lock's keys, shared by every copy of the lock and by the
+/// locks derived from it (an extension's, a hold's): whether the claim has ended (a release
+/// or hand-over began, an extension failed, a hold was lost) and until when it was last
+/// proven. Touched on the client's strand only. A lock is handed over (round::start_release)
+/// only while its claim is live, with the claim's validity, never with a copy's.
+struct claim_state
+{
+    std::chrono::steady_clock::time_point valid_until{};
+    bool over = false;
+    bool offerable = true;  ///< false: rebuilt by lock_from_parts, never handed over
+};
+
 /// The immutable state shared by the copies of a lock. Opaque to users: the public header
 /// only names it, so that what a lock holds can change without touching the API.
 struct lock_state
@@ -47,6 +59,17 @@ struct lock_state
     std::vector<std::string> resources;  ///< Multi-resource locks only: every resource.
     std::vector<std::string> keys;       ///< Multi-resource locks only: every key.
     std::string reason;                  ///< Why the operation failed, when not a master's doing.
+
+    /// The claim of the lock this state belongs to (see claim_state): its own, or that of the
+    /// state it was derived from (derive()).
+    claim_state& claim() const noexcept { return origin ? origin->own_claim : own_claim; }
+    /// A copy to change (a new validity, a reason) that shares this state's claim.
+    static std::shared_ptr<lock_state> derive(const std::shared_ptr<const lock_state>& from)
+    {
+        auto st = std::make_shared<lock_state>(*from);
+        st->origin = from->origin ? from->origin : from;
+        return st;
+    }
 
     std::span<const std::string> key_span() const noexcept
     {
@@ -66,6 +89,10 @@ struct lock_state
         st->reason = std::move(why);
         return st;
     }
+
+private:
+    mutable claim_state own_claim;
+    std::shared_ptr<const lock_state> origin;  // derived states: the first state of the claim
 };
 
 /// Each master's outcome on one line (" [0] granted 120us [1] error (...) 3us"), as

@@ -215,11 +215,13 @@ void acquire_op::execute(const acquire_action& a)
             st->keys = std::move(keys_);
             st->token.assign(token_view());
             st->valid_until = a.valid_until;
+            st->claim().valid_until = a.valid_until;
             if (handed_)
             {
-                // Taken over (take_over): the keys keep the holder's TTL, and its masters'
-                // outcomes say where they stand.
-                st->ttl = handed_->ttl;
+                // Taken over (take_over): the holder's masters' outcomes say where the keys
+                // stand. The TTL is the one asked for, which extensions use; the keys keep the
+                // holder's expiry until then.
+                st->ttl = o_.ttl;
                 st->masters = handed_->masters;
             }
             else
@@ -270,9 +272,11 @@ void acquire_op::on_turn(bool taken_before)
 bool acquire_op::take_over(const lock_state& from, std::chrono::steady_clock::time_point valid_until,
                            std::span<char, token_source::token_chars> token)
 {
-    // Only a lock of this one key, between rounds (the machine declines during one).
-    if (done_ || !fsm_ || !keys_.empty() || from.key_span().size() != 1 || from.key != key_ || !from.fences.empty() ||
-        attempt_.active() || commit_.active() || release_.active())
+    // Only a lock of this one key, between rounds (the machine declines during one), and not
+    // while the machine is being driven (an event would be queued, and its outcome come late).
+    if (done_ || !fsm_ || pump_.driving() || !o_.handoff || o_.fencing || !keys_.empty() ||
+        from.key_span().size() != 1 || from.key != key_ || !from.fences.empty() || attempt_.active() ||
+        commit_.active() || release_.active())
         return false;
     auto keep = hold();
     char fresh[token_source::token_chars];

@@ -36,7 +36,7 @@ public:
         if (vec)
         {
             // The lock is left as it was; the returned copy says why nothing was done.
-            auto why_st = std::make_shared<lock_state>(*state());
+            auto why_st = lock_state::derive(state());
             why_st->reason = "the new TTL is refused: " + why;
             return answer(error::invalid_argument, access::make(std::move(why_st)));
         }
@@ -71,6 +71,7 @@ private:
                           nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:
+            st->claim().over = true;  // the extension failed: its keys are being deleted
             release_id_ = a.round_id;
             diagnostics_ = extend_.diagnostics();
             extend_.stop();
@@ -85,9 +86,13 @@ private:
             if (a.ec == asio::error::operation_aborted)
                 return answer(a.ec, l_);  // cancelled: the lock is left as it was
             if (a.ec)
-                return answer(a.ec, access::make(st->unheld(std::move(diagnostics_))));
             {
-                auto ns = std::make_shared<lock_state>(*st);
+                st->claim().over = true;
+                return answer(a.ec, access::make(st->unheld(std::move(diagnostics_))));
+            }
+            {
+                st->claim().valid_until = a.valid_until;  // the latest proof, shorter or not
+                auto ns = lock_state::derive(st);
                 ns->valid_until = a.valid_until;
                 ns->ttl = ttl_;
                 ns->masters = extend_.take_diagnostics();
@@ -103,7 +108,7 @@ private:
         if (ec == error::invalid_argument)
         {
             // The lock is left as it was; the returned copy says why nothing was done.
-            auto why_st = state() ? std::make_shared<lock_state>(*state()) : std::make_shared<lock_state>();
+            auto why_st = state() ? lock_state::derive(state()) : std::make_shared<lock_state>();
             why_st->reason = "the lock was never acquired (no token)";
             return answer(ec, access::make(std::move(why_st)));
         }

@@ -23,6 +23,9 @@ using fsm_events = boost::container::small_vector<fsm_event, 12>;
 class fsm_pump
 {
 public:
+    /// Whether drive() is under way (an event given now would be queued).
+    bool driving() const noexcept { return driving_; }
+
     /// Gives `events` to `machine` in order and `execute`s the action each returns, then any
     /// events queued meanwhile. The caller keeps itself alive across the call (an action may
     /// complete it).

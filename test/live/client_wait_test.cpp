@@ -243,11 +243,15 @@ TEST_CASE_METHOD(masters_rig<5>, "wait: a long row of local hand-offs, some of w
     // More waiters than two yields' worth (waiting_room::yield_every): the yielded hand-offs
     // wake their waiter when the release is decided, the others at once. Each holds its lock
     // with a TTL longer than the waits, so a lost wake-up would end a wait with contended.
+    // With hand-offs (the keys keep a TTL of 20 s: every waiter takes its predecessor's lock,
+    // but for the yields) and without (each release then SET NX).
+    const bool handoff = GENERATE(true, false);
     run([&]() -> asio::awaitable<void> {
         lock first = co_await acquired(c, "w-row", holder_options());
         constexpr int waiters = 2 * static_cast<int>(detail::waiting_room::yield_every) + 2;
         auto o = waiting(15000ms);
         o.ttl = holder_ttl;
+        o.handoff = handoff;
         std::vector<int> order;
         int finished = 0;
         for (int k = 0; k < waiters; ++k)
@@ -284,7 +288,10 @@ std::vector<std::string> expiry_times(const local_masters& m, std::string_view k
 {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < m.size(); ++i)
+    {
         out.push_back(m.command(i, {"PEXPIRETIME", key}));
+        REQUIRE(out.back().starts_with(":1"));  // a time, not an error or -1/-2
+    }
     return out;
 }
 
@@ -386,4 +393,53 @@ TEST_CASE_METHOD(masters_rig<5>,
         CHECK_FALSE(nec);
         CHECK(co_await settled_keys(m) == 0);
     }, 20s);
+}
+
+TEST_CASE_METHOD(masters_rig<5>,
+                 "wait: a lock no longer held is never handed over: a second release of the holder's copy, or a "
+                 "release after its extension failed, releases, and the next waiter goes on waiting",
+                 "[live][wait][handoff]")
+{
+    run([&]() -> asio::awaitable<void> {
+        auto o = waiting(15000ms);
+        o.ttl = holder_ttl;
+        lock first = co_await acquired(c, "w-dead", holder_options());
+        std::optional<error_code> ec1, ec2;
+        lock l1, l2;
+        co_await waiter_behind(c, "w-dead", o, ec1, l1);
+        co_await waiter_behind(c, "w-dead", o, ec2, l2);
+
+        // Handed to the first waiter. The holder's copy released again: the keys hold the
+        // first waiter's token, and the second waiter must not be handed anything.
+        auto [uec] = co_await c.async_unlock(first, tuple_awaitable);
+        CHECK_FALSE(uec);
+        REQUIRE(co_await eventually([&] { return ec1.has_value(); }, 5s));
+        REQUIRE_FALSE(*ec1);
+        auto [again] = co_await c.async_unlock(first, tuple_awaitable);
+        CHECK(again == error::lock_lost);
+        CHECK_FALSE(ec2.has_value());  // a hand-off's completion would have run before this answer
+        CHECK(everywhere(m, "w-dead", l1.token()));
+
+        // The first waiter's keys taken over by hand on a majority: its extension fails (lock_lost),
+        // and its release afterwards finds a dead claim: the second waiter keeps waiting.
+        for (std::size_t i = 0; i < 3; ++i)
+            REQUIRE(m.command(i, {"SET", "w-dead", "someone-else", "XX"}) == "+OK\r\n");
+        auto [xec, xl] = co_await c.async_extend(l1, holder_ttl, tuple_awaitable);
+        CHECK(xec == error::lock_lost);
+        auto [rec] = co_await c.async_unlock(l1, tuple_awaitable);
+        CHECK(rec == error::lock_lost);
+        CHECK_FALSE(ec2.has_value());
+
+        // Once the keys are gone, the second waiter takes the lock anew.
+        for (std::size_t i = 0; i < 3; ++i)
+            CHECK(m.command(i, {"DEL", "w-dead"}) == ":1\r\n");
+        REQUIRE(co_await eventually([&] { return ec2.has_value(); }, 5s));
+        INFO(l2.describe());
+        REQUIRE_FALSE(*ec2);
+        CHECK(l2.valid_until() > l1.valid_until());
+        CHECK(everywhere(m, "w-dead", l2.token()));
+        auto [nec] = co_await c.async_unlock(l2, tuple_awaitable);
+        CHECK_FALSE(nec);
+        CHECK(co_await settled_keys(m) == 0);
+    }, 30s);
 }
