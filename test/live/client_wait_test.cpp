@@ -443,3 +443,34 @@ TEST_CASE_METHOD(masters_rig<5>,
         CHECK(co_await settled_keys(m) == 0);
     }, 30s);
 }
+
+TEST_CASE_METHOD(masters_rig<5>, "wait: a lock held by async_with_lock is handed to the next waiter when the work ends",
+                 "[live][wait][handoff]")
+{
+    run([&]() -> asio::awaitable<void> {
+        auto o = waiting(10000ms);
+        o.ttl = holder_ttl;
+        std::optional<error_code> ec;
+        lock next;
+        lock held;  // the work's lock
+        std::vector<std::string> expiry;
+        auto work = [&](lock l) -> asio::awaitable<void> {
+            held = l;
+            expiry = expiry_times(m, "w-held");
+            co_await waiter_behind(c, "w-held", o, ec, next);
+        };
+        // A TTL of 20 s: the hold does not extend within the work's 100 ms.
+        const error_code wec = co_await c.async_with_lock("w-held", holder_options(), {}, work);
+        CHECK_FALSE(wec);
+        REQUIRE(co_await eventually([&] { return ec.has_value(); }, 5s));
+        INFO(next.describe());
+        REQUIRE_FALSE(*ec);
+        CHECK(next.valid_until() == held.valid_until());
+        CHECK(next.token() != held.token());
+        REQUIRE(co_await eventually([&] { return everywhere(m, "w-held", next.token()); }, 2s));
+        CHECK(expiry_times(m, "w-held") == expiry);
+        auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
+        CHECK_FALSE(nec);
+        CHECK(co_await settled_keys(m) == 0);
+    }, 20s);
+}
