@@ -74,7 +74,12 @@ TEST_CASE("fuzz checks: the checks catch what they are meant to catch", "[fuzz]"
     using redlock::fuzz::check_uri_input;
     // A valid URI with a password, in mode 1: scheme 0 (redis://), user length 0, the password
     // taking 7 bytes, then the rest.
-    const std::string in = std::string("\x01\x00\x00\x07", 4) + "s3cr\xc3\xa9t" + "127.0.0.1:6379/2";
+    // (One literal: GCC 12 sees a false -Warray-bounds in std::string's operator+ when <string>
+    // comes from the precompiled header, which does not keep that warning inside <string>.)
+    constexpr char raw[] = "\x01\x00\x00\x07"
+                           "s3cr\xc3\xa9t"
+                           "127.0.0.1:6379/2";
+    const std::string in(raw, sizeof raw - 1);
     CHECK(check_uri_input(reinterpret_cast<const std::uint8_t*>(in.data()), in.size()) == "");
 
     // The RESP checks accept a few typical streams.
