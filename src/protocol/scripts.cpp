@@ -53,19 +53,23 @@ const lua_script& release_script()
 
 const lua_script& handover_script()
 {
-    // PTTL then SET PX rather than SET KEEPTTL, which needs Redis 6. A script's time stands
-    // still in Redis 7, so the expiry is the same; before 7 it may move by the script's own
-    // run time, microseconds, inside the 2 ms the validity already leaves for drift.
+    // SET KEEPTTL (Redis 6) keeps the expiry to the millisecond. Before Redis 6 it is an error,
+    // and PTTL then SET PX stands in: the expiry may then move later by the script's own run
+    // time (the clock can cross a millisecond between the two calls; seen at +1 ms), never
+    // earlier, inside the 2 ms the validity already leaves for drift.
     static const lua_script s = make("if redis.call('get', KEYS[1]) ~= ARGV[1] then\n"
                                      "    return 0\n"
                                      "end\n"
-                                     "local ttl = redis.call('pttl', KEYS[1])\n"
-                                     "if ttl > 0 then\n"
-                                     "    redis.call('set', KEYS[1], ARGV[2], 'px', ttl)\n"
-                                     "elseif ttl == -1 then\n"
-                                     "    redis.call('set', KEYS[1], ARGV[2])\n"
-                                     "else\n"
-                                     "    return 0\n"
+                                     "local kept = redis.pcall('set', KEYS[1], ARGV[2], 'keepttl')\n"
+                                     "if type(kept) == 'table' and kept.err then\n"
+                                     "    local ttl = redis.call('pttl', KEYS[1])\n"
+                                     "    if ttl > 0 then\n"
+                                     "        redis.call('set', KEYS[1], ARGV[2], 'px', ttl)\n"
+                                     "    elseif ttl == -1 then\n"
+                                     "        redis.call('set', KEYS[1], ARGV[2])\n"
+                                     "    else\n"
+                                     "        return 0\n"
+                                     "    end\n"
                                      "end\n"
                                      "return 1\n");
     return s;
