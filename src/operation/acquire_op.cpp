@@ -216,17 +216,16 @@ void acquire_op::execute(const acquire_action& a)
             st->token.assign(token_view());
             st->valid_until = a.valid_until;
             st->claim().valid_until = a.valid_until;
+            // Taken over too, the TTL is the one asked for, which extensions use (the keys keep
+            // the holder's expiry until then).
+            st->ttl = o_.ttl;
             if (handed_)
             {
-                // Taken over (take_over): the holder's masters' outcomes say where the keys
-                // stand. The TTL is the one asked for, which extensions use; the keys keep the
-                // holder's expiry until then.
-                st->ttl = o_.ttl;
+                // Taken over (take_over): the holder's masters' outcomes say where the keys stand.
                 st->masters = handed_->masters;
             }
             else
             {
-                st->ttl = o_.ttl;
                 st->fences.assign(a.fences.begin(), a.fences.end());
                 st->masters = attempt_.take_diagnostics();
                 if (committing_)
@@ -279,9 +278,9 @@ bool acquire_op::take_over(const lock_state& from, std::chrono::steady_clock::ti
         commit_.active() || release_.active())
         return false;
     auto keep = hold();
-    char fresh[token_source::token_chars];
-    c_->tokens.next(std::span<char, token_source::token_chars>(fresh));
-    std::copy(std::begin(fresh), std::end(fresh), token_);
+    // No round uses the token between rounds: the offer's goes there, and a declined one is
+    // replaced by the next attempt's.
+    c_->tokens.next(std::span<char, token_source::token_chars>(token_));
     handed_ = &from;
     // The completion is posted (as during the initiation): the caller hands the keys over to
     // the new token before the new holder can send anything with it.
@@ -291,7 +290,7 @@ bool acquire_op::take_over(const lock_state& from, std::chrono::steady_clock::ti
     handed_ = nullptr;
     if (!done_)
         return false;
-    std::copy(std::begin(fresh), std::end(fresh), token.begin());
+    std::copy(std::begin(token_), std::end(token_), token.begin());
     return true;
 }
 
