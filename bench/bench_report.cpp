@@ -136,6 +136,15 @@ std::optional<double> per_cycle(const std::optional<double>& us, std::uint64_t c
 
 }  // namespace
 
+std::optional<result::ceiling_figures> result::ceiling() const
+{
+    const auto& c = cfg;
+    if (c.hold.count() <= 0 || c.resources == 0 || c.resources >= c.workers || !t->held.count() || t->held.mean_us() <= 0)
+        return std::nullopt;
+    const auto r = static_cast<double>(c.resources);
+    return ceiling_figures{r * 1000.0 / static_cast<double>(c.hold.count()), r * 1e6 / t->held.mean_us()};
+}
+
 std::string to_json(const result& r)
 {
     const auto& t = *r.t;
@@ -189,6 +198,11 @@ std::string to_json(const result& r)
         o["handoff_us"] = json_latency(t.handoff);
     if (t.held.count())
         o["held_us"] = json_latency(t.held);
+    if (const auto ceil = r.ceiling())
+        o["ceiling"] = {{"cycles_per_s_per_hold", figure(ceil->per_hold)},
+                        {"cycles_per_s_per_held", figure(ceil->per_held)},
+                        {"share_of_per_hold", figure(r.cycles_per_s() / ceil->per_hold)},
+                        {"share_of_per_held", figure(r.cycles_per_s() / ceil->per_held)}};
     const auto f = fairness::of(r.per_worker);
     o["fairness"] = {{"min", f.min},
                      {"mean", figure(f.mean)},
@@ -320,6 +334,10 @@ void print_summary(const result& r)
         std::printf("  %-22s %14s   min %s, max %s per worker; Jain's index %.3f\n", "acquisitions, mean",
                     with_commas(f.mean, 1).c_str(), commas(f.min).c_str(), commas(f.max).c_str(), f.jain);
     }
+    if (const auto ceil = r.ceiling())
+        std::printf("  %-22s %14s   %.1f%% of it; R / mean held %s, %.1f%% of that\n", "R / hold",
+                    with_commas(ceil->per_hold).c_str(), 100 * r.cycles_per_s() / ceil->per_hold,
+                    with_commas(ceil->per_held).c_str(), 100 * r.cycles_per_s() / ceil->per_held);
     std::printf("  %-22s %10s KiB\n\n", "peak RSS", commas(r.rss_kib).c_str());
     std::printf("  %-16s %10s %10s %10s %10s %10s %10s %12s\n", "latency (us)", "p50", "p90", "p99", "p99.9", "max",
                 "mean", "samples");

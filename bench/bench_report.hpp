@@ -68,6 +68,16 @@ struct result
     /// The replicas' part of masters_cpu_us; nullopt as there, or when no replica was spawned.
     std::optional<double> replicas_cpu_us() const;
     std::optional<double> replicas_cpu_per_cycle() const;
+    /// @brief With contention (fewer resources than workers) and a hold: the cycles/s the
+    /// resources allow, R / hold, and R / mean held, the same with the hold as the workers saw
+    /// it (their timers' lateness included, in this run): what a lock that hands a resource
+    /// over in no time would reach here. nullopt without contention or without a hold.
+    struct ceiling_figures
+    {
+        double per_hold = 0;
+        double per_held = 0;
+    };
+    std::optional<ceiling_figures> ceiling() const;
 };
 
 /// The results and the configuration as one JSON object.
