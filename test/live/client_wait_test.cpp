@@ -6,6 +6,7 @@
 // late, so success can only come from a wake-up. The cases assert outcomes, not durations.
 #include "client_fixture.hpp"
 
+#include "protocol/scripts.hpp"
 #include "waiting_room.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
@@ -305,6 +306,16 @@ bool everywhere(const local_masters& m, std::string_view key, std::string_view t
     return true;
 }
 
+// How many times master i ran `command` ("eval") since its stats were last reset (INFO
+// commandstats).
+long command_calls(const local_masters& m, std::size_t i, std::string_view command)
+{
+    const auto info = m.command(i, {"INFO", "commandstats"});
+    const auto name = "\ncmdstat_" + std::string(command) + ":calls=";
+    const auto at = info.find(name);
+    return at == std::string::npos ? 0 : std::stol(info.substr(at + name.size()));
+}
+
 // Starts a waiting acquisition of `resource` that stores its outcome in `ec` and `l`, and lets
 // it reach its wait (refused by `holder`'s keys): it is next in line when the holder releases.
 asio::awaitable<void> waiter_behind(client& c, std::string resource, lock_options o, std::optional<error_code>& ec,
@@ -316,6 +327,18 @@ asio::awaitable<void> waiter_behind(client& c, std::string resource, lock_option
     });
     co_await sleep_for(100ms);
     REQUIRE_FALSE(ec);  // still waiting: the holder's keys refuse it
+}
+
+// Releases `holder`, which a waiter started by waiter_behind waits behind, and waits for the
+// waiter to take the lock (`ec` and `next` are its outcome).
+asio::awaitable<void> release_to_waiter(client& c, const lock& holder, const std::optional<error_code>& ec,
+                                        const lock& next)
+{
+    auto [uec] = co_await c.async_unlock(holder, tuple_awaitable);
+    CHECK_FALSE(uec);
+    REQUIRE(co_await eventually([&] { return ec.has_value(); }, 5s));
+    INFO(next.describe());
+    REQUIRE_FALSE(*ec);
 }
 
 }  // namespace
@@ -334,11 +357,8 @@ TEST_CASE_METHOD(masters_rig<5>,
         o.ttl = holder_ttl;
         co_await waiter_behind(c, "w-hand", o, ec, next);
 
-        auto [uec] = co_await c.async_unlock(first, tuple_awaitable);
-        CHECK_FALSE(uec);
-        REQUIRE(co_await eventually([&] { return ec.has_value(); }, 5s));
+        co_await release_to_waiter(c, first, ec, next);
         INFO(next.describe());
-        REQUIRE_FALSE(*ec);
         // Taken over, not taken anew: the holder's validity, a token of its own.
         CHECK(next.valid_until() == first.valid_until());
         CHECK(next.token() != first.token());
@@ -380,11 +400,8 @@ TEST_CASE_METHOD(masters_rig<5>,
         o.handoff = !handoff_off;
         co_await waiter_behind(c, "w-anew", o, ec, next);
 
-        auto [uec] = co_await c.async_unlock(first, tuple_awaitable);
-        CHECK_FALSE(uec);
-        REQUIRE(co_await eventually([&] { return ec.has_value(); }, 5s));
+        co_await release_to_waiter(c, first, ec, next);
         INFO(next.describe());
-        REQUIRE_FALSE(*ec);
         // Set anew after the release: a validity that starts later than the holder's.
         CHECK(next.valid_until() > first.valid_until());
         CHECK(next.ttl() == o.ttl);
@@ -442,6 +459,80 @@ TEST_CASE_METHOD(masters_rig<5>,
         CHECK_FALSE(nec);
         CHECK(co_await settled_keys(m) == 0);
     }, 30s);
+}
+
+TEST_CASE_METHOD(masters_rig<5>,
+                 "wait: the hand-over goes as EVAL, never EVALSHA, even with its script cached on every master, "
+                 "and the lock handed over has the ttl its waiter asked for",
+                 "[live][wait][handoff]")
+{
+    run([&]() -> asio::awaitable<void> {
+        // Cached: an EVALSHA would find it. A resent EVAL (after NOSCRIPT, or at the deadline)
+        // could land after the new holder's release, so the hand-over never goes as EVALSHA.
+        for (std::size_t i = 0; i < m.size(); ++i)
+            REQUIRE(m.command(i, {"SCRIPT", "LOAD", detail::handover_script().body}).starts_with("$40\r\n"));
+        lock first = co_await acquired(c, "w-eval", holder_options());
+        std::optional<error_code> ec;
+        lock next;
+        auto o = waiting(10000ms);
+        o.ttl = holder_ttl + holder_ttl / 2;  // at most twice the holder's: it takes the hand-off
+        co_await waiter_behind(c, "w-eval", o, ec, next);
+        // What the masters ran so far (the waiter's refused attempt may have sent a release).
+        std::vector<long> evals, evalshas;
+        for (std::size_t i = 0; i < m.size(); ++i)
+        {
+            evals.push_back(command_calls(m, i, "eval"));
+            evalshas.push_back(command_calls(m, i, "evalsha"));
+        }
+
+        co_await release_to_waiter(c, first, ec, next);
+        INFO(next.describe());
+        CHECK(next.valid_until() == first.valid_until());  // handed over
+        CHECK(next.ttl() == o.ttl);                         // the waiter's, not the holder's
+        CHECK(first.ttl() == holder_ttl);
+        REQUIRE(co_await eventually([&] { return everywhere(m, "w-eval", next.token()); }, 2s));
+        for (std::size_t i = 0; i < m.size(); ++i)
+        {
+            INFO("master " << i);
+            CHECK(command_calls(m, i, "eval") == evals[i] + 1);
+            CHECK(command_calls(m, i, "evalsha") == evalshas[i]);
+        }
+
+        auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
+        CHECK_FALSE(nec);
+        CHECK(co_await settled_keys(m) == 0);
+    }, 20s);
+}
+
+TEST_CASE_METHOD(masters_rig<5>,
+                 "wait: a lock rebuilt by lock_from_parts is never handed over, extended or not: its release deletes "
+                 "the keys, and the waiter takes the lock anew",
+                 "[live][wait][handoff]")
+{
+    run([&]() -> asio::awaitable<void> {
+        lock first = co_await acquired(c, "w-parts", holder_options());
+        // Rebuilt from its parts (as a process that did not acquire it would), then extended:
+        // a validity proven since, but the keys may be anyone's claim, so nothing is handed
+        // over.
+        auto [xec, rebuilt] =
+            co_await c.async_extend(c.lock_from_parts("w-parts", first.token(), first.ttl()), holder_ttl,
+                                    tuple_awaitable);
+        REQUIRE_FALSE(xec);
+        REQUIRE(rebuilt.valid_until() > first.valid_until());
+        std::optional<error_code> ec;
+        lock next;
+        auto o = waiting(10000ms);
+        o.ttl = holder_ttl;
+        co_await waiter_behind(c, "w-parts", o, ec, next);
+
+        co_await release_to_waiter(c, rebuilt, ec, next);
+        INFO(next.describe());
+        CHECK(next.valid_until() > rebuilt.valid_until());  // set anew, after the release
+        CHECK(everywhere(m, "w-parts", next.token()));
+        auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
+        CHECK_FALSE(nec);
+        CHECK(co_await settled_keys(m) == 0);
+    }, 20s);
 }
 
 TEST_CASE_METHOD(masters_rig<5>, "wait: a lock held by async_with_lock is handed to the next waiter when the work ends",
