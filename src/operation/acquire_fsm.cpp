@@ -223,7 +223,7 @@ acquire_action acquire_fsm::take_handed(const acquire_event& ev)
     // The holder's keys become ours where they stand, expiry and all: worth it only while half
     // the TTL asked for is left (a fresh acquisition would get nearly all of it), and never
     // for a fenced lock, whose new holder needs a new fencing token. Not once the wait is over.
-    if (!waits_ || !handoff_ || fencing_ || ev.now >= wait_end_ || ev.until - ev.now < timing_.ttl / 2)
+    if (!waits_ || !handoff_ || fencing_ || ev.now >= wait_end_ || 2 * (ev.until - ev.now) < timing_.ttl)
         return nothing();
     return complete({}, ev.until);
 }

@@ -71,6 +71,8 @@ scenario make_scenario(std::mt19937_64& rng)
     // Waiting for the release (lock_options::wait) in a third of the sequences; short, so that
     // a sequence ends within its events.
     s.o.wait = pick(0, 2) == 0 ? std::chrono::milliseconds(pick(1, 200)) : 0ms;
+    // Offered a holder's lock of this process now and then (handed events); mostly on.
+    s.o.handoff = pick(0, 4) != 0;
     s.fsm_seed = rng();
     s.w_grant = static_cast<unsigned>(pick(0, 8));
     s.w_held = static_cast<unsigned>(pick(0, 4));
@@ -95,6 +97,8 @@ struct coverage
     std::size_t commit_failed = 0;        // a commit round that ended in a release
     std::size_t watched = 0;              // a wait for the release began
     std::size_t woken = 0;                // an attempt started by the masters' news, not a timer
+    std::size_t handed = 0;               // completed with a holder's lock offered to it
+    std::size_t handed_declined = 0;      // an offer declined while waiting or backing off
 };
 
 // What the oracle knows of the round in progress, from the events and actions alone.
@@ -173,6 +177,8 @@ public:
                 fail(a.type == ak::complete ? "completed twice" : "an action after completion");
             return;
         }
+        if (ev.type == ek::handed)
+            return check_handed(ev, a);
         switch (a.type)
         {
         case ak::none: check_keeps_waiting(ev); break;
@@ -296,6 +302,31 @@ private:
         const auto held = count(master_outcome::held_by_other);
         return quorum_impossible() && held > 0 &&
                held >= count(master_outcome::failed) + count(master_outcome::timed_out);
+    }
+
+    // A holder of this process offers its lock: taken exactly when the operation is between
+    // rounds (waiting for the release or backing off), waits, hands off, is not fenced, its
+    // wait is not over and at least half its TTL is left; then with the offer's validity.
+    // Declined otherwise, with no action at all.
+    void check_handed(const acquire_event& ev, const acquire_action& a)
+    {
+        const bool between_rounds = phase_ == ak::send_watch || phase_ == ak::wait_until;
+        const bool take = between_rounds && waits_ && s_.o.handoff && !s_.o.fencing && ev.now < wait_end_ &&
+                          ev.until - ev.now >= duration(s_.o.ttl) / 2;
+        if (!take)
+        {
+            if (a.type != ak::none)
+                fail("an offered lock that must be declined was not (or the offer moved the operation)");
+            else if (between_rounds)
+                ++cov_.handed_declined;
+            return;
+        }
+        if (a.type != ak::complete || a.ec)
+            return fail("an offered lock that must be taken was not");
+        if (a.valid_until != ev.until)
+            fail("an offered lock taken with another validity than the offer's");
+        completed_ = true;
+        ++cov_.handed;
     }
 
     // After the release of a failed attempt: a watch of the masters that refused it.
@@ -584,7 +615,7 @@ std::string to_string(const acquire_event& ev, time_point origin)
 {
     static constexpr const char* names[] = {"start",      "reply",   "deadline", "backoff_elapsed", "cancel", "closed",
                                             "handed_off", "release", "queued",   "turn",            "watched",
-                                            "invalidated"};
+                                            "invalidated", "handed"};
     static constexpr const char* outcomes[] = {"pending", "granted", "held", "failed", "timed_out"};
     std::ostringstream os;
     os << std::chrono::duration_cast<std::chrono::microseconds>(ev.now - origin).count() << "us "
@@ -598,6 +629,8 @@ std::string to_string(const acquire_event& ev, time_point origin)
            << ev.value << (ev.tracked ? " tracked" : " untracked");
     if (ev.type == ek::invalidated)
         os << " m" << ev.master;
+    if (ev.type == ek::handed)
+        os << " until " << std::chrono::duration_cast<std::chrono::microseconds>(ev.until - origin).count() << "us";
     return os.str();
 }
 
@@ -690,6 +723,16 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
         if (chance(close_rate))
         {
             deliver(acquire_event::closed(now));
+            continue;
+        }
+        // A holder of this process releasing: its offer, in any phase, with a validity around
+        // half the TTL from now (exactly half now and then).
+        if (started && chance(15))
+        {
+            const auto half = duration(s.o.ttl) / 2;
+            const duration offsets[] = {half, half - 1us, half + 1us, duration(s.o.ttl), half / 2,
+                                        -duration(1ms)};
+            deliver(acquire_event::handed(now, now + offsets[below(std::size(offsets))]));
             continue;
         }
         if (!started || chance(5))
@@ -826,7 +869,8 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[
                     << ", interrupted in attempt/release/backoff " << cov.interrupted[0] << "/"
                     << cov.interrupted[1] << "/" << cov.interrupted[2] << ", fenced success "
                     << cov.fenced_success << ", commit failed " << cov.commit_failed << ", watched " << cov.watched
-                    << ", woken " << cov.woken);
+                    << ", woken " << cov.woken << ", handed " << cov.handed << ", handed declined "
+                    << cov.handed_declined);
     if (iterations >= 20000)
     {
         // The default run must reach every outcome and every phase of an interruption.
@@ -844,6 +888,8 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[
             {"commit failed", cov.commit_failed},
             {"watched", cov.watched},
             {"woken", cov.woken},
+            {"handed", cov.handed},
+            {"handed declined", cov.handed_declined},
             {"interrupted in attempt", cov.interrupted[0]},
             {"interrupted in release", cov.interrupted[1]},
             {"interrupted in backoff", cov.interrupted[2]},
