@@ -123,12 +123,16 @@ int run(config cfg)
     ccfg.masters = cfg.masters;
     ccfg.cluster_replica_acks = cfg.cluster_replica_acks;
     ccfg.cluster_replica_ack_timeout = cfg.cluster_replica_ack_timeout;
-    // --observe: what a metrics exporter does, one relaxed counter per event kind.
-    constexpr std::size_t event_kinds = static_cast<std::size_t>(redlock::event_kind::lost) + 1;
+    // --observe: what a metrics exporter does, one relaxed counter per event kind (master_warning
+    // is the last), and one of the acquisitions handed over.
+    constexpr std::size_t event_kinds = static_cast<std::size_t>(redlock::event_kind::master_warning) + 1;
     std::array<std::atomic<std::uint64_t>, event_kinds> events{};
+    std::atomic<std::uint64_t> handed_over{0};
     if (cfg.observe)
-        ccfg.on_event = [&events](const redlock::event& e) {
+        ccfg.on_event = [&events, &handed_over](const redlock::event& e) {
             events[static_cast<std::size_t>(e.kind)].fetch_add(1, std::memory_order_relaxed);
+            if (e.handed_over)
+                handed_over.fetch_add(1, std::memory_order_relaxed);
         };
     std::optional<redlock::client> client;
     try
@@ -352,6 +356,8 @@ int run(config cfg)
             if (const auto n = events[k].load(std::memory_order_relaxed))
                 std::printf(" %s %llu", std::string(to_string(static_cast<redlock::event_kind>(k))).c_str(),
                             static_cast<unsigned long long>(n));
+        if (const auto n = handed_over.load(std::memory_order_relaxed))
+            std::printf(" (acquired by hand-over %llu)", static_cast<unsigned long long>(n));
         std::printf("\n");
     }
     int status = r.counts_ok && r.fence_violations == 0 ? 0 : 1;

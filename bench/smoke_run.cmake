@@ -3,7 +3,8 @@
 # reports the masters' CPU: a number per cycle, and one entry for each of the SERVERS server
 # processes (a standalone master is one, a cluster master one per node). With REPLICAS (how
 # many of those are replicas), also that as many entries say "replica", that the replicas' CPU
-# per cycle is a number, and that locks were acquired.
+# per cycle is a number, and that locks were acquired. With WAITING (--wait --hold --observe,
+# fewer resources than workers), also the hand-off figures and hand-overs.
 separate_arguments(args UNIX_COMMAND "${ARGS}")
 execute_process(
     COMMAND ${BENCH} ${args} --json ${JSON}
@@ -41,6 +42,20 @@ if(DEFINED REPLICAS)
     string(JSON acquired GET "${json}" acquired)
     if(acquired EQUAL 0)
         message(FATAL_ERROR "no lock was acquired (did every WAIT time out?):\n${out}")
+    endif()
+endif()
+if(WAITING)
+    # --wait with fewer resources than workers and a hold: hand-off times, the ceiling R / hold
+    # and R / mean held, and (--observe) the acquisitions handed over, which a row of waiters of
+    # one process makes.
+    foreach(key handoff_us held_us ceiling)
+        string(JSON type ERROR_VARIABLE missing TYPE "${json}" ${key})
+        if(NOT type STREQUAL "OBJECT")
+            message(FATAL_ERROR "${key} is missing from ${JSON}:\n${out}")
+        endif()
+    endforeach()
+    if(NOT out MATCHES "acquired by hand-over [1-9]")
+        message(FATAL_ERROR "no acquisition was handed over:\n${out}")
     endif()
 endif()
 string(JSON per_cycle GET "${json}" masters_cpu_us_per_cycle)

@@ -49,6 +49,10 @@ struct event
     std::chrono::microseconds elapsed{0};  ///< acquired, acquire_failed: from the call to the
                                            ///< completion (retries and backoff included).
     std::uint32_t attempts = 0;    ///< acquired, acquire_failed: attempts made.
+    bool handed_over = false;      ///< acquired: the lock was handed over by a holder of this
+                                   ///< client that released it (lock_options::handoff), not
+                                   ///< taken by an attempt. Its `attempts` are those made
+                                   ///< before, refused.
     std::size_t granted = 0;       ///< degraded: masters that hold the lock after the extension.
     std::size_t masters = 0;       ///< The number of masters.
 };

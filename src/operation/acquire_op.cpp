@@ -340,6 +340,7 @@ void acquire_op::complete(error_code ec, lock l)
         e.ec = ec;
         e.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - started_);
         e.attempts = fsm_ ? fsm_->attempts() : 0;
+        e.handed_over = !ec && handed_ != nullptr;  // completed inside take_over
         c_->report(e);
     }
     if (ec && !access::state(l))

@@ -24,6 +24,7 @@ struct seen
     std::size_t masters;
     std::uint32_t attempts;
     std::chrono::microseconds elapsed;
+    bool handed_over;
 };
 
 struct recorder
@@ -34,7 +35,7 @@ struct recorder
     {
         return [this](const event& e) {
             events.push_back({e.kind, e.master, std::string(e.resource), e.ec, e.granted, e.masters, e.attempts,
-                              e.elapsed});
+                              e.elapsed, e.handed_over});
         };
     }
 
@@ -151,6 +152,45 @@ TEST_CASE("client: events: masters up and down, acquisitions and releases, the m
     c.close();
     io.run_for(2s);
     CHECK(c.master_states()[0].state == master_state::closed);
+}
+
+TEST_CASE("client: events: a lock handed to the next waiter is an acquired event that says so, and the "
+          "holder's hand-over a released event",
+          "[live][client][events][handoff]")
+{
+    lock_options defaults;
+    defaults.ttl = 20s;
+    recorded_client rig(defaults);
+    auto& [rec, m, io, c] = rig;
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        lock first = co_await acquired(c, "ho");
+        REQUIRE(rec.last(event_kind::acquired) != nullptr);
+        CHECK(rec.last(event_kind::acquired)->attempts == 1);
+        CHECK_FALSE(rec.last(event_kind::acquired)->handed_over);
+
+        auto o = defaults;
+        o.wait = 10s;
+        std::optional<error_code> ec;
+        lock next;
+        co_await start_waiter(c, m, "ho", o, true, ec, next);
+        auto [uec] = co_await c.async_unlock(first, tuple_awaitable);
+        CHECK_FALSE(uec);
+        REQUIRE(co_await eventually([&] { return ec.has_value(); }, 5s));
+        REQUIRE_FALSE(*ec);
+        CHECK(next.valid_until() == first.valid_until());  // handed over
+        CHECK(rec.count(event_kind::acquired, "ho") == 2);
+        CHECK(rec.last(event_kind::acquired)->handed_over);
+        CHECK(rec.last(event_kind::acquired)->attempts == 1);  // refused, before its wait
+        CHECK(rec.count(event_kind::released, "ho") == 1);
+        CHECK(rec.count(event_kind::acquire_failed, "ho") == 0);
+
+        auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
+        CHECK_FALSE(nec);
+        CHECK(rec.count(event_kind::released, "ho") == 2);
+    }(), 20s);
+    drain(io, c);
 }
 
 TEST_CASE("client: events: a holder is told when its lock is degraded, recovered and lost",

@@ -8,6 +8,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -287,6 +288,49 @@ inline bool on_every_master(const local_masters& m, std::string_view key, std::s
         if (get_on(m, i, key) != std::string(value))
             return false;
     return true;
+}
+
+/// How many times master i ran `command` ("pttl") since it started or its stats were last
+/// reset (INFO commandstats).
+inline long command_calls(const local_masters& m, std::size_t i, std::string_view command)
+{
+    const auto info = m.command(i, {"INFO", "commandstats"});
+    const auto name = "\ncmdstat_" + std::string(command) + ":calls=";
+    const auto at = info.find(name);
+    return at == std::string::npos ? 0 : std::stol(info.substr(at + name.size()));
+}
+
+/// The PTTL reads every master ran: a waiting acquisition's watch sends one to each master
+/// that refused it (with CLIENT CACHING yes), once its attempt and that attempt's release are
+/// over.
+inline long watch_reads(const local_masters& m)
+{
+    long n = 0;
+    for (std::size_t i = 0; i < m.size(); ++i)
+        n += command_calls(m, i, "pttl");
+    return n;
+}
+
+/// @brief Starts a waiting acquisition of `resource` (`o.wait` > 0) on `c`, whose outcome goes
+/// to `ec` and `l`, and returns once it waits behind the holder of `c` that refuses it, between
+/// rounds (where the holder's release can hand it the lock):
+/// - the first waiter of `c` for the resource: once its watch reached a master (watch_reads);
+/// - one queued behind another: once it has started (a post to the client's strand runs after
+///   the initiation's own).
+/// Fails the test if the acquisition completes meanwhile.
+inline asio::awaitable<void> start_waiter(client& c, const local_masters& m, std::string resource, lock_options o,
+                                          bool first, std::optional<error_code>& ec, lock& l)
+{
+    const auto before = first ? watch_reads(m) : 0;
+    c.async_lock(std::move(resource), o, [&](error_code e, lock got) {
+        l = std::move(got);
+        ec = e;
+    });
+    if (first)
+        REQUIRE(co_await eventually([&] { return ec.has_value() || watch_reads(m) > before; }, 5s));
+    else
+        co_await asio::post(c.get_executor(), asio::use_awaitable);
+    REQUIRE_FALSE(ec);
 }
 
 /// Waits until every master of `c` is connected (the first connections are made in the

@@ -296,40 +296,7 @@ std::vector<std::string> expiry_times(const local_masters& m, std::string_view k
     return out;
 }
 
-// Whether every master's `key` holds `token`.
-bool everywhere(const local_masters& m, std::string_view key, std::string_view token)
-{
-    const auto expected = "$" + std::to_string(token.size()) + "\r\n" + std::string(token) + "\r\n";
-    for (std::size_t i = 0; i < m.size(); ++i)
-        if (m.command(i, {"GET", key}) != expected)
-            return false;
-    return true;
-}
-
-// How many times master i ran `command` ("eval") since its stats were last reset (INFO
-// commandstats).
-long command_calls(const local_masters& m, std::size_t i, std::string_view command)
-{
-    const auto info = m.command(i, {"INFO", "commandstats"});
-    const auto name = "\ncmdstat_" + std::string(command) + ":calls=";
-    const auto at = info.find(name);
-    return at == std::string::npos ? 0 : std::stol(info.substr(at + name.size()));
-}
-
-// Starts a waiting acquisition of `resource` that stores its outcome in `ec` and `l`, and lets
-// it reach its wait (refused by `holder`'s keys): it is next in line when the holder releases.
-asio::awaitable<void> waiter_behind(client& c, std::string resource, lock_options o, std::optional<error_code>& ec,
-                                    lock& l)
-{
-    c.async_lock(resource, o, [&](error_code e, lock got) {
-        l = std::move(got);
-        ec = e;
-    });
-    co_await sleep_for(100ms);
-    REQUIRE_FALSE(ec);  // still waiting: the holder's keys refuse it
-}
-
-// Releases `holder`, which a waiter started by waiter_behind waits behind, and waits for the
+// Releases `holder`, which a waiter started by start_waiter waits behind, and waits for the
 // waiter to take the lock (`ec` and `next` are its outcome).
 asio::awaitable<void> release_to_waiter(client& c, const lock& holder, const std::optional<error_code>& ec,
                                         const lock& next)
@@ -355,7 +322,7 @@ TEST_CASE_METHOD(masters_rig<5>,
         lock next;
         auto o = waiting(10000ms);
         o.ttl = holder_ttl;
-        co_await waiter_behind(c, "w-hand", o, ec, next);
+        co_await start_waiter(c, m, "w-hand", o, true, ec, next);
 
         co_await release_to_waiter(c, first, ec, next);
         INFO(next.describe());
@@ -364,7 +331,7 @@ TEST_CASE_METHOD(masters_rig<5>,
         CHECK(next.token() != first.token());
         CHECK(next.token().size() == first.token().size());
         CHECK(next.ttl() == first.ttl());
-        REQUIRE(co_await eventually([&] { return everywhere(m, "w-hand", next.token()); }, 2s));
+        REQUIRE(co_await eventually([&] { return on_every_master(m, "w-hand", next.token()); }, 2s));
         CHECK(expiry_times(m, "w-hand") == expiry);  // the keys' expiry did not move
 
         // The holder's lock is gone from the keys: it can neither release nor extend them.
@@ -375,7 +342,7 @@ TEST_CASE_METHOD(masters_rig<5>,
         auto [cec, seen] = co_await c.async_check(first, tuple_awaitable);
         CHECK_FALSE(cec);
         CHECK(seen.holding == 0);
-        CHECK(everywhere(m, "w-hand", next.token()));
+        CHECK(on_every_master(m, "w-hand", next.token()));
 
         auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
         CHECK_FALSE(nec);
@@ -398,14 +365,14 @@ TEST_CASE_METHOD(masters_rig<5>,
         auto o = waiting(10000ms);
         o.ttl = handoff_off ? holder_ttl : 3 * holder_ttl;
         o.handoff = !handoff_off;
-        co_await waiter_behind(c, "w-anew", o, ec, next);
+        co_await start_waiter(c, m, "w-anew", o, true, ec, next);
 
         co_await release_to_waiter(c, first, ec, next);
         INFO(next.describe());
         // Set anew after the release: a validity that starts later than the holder's.
         CHECK(next.valid_until() > first.valid_until());
         CHECK(next.ttl() == o.ttl);
-        CHECK(everywhere(m, "w-anew", next.token()));
+        CHECK(on_every_master(m, "w-anew", next.token()));
         auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
         CHECK_FALSE(nec);
         CHECK(co_await settled_keys(m) == 0);
@@ -423,8 +390,8 @@ TEST_CASE_METHOD(masters_rig<5>,
         lock first = co_await acquired(c, "w-dead", holder_options());
         std::optional<error_code> ec1, ec2;
         lock l1, l2;
-        co_await waiter_behind(c, "w-dead", o, ec1, l1);
-        co_await waiter_behind(c, "w-dead", o, ec2, l2);
+        co_await start_waiter(c, m, "w-dead", o, true, ec1, l1);
+        co_await start_waiter(c, m, "w-dead", o, false, ec2, l2);
 
         // Handed to the first waiter. The holder's copy released again: the keys hold the
         // first waiter's token, and the second waiter must not be handed anything.
@@ -435,7 +402,7 @@ TEST_CASE_METHOD(masters_rig<5>,
         auto [again] = co_await c.async_unlock(first, tuple_awaitable);
         CHECK(again == error::lock_lost);
         CHECK_FALSE(ec2.has_value());  // a hand-off's completion would have run before this answer
-        CHECK(everywhere(m, "w-dead", l1.token()));
+        CHECK(on_every_master(m, "w-dead", l1.token()));
 
         // The first waiter's keys taken over by hand on a majority: its extension fails (lock_lost),
         // and its release afterwards finds a dead claim: the second waiter keeps waiting.
@@ -454,7 +421,7 @@ TEST_CASE_METHOD(masters_rig<5>,
         INFO(l2.describe());
         REQUIRE_FALSE(*ec2);
         CHECK(l2.valid_until() > l1.valid_until());
-        CHECK(everywhere(m, "w-dead", l2.token()));
+        CHECK(on_every_master(m, "w-dead", l2.token()));
         auto [nec] = co_await c.async_unlock(l2, tuple_awaitable);
         CHECK_FALSE(nec);
         CHECK(co_await settled_keys(m) == 0);
@@ -476,7 +443,7 @@ TEST_CASE_METHOD(masters_rig<5>,
         lock next;
         auto o = waiting(10000ms);
         o.ttl = holder_ttl + holder_ttl / 2;  // at most twice the holder's: it takes the hand-off
-        co_await waiter_behind(c, "w-eval", o, ec, next);
+        co_await start_waiter(c, m, "w-eval", o, true, ec, next);
         // What the masters ran so far (the waiter's refused attempt may have sent a release).
         std::vector<long> evals, evalshas;
         for (std::size_t i = 0; i < m.size(); ++i)
@@ -490,7 +457,7 @@ TEST_CASE_METHOD(masters_rig<5>,
         CHECK(next.valid_until() == first.valid_until());  // handed over
         CHECK(next.ttl() == o.ttl);                         // the waiter's, not the holder's
         CHECK(first.ttl() == holder_ttl);
-        REQUIRE(co_await eventually([&] { return everywhere(m, "w-eval", next.token()); }, 2s));
+        REQUIRE(co_await eventually([&] { return on_every_master(m, "w-eval", next.token()); }, 2s));
         for (std::size_t i = 0; i < m.size(); ++i)
         {
             INFO("master " << i);
@@ -523,12 +490,12 @@ TEST_CASE_METHOD(masters_rig<5>,
         lock next;
         auto o = waiting(10000ms);
         o.ttl = holder_ttl;
-        co_await waiter_behind(c, "w-parts", o, ec, next);
+        co_await start_waiter(c, m, "w-parts", o, true, ec, next);
 
         co_await release_to_waiter(c, rebuilt, ec, next);
         INFO(next.describe());
         CHECK(next.valid_until() > rebuilt.valid_until());  // set anew, after the release
-        CHECK(everywhere(m, "w-parts", next.token()));
+        CHECK(on_every_master(m, "w-parts", next.token()));
         auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
         CHECK_FALSE(nec);
         CHECK(co_await settled_keys(m) == 0);
@@ -548,7 +515,7 @@ TEST_CASE_METHOD(masters_rig<5>, "wait: a lock held by async_with_lock is handed
         auto work = [&](lock l) -> asio::awaitable<void> {
             held = l;
             expiry = expiry_times(m, "w-held");
-            co_await waiter_behind(c, "w-held", o, ec, next);
+            co_await start_waiter(c, m, "w-held", o, true, ec, next);
         };
         // A TTL of 20 s: the hold does not extend within the work's 100 ms.
         const error_code wec = co_await c.async_with_lock("w-held", holder_options(), {}, work);
@@ -558,7 +525,7 @@ TEST_CASE_METHOD(masters_rig<5>, "wait: a lock held by async_with_lock is handed
         REQUIRE_FALSE(*ec);
         CHECK(next.valid_until() == held.valid_until());
         CHECK(next.token() != held.token());
-        REQUIRE(co_await eventually([&] { return everywhere(m, "w-held", next.token()); }, 2s));
+        REQUIRE(co_await eventually([&] { return on_every_master(m, "w-held", next.token()); }, 2s));
         CHECK(expiry_times(m, "w-held") == expiry);
         auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
         CHECK_FALSE(nec);
