@@ -34,6 +34,7 @@ enum class event_kind : std::uint8_t
                      ///< (`master`, `ec`: error::eviction_can_drop_locks, persistence_off,
                      ///< master_has_replicas or master_is_replica), one event per warning
                      ///< that the master's previous handshake did not find.
+    // New kinds go last: code that sizes a table by kind counts up to the last one.
 };
 
 /// A short name ("acquire_failed").
@@ -51,8 +52,8 @@ struct event
     std::uint32_t attempts = 0;    ///< acquired, acquire_failed: attempts made.
     bool handed_over = false;      ///< acquired: the lock was handed over by a holder of this
                                    ///< client that released it (lock_options::handoff), not
-                                   ///< taken by an attempt. Its `attempts` are those made
-                                   ///< before, refused.
+                                   ///< taken by an attempt; `attempts` are those made before
+                                   ///< (0 when it was queued behind another waiter).
     std::size_t granted = 0;       ///< degraded: masters that hold the lock after the extension.
     std::size_t masters = 0;       ///< The number of masters.
 };

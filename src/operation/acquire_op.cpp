@@ -281,13 +281,31 @@ bool acquire_op::take_over(const lock_state& from, std::chrono::steady_clock::ti
     // No round uses the token between rounds: the offer's goes there, and a declined one is
     // replaced by the next attempt's.
     c_->tokens.next(std::span<char, token_source::token_chars>(token_));
-    handed_ = &from;
-    // The completion is posted (as during the initiation): the caller hands the keys over to
-    // the new token before the new holder can send anything with it.
-    const bool was_initiating = std::exchange(initiating_, true);
-    drive(acquire_event::handed(clock::now(), valid_until));
-    initiating_ = was_initiating;
-    handed_ = nullptr;
+    // While the offer is driven: complete() reads the holder's lock through handed_, and the
+    // completion is posted (as during the initiation), so that the caller hands the keys over
+    // to the new token before the new holder can send anything with it. Both are undone
+    // however the drive ends.
+    struct offer_scope
+    {
+        acquire_op& op;
+        bool was_initiating;
+        offer_scope(acquire_op& o, const lock_state& from)
+            : op(o), was_initiating(std::exchange(o.initiating_, true))
+        {
+            op.handed_ = &from;
+        }
+        ~offer_scope()
+        {
+            op.initiating_ = was_initiating;
+            op.handed_ = nullptr;
+        }
+        offer_scope(const offer_scope&) = delete;
+        offer_scope& operator=(const offer_scope&) = delete;
+    };
+    {
+        const offer_scope scope(*this, from);
+        drive(acquire_event::handed(clock::now(), valid_until));
+    }
     if (!done_)
         return false;
     std::copy(std::begin(token_), std::end(token_), token.begin());

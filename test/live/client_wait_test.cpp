@@ -517,7 +517,7 @@ TEST_CASE_METHOD(masters_rig<5>, "wait: a lock held by async_with_lock is handed
             expiry = expiry_times(m, "w-held");
             co_await start_waiter(c, m, "w-held", o, true, ec, next);
         };
-        // A TTL of 20 s: the hold does not extend within the work's 100 ms.
+        // A TTL of 20 s: the hold does not extend while the work starts the waiter (at most 5 s).
         const error_code wec = co_await c.async_with_lock("w-held", holder_options(), {}, work);
         CHECK_FALSE(wec);
         REQUIRE(co_await eventually([&] { return ec.has_value(); }, 5s));
