@@ -137,6 +137,13 @@ config parse_args(int argc, char** argv)
                  "(lock_options::handoff = false): the holder deletes the keys and the waiter sets them")
         ->group("workload")
         ->needs("--wait");
+    long handover_delay_us = client_config{}.handover_write_delay.count();
+    app.add_option("--handover-write-delay", handover_delay_us,
+                   "client_config::handover_write_delay (us): how long a hand-over may wait to share a write with "
+                   "what follows it; 0: written at once")
+        ->check(CLI::Range(0L, 10'000L))
+        ->capture_default_str()
+        ->group("workload");
 
     app.add_option("--duration", c.duration_s, "measured seconds")
         ->check(CLI::Range(0.1, 86400.0))
@@ -157,6 +164,7 @@ config parse_args(int argc, char** argv)
     c.ttl = std::chrono::milliseconds(ttl_ms);
     c.hold = std::chrono::milliseconds(hold_ms);
     c.cluster_replica_ack_timeout = std::chrono::milliseconds(ack_timeout_ms);
+    c.handover_write_delay = std::chrono::microseconds(handover_delay_us);
     // Checked before the default --spawn 5 applies: a cluster size is a choice about spawned
     // masters, and given masters say what they are in their URIs.
     if (c.shards != 0 && spawn->count() == 0)

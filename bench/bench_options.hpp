@@ -18,6 +18,7 @@ struct config
     std::size_t replicas = 0;  // with spawn and shards: replicas of each shard's primary
     unsigned cluster_replica_acks = 0;  // client_config::cluster_replica_acks
     std::chrono::milliseconds cluster_replica_ack_timeout{0};  // client_config's, its default unless given
+    std::chrono::microseconds handover_write_delay{0};         // client_config's, its default unless given
     std::size_t workers = 128;
     std::size_t resources = 0;  // 0: as many as workers
     std::string prefix = "bench:";

@@ -173,7 +173,8 @@ std::string to_json(const result& r)
                    {"observe", c.observe},
                    {"fencing", c.fencing},
                    {"wait", c.wait},
-                   {"handoff", c.wait && !c.no_handoff}};
+                   {"handoff", c.wait && !c.no_handoff},
+                   {"handover_write_delay_us", c.handover_write_delay.count()}};
     o["elapsed_s"] = figure(r.elapsed_s);
     o["interrupted"] = r.interrupted;
     o["cycles"] = t.acquired;

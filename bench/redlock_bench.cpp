@@ -123,6 +123,7 @@ int run(config cfg)
     ccfg.masters = cfg.masters;
     ccfg.cluster_replica_acks = cfg.cluster_replica_acks;
     ccfg.cluster_replica_ack_timeout = cfg.cluster_replica_ack_timeout;
+    ccfg.handover_write_delay = cfg.handover_write_delay;
     // --observe: what a metrics exporter does, one relaxed counter per event kind (master_warning
     // is the last), and one of the acquisitions handed over.
     constexpr std::size_t event_kinds = static_cast<std::size_t>(redlock::event_kind::master_warning) + 1;

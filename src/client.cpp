@@ -131,6 +131,12 @@ client::client(executor_type ex, client_config cfg)
         throw boost::system::system_error(error::invalid_option,
                                           "client_config::cluster_replica_acks (" +
                                               std::to_string(cfg.cluster_replica_acks) + ") is above 16");
+    if (cfg.handover_write_delay < std::chrono::microseconds(0) ||
+        cfg.handover_write_delay > std::chrono::milliseconds(10))
+        throw boost::system::system_error(error::invalid_option,
+                                          "client_config::handover_write_delay (" +
+                                              std::to_string(cfg.handover_write_delay.count()) +
+                                              " us) is outside 0 .. 10 ms");
     if (cfg.cluster_replica_ack_timeout < std::chrono::milliseconds(1) ||
         cfg.cluster_replica_ack_timeout > std::chrono::seconds(10))
         throw boost::system::system_error(error::invalid_option,

@@ -36,7 +36,11 @@ client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<
                 cluster_master::write_acks{cfg.cluster_replica_acks, cfg.cluster_replica_ack_timeout}));
         }
         else
-            masters.emplace_back(std::make_shared<node_connection>(strand, std::move(m), cfg.connection));
+        {
+            auto node = std::make_shared<node_connection>(strand, std::move(m), cfg.connection);
+            node->set_lazy_write_delay(cfg.handover_write_delay);
+            masters.emplace_back(std::move(node));
+        }
     }
     waiting = waiting_room(masters.size(), strand);
     registry_->add(this);

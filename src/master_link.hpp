@@ -46,11 +46,11 @@ public:
     /// cluster master only: a standalone master sends every command plainly.
     template <class Encode>
     error_code submit(reply_sink* sink, std::uint32_t tag, std::string_view key, Encode&& encode,
-                      request_ticket& ticket, request_mode mode = request_mode::plain)
+                      request_ticket& ticket, request_mode mode = request_mode::plain, bool lazy = false)
     {
         if (cluster_)
             return cluster_->submit(sink, tag, key_slot(key), std::forward<Encode>(encode), ticket, mode);
-        return node_->submit(sink, tag, std::forward<Encode>(encode), ticket);
+        return node_->submit(sink, tag, std::forward<Encode>(encode), ticket, lazy);
     }
 
     /// A cluster master's submit_script (`encode(std::string&, bool eval)`); a standalone

@@ -373,7 +373,10 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
             encode(bytes, k_, fallback, keys_, token_, arg_, fences_, successor_token());
         out.append(bytes);
     };
-    return queued(i, fallback, conn.submit(this, tag, keys_[0], write, pm.ticket, mode_of(k_)));
+    // A hand-over's bytes may wait to share a write (client_config::handover_write_delay):
+    // nobody but the holder's release waits for them, and the new holder's commands queue
+    // behind them.
+    return queued(i, fallback, conn.submit(this, tag, keys_[0], write, pm.ticket, mode_of(k_), k_ == kind::hand_over));
 }
 
 bool round::queued(std::size_t i, bool fallback, const error_code& ec)

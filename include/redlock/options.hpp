@@ -159,6 +159,17 @@ struct client_config
     /// a connection held up by a WAIT.
     std::chrono::milliseconds cluster_replica_ack_timeout{50};
 
+    /// @brief How long the hand-over of a lock to the next waiter of this client
+    /// (lock_options::handoff) may wait to leave in one write with what follows it on each
+    /// standalone master's connection: 0 to 10 ms, default 500 µs.
+    ///
+    /// Nothing waits for those bytes but the holder's async_unlock: the waiter has the lock
+    /// already, no other client can take the keys meanwhile, and what the new holder sends
+    /// queues behind them. Sharing writes saves system calls and the masters' wake-ups
+    /// (docs/performance.md, "Hand-offs written lazily"); the holder's release answers up to
+    /// this much later. 0: each hand-over is written at once. Cluster masters write at once.
+    std::chrono::microseconds handover_write_delay{500};
+
     /// Told of masters going up and down, deployment warnings, acquisitions, extensions,
     /// releases, degraded and lost locks (see events.hpp); for metrics and logs. Empty by
     /// default: no cost.

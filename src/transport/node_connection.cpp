@@ -45,7 +45,7 @@ node_connection::node_connection(asio::any_io_executor ex, master_config cfg,
                                  connection_options opts)
     : ex_(std::move(ex)), cfg_(std::move(cfg)), opts_(std::move(opts)), stream_(ex_),
       resolver_(ex_), connect_timer_(ex_), backoff_timer_(ex_), event_(ex_), health_timer_(ex_),
-      drain_timer_(ex_), mux_(limits_of(opts_))
+      drain_timer_(ex_), lazy_timer_(ex_), mux_(limits_of(opts_))
 {
     auto first = [](std::chrono::milliseconds a, std::chrono::milliseconds b) {
         if (a.count() == 0)
@@ -249,6 +249,20 @@ void node_connection::request_write()
         self->kick_posted_ = false;
         if (self->state_ == state::ready && !self->writing_ && self->mux_.has_output())
             self->start_write();
+    });
+}
+
+void node_connection::request_lazy_write()
+{
+    // The bytes wait, queued in order, for the next write or for lazy_delay_, whichever comes
+    // first: any other request's write takes them along.
+    if (lazy_armed_)
+        return;
+    lazy_armed_ = true;
+    lazy_timer_.expires_after(lazy_delay_);
+    lazy_timer_.async_wait([self = shared_from_this()](const error_code&) {
+        self->lazy_armed_ = false;
+        self->request_write();
     });
 }
 

@@ -89,12 +89,19 @@ public:
     /// written, but never answered: submit() returns connection_closed for it.
     void close();
 
+    /// How long a lazy request's bytes may wait for a write (submit's `lazy`); 0: none wait.
+    void set_lazy_write_delay(std::chrono::microseconds d) noexcept { lazy_delay_ = d; }
+
     /// @brief Queues one command; `encode(std::string&)` appends its RESP bytes.
     /// @returns An empty error_code when accepted (the sink will be called), else the reason the
     /// master cannot take requests now (not_connected, connection_closed); the sink is then
     /// never called.
+    ///
+    /// `lazy`: the command's bytes may wait up to set_lazy_write_delay() to leave with later
+    /// commands' (any other request's write takes them at once); for commands whose answer
+    /// nobody waits for urgently, and whose order on the connection is all that matters.
     template <class Encode>
-    error_code submit(reply_sink* sink, std::uint32_t tag, Encode&& encode, request_ticket& ticket)
+    error_code submit(reply_sink* sink, std::uint32_t tag, Encode&& encode, request_ticket& ticket, bool lazy = false)
     {
         if (state_ != state::ready && state_ != state::connecting)
         {
@@ -105,7 +112,10 @@ public:
         }
         ticket.seq = mux_.add(sink, tag, std::forward<Encode>(encode));
         ++stats_.requests;
-        request_write();
+        if (lazy && lazy_delay_.count() > 0)
+            request_lazy_write();
+        else
+            request_write();
         return {};
     }
 
@@ -221,6 +231,7 @@ private:
     void fail_pending(const error_code& ec);
 
     void request_write();
+    void request_lazy_write();
     void start_write();
     void start_read();
     void on_read(const error_code& ec, std::size_t n, std::uint64_t gen);
@@ -247,6 +258,9 @@ private:
     asio::steady_timer event_;        // cancelled to wake run() when the connection drops
     asio::steady_timer health_timer_;
     asio::steady_timer drain_timer_;  // bounds a graceful close (close())
+    asio::steady_timer lazy_timer_;   // writes lazy requests' bytes at the latest then
+    std::chrono::microseconds lazy_delay_{0};
+    bool lazy_armed_ = false;
 
     state state_ = state::connecting;
     bool closed_ = false;

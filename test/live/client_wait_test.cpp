@@ -312,19 +312,28 @@ asio::awaitable<void> release_to_waiter(client& c, const lock& holder, const std
 
 TEST_CASE_METHOD(masters_rig<5>,
                  "wait: a holder hands its lock to the next waiter of its client: a new token on every master, "
-                 "the same expiry, and the holder's copy of the lock holds nothing",
+                 "the same expiry, and the holder's copy of the lock holds nothing, however long the hand-over "
+                 "waits for a write",
                  "[live][wait][handoff]")
 {
+    // The hand-over written at once, after the default wait for a shared write, and after the
+    // longest (client_config::handover_write_delay).
+    const auto delay = GENERATE(std::chrono::microseconds(0), client_config{}.handover_write_delay,
+                                std::chrono::microseconds(10000));
+    auto cfg = config_for(m);
+    cfg.handover_write_delay = delay;
+    client hc(io.get_executor(), cfg);
     run([&]() -> asio::awaitable<void> {
-        lock first = co_await acquired(c, "w-hand", holder_options());
+        co_await require_connected(hc);
+        lock first = co_await acquired(hc, "w-hand", holder_options());
         const auto expiry = expiry_times(m, "w-hand");
         std::optional<error_code> ec;
         lock next;
         auto o = waiting(10000ms);
         o.ttl = holder_ttl;
-        co_await start_waiter(c, m, "w-hand", o, true, ec, next);
+        co_await start_waiter(hc, m, "w-hand", o, true, ec, next);
 
-        co_await release_to_waiter(c, first, ec, next);
+        co_await release_to_waiter(hc, first, ec, next);
         INFO(next.describe());
         // Taken over, not taken anew: the holder's validity, a token of its own.
         CHECK(next.valid_until() == first.valid_until());
@@ -335,19 +344,20 @@ TEST_CASE_METHOD(masters_rig<5>,
         CHECK(expiry_times(m, "w-hand") == expiry);  // the keys' expiry did not move
 
         // The holder's lock is gone from the keys: it can neither release nor extend them.
-        auto [again] = co_await c.async_unlock(first, tuple_awaitable);
+        auto [again] = co_await hc.async_unlock(first, tuple_awaitable);
         CHECK(again == error::lock_lost);
-        auto [xec, xl] = co_await c.async_extend(first, holder_ttl, tuple_awaitable);
+        auto [xec, xl] = co_await hc.async_extend(first, holder_ttl, tuple_awaitable);
         CHECK(xec);
-        auto [cec, seen] = co_await c.async_check(first, tuple_awaitable);
+        auto [cec, seen] = co_await hc.async_check(first, tuple_awaitable);
         CHECK_FALSE(cec);
         CHECK(seen.holding == 0);
         CHECK(on_every_master(m, "w-hand", next.token()));
 
-        auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
+        auto [nec] = co_await hc.async_unlock(next, tuple_awaitable);
         CHECK_FALSE(nec);
         CHECK(co_await settled_keys(m) == 0);
     }, 20s);
+    drain(io, hc);
 }
 
 TEST_CASE_METHOD(masters_rig<5>,

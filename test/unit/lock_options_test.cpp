@@ -94,3 +94,18 @@ TEST_CASE("client_config: cluster replica acknowledgements out of range are refu
                                "before connection.health_check_timeout (3000 ms)"));
     CHECK(refusal(0, std::chrono::milliseconds(5000)) == "(accepted)");  // no WAIT is sent
 }
+
+TEST_CASE("client_config: a handover_write_delay outside 0 .. 10 ms is refused, naming the field", "[unit][options]")
+{
+    const auto refusal = [&](std::chrono::microseconds delay) {
+        redlock::client_config cfg;
+        cfg.masters = {"redis://127.0.0.1:7601"};
+        cfg.handover_write_delay = delay;
+        return redlock::test::client_refusal(cfg);
+    };
+    CHECK(refusal(std::chrono::microseconds(0)) == "(accepted)");
+    CHECK(refusal(std::chrono::milliseconds(10)) == "(accepted)");
+    CHECK_THAT(refusal(std::chrono::microseconds(-1)),
+               Catch::Contains("client_config::handover_write_delay (-1 us) is outside 0 .. 10 ms"));
+    CHECK_THAT(refusal(std::chrono::microseconds(10001)), Catch::Contains("handover_write_delay (10001 us)"));
+}
