@@ -2,14 +2,13 @@
 # The test command: installs what is missing, then runs five stages, each with its own build
 # directory, and fails if any of them fails:
 #
-#   normal  RelWithDebInfo build with warnings as errors, the whole CTest suite (unit, live
-#           against real redis-server masters the tests start themselves, fake-server tests,
-#           the tool tests of redlock-run, the install and package checks, the API
-#           reference check, the demo, the interop test with node-redlock, which installs
-#           node-redlock from the npm registry and is skipped when it cannot).
-#   asan    ASan+UBSan build (library, unit and live tests; -O1), their CTest tests: not the
-#           torture test, install check and demo, to which sanitizers add nothing but time.
-#           LSan checks for leaks.
+#   normal  RelWithDebInfo build with warnings as errors and the suite's tests but the unit and
+#           live ones (which run in the asan stage): the tool tests of redlock-run, the torture
+#           test, the install and package checks, the API reference check, the bench smoke runs,
+#           the examples, the interop test with node-redlock (which installs node-redlock from
+#           the npm registry and is skipped when it cannot). Two tests at a time.
+#   asan    ASan+UBSan build with warnings as errors (library, unit and live tests; -O1): every
+#           unit and live test, under ASan and UBSan. LSan checks for leaks.
 #   tsan    TSan build (library and live tests; -O1), the connection, client, fake-server and
 #           multi-threaded ([tsan]) live tests, with the io_context on 4 threads.
 #   fuzz    clang + libFuzzer build of test/fuzz/, each target fuzzed for a bounded time
@@ -22,7 +21,11 @@
 #   REDLOCK_FUZZ_SECONDS  seconds per fuzz target, default 60
 #   BUILD_DIR             the normal build directory (default build); the others are
 #                         $BUILD_DIR-asan, $BUILD_DIR-tsan, $BUILD_DIR-fuzz
-# Extra arguments go to the normal stage's ctest, e.g. bash scripts/test.sh -R '^unit:'.
+# Extra arguments go to the normal stage's ctest, e.g. bash scripts/test.sh -R '^tool:'.
+#
+# The normal and sanitizer stages build with CMAKE_UNITY_BUILD (a target's sources compiled a batch at a time: each
+# parses Boost.Asio and the public headers once, not once per file; docs/reliability.md has the
+# figures). Developers' own builds are not unity builds, so that a change recompiles one file.
 #
 # The last line is "N passed, N failed, N skipped": tests over all the CTest stages, plus one per
 # fuzz target and per model check, and one failure per stage that failed before its tests could
@@ -94,20 +97,22 @@ stage() {
 
 # ---- normal --------------------------------------------------------------------------------
 normal_args=("$@")
+unity=(-DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=${REDLOCK_UNITY_BATCH:-8})
 # -g1 (line tables only) in the normal and sanitizer stages: stack traces and sanitizer reports
 # keep their file and line, and the builds, which are most of a run's time, take about a fifth
 # less CPU than with -g (one live test file under ASan: 38 s against 30 s at -O1, 66 s against 52 s at
 # -O2).
 stage_normal() {
     cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-        -DREDLOCK_WARNINGS_AS_ERRORS=ON &&
+        "${unity[@]}" -DREDLOCK_WARNINGS_AS_ERRORS=ON -DREDLOCK_BUILD_UNIT_AND_LIVE_TESTS=OFF &&
         cmake --build "$build" -j$jobs &&
-        run_ctest --test-dir "$build" --output-on-failure --timeout 600 "${normal_args[@]}"
+        run_ctest --test-dir "$build" --output-on-failure --timeout 600 -j$jobs "${normal_args[@]}"
 }
 
 # ---- asan ----------------------------------------------------------------------------------
 # -O1: sanitizer builds of Asio code are slow to compile; -O1 keeps them usable and fast enough.
 sanitizer_cmake=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
+                 "${unity[@]}" -DREDLOCK_WARNINGS_AS_ERRORS=ON
                  -DREDLOCK_BUILD_BENCH=OFF -DREDLOCK_BUILD_EXAMPLES=OFF)
 stage_asan() {
     local dir=$build-asan

@@ -12,7 +12,7 @@ namespace redlock::detail {
 
 namespace {
 
-using event_kind = acquire_event::kind;
+using acquire_kind = acquire_event::kind;
 using action_kind = acquire_action::kind;
 
 acquire_action nothing() { return {}; }
@@ -50,20 +50,20 @@ acquire_action acquire_fsm::on_idle(const acquire_event& ev)
 {
     switch (ev.type)
     {
-    case event_kind::start:
-    case event_kind::queued:
+    case acquire_kind::start:
+    case acquire_kind::queued:
         // The retry budget (max_wait) and the wait count from the operation's start.
         start_ = ev.now;
         wait_end_ = ev.now + wait_;
         if (max_wait_.count() > 0)
             wait_end_ = std::min(wait_end_, ev.now + max_wait_);
-        if (ev.type == event_kind::start || !waits_)
+        if (ev.type == acquire_kind::start || !waits_)
             return begin_attempt(ev.now);
         phase_ = phase::queued;
         last_error_ = error::contended;  // what a wait that ends before the turn reports
         return acquire_action::wait(wait_end_);
-    case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
-    case event_kind::closed: return complete(error::connection_closed);
+    case acquire_kind::cancel: return complete(boost::asio::error::operation_aborted);
+    case acquire_kind::closed: return complete(error::connection_closed);
     default: return nothing();
     }
 }
@@ -73,7 +73,7 @@ bool acquire_fsm::record(quorum_tracker& q, const acquire_event& ev)
     if (ev.round_id != round_)
         return false;
     const auto before = q.state();
-    if (ev.type == event_kind::deadline)
+    if (ev.type == acquire_kind::deadline)
     {
         for (std::size_t i = 0; i < q.masters(); ++i)
             q.record(i, master_outcome::timed_out);  // only the pending ones change
@@ -91,8 +91,8 @@ acquire_action acquire_fsm::on_attempting(const acquire_event& ev)
 {
     switch (ev.type)
     {
-    case event_kind::reply:
-    case event_kind::deadline: return record(attempt_, ev) ? on_attempt_decided(ev.now) : nothing();
+    case acquire_kind::reply:
+    case acquire_kind::deadline: return record(attempt_, ev) ? on_attempt_decided(ev.now) : nothing();
     default: return on_interrupted(ev);
     }
 }
@@ -101,8 +101,8 @@ acquire_action acquire_fsm::on_committing(const acquire_event& ev)
 {
     switch (ev.type)
     {
-    case event_kind::reply:
-    case event_kind::deadline: return record(commit_, ev) ? on_commit_decided(ev.now) : nothing();
+    case acquire_kind::reply:
+    case acquire_kind::deadline: return record(commit_, ev) ? on_commit_decided(ev.now) : nothing();
     default: return on_interrupted(ev);
     }
 }
@@ -111,10 +111,10 @@ acquire_action acquire_fsm::on_interrupted(const acquire_event& ev)
 {
     switch (ev.type)
     {
-    case event_kind::cancel:
+    case acquire_kind::cancel:
         cancelled_ = true;
         return fail_attempt(boost::asio::error::operation_aborted, ev.now);
-    case event_kind::closed:
+    case acquire_kind::closed:
         // The connections fail what they hold; the release still goes out (the driver will
         // find it failing at once) so that the order "failed attempt, then release" holds.
         closed_ = true;
@@ -127,17 +127,17 @@ acquire_action acquire_fsm::on_releasing(const acquire_event& ev)
 {
     switch (ev.type)
     {
-    case event_kind::reply:
+    case acquire_kind::reply:
         // What the release achieved does not matter to the acquisition: only that it is over.
         if (ev.round_id != round_ || !release_waiting_.contains(ev.master) ||
             ev.outcome == master_outcome::pending)
             return nothing();
         release_waiting_.erase(ev.master);
         return release_waiting_.empty() ? after_release(ev.now) : nothing();
-    case event_kind::deadline: return ev.round_id == round_ ? after_release(ev.now) : nothing();
+    case acquire_kind::deadline: return ev.round_id == round_ ? after_release(ev.now) : nothing();
     // The release is not cut short: it is what keeps our keys from blocking other clients.
-    case event_kind::cancel: cancelled_ = true; return nothing();
-    case event_kind::closed: closed_ = true; return nothing();
+    case acquire_kind::cancel: cancelled_ = true; return nothing();
+    case acquire_kind::closed: closed_ = true; return nothing();
     default: return nothing();
     }
 }
@@ -146,10 +146,10 @@ acquire_action acquire_fsm::on_backing_off(const acquire_event& ev)
 {
     switch (ev.type)
     {
-    case event_kind::backoff_elapsed: return begin_attempt(ev.now);
-    case event_kind::handed: return take_handed(ev);
-    case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
-    case event_kind::closed: return complete(error::connection_closed);
+    case acquire_kind::backoff_elapsed: return begin_attempt(ev.now);
+    case acquire_kind::handed: return take_handed(ev);
+    case acquire_kind::cancel: return complete(boost::asio::error::operation_aborted);
+    case acquire_kind::closed: return complete(error::connection_closed);
     default: return nothing();
     }
 }
@@ -160,11 +160,11 @@ acquire_action acquire_fsm::on_queued(const acquire_event& ev)
     {
     // The one before took the lock: an attempt now would only be refused by this process's
     // own keys. It waits for their release (or their TTL) on every master instead.
-    case event_kind::turn: return ev.tracked ? begin_wait(ev.now, true) : begin_attempt(ev.now);
-    case event_kind::handed: return take_handed(ev);
-    case event_kind::backoff_elapsed: return complete(error::contended);
-    case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
-    case event_kind::closed: return complete(error::connection_closed);
+    case acquire_kind::turn: return ev.tracked ? begin_wait(ev.now, true) : begin_attempt(ev.now);
+    case acquire_kind::handed: return take_handed(ev);
+    case acquire_kind::backoff_elapsed: return complete(error::contended);
+    case acquire_kind::cancel: return complete(boost::asio::error::operation_aborted);
+    case acquire_kind::closed: return complete(error::connection_closed);
     default: return nothing();
     }
 }
@@ -173,7 +173,7 @@ acquire_action acquire_fsm::on_waiting(const acquire_event& ev)
 {
     switch (ev.type)
     {
-    case event_kind::watched:
+    case acquire_kind::watched:
         if (ev.round_id != round_ || !blocked_.contains(ev.master))
             return nothing();
         if (ev.outcome == master_outcome::failed)
@@ -184,12 +184,12 @@ acquire_action acquire_fsm::on_waiting(const acquire_event& ev)
             // No invalidation will come from it: poll it as an acquisition without waiting would.
             return fall_back_at(ev.now + poll_delay_);
         return ev.value >= 0 ? fall_back_at(ev.now + std::chrono::milliseconds(ev.value)) : nothing();
-    case event_kind::invalidated: return blocked_.contains(ev.master) ? unblock(ev.master, ev.now) : nothing();
-    case event_kind::handed: return take_handed(ev);
-    case event_kind::backoff_elapsed:
+    case acquire_kind::invalidated: return blocked_.contains(ev.master) ? unblock(ev.master, ev.now) : nothing();
+    case acquire_kind::handed: return take_handed(ev);
+    case acquire_kind::backoff_elapsed:
         return ev.now < wait_end_ ? begin_attempt(ev.now) : complete(last_error_);
-    case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
-    case event_kind::closed: return complete(error::connection_closed);
+    case acquire_kind::cancel: return complete(boost::asio::error::operation_aborted);
+    case acquire_kind::closed: return complete(error::connection_closed);
     default: return nothing();
     }
 }

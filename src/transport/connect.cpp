@@ -19,9 +19,6 @@ namespace redlock::detail {
 
 namespace {
 
-constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
-constexpr std::size_t min_read_space = 16 * 1024;
-
 bool is_ip_literal(const std::string& host)
 {
     error_code ec;

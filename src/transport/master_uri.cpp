@@ -70,7 +70,7 @@ bool percent_decode(std::string_view in, std::string& out)
     return true;
 }
 
-std::string quoted(std::string_view s)
+std::string quote_text(std::string_view s)
 {
     std::string r;
     r.reserve(s.size() + 2);
@@ -182,7 +182,7 @@ public:
             return parse_cluster(master_config::transport_kind::tcp, rest);
         if (iequals(scheme, "rediss-cluster"))
             return parse_cluster(master_config::transport_kind::tls, rest);
-        return fail("unknown scheme " + quoted(scheme) + " (accepted: " +
+        return fail("unknown scheme " + quote_text(scheme) + " (accepted: " +
                     std::string(accepted_schemes) + ")");
     }
 
@@ -247,7 +247,7 @@ private:
             return false;
         tail = stop == std::string_view::npos ? std::string_view{} : tail.substr(stop);
         if (!tail.empty() && tail.front() == '/')
-            return fail("unexpected " + quoted(tail) +
+            return fail("unexpected " + quote_text(tail) +
                         " after the db (the path is only the db number, e.g. /2)");
         return true;
     }
@@ -267,7 +267,7 @@ private:
                 return false;
             after = hp.substr(close + 1);
             if (!after.empty() && after.front() != ':')
-                return fail("unexpected " + quoted(after) +
+                return fail("unexpected " + quote_text(after) +
                             " after the IPv6 address (expected ':port', '/db' or the end)");
         }
         else
@@ -280,8 +280,8 @@ private:
                 return fail("empty host");
             for (char c : host)
                 if (!is_alnum(c) && c != '-' && c != '.' && c != '_')
-                    return fail("invalid character " + quoted(std::string_view(&c, 1)) +
-                                " in host " + quoted(host));
+                    return fail("invalid character " + quote_text(std::string_view(&c, 1)) +
+                                " in host " + quote_text(host));
             cfg_.host.assign(host);
             after = colon == std::string_view::npos ? std::string_view{} : hp.substr(colon);
         }
@@ -306,19 +306,19 @@ private:
         {
             address = inner.substr(0, pct);
             if (inner.substr(pct, 3) != "%25" || inner.size() == pct + 3)
-                return fail("bad IPv6 zone identifier in " + quoted(inner) +
+                return fail("bad IPv6 zone identifier in " + quote_text(inner) +
                             " (write it as %25 followed by the zone, e.g. [fe80::1%25eth0])");
             zone = inner.substr(pct + 3);
             for (char c : zone)
                 if (!urls::unreserved_chars(c))
-                    return fail("invalid character " + quoted(std::string_view(&c, 1)) +
-                                " in the IPv6 zone identifier " + quoted(zone));
+                    return fail("invalid character " + quote_text(std::string_view(&c, 1)) +
+                                " in the IPv6 zone identifier " + quote_text(zone));
         }
 
         boost::system::error_code bad;
         boost::asio::ip::make_address_v6(address, bad);
         if (bad)
-            return fail("invalid IPv6 address " + quoted(inner));
+            return fail("invalid IPv6 address " + quote_text(inner));
 
         cfg_.host.assign(address);
         if (!zone.empty())
@@ -352,11 +352,11 @@ private:
             return fail("empty db (expected an integer from 0 to 2147483647)");
         for (char c : text)
             if (!is_digit(c))
-                return fail("db " + quoted(text) + " is not a non-negative integer");
+                return fail("db " + quote_text(text) + " is not a non-negative integer");
         std::int64_t value = 0;
         const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
         if (ec != std::errc{} || p != text.data() + text.size() || value > max_db)
-            return fail("db " + quoted(text) + " is out of range (0 to 2147483647)");
+            return fail("db " + quote_text(text) + " is out of range (0 to 2147483647)");
         db = static_cast<int>(value);
         return true;
     }
@@ -425,7 +425,7 @@ private:
         for (std::size_t i = 0; i != cfg_.cluster_seeds.size(); ++i)
             if (same_node(cfg_.cluster_seeds[i], node))
                 return fail("seeds " + std::to_string(i + 1) + " and " + position +
-                            " are the same node " + quoted(host_port(node)));
+                            " are the same node " + quote_text(host_port(node)));
         cfg_.cluster_seeds.push_back(std::move(node));
         return true;
     }
@@ -489,14 +489,14 @@ private:
             const auto eq = param.find('=');
             const auto name = param.substr(0, eq);
             if (rules == query_rules::redis)
-                return fail("unknown query parameter " + quoted(name) +
+                return fail("unknown query parameter " + quote_text(name) +
                             " (redis:// and rediss:// take no parameters; the db is the path, "
                             "e.g. redis://host:6379/2)");
             if (rules == query_rules::cluster)
-                return fail("unknown query parameter " + quoted(name) +
+                return fail("unknown query parameter " + quote_text(name) +
                             " (redis-cluster:// and rediss-cluster:// take no parameters)");
             if (name != "db")
-                return fail("unknown query parameter " + quoted(name) + " (accepted: db)");
+                return fail("unknown query parameter " + quote_text(name) + " (accepted: db)");
             if (eq == std::string_view::npos)
                 return fail("query parameter 'db' has no value (e.g. ?db=2)");
             if (have_db)
@@ -542,7 +542,7 @@ private:
             return fail("bad percent escape in the password ('%' must be followed by two hex "
                         "digits)");
         if (cfg_.password.empty() && !cfg_.username.empty())
-            return fail("empty password for user " + quoted(cfg_.username) +
+            return fail("empty password for user " + quote_text(cfg_.username) +
                         " (an empty password means no AUTH, which would log in as the default "
                         "user)");
         return true;

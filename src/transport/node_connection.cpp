@@ -18,9 +18,6 @@ namespace redlock::detail {
 
 namespace {
 
-constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
-constexpr std::size_t min_read_space = 16 * 1024;
-
 resp::parser_limits limits_of(const connection_options& o)
 {
     resp::parser_limits l;

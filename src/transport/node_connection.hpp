@@ -14,10 +14,12 @@
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <redlock/config.hpp>
 #include <redlock/error.hpp>
@@ -31,6 +33,12 @@
 #include "transport/stream.hpp"
 
 namespace redlock::detail {
+
+/// The completion token of node_connection's coroutines (connect.cpp, node_connection.cpp):
+/// errors as values.
+inline constexpr auto as_tuple_awaitable = asio::as_tuple(asio::use_awaitable);
+/// Room asked of the read buffer before each read_some.
+inline constexpr std::size_t min_read_space = 16 * 1024;
 
 /// @brief One multiplexed, pipelined connection to one Redis master.
 ///

@@ -48,7 +48,7 @@ constexpr auto attempt_deadline = 200ms;  // the default: ttl / 20, clamped to [
 constexpr auto release_deadline = 200ms;  // the default
 // What an operation may take beyond its deadlines on an event loop that was not starved:
 // dispatching the completion and the coroutine's resumption.
-constexpr double slack_ms = 50.0;
+constexpr double deadline_slack_ms = 50.0;
 
 /// Records how late a 5 ms ticker runs on the io_context, to tell a slow library from a
 /// starved process.
@@ -217,7 +217,7 @@ struct background
         const auto [ec, took, lag] = op;
         ++ops;
         const double excess = took - bound - lag;
-        if (excess > slack_ms)
+        if (excess > deadline_slack_ms)
             ++late;
         if (excess > worst_excess_ms)
         {
@@ -284,13 +284,13 @@ void minority_out(outage o)
             REQUIRE_FALSE(a.ec);
             ++acquired;
             lock_ms.add(a.took);
-            CHECK(a.took <= ms(attempt_deadline) + a.lag + slack_ms);
+            CHECK(a.took <= ms(attempt_deadline) + a.lag + deadline_slack_ms);
             CHECK(count_status(a.l, master_status::granted) >= 3);
 
             const auto u = co_await unlock_timed(r, a.l);
             unlock_ms.add(u.took);
             CHECK_FALSE(u.ec);
-            CHECK(u.took <= ms(release_deadline) + u.lag + slack_ms);
+            CHECK(u.took <= ms(release_deadline) + u.lag + deadline_slack_ms);
             co_await sleep_for(100ms);
         }
         stop = true;
@@ -341,7 +341,7 @@ void majority_out(outage o)
             CHECK(a.ec == error::no_quorum);
             CHECK_FALSE(l.held());
             // One attempt, then the release of what it set (its own deadline).
-            CHECK(a.took <= ms(attempt_deadline + release_deadline) + a.lag + slack_ms);
+            CHECK(a.took <= ms(attempt_deadline + release_deadline) + a.lag + deadline_slack_ms);
             fail_ms.add(a.took);
             ++failed;
             // Every master that is out says why.

@@ -11,7 +11,7 @@ namespace redlock::test {
 
 namespace {
 
-using namespace boost::asio::experimental::awaitable_operators;
+using boost::asio::experimental::awaitable_operators::operator||;
 
 // The snippet of docs/usage.md: a lock, or nothing after `patience`.
 asio::awaitable<std::optional<lock>> lock_within(client& locks, std::string resource,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "local_masters.hpp"
+#include "tuple_awaitable.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -30,9 +31,6 @@ namespace redlock::test {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
-
-/// `co_await op(..., tuple_awaitable)` yields (error_code, results...) instead of throwing.
-inline constexpr auto tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 
 /// Milliseconds as a double, for messages and comparisons.
 inline double ms(steady::duration d)

@@ -132,7 +132,7 @@ std::size_t settled_clients(const local_masters& m, std::size_t i, std::size_t n
 }
 
 template <class Pred>
-bool run_until(asio::io_context& io, Pred done, steady::duration limit = 5s)
+bool run_handlers_until(asio::io_context& io, Pred done, steady::duration limit = 5s)
 {
     const auto deadline = steady::now() + limit;
     while (!done() && steady::now() < deadline)
@@ -177,7 +177,7 @@ TEST_CASE("client: destroying the io_context with operations in flight destroys 
         // keep the async_wait_connected below waiting (slow builds see that).
         std::optional<std::size_t> ready;
         c->async_wait_connected([&](error_code, std::size_t n) { ready = n; });
-        REQUIRE(run_until(io, [&] { return a && b && ready; }));
+        REQUIRE(run_handlers_until(io, [&] { return a && b && ready; }));
         REQUIRE(*ready == m.size());
 
         for (std::size_t i = 0; i < m.size(); ++i)
@@ -236,9 +236,9 @@ TEST_CASE("client: an unlock completes at the quorum and destroying everything d
                 if (!ec)
                     l = std::move(got);
             });
-            REQUIRE(run_until(io, [&] { return l.has_value(); }));
+            REQUIRE(run_handlers_until(io, [&] { return l.has_value(); }));
             // The acquisition completed at the quorum; wait until every master has the key.
-            REQUIRE(run_until(io, [&] {
+            REQUIRE(run_handlers_until(io, [&] {
                 io.run_for(2ms);
                 return total_keys(m) == 5;
             }));
@@ -250,7 +250,7 @@ TEST_CASE("client: an unlock completes at the quorum and destroying everything d
             auto first = lock_on_all("early:warm-up");
             bool done = false;
             c->async_unlock(first, [&](error_code) { done = true; });
-            REQUIRE(run_until(io, [&] { return done; }));
+            REQUIRE(run_handlers_until(io, [&] { return done; }));
             REQUIRE(total_keys(m) == 0);
         }
         auto l = lock_on_all("early");
@@ -260,7 +260,7 @@ TEST_CASE("client: an unlock completes at the quorum and destroying everything d
         std::optional<error_code> result;
         const auto t0 = steady::now();
         c->async_unlock(l, [&](error_code ec) { result = ec; });
-        REQUIRE(run_until(io, [&] { return result.has_value(); }));
+        REQUIRE(run_handlers_until(io, [&] { return result.has_value(); }));
         took_ms = ms(steady::now() - t0);
         CHECK_FALSE(*result);
         // Three masters deleted the key; two are silent, their deletes written to them.
@@ -294,7 +294,7 @@ TEST_CASE("connection: destroying the io_context with requests in flight destroy
         auto conn = std::make_unique<connection>(io.get_executor(), m.uri(0));
         bool up = false;
         conn->async_wait_connected([&](error_code ec) { up = !ec; });
-        REQUIRE(run_until(io, [&] { return up; }));
+        REQUIRE(run_handlers_until(io, [&] { return up; }));
         m.pause(0);
         asio::cancellation_signal never_emitted;
         conn->async_exec(command("PING"), [&, s = sentinel](error_code, resp::reply) { ++called; });

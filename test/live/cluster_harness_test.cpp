@@ -1,6 +1,7 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 // The local_cluster fixture: what the cluster tests of issue 15 will rely on.
 #include "local_cluster.hpp"
+#include "process_status.hpp"
 
 #include "cluster/key_slot.hpp"
 #include "cluster/redirect.hpp"
@@ -23,18 +24,12 @@ using redlock::detail::key_slot;
 using redlock::detail::parse_redirect;
 using redlock::detail::redirect_kind;
 using redlock::detail::slot_map;
+using redlock::test::has_children;
 using redlock::test::local_cluster;
+using redlock::test::process_gone;
 using Catch::Matchers::Contains;
 
 namespace {
-
-bool process_gone(pid_t pid) { return ::kill(pid, 0) == -1 && errno == ESRCH; }
-
-bool has_children()
-{
-    int status = 0;
-    return !(::waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD);
-}
 
 /// One reply's bytes and its nodes, which view the bytes.
 struct reply

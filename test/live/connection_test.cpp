@@ -10,6 +10,7 @@
 #include <redlock/error.hpp>
 #include <redlock/resp.hpp>
 
+#include "connection_helpers.hpp"
 #include "io_helpers.hpp"
 #include "local_masters.hpp"
 
@@ -67,45 +68,6 @@ struct one_master
 long long ms_since(clock_type::time_point t0)
 {
     return std::chrono::duration_cast<std::chrono::milliseconds>(clock_type::now() - t0).count();
-}
-
-/// The outcome of one async_exec; shared with the handler so that a handler that runs after
-/// a failed REQUIRE finds it alive.
-struct outcome
-{
-    bool done = false;
-    error_code ec;
-    resp::reply reply;
-    clock_type::time_point at{};
-};
-
-auto record(const std::shared_ptr<outcome>& o)
-{
-    return [o](error_code ec, resp::reply r) {
-        o->done = true;
-        o->ec = ec;
-        o->reply = std::move(r);
-        o->at = clock_type::now();
-    };
-}
-
-/// async_exec, run to completion on this thread.
-outcome exec(asio::io_context& io, connection& conn, command cmd,
-             std::chrono::milliseconds timeout = 0ms, std::chrono::milliseconds limit = 5s)
-{
-    auto o = std::make_shared<outcome>();
-    conn.async_exec(std::move(cmd), timeout, record(o));
-    REQUIRE(run_until(io, [&] { return o->done; }, limit));
-    return *o;
-}
-
-/// async_wait_connected, run to completion on this thread.
-error_code wait_connected(asio::io_context& io, connection& conn, std::chrono::milliseconds limit = 5s)
-{
-    auto r = std::make_shared<std::optional<error_code>>();
-    conn.async_wait_connected([r](error_code ec) { *r = ec; });
-    REQUIRE(run_until(io, [&] { return r->has_value(); }, limit));
-    return **r;
 }
 
 /// One master and a connection to it that has connected.
@@ -181,13 +143,6 @@ void check_fifo_in_sync(asio::io_context& io, connection& conn, const std::strin
         REQUIRE_FALSE(outs[i]->ec);
         CHECK(value_of(*outs[i]) == prefix + std::to_string(i));
     }
-}
-
-/// Closes `conn` and lets the close run, so no handler outlives the test's objects.
-void shut(asio::io_context& io, connection& conn)
-{
-    conn.close();
-    run_for(io, 20ms);
 }
 
 /// A loopback TCP port that is bound but not listening: connecting to it is refused.

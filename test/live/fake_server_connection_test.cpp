@@ -8,6 +8,7 @@
 #include <redlock/error.hpp>
 #include <redlock/resp.hpp>
 
+#include "connection_helpers.hpp"
 #include "fake_server.hpp"
 #include "io_helpers.hpp"
 
@@ -32,45 +33,22 @@ using clock_type = std::chrono::steady_clock;
 
 namespace {
 
-struct outcome
+/// async_exec with a request deadline (2 s unless given), run to completion on this thread;
+/// the test fails if it has not completed within 10 s.
+outcome exec_with_deadline(asio::io_context& io, connection& conn, command cmd,
+                           std::chrono::milliseconds timeout = 2s)
 {
-    bool done = false;
-    error_code ec;
-    resp::reply reply;
-};
-
-auto record(const std::shared_ptr<outcome>& o)
-{
-    return [o](error_code ec, resp::reply r) {
-        o->done = true;
-        o->ec = ec;
-        o->reply = std::move(r);
-    };
+    return exec(io, conn, std::move(cmd), timeout, 10s);
 }
 
-outcome exec(asio::io_context& io, connection& conn, command cmd, std::chrono::milliseconds timeout = 2s)
-{
-    auto o = std::make_shared<outcome>();
-    conn.async_exec(std::move(cmd), timeout, record(o));
-    REQUIRE(run_until(io, [&] { return o->done; }, 10s));
-    return *o;
-}
-
-error_code wait_connected(asio::io_context& io, connection& conn)
-{
-    auto r = std::make_shared<std::optional<error_code>>();
-    conn.async_wait_connected([r](error_code ec) { *r = ec; });
-    REQUIRE(run_until(io, [&] { return r->has_value(); }, 10s));
-    return **r;
-}
-
-/// Retries PING until it answers PONG (each try bounded) or `limit` passes.
-bool ping_until_ok(asio::io_context& io, connection& conn, std::chrono::milliseconds limit = 5s)
+/// Retries PING until it answers PONG (each try bounded) or `limit` passes: the connection
+/// came back by itself.
+bool ping_until_recovered(asio::io_context& io, connection& conn, std::chrono::milliseconds limit = 5s)
 {
     const auto deadline = clock_type::now() + limit;
     while (clock_type::now() < deadline)
     {
-        auto o = exec(io, conn, command("PING"), 500ms);
+        auto o = exec_with_deadline(io, conn, command("PING"), 500ms);
         if (!o.ec && o.reply.size() == 1 && o.reply[0].value == "PONG")
             return true;
         run_for(io, 10ms);
@@ -100,12 +78,6 @@ connection_options fast_options()
 std::string first_value(const outcome& o)
 {
     return o.reply.empty() ? std::string("(no reply: ") + o.ec.message() + ")" : o.reply[0].value;
-}
-
-void shut(asio::io_context& io, connection& conn)
-{
-    conn.close();
-    run_for(io, 20ms);
 }
 
 std::string escaped(std::string_view s)
@@ -250,9 +222,9 @@ TEST_CASE("fake server: a bad reply gives the request a clear error and the conn
         srv.push(c.script);
         asio::io_context io;
         connection conn(io.get_executor(), srv.uri(), fast_options());
-        REQUIRE_FALSE(wait_connected(io, conn));
+        REQUIRE_FALSE(wait_connected(io, conn, 10s));
 
-        const auto o = exec(io, conn, command("PING"), c.timeout);
+        const auto o = exec_with_deadline(io, conn, command("PING"), c.timeout);
         INFO("got: " << o.ec.message());
         CHECK(o.ec == c.expected);
         if (!o.ec)
@@ -277,13 +249,13 @@ TEST_CASE("fake server: a bad reply gives the request a clear error and the conn
         {
             // The drop is seen, the next connection answers normally.
             CHECK(run_until(io, [&] { return srv.connections() >= 2; }, 5s));
-            CHECK(ping_until_ok(io, conn));
+            CHECK(ping_until_recovered(io, conn));
             CHECK(stats_of(io, conn).drops >= 1);
         }
         else
         {
             // Same connection, still in sync.
-            const auto next = exec(io, conn, command("ECHO", "in sync"));
+            const auto next = exec_with_deadline(io, conn, command("ECHO", "in sync"));
             CHECK_FALSE(next.ec);
             CHECK((next.reply.size() == 1 && next.reply[0].value == "in sync"));
             CHECK(srv.connections() == 1);
@@ -353,7 +325,7 @@ TEST_CASE("fake server: a fault at every step of a conversation, handshake inclu
 
             asio::io_context io;
             connection conn(io.get_executor(), srv.uri(":s3cret", 3), fast_options());
-            const error_code connected = wait_connected(io, conn);
+            const error_code connected = wait_connected(io, conn, 10s);
             if (k < handshake_steps)
             {
                 // The attempt fails with a cause that says what happened; the password is
@@ -372,7 +344,7 @@ TEST_CASE("fake server: a fault at every step of a conversation, handshake inclu
                                                        command("PING")};
                 for (std::size_t j = handshake_steps; j <= k; ++j)
                 {
-                    const auto o = exec(io, conn, requests[j - handshake_steps]);
+                    const auto o = exec_with_deadline(io, conn, requests[j - handshake_steps]);
                     if (j < k)
                     {
                         CHECK_FALSE(o.ec);
@@ -386,11 +358,11 @@ TEST_CASE("fake server: a fault at every step of a conversation, handshake inclu
             }
 
             // Recovery: the next connection is normal and the whole conversation works.
-            REQUIRE(ping_until_ok(io, conn));
+            REQUIRE(ping_until_recovered(io, conn));
             CHECK(srv.connections() >= 2);
-            const auto set = exec(io, conn, command("SET", "k", "v2"));
+            const auto set = exec_with_deadline(io, conn, command("SET", "k", "v2"));
             CHECK_FALSE(set.ec);
-            const auto get = exec(io, conn, command("GET", "k"));
+            const auto get = exec_with_deadline(io, conn, command("GET", "k"));
             CHECK_FALSE(get.ec);
             CHECK((get.reply.size() == 1 && get.reply[0].value == "v2"));
             // The handshake sent what the configuration asks for, in order.
@@ -481,14 +453,14 @@ TEST_CASE("fake server: handshake rejections and odd servers give the cause, the
         // Queued while connecting: it fails with the attempt's cause, or succeeds.
         auto queued = std::make_shared<outcome>();
         conn.async_exec(command("PING"), 5s, record(queued));
-        const error_code connected = wait_connected(io, conn);
+        const error_code connected = wait_connected(io, conn, 10s);
         INFO("got: " << connected.message() << " / " << conn.last_error_detail());
         const bool also = c.also && connected == c.also;
         CHECK((connected == c.expected || also));
         REQUIRE(run_until(io, [&] { return queued->done; }, 5s));
         CHECK(queued->ec == (also ? c.also : c.expected));
         CHECK_THAT(conn.last_error_detail(), !Catch::Matchers::Contains("s3cret"));
-        REQUIRE(ping_until_ok(io, conn));
+        REQUIRE(ping_until_recovered(io, conn));
         CHECK(srv.errors().empty());
         shut(io, conn);
     }
@@ -509,7 +481,7 @@ TEST_CASE("fake server: garbage in the middle of a pipeline fails exactly the re
 
     asio::io_context io;
     connection conn(io.get_executor(), srv.uri(), fast_options());
-    REQUIRE_FALSE(wait_connected(io, conn));
+    REQUIRE_FALSE(wait_connected(io, conn, 10s));
     std::vector<std::shared_ptr<outcome>> outs;
     for (int i = 0; i < 50; ++i)
     {
@@ -531,7 +503,7 @@ TEST_CASE("fake server: garbage in the middle of a pipeline fails exactly the re
             CHECK(outs[i]->ec == error::protocol_error);
         }
     }
-    CHECK(ping_until_ok(io, conn));
+    CHECK(ping_until_recovered(io, conn));
     CHECK(srv.errors().empty());
     shut(io, conn);
 }
@@ -546,7 +518,7 @@ TEST_CASE("fake server: a batch whose second reply is garbage fails as a whole, 
 
     asio::io_context io;
     connection conn(io.get_executor(), srv.uri(), fast_options());
-    REQUIRE_FALSE(wait_connected(io, conn));
+    REQUIRE_FALSE(wait_connected(io, conn, 10s));
     redlock::request req;
     req.push("SET", "k", "v").push("GET", "k").push("PING");
     bool done = false;
@@ -560,7 +532,7 @@ TEST_CASE("fake server: a batch whose second reply is garbage fails as a whole, 
     REQUIRE(run_until(io, [&] { return done; }, 5s));
     CHECK(ec == error::protocol_error);
     CHECK(replies.empty());
-    CHECK(ping_until_ok(io, conn));
+    CHECK(ping_until_recovered(io, conn));
     shut(io, conn);
 }
 
@@ -575,7 +547,7 @@ TEST_CASE("fake server: a large valid reply arrives whole, one over the configur
         fake_server srv;
         srv.push(ping_answer("$" + std::to_string(big.size()) + "\r\n" + big + "\r\n"));
         connection conn(io.get_executor(), srv.uri(), fast_options());
-        const auto o = exec(io, conn, command("PING"), 5s);
+        const auto o = exec_with_deadline(io, conn, command("PING"), 5s);
         REQUIRE_FALSE(o.ec);
         REQUIRE(o.reply.size() == 1);
         CHECK(o.reply[0].value == big);
@@ -593,9 +565,9 @@ TEST_CASE("fake server: a large valid reply arrives whole, one over the configur
         fake_server srv;
         srv.push(ping_answer(reply));
         connection conn(io.get_executor(), srv.uri(), opts);
-        const auto o = exec(io, conn, command("PING"));
+        const auto o = exec_with_deadline(io, conn, command("PING"));
         CHECK(o.ec == error::protocol_error);
-        CHECK(ping_until_ok(io, conn));
+        CHECK(ping_until_recovered(io, conn));
         shut(io, conn);
     }
 }
@@ -607,18 +579,19 @@ TEST_CASE("fake server: answers normally like a small Redis", "[live][fake]")
     fake_server srv;
     asio::io_context io;
     connection conn(io.get_executor(), srv.uri(), fast_options());
-    CHECK(first_value(exec(io, conn, command("SET", "k", "t1", "NX", "PX", 10000))) == "OK");
-    CHECK(exec(io, conn, command("SET", "k", "t2", "NX", "PX", 10000)).reply.at(0).data_type == resp::type::null);
-    CHECK(exec(io, conn, command("GET", "k")).reply.at(0).value == "t1");
+    CHECK(first_value(exec_with_deadline(io, conn, command("SET", "k", "t1", "NX", "PX", 10000))) == "OK");
+    CHECK(exec_with_deadline(io, conn, command("SET", "k", "t2", "NX", "PX", 10000)).reply.at(0).data_type ==
+          resp::type::null);
+    CHECK(exec_with_deadline(io, conn, command("GET", "k")).reply.at(0).value == "t1");
     CHECK(srv.value_of("k") == "t1");
     // redlock's scripts, told apart by their argument count.
-    CHECK(exec(io, conn, command("EVALSHA", "sha", "1", "k", "t2")).reply.at(0).value == "0");
-    CHECK(exec(io, conn, command("EVAL", "body", "1", "k", "t1", "5000")).reply.at(0).value == "1");
-    CHECK(exec(io, conn, command("EVALSHA", "sha", "1", "k", "t1")).reply.at(0).value == "1");
+    CHECK(exec_with_deadline(io, conn, command("EVALSHA", "sha", "1", "k", "t2")).reply.at(0).value == "0");
+    CHECK(exec_with_deadline(io, conn, command("EVAL", "body", "1", "k", "t1", "5000")).reply.at(0).value == "1");
+    CHECK(exec_with_deadline(io, conn, command("EVALSHA", "sha", "1", "k", "t1")).reply.at(0).value == "1");
     CHECK_FALSE(srv.value_of("k"));
-    CHECK(exec(io, conn, command("NOSUCH")).ec == error::server_error);
+    CHECK(exec_with_deadline(io, conn, command("NOSUCH")).ec == error::server_error);
     // Expiry.
-    CHECK_FALSE(exec(io, conn, command("SET", "e", "v", "PX", 20)).ec);
+    CHECK_FALSE(exec_with_deadline(io, conn, command("SET", "e", "v", "PX", 20)).ec);
     run_for(io, 50ms);
     CHECK_FALSE(srv.value_of("e"));
     CHECK(srv.command_names(0).front() == "CLIENT");

@@ -127,7 +127,7 @@ connection_options quiet_options()
     return o;
 }
 
-constexpr double slack_ms = 60.0;
+constexpr double latency_slack_ms = 60.0;
 
 
 /// One master behind a fault proxy and a connection through it: the setting of most tests here.
@@ -203,7 +203,7 @@ TEST_CASE_METHOD(proxied, "fault_proxy: latency delays each direction by the set
             const double rtt = co_await ping_ms(c);
             INFO("latency " << s.up.count() << " + " << s.down.count() << " ms: PING took " << rtt << " ms");
             CHECK(rtt >= expected);
-            CHECK(rtt <= expected + slack_ms);
+            CHECK(rtt <= expected + latency_slack_ms);
         }
 
         // A pipelined burst keeps its order through the delay.

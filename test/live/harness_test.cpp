@@ -1,5 +1,6 @@
 // The local_masters fixture itself: what every other live test relies on.
 #include "local_masters.hpp"
+#include "process_status.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -24,15 +25,12 @@
 #include <vector>
 
 namespace fs = std::filesystem;
+using redlock::test::has_children;
 using redlock::test::local_masters;
+using redlock::test::process_gone;
 using Catch::Matchers::Contains;
 
 namespace {
-
-bool process_gone(pid_t pid)
-{
-    return ::kill(pid, 0) == -1 && errno == ESRCH;
-}
 
 /// A blocking loopback TCP connection; -errno when connect fails.
 int connect_loopback(std::uint16_t port)
@@ -125,12 +123,6 @@ private:
     fs::path path_;
     std::optional<std::string> old_;
 };
-
-bool has_children()
-{
-    int status = 0;
-    return !(::waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD);
-}
 
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "fake_server.hpp"
+#include "tuple_awaitable.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -141,7 +142,6 @@ fake_script& fake_script::when_done(disposition d)
 
 namespace {
 
-constexpr auto tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 // A stress test sends hundreds of thousands of commands; the log keeps the first ones.
 constexpr std::size_t max_logged_commands = 20000;
 

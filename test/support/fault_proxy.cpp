@@ -1,5 +1,6 @@
 // The fault-injecting TCP proxy of the reliability tests (see fault_proxy.hpp).
 #include "fault_proxy.hpp"
+#include "tuple_awaitable.hpp"
 
 #include <algorithm>
 #include <array>
@@ -32,7 +33,6 @@ using tcp = asio::ip::tcp;
 using steady = std::chrono::steady_clock;
 using error_code = boost::system::error_code;
 
-constexpr auto tuple_awaitable = asio::as_tuple(asio::use_awaitable);
 constexpr std::size_t read_size = 16 * 1024;
 // Past this many bytes waiting in one direction (a long stall or a large latency), the proxy
 // stops reading from the sender, so that TCP flow control pushes back on it as a slow link

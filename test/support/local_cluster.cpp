@@ -1,5 +1,6 @@
 // A real Redis Cluster on loopback for the live tests: local_masters nodes joined by redis-cli.
 #include "local_cluster.hpp"
+#include "process_status.hpp"
 
 #include "cluster/slot_map.hpp"
 #include "protocol/resp_parser.hpp"
@@ -30,7 +31,7 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
-constexpr std::chrono::milliseconds poll_interval = 20ms;
+constexpr std::chrono::milliseconds cluster_poll_interval = 20ms;
 constexpr std::string_view loopback = "127.0.0.1";
 
 std::string read_file(const fs::path& file)
@@ -40,7 +41,7 @@ std::string read_file(const fs::path& file)
 }
 
 /// The last `max_lines` lines of `text`.
-std::string tail(std::string_view text, std::size_t max_lines)
+std::string last_lines(std::string_view text, std::size_t max_lines)
 {
     if (text.empty())
         return "(empty)\n";
@@ -56,15 +57,6 @@ std::string tail(std::string_view text, std::size_t max_lines)
     if (!out.empty() && out.back() != '\n')
         out += '\n';
     return out;
-}
-
-std::string describe_status(int status)
-{
-    if (WIFEXITED(status))
-        return "exit status " + std::to_string(WEXITSTATUS(status));
-    if (WIFSIGNALED(status))
-        return std::string("signal ") + ::strsignal(WTERMSIG(status));
-    return "wait status " + std::to_string(status);
 }
 
 /// A child process we started: killed and reaped if it still runs when this goes away.
@@ -178,10 +170,10 @@ void run_to_completion(const std::vector<std::string>& args, const fs::path& out
         throw std::runtime_error("local_cluster: `" + command_line + "` did not finish within " +
                                  std::to_string(timeout.count()) +
                                  " ms (killed, so output it had buffered is lost); its output ends with:\n" +
-                                 tail(read_file(output), 30));
+                                 last_lines(read_file(output), 30));
     if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0)
         throw std::runtime_error("local_cluster: `" + command_line + "` failed (" + describe_status(*status) +
-                                 "); its output ends with:\n" + tail(read_file(output), 30));
+                                 "); its output ends with:\n" + last_lines(read_file(output), 30));
 }
 
 /// A parsed reply that keeps the bytes its nodes view.
@@ -329,7 +321,7 @@ struct local_cluster::impl
                 if (!nodes.is_running(i))
                     throw std::runtime_error("local_cluster: " + name(i) +
                                              " exited while the cluster formed; its log ends with:\n" +
-                                             tail(read_file(nodes.log_file(i)), 25));
+                                             last_lines(read_file(nodes.log_file(i)), 25));
             std::optional<detail::slot_map> reference;
             bool ready = true;
             for (std::size_t i = 0; i < nodes.size(); ++i)
@@ -345,15 +337,15 @@ struct local_cluster::impl
             }
             if (steady::now() >= deadline)
                 break;
-            std::this_thread::sleep_for(poll_interval);
+            std::this_thread::sleep_for(cluster_poll_interval);
         }
         std::string message = "local_cluster: the cluster was not ready within " +
                               std::to_string(opts.ready_timeout.count()) + " ms.\n";
         for (std::size_t i = 0; i < nodes.size(); ++i)
             message += name(i) + ": " + lacks[i] + "\n";
-        message += "redis-cli --cluster create said:\n" + tail(read_file(root() / "cluster-create.log"), 15);
+        message += "redis-cli --cluster create said:\n" + last_lines(read_file(root() / "cluster-create.log"), 15);
         for (std::size_t i = 0; i < nodes.size(); ++i)
-            message += name(i) + "'s log ends with:\n" + tail(read_file(nodes.log_file(i)), 10);
+            message += name(i) + "'s log ends with:\n" + last_lines(read_file(nodes.log_file(i)), 10);
         throw std::runtime_error(message);
     }
 

@@ -1,5 +1,6 @@
 // Real redis-server masters on loopback for the live tests, examples and benchmarks.
 #include "local_masters.hpp"
+#include "process_status.hpp"
 
 #include "tls_material.hpp"
 
@@ -255,15 +256,6 @@ bool has_exited(pid_t pid) noexcept
     if (r < 0)
         return errno == ECHILD;
     return info.si_pid == pid;
-}
-
-std::string describe_status(int status)
-{
-    if (WIFEXITED(status))
-        return "exit status " + std::to_string(WEXITSTATUS(status));
-    if (WIFSIGNALED(status))
-        return std::string("signal ") + ::strsignal(WTERMSIG(status));
-    return "wait status " + std::to_string(status);
 }
 
 /// In the child: hands errno to the parent through the report pipe and exits.

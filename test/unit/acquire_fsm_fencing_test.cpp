@@ -56,11 +56,6 @@ fsm_action grant(acquire_fsm& f, std::uint64_t round, std::size_t master, std::i
     return f.resume(fsm_event::reply(round, master, granted, now, counters));
 }
 
-fsm_action answer(acquire_fsm& f, std::uint64_t round, std::size_t master, master_outcome o, time_point now)
-{
-    return f.resume(fsm_event::reply(round, master, o, now));
-}
-
 // Starts a fenced acquisition on 5 masters and has masters 0, 1, 2 grant with counters 4, 7
 // and 2: the commit round it asks for (token 8).
 fsm_action to_commit(acquire_fsm& f, fsm_action& attempt)

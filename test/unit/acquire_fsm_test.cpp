@@ -14,6 +14,7 @@
 
 #include "acquire_test_words.hpp"
 #include "algorithm/backoff.hpp"
+#include "fsm_test_words.hpp"
 
 using namespace redlock_test::acquire;
 
@@ -23,7 +24,7 @@ using redlock::error;
 using redlock::detail::master_set;
 using redlock::detail::retry_policy;
 using redlock::detail::retry_schedule;
-constexpr auto aborted = boost::asio::error::operation_aborted;
+using redlock_test::fsm::aborted;
 
 // ttl 10 s: attempt timeout 200 ms (ttl / 20 clamped), drift 10 ms * 10 + 2 ms = 102 ms.
 lock_options options()
@@ -38,13 +39,7 @@ lock_options options()
     return o;
 }
 
-constexpr std::uint64_t seed = 42;
-
-// Feeds one reply and returns the action.
-acquire_action answer(acquire_fsm& f, std::uint64_t round, std::size_t master, master_outcome o, time_point now)
-{
-    return f.resume(acquire_event::reply(round, master, o, now));
-}
+constexpr std::uint64_t acquire_seed = 42;
 
 // Feeds the same outcome from each of `masters` in order, all at `now`; every reply but the
 // last must leave the machine waiting. Returns the last action.
@@ -132,7 +127,7 @@ TEST_CASE("acquire_fsm: start sends the first attempt with its deadline", "[acqu
         auto o = options();
         o.ttl = e.ttl;
         o.attempt_timeout = e.attempt_timeout;
-        acquire_fsm f(o, 5, seed, false);
+        acquire_fsm f(o, 5, acquire_seed, false);
         CHECK_FALSE(f.done());
         const auto a = f.resume(acquire_event::start(at(0ms)));
         CHECK(a.type == kind::send_attempt);
@@ -148,7 +143,7 @@ TEST_CASE("acquire_fsm: start sends the first attempt with its deadline", "[acqu
 
 TEST_CASE("acquire_fsm: success at the quorum, before the slow masters answer", "[acquire_fsm]")
 {
-    acquire_fsm f(options(), 5, seed, false);
+    acquire_fsm f(options(), 5, acquire_seed, false);
     const auto t0 = at(0ms);
     const auto a = f.resume(acquire_event::start(t0));
     CHECK(answer(f, a.round_id, 4, granted, t0 + 1ms).type == kind::none);
@@ -174,7 +169,7 @@ TEST_CASE("acquire_fsm: success at the quorum, before the slow masters answer", 
 
 TEST_CASE("acquire_fsm: a single master is its own quorum", "[acquire_fsm]")
 {
-    acquire_fsm f(options(), 1, seed, false);
+    acquire_fsm f(options(), 1, acquire_seed, false);
     const auto a = f.resume(acquire_event::start(at(0ms)));
     const auto c = answer(f, a.round_id, 0, granted, at(1ms));
     REQUIRE(c.type == kind::complete);
@@ -191,7 +186,7 @@ TEST_CASE("acquire_fsm: a quorum reached with no validity left fails the attempt
 
     SECTION("97 ms elapsed: nothing left")
     {
-        acquire_fsm f(o, 3, seed, false);
+        acquire_fsm f(o, 3, acquire_seed, false);
         const auto a = f.resume(acquire_event::start(at(0ms)));
         const auto rel = answer_all(f, a.round_id, {0, 2}, granted, at(97ms));
         REQUIRE(rel.type == kind::send_release);
@@ -206,7 +201,7 @@ TEST_CASE("acquire_fsm: a quorum reached with no validity left fails the attempt
     }
     SECTION("96 ms elapsed: 1 ms left is a lock")
     {
-        acquire_fsm f(o, 3, seed, false);
+        acquire_fsm f(o, 3, acquire_seed, false);
         const auto a = f.resume(acquire_event::start(at(0ms)));
         const auto c = answer_all(f, a.round_id, {0, 2}, granted, at(96ms));
         REQUIRE(c.type == kind::complete);
@@ -217,7 +212,7 @@ TEST_CASE("acquire_fsm: a quorum reached with no validity left fails the attempt
 
 TEST_CASE("acquire_fsm: contended, release, backoff, then a new attempt with a new token", "[acquire_fsm]")
 {
-    acquire_fsm f(options(), 3, seed, false);
+    acquire_fsm f(options(), 3, acquire_seed, false);
     const auto t0 = at(0ms);
     const auto rel = contended_first_attempt(f, t0);
     // Masters 0 and 1 refused: nothing of ours there, no release awaited from them.
@@ -226,7 +221,7 @@ TEST_CASE("acquire_fsm: contended, release, backoff, then a new attempt with a n
     REQUIRE(w.type == kind::wait_until);
 
     // The delay is the retry_schedule's, seeded with the same value.
-    retry_schedule expected(retry_policy{3, 50ms, 150ms, 0ms}, seed);
+    retry_schedule expected(retry_policy{3, 50ms, 150ms, 0ms}, acquire_seed);
     CHECK(w.until == t0 + 7ms + *expected.next_delay(7ms));
     CHECK(w.until - (t0 + 7ms) >= 50ms);
     CHECK(w.until - (t0 + 7ms) <= 200ms);
@@ -256,7 +251,7 @@ TEST_CASE("acquire_fsm: no attempt left completes with the last attempt's reason
     o.max_attempts = 2;
     SECTION("contended twice")
     {
-        acquire_fsm f(o, 3, seed, false);
+        acquire_fsm f(o, 3, acquire_seed, false);
         const auto [t1, a2] = retry_after_contention(f, granted);
         const auto rel2 = answer_all(f, a2.round_id, {2, 1}, held, t1 + 1ms);
         REQUIRE(rel2.type == kind::send_release);
@@ -265,7 +260,7 @@ TEST_CASE("acquire_fsm: no attempt left completes with the last attempt's reason
     }
     SECTION("contended, then no quorum: the last reason wins")
     {
-        acquire_fsm f(o, 3, seed, false);
+        acquire_fsm f(o, 3, acquire_seed, false);
         const auto [t1, a2] = retry_after_contention(f, failed);
         CHECK(answer(f, a2.round_id, 0, granted, t1 + 1ms).type == kind::none);
         const auto rel2 = answer_all(f, a2.round_id, {1, 2}, failed, t1 + 1ms);
@@ -278,7 +273,7 @@ TEST_CASE("acquire_fsm: no attempt left completes with the last attempt's reason
     {
         o.max_attempts = 5;
         o.max_wait = 40ms;  // less than the smallest delay (retry_delay 50 ms)
-        acquire_fsm f(o, 3, seed, false);
+        acquire_fsm f(o, 3, acquire_seed, false);
         const auto rel = contended_first_attempt(f, at(0ms));
         CHECK(complete_release(f, rel, at(6ms)).ec == error::contended);
     }
@@ -288,7 +283,7 @@ TEST_CASE("acquire_fsm: try mode makes one attempt", "[acquire_fsm]")
 {
     // max_attempts is ignored in try mode, as by async_try_lock; the contended error is left
     // for its driver to turn into an empty optional.
-    acquire_fsm f(options(), 3, seed, true);
+    acquire_fsm f(options(), 3, acquire_seed, true);
     const auto rel = contended_first_attempt(f, at(0ms));
     CHECK(complete_release(f, rel, at(6ms)).ec == error::contended);
     CHECK(f.attempts() == 1);
@@ -296,7 +291,7 @@ TEST_CASE("acquire_fsm: try mode makes one attempt", "[acquire_fsm]")
 
 TEST_CASE("acquire_fsm: the attempt deadline times out the pending masters", "[acquire_fsm]")
 {
-    acquire_fsm f(options(), 5, seed, false);
+    acquire_fsm f(options(), 5, acquire_seed, false);
     const auto t0 = at(0ms);
     const auto a = f.resume(acquire_event::start(t0));
     CHECK(answer_all(f, a.round_id, {0, 3}, granted, t0 + 2ms).type == kind::none);
@@ -342,7 +337,7 @@ TEST_CASE("acquire_fsm: a release that awaits nobody ends at a deadline due at o
 {
     auto o = options();
     o.max_attempts = 1;
-    acquire_fsm f(o, 3, seed, false);
+    acquire_fsm f(o, 3, acquire_seed, false);
     const auto a = f.resume(acquire_event::start(at(0ms)));
     const auto rel = f.resume(acquire_event::deadline(a.round_id, a.deadline));
     REQUIRE(rel.type == kind::send_release);
@@ -368,7 +363,7 @@ TEST_CASE("acquire_fsm: cancelled or closed in each phase", "[acquire_fsm][cance
                                        : interruption{"close", &acquire_event::closed, error::connection_closed};
     INFO(in.name);
     const auto t0 = at(0ms);
-    acquire_fsm f(options(), 3, seed, false);  // afresh for each section
+    acquire_fsm f(options(), 3, acquire_seed, false);  // afresh for each section
 
     SECTION("before start: at once")
     {
@@ -432,7 +427,7 @@ TEST_CASE("acquire_fsm: cancelled or closed in each phase", "[acquire_fsm][cance
 
 TEST_CASE("acquire_fsm: stale and stray events are ignored", "[acquire_fsm]")
 {
-    acquire_fsm f(options(), 3, seed, false);
+    acquire_fsm f(options(), 3, acquire_seed, false);
     const auto t0 = at(0ms);
     const auto a1 = f.resume(acquire_event::start(t0));
     // Round 0 is never used; an index out of range names no master; pending is no answer.
@@ -468,7 +463,7 @@ TEST_CASE("acquire_fsm: stale and stray events are ignored", "[acquire_fsm]")
 
 TEST_CASE("acquire_fsm: a master's second answer is ignored", "[acquire_fsm]")
 {
-    acquire_fsm f(options(), 3, seed, false);
+    acquire_fsm f(options(), 3, acquire_seed, false);
     const auto a = f.resume(acquire_event::start(at(0ms)));
     CHECK(answer(f, a.round_id, 0, granted, at(1ms)).type == kind::none);
     // Counted twice it would make the quorum of 2.
@@ -563,7 +558,7 @@ TEST_CASE("acquire_fsm: a failed master at every step of a 5-master conversation
         {
             // One master fails at step k: a single failure among five changes no decision,
             // only (in the second attempt) which answer reaches the quorum.
-            acquire_fsm f(o, 5, seed, false);
+            acquire_fsm f(o, 5, acquire_seed, false);
             std::size_t attempt = 1;
             auto script = [&](std::size_t step, bool release) {
                 if (release)
@@ -596,7 +591,7 @@ TEST_CASE("acquire_fsm: a failed master at every step of a 5-master conversation
         }
         {
             // The network goes down at step k: every answer from then on is a failure.
-            acquire_fsm f(o, 5, seed, false);
+            acquire_fsm f(o, 5, acquire_seed, false);
             std::size_t attempt = 1;
             auto script = [&](std::size_t step, bool release) {
                 if (release)

@@ -32,27 +32,22 @@ lock_options waiting_options()
     return o;
 }
 
-constexpr std::size_t n = 5;
-constexpr std::uint64_t seed = 7;
-
-acquire_action answer(acquire_fsm& f, std::uint64_t round, std::size_t master, master_outcome o, time_point now)
-{
-    return f.resume(acquire_event::reply(round, master, o, now));
-}
+constexpr std::size_t wait_masters = 5;
+constexpr std::uint64_t wait_seed = 7;
 
 // An attempt (round `attempt`) answered at `now`: masters 0-2 held by another owner, 3 and 4
 // granted. Its release is answered by every master 1 ms later. Returns the action that
 // follows the release.
 acquire_action refused_by_three(acquire_fsm& f, std::uint64_t attempt, time_point now)
 {
-    for (std::size_t m = 3; m < n; ++m)
+    for (std::size_t m = 3; m < wait_masters; ++m)
         REQUIRE(answer(f, attempt, m, granted, now).type == kind::none);
     REQUIRE(answer(f, attempt, 0, held, now).type == kind::none);
     REQUIRE(answer(f, attempt, 1, held, now).type == kind::none);
     const auto rel = answer(f, attempt, 2, held, now);
     REQUIRE(rel.type == kind::send_release);
     acquire_action a;
-    for (std::size_t m = 0; m < n; ++m)
+    for (std::size_t m = 0; m < wait_masters; ++m)
         a = answer(f, rel.round_id, m, granted, now + 1ms);
     return a;
 }
@@ -74,9 +69,9 @@ bool jittered(time_point t, time_point base) { return t >= base + 1ms && t <= ba
 TEST_CASE("acquire_fsm wait: refused by holders, it watches exactly the masters that refused",
           "[acquire_fsm][wait]")
 {
-    acquire_fsm f(waiting_options(), n, seed, false);
+    acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     const auto w = first_watch(f);
-    CHECK(*w.awaited == set_of(n, {0, 1, 2}));
+    CHECK(*w.awaited == set_of(wait_masters, {0, 1, 2}));
     // Before any PTTL is known, the fallback is a TTL (plus jitter) after the release ended.
     CHECK(jittered(w.until, at(6ms) + 10s));
     CHECK_FALSE(f.done());
@@ -85,7 +80,7 @@ TEST_CASE("acquire_fsm wait: refused by holders, it watches exactly the masters 
 TEST_CASE("acquire_fsm wait: it tries again once enough masters let go for a quorum",
           "[acquire_fsm][wait]")
 {
-    acquire_fsm f(waiting_options(), n, seed, false);
+    acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     const auto w = first_watch(f);
     // 3 blocked of 5: one release makes 3 possible.
     CHECK(f.resume(acquire_event::watched(w.round_id, 0, granted, 4000, true, at(7ms))).type == kind::wait_until);
@@ -114,7 +109,7 @@ TEST_CASE("acquire_fsm wait: what one master's answer to the watch does", "[acqu
     for (const auto& e : examples)
     {
         INFO("pttl " << e.pttl << (e.tracked ? " tracked" : " untracked"));
-        acquire_fsm f(waiting_options(), n, seed, false);
+        acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
         const auto w = first_watch(f);
         const auto a = f.resume(acquire_event::watched(w.round_id, 0, granted, e.pttl, e.tracked, at(7ms)));
         CHECK(a.type == e.expected);
@@ -125,7 +120,7 @@ TEST_CASE("acquire_fsm wait: what one master's answer to the watch does", "[acqu
 
 TEST_CASE("acquire_fsm wait: the fallback follows the smallest PTTL, and comes", "[acquire_fsm][wait]")
 {
-    acquire_fsm f(waiting_options(), n, seed, false);
+    acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     const auto w = first_watch(f);
     const auto a = f.resume(acquire_event::watched(w.round_id, 0, granted, 900, true, at(7ms)));
     REQUIRE(a.type == kind::wait_until);
@@ -136,7 +131,7 @@ TEST_CASE("acquire_fsm wait: the fallback follows the smallest PTTL, and comes",
 
 TEST_CASE("acquire_fsm wait: stale and unrelated news is ignored", "[acquire_fsm][wait]")
 {
-    acquire_fsm f(waiting_options(), n, seed, false);
+    acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     const auto w = first_watch(f);
     // Another round's watch, a master that granted (not watched), a failed watch.
     CHECK(f.resume(acquire_event::watched(w.round_id + 7, 0, granted, -2, true, at(7ms))).type == kind::none);
@@ -156,7 +151,7 @@ TEST_CASE("acquire_fsm wait: refusals do not use up max_attempts, the end of the
     auto o = waiting_options();
     o.max_attempts = 1;
     o.wait = 2s;
-    acquire_fsm f(o, n, seed, false);
+    acquire_fsm f(o, wait_masters, wait_seed, false);
     auto w = first_watch(f);
     auto now = at(6ms);
     for (int round = 0; round < 4; ++round)
@@ -182,7 +177,7 @@ TEST_CASE("acquire_fsm wait: max_wait bounds the wait too", "[acquire_fsm][wait]
 {
     auto o = waiting_options();
     o.max_wait = 500ms;
-    acquire_fsm f(o, n, seed, false);
+    acquire_fsm f(o, wait_masters, wait_seed, false);
     const auto w = first_watch(f);
     CHECK(w.until == at(0ms) + 500ms);
 }
@@ -191,7 +186,7 @@ TEST_CASE("acquire_fsm wait: a cancellation or a close while watching completes 
           "[acquire_fsm][wait]")
 {
     const bool cancel = GENERATE(true, false);
-    acquire_fsm f(waiting_options(), n, seed, false);
+    acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     (void)first_watch(f);
     const auto c = f.resume(cancel ? acquire_event::cancel(at(50ms)) : acquire_event::closed(at(50ms)));
     REQUIRE(c.type == kind::complete);
@@ -205,7 +200,7 @@ TEST_CASE("acquire_fsm wait: an attempt failing for another reason is retried as
 {
     auto o = waiting_options();
     o.max_attempts = 2;
-    acquire_fsm f(o, n, seed, false);
+    acquire_fsm f(o, wait_masters, wait_seed, false);
     const auto a = f.resume(acquire_event::start(at(0ms)));
     // Three masters fail (no quorum, not contention): a retry delay, not a watch.
     REQUIRE(answer(f, a.round_id, 3, granted, at(3ms)).type == kind::none);
@@ -214,7 +209,7 @@ TEST_CASE("acquire_fsm wait: an attempt failing for another reason is retried as
     const auto rel = answer(f, a.round_id, 2, failed, at(3ms));
     REQUIRE(rel.type == kind::send_release);
     acquire_action w;
-    for (std::size_t m = 0; m < n; ++m)
+    for (std::size_t m = 0; m < wait_masters; ++m)
         if (rel.awaited->contains(m))
             w = answer(f, rel.round_id, m, granted, at(4ms));
     REQUIRE(w.type == kind::wait_until);
@@ -224,7 +219,7 @@ TEST_CASE("acquire_fsm wait: an attempt failing for another reason is retried as
 
 TEST_CASE("acquire_fsm wait: try mode never waits", "[acquire_fsm][wait]")
 {
-    acquire_fsm f(waiting_options(), n, seed, true);
+    acquire_fsm f(waiting_options(), wait_masters, wait_seed, true);
     const auto a = f.resume(acquire_event::start(at(0ms)));
     const auto c = refused_by_three(f, a.round_id, at(5ms));
     REQUIRE(c.type == kind::complete);
@@ -234,7 +229,7 @@ TEST_CASE("acquire_fsm wait: try mode never waits", "[acquire_fsm][wait]")
 TEST_CASE("acquire_fsm wait: queued behind others of its process, it waits for its turn",
           "[acquire_fsm][wait]")
 {
-    acquire_fsm f(waiting_options(), n, seed, false);
+    acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     const auto q = f.resume(acquire_event::queued(at(0ms)));
     REQUIRE(q.type == kind::wait_until);
     CHECK(q.until == at(0ms) + 30s);
@@ -248,7 +243,7 @@ TEST_CASE("acquire_fsm wait: the wait can end, or be cancelled, before the turn 
           "[acquire_fsm][wait]")
 {
     const bool cancel = GENERATE(true, false);
-    acquire_fsm f(waiting_options(), n, seed, false);
+    acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     const auto q = f.resume(acquire_event::queued(at(0ms)));
     const auto c = f.resume(cancel ? acquire_event::cancel(at(5ms)) : acquire_event::backoff_elapsed(q.until));
     REQUIRE(c.type == kind::complete);
@@ -260,7 +255,7 @@ TEST_CASE("acquire_fsm wait: the wait can end, or be cancelled, before the turn 
 TEST_CASE("acquire_fsm wait: a turn after the one before took the lock waits for its release",
           "[acquire_fsm][wait]")
 {
-    acquire_fsm f(waiting_options(), n, seed, false);
+    acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     (void)f.resume(acquire_event::queued(at(0ms)));
     // No watch (the keys are this process's own): the fallback is their TTL.
     const auto w = f.resume(acquire_event::turn(at(30ms), true));
@@ -282,7 +277,7 @@ TEST_CASE("acquire_fsm wait: a lock handed over by a holder of the process is ta
     const auto offered_until = at(7000ms);
     SECTION("queued behind the holder: taken at once, with the holder's validity")
     {
-        acquire_fsm f(waiting_options(), n, seed, false);
+        acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
         REQUIRE(f.resume(acquire_event::queued(at(0ms))).type == kind::wait_until);
         const auto a = f.resume(acquire_event::handed(at(1000ms), offered_until));
         CHECK(a.type == kind::complete);
@@ -293,7 +288,7 @@ TEST_CASE("acquire_fsm wait: a lock handed over by a holder of the process is ta
     }
     SECTION("waiting for the release after a refusal: taken")
     {
-        acquire_fsm f(waiting_options(), n, seed, false);
+        acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
         first_watch(f);
         const auto a = f.resume(acquire_event::handed(at(1000ms), offered_until));
         CHECK(a.type == kind::complete);
@@ -301,29 +296,29 @@ TEST_CASE("acquire_fsm wait: a lock handed over by a holder of the process is ta
     }
     SECTION("backing off after a failed attempt: taken")
     {
-        acquire_fsm f(waiting_options(), n, seed, false);
+        acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
         const auto s = f.resume(acquire_event::start(at(0ms)));
         // Every master fails: no holder refused it, so it backs off as without waiting.
         acquire_action rel;
-        for (std::size_t m = 0; m < n && rel.type == kind::none; ++m)
+        for (std::size_t m = 0; m < wait_masters && rel.type == kind::none; ++m)
             rel = answer(f, s.round_id, m, master_outcome::failed, at(5ms));
         REQUIRE(rel.type == kind::send_release);
         acquire_action next;
-        for (std::size_t m = 0; m < n && next.type == kind::none; ++m)
+        for (std::size_t m = 0; m < wait_masters && next.type == kind::none; ++m)
             next = answer(f, rel.round_id, m, granted, at(6ms));
         REQUIRE(next.type == kind::wait_until);
         CHECK(f.resume(acquire_event::handed(at(10ms), offered_until)).type == kind::complete);
     }
     SECTION("declined with less than half its TTL left: it goes on waiting")
     {
-        acquire_fsm f(waiting_options(), n, seed, false);
+        acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
         REQUIRE(f.resume(acquire_event::queued(at(0ms))).type == kind::wait_until);
         CHECK(f.resume(acquire_event::handed(at(2001ms), offered_until)).type == kind::none);
         CHECK(f.resume(acquire_event::handed(at(2000ms), offered_until)).type == kind::complete);
     }
     SECTION("declined during an attempt, whose keys may be granted somewhere")
     {
-        acquire_fsm f(waiting_options(), n, seed, false);
+        acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
         const auto s = f.resume(acquire_event::start(at(0ms)));
         REQUIRE(s.type == kind::send_attempt);
         CHECK(f.resume(acquire_event::handed(at(1ms), offered_until)).type == kind::none);
@@ -335,7 +330,7 @@ TEST_CASE("acquire_fsm wait: a lock handed over by a holder of the process is ta
     {
         auto o = waiting_options();
         o.wait = 500ms;
-        acquire_fsm f(o, n, seed, false);
+        acquire_fsm f(o, wait_masters, wait_seed, false);
         REQUIRE(f.resume(acquire_event::queued(at(0ms))).type == kind::wait_until);
         CHECK(f.resume(acquire_event::handed(at(500ms), offered_until)).type == kind::none);
     }
@@ -351,16 +346,16 @@ TEST_CASE("acquire_fsm wait: a fenced lock, one with handoff off, and a try neve
     for (const auto& [o, name] : {std::pair{fenced, "fenced"}, std::pair{off, "handoff off"}})
     {
         INFO(name);
-        acquire_fsm f(o, n, seed, false);
+        acquire_fsm f(o, wait_masters, wait_seed, false);
         REQUIRE(f.resume(acquire_event::queued(at(0ms))).type == kind::wait_until);
         CHECK(f.resume(acquire_event::handed(at(1ms), at(9000ms))).type == kind::none);
         CHECK_FALSE(f.done());
     }
-    acquire_fsm t(waiting_options(), n, seed, true);
+    acquire_fsm t(waiting_options(), wait_masters, wait_seed, true);
     const auto s = t.resume(acquire_event::start(at(0ms)));
     REQUIRE(s.type == kind::send_attempt);
     acquire_action rel;
-    for (std::size_t m = 0; m < n && rel.type == kind::none; ++m)
+    for (std::size_t m = 0; m < wait_masters && rel.type == kind::none; ++m)
         rel = answer(t, s.round_id, m, held, at(1ms));
     REQUIRE(rel.type == kind::send_release);
     CHECK(t.resume(acquire_event::handed(at(2ms), at(9000ms))).type == kind::none);

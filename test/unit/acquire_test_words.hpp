@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 
 #include "operation/acquire_fsm.hpp"
@@ -37,6 +38,12 @@ inline redlock::detail::master_set set_of(std::size_t masters, std::initializer_
 
 /// Times are offsets from an arbitrary epoch: the machine only ever subtracts them.
 inline time_point at(std::chrono::steady_clock::duration d) { return time_point{} + 1h + d; }
+
+/// Feeds one reply and returns the action.
+inline acquire_action answer(acquire_fsm& f, std::uint64_t round, std::size_t master, master_outcome o, time_point now)
+{
+    return f.resume(acquire_event::reply(round, master, o, now));
+}
 
 }  // namespace redlock_test::acquire
 

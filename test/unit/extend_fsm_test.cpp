@@ -179,7 +179,7 @@ TEST_CASE("extend_fsm: cancellation at any step completes at once, closed ends i
 namespace {
 
 /// Runs one random sequence; returns an empty string, or what went wrong.
-std::string run_sequence(std::uint64_t seed)
+std::string run_extend_sequence(std::uint64_t seed)
 {
     event_dice pick(seed);
     static constexpr std::size_t sizes[] = {1, 2, 3, 4, 5, 7};
@@ -323,5 +323,5 @@ std::string run_sequence(std::uint64_t seed)
 
 TEST_CASE("extend_fsm: random event sequences keep every invariant", "[extend_fsm][property]")
 {
-    redlock_test::check_property("extend_fsm", 20261124, run_sequence);
+    redlock_test::check_property("extend_fsm", 20261124, run_extend_sequence);
 }

@@ -354,7 +354,7 @@ TEST_CASE("hold_fsm: what it ignores", "[hold_fsm]")
 namespace {
 
 /// Runs one random sequence; returns an empty string, or what went wrong.
-std::string run_sequence(std::uint64_t seed)
+std::string run_hold_sequence(std::uint64_t seed)
 {
     event_dice pick(seed);
     static constexpr std::size_t sizes[] = {1, 2, 3, 4, 5, 7};
@@ -533,5 +533,5 @@ std::string run_sequence(std::uint64_t seed)
 
 TEST_CASE("hold_fsm: random event sequences keep every invariant", "[hold_fsm][property]")
 {
-    redlock_test::check_property("hold_fsm", 20261127, run_sequence);
+    redlock_test::check_property("hold_fsm", 20261127, run_hold_sequence);
 }

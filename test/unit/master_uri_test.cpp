@@ -12,14 +12,14 @@
 
 using redlock::master_config;
 using redlock::parse_master_uri;
-using kind = redlock::master_config::transport_kind;
-using node = redlock::master_config::node_address;
+using transport_kind = redlock::master_config::transport_kind;
+using node_address = redlock::master_config::node_address;
 
 // So that a failed check on cluster_seeds shows the seeds.
 template <>
-struct Catch::StringMaker<node>
+struct Catch::StringMaker<node_address>
 {
-    static std::string convert(const node& n) { return n.host + " port " + std::to_string(n.port); }
+    static std::string convert(const node_address& n) { return n.host + " port " + std::to_string(n.port); }
 };
 
 namespace {
@@ -50,14 +50,14 @@ std::string parse_fail(const std::string& uri)
 // The fields a parse must give, in master_config's order; an empty one is not checked.
 struct fields
 {
-    std::optional<kind> transport = std::nullopt;
+    std::optional<transport_kind> transport = std::nullopt;
     std::optional<std::string> host = std::nullopt;
     std::optional<std::uint16_t> port = std::nullopt;
     std::optional<std::string> path = std::nullopt;
     std::optional<std::string> username = std::nullopt;
     std::optional<std::string> password = std::nullopt;
     std::optional<int> db = std::nullopt;
-    std::optional<std::vector<node>> cluster_seeds = std::nullopt;
+    std::optional<std::vector<node_address>> cluster_seeds = std::nullopt;
 };
 
 // Parses `uri`, which must succeed, and checks each field `expected` gives.
@@ -89,7 +89,7 @@ TEST_CASE("master URI: redis:// forms", "[uri]")
     SECTION("host only: default port, no auth, db 0")
     {
         check_parse("redis://localhost",
-                    {.transport = kind::tcp,
+                    {.transport = transport_kind::tcp,
                      .host = "localhost",
                      .port = 6379,
                      .username = "",
@@ -123,9 +123,9 @@ TEST_CASE("master URI: redis:// forms", "[uri]")
     }
     SECTION("scheme is case-insensitive")
     {
-        CHECK(parse_ok("REDIS://h").transport == kind::tcp);
-        CHECK(parse_ok("Rediss://h").transport == kind::tls);
-        CHECK(parse_ok("UNIX:///s").transport == kind::unix_socket);
+        CHECK(parse_ok("REDIS://h").transport == transport_kind::tcp);
+        CHECK(parse_ok("Rediss://h").transport == transport_kind::tls);
+        CHECK(parse_ok("UNIX:///s").transport == transport_kind::unix_socket);
     }
 }
 
@@ -166,7 +166,7 @@ TEST_CASE("master URI: rediss:// and IPv6", "[uri]")
     SECTION("TLS")
     {
         check_parse("rediss://u:p@cache.example.com:6380/2",
-                    {.transport = kind::tls, .host = "cache.example.com", .port = 6380, .db = 2});
+                    {.transport = transport_kind::tls, .host = "cache.example.com", .port = 6380, .db = 2});
     }
     SECTION("IPv6 with and without port")
     {
@@ -186,13 +186,13 @@ TEST_CASE("master URI: redis-cluster:// and rediss-cluster://", "[uri][cluster]"
     SECTION("one seed: host and port are the seed's")
     {
         check_parse("redis-cluster://10.0.0.1:7000",
-                    {.transport = kind::tcp,
+                    {.transport = transport_kind::tcp,
                      .host = "10.0.0.1",
                      .port = 7000,
                      .username = "",
                      .password = "",
                      .db = 0,
-                     .cluster_seeds = std::vector<node>{{"10.0.0.1", 7000}}});
+                     .cluster_seeds = std::vector<node_address>{{"10.0.0.1", 7000}}});
         CHECK(parse_ok("redis-cluster://h").is_cluster());
     }
     SECTION("several seeds in order, the default port, host and port of the first")
@@ -200,8 +200,8 @@ TEST_CASE("master URI: redis-cluster:// and rediss-cluster://", "[uri][cluster]"
         check_parse("redis-cluster://node-a:7000,node-b,node-c:7002",
                     {.host = "node-a",
                      .port = 7000,
-                     .cluster_seeds = std::vector<node>{{"node-a", 7000}, {"node-b", 6379}, {"node-c", 7002}}});
-        check_parse("redis-cluster://h", {.port = 6379, .cluster_seeds = std::vector<node>{{"h", 6379}}});
+                     .cluster_seeds = std::vector<node_address>{{"node-a", 7000}, {"node-b", 6379}, {"node-c", 7002}}});
+        check_parse("redis-cluster://h", {.port = 6379, .cluster_seeds = std::vector<node_address>{{"h", 6379}}});
     }
     SECTION("one host on several ports")
     {
@@ -213,27 +213,27 @@ TEST_CASE("master URI: redis-cluster:// and rediss-cluster://", "[uri][cluster]"
                     {.host = "::1",
                      .port = 7000,
                      .cluster_seeds =
-                         std::vector<node>{{"::1", 7000}, {"2001:db8::7", 6379}, {"fe80::1%eth0", 7002}}});
+                         std::vector<node_address>{{"::1", 7000}, {"2001:db8::7", 6379}, {"fe80::1%eth0", 7002}}});
     }
     SECTION("TLS")
     {
         check_parse("rediss-cluster://cache-1.example.com:6380,cache-2.example.com:6380",
-                    {.transport = kind::tls, .host = "cache-1.example.com", .port = 6380});
+                    {.transport = transport_kind::tls, .host = "cache-1.example.com", .port = 6380});
     }
     SECTION("user info as for redis://; a ',' in the password is not a seed separator")
     {
         check_parse("rediss-cluster://alice:s%40cret@a:1,b:2",
                     {.username = "alice",
                      .password = "s@cret",
-                     .cluster_seeds = std::vector<node>{{"a", 1}, {"b", 2}}});
+                     .cluster_seeds = std::vector<node_address>{{"a", 1}, {"b", 2}}});
         check_parse("redis-cluster://:pw@h", {.username = "", .password = "pw"});
         check_parse("redis-cluster://:p,w:1@a,b",
-                    {.password = "p,w:1", .cluster_seeds = std::vector<node>{{"a", 6379}, {"b", 6379}}});
+                    {.password = "p,w:1", .cluster_seeds = std::vector<node_address>{{"a", 6379}, {"b", 6379}}});
     }
     SECTION("scheme is case-insensitive")
     {
-        CHECK(parse_ok("REDIS-CLUSTER://h").transport == kind::tcp);
-        CHECK(parse_ok("Rediss-Cluster://h").transport == kind::tls);
+        CHECK(parse_ok("REDIS-CLUSTER://h").transport == transport_kind::tcp);
+        CHECK(parse_ok("Rediss-Cluster://h").transport == transport_kind::tls);
         CHECK(parse_ok("REDISS-CLUSTER://h").is_cluster());
     }
     SECTION("the db path may only say 0")
@@ -255,7 +255,7 @@ TEST_CASE("master URI: unix://", "[uri]")
     SECTION("path only")
     {
         check_parse("unix:///var/run/redis/redis.sock",
-                    {.transport = kind::unix_socket, .path = "/var/run/redis/redis.sock", .password = "", .db = 0});
+                    {.transport = transport_kind::unix_socket, .path = "/var/run/redis/redis.sock", .password = "", .db = 0});
     }
     SECTION("user info and db")
     {
@@ -565,7 +565,7 @@ TEST_CASE("master URI: to_string hides the password and parses back", "[uri]")
     SECTION("a cluster built in code: the seeds, not host and port")
     {
         master_config c;
-        c.transport = kind::tls;
+        c.transport = transport_kind::tls;
         c.host = "ignored";
         c.cluster_seeds = {{"a", 1}, {"fe80::1%eth0", 2}};
         CHECK(c.to_string() == "rediss-cluster://a:1,[fe80::1%25eth0]:2");
@@ -594,7 +594,7 @@ TEST_CASE("master URI: to_string hides the password and parses back", "[uri]")
         const auto a = parse_ok("rediss-cluster://al%40ice:s3cret@a:1,[2001:db8::1]:2,c");
         const auto b = parse_ok(a.to_string());
         INFO(a.to_string());
-        CHECK(b.transport == kind::tls);
+        CHECK(b.transport == transport_kind::tls);
         CHECK(b.username == "al@ice");
         CHECK(b.password == "***");
         CHECK(b.cluster_seeds == a.cluster_seeds);

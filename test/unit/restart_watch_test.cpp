@@ -16,30 +16,30 @@ using redlock::detail::restart_watch;
 namespace {
 
 using time_point = std::chrono::steady_clock::time_point;
-const time_point t{std::chrono::hours(100)};
-const std::string a(40, 'a');
-const std::string b(40, 'b');
+const time_point t_base{std::chrono::hours(100)};
+const std::string run_id_a(40, 'a');
+const std::string run_id_b(40, 'b');
 
 }  // namespace
 
 TEST_CASE("server_info: run_id and uptime from INFO server", "[restart]")
 {
-    const auto id = parse_server_identity("# Server\r\nredis_version:7.0.15\r\nrun_id:" + a +
+    const auto id = parse_server_identity("# Server\r\nredis_version:7.0.15\r\nrun_id:" + run_id_a +
                                           "\r\ntcp_port:6379\r\nuptime_in_seconds:42\r\nuptime_in_days:0\r\n");
     REQUIRE(id.has_value());
-    CHECK(id->run_id == a);
+    CHECK(id->run_id == run_id_a);
     CHECK(id->uptime_seconds == 42);
     // LF alone, and fields in any order.
-    const auto lf = parse_server_identity("uptime_in_seconds:7\nrun_id:" + b + "\n");
+    const auto lf = parse_server_identity("uptime_in_seconds:7\nrun_id:" + run_id_b + "\n");
     REQUIRE(lf.has_value());
-    CHECK(lf->run_id == b);
+    CHECK(lf->run_id == run_id_b);
     CHECK(lf->uptime_seconds == 7);
 
     // Missing or malformed: unknown, not a guess.
-    CHECK_FALSE(parse_server_identity("# Server\r\nrun_id:" + a + "\r\n").has_value());
+    CHECK_FALSE(parse_server_identity("# Server\r\nrun_id:" + run_id_a + "\r\n").has_value());
     CHECK_FALSE(parse_server_identity("uptime_in_seconds:5\r\n").has_value());
-    CHECK_FALSE(parse_server_identity("run_id:" + a + "\r\nuptime_in_seconds:-1\r\n").has_value());
-    CHECK_FALSE(parse_server_identity("run_id:" + a + "\r\nuptime_in_seconds:12x\r\n").has_value());
+    CHECK_FALSE(parse_server_identity("run_id:" + run_id_a + "\r\nuptime_in_seconds:-1\r\n").has_value());
+    CHECK_FALSE(parse_server_identity("run_id:" + run_id_a + "\r\nuptime_in_seconds:12x\r\n").has_value());
     CHECK_FALSE(parse_server_identity("run_id:\r\nuptime_in_seconds:5\r\n").has_value());
     CHECK_FALSE(parse_server_identity("").has_value());
 }
@@ -49,32 +49,32 @@ TEST_CASE("restart_watch: a run_id that changes is a restart, out for the quaran
 {
     restart_watch w;
     // First sight, long up: nothing to say.
-    CHECK_FALSE(w.observe(a, 3600s, t, 10s, false));
-    CHECK_FALSE(w.quarantined(t));
+    CHECK_FALSE(w.observe(run_id_a, 3600s, t_base, 10s, false));
+    CHECK_FALSE(w.quarantined(t_base));
     // A reconnection to the same process: no restart.
-    CHECK_FALSE(w.observe(a, 3700s, t + 100s, 10s, false));
-    CHECK_FALSE(w.quarantined(t + 100s));
+    CHECK_FALSE(w.observe(run_id_a, 3700s, t_base + 100s, 10s, false));
+    CHECK_FALSE(w.quarantined(t_base + 100s));
     // Another process, up for 3 s: out until its start + 10 s.
-    CHECK(w.observe(b, 3s, t + 200s, 10s, false));
-    CHECK(w.started() == t + 197s);
-    CHECK(w.until() == t + 207s);
-    CHECK(w.quarantined(t + 200s));
-    CHECK(w.quarantined(t + 207s - 1ms));
-    CHECK_FALSE(w.quarantined(t + 207s));
+    CHECK(w.observe(run_id_b, 3s, t_base + 200s, 10s, false));
+    CHECK(w.started() == t_base + 197s);
+    CHECK(w.until() == t_base + 207s);
+    CHECK(w.quarantined(t_base + 200s));
+    CHECK(w.quarantined(t_base + 207s - 1ms));
+    CHECK_FALSE(w.quarantined(t_base + 207s));
     CHECK(w.restarts() == 1);
     // Seen again after the quarantine: the same process, nothing new.
-    CHECK_FALSE(w.observe(b, 20s, t + 214s, 10s, false));
-    CHECK_FALSE(w.quarantined(t + 214s));
+    CHECK_FALSE(w.observe(run_id_b, 20s, t_base + 214s, 10s, false));
+    CHECK_FALSE(w.quarantined(t_base + 214s));
 }
 
 TEST_CASE("restart_watch: a restart seen later than the quarantine is over at once", "[restart]")
 {
     restart_watch w;
-    w.observe(a, 100s, t, 10s, false);
+    w.observe(run_id_a, 100s, t_base, 10s, false);
     // The client was cut off for a minute; the master restarted 30 s ago.
-    CHECK_FALSE(w.observe(b, 30s, t + 60s, 10s, false));
+    CHECK_FALSE(w.observe(run_id_b, 30s, t_base + 60s, 10s, false));
     CHECK(w.restarts() == 1);
-    CHECK_FALSE(w.quarantined(t + 60s));
+    CHECK_FALSE(w.quarantined(t_base + 60s));
 }
 
 TEST_CASE("restart_watch: young masters at first sight, only when asked", "[restart]")
@@ -82,29 +82,29 @@ TEST_CASE("restart_watch: young masters at first sight, only when asked", "[rest
     SECTION("off: a fresh deployment is usable at once")
     {
         restart_watch w;
-        CHECK_FALSE(w.observe(a, 2s, t, 10s, false));
-        CHECK_FALSE(w.quarantined(t));
+        CHECK_FALSE(w.observe(run_id_a, 2s, t_base, 10s, false));
+        CHECK_FALSE(w.quarantined(t_base));
     }
     SECTION("on: up for less than the quarantine is out for the rest of it")
     {
         restart_watch w;
-        CHECK(w.observe(a, 2s, t, 10s, true));
-        CHECK(w.until() == t + 8s);
-        CHECK(w.quarantined(t + 7s));
-        CHECK_FALSE(w.quarantined(t + 8s));
+        CHECK(w.observe(run_id_a, 2s, t_base, 10s, true));
+        CHECK(w.until() == t_base + 8s);
+        CHECK(w.quarantined(t_base + 7s));
+        CHECK_FALSE(w.quarantined(t_base + 8s));
     }
     SECTION("on: up for longer is not")
     {
         restart_watch w;
-        CHECK_FALSE(w.observe(a, 11s, t, 10s, true));
-        CHECK_FALSE(w.quarantined(t));
+        CHECK_FALSE(w.observe(run_id_a, 11s, t_base, 10s, true));
+        CHECK_FALSE(w.quarantined(t_base));
     }
 }
 
 TEST_CASE("restart_watch: a quarantine of zero is off", "[restart]")
 {
     restart_watch w;
-    w.observe(a, 100s, t, 0s, true);
-    CHECK_FALSE(w.observe(b, 1s, t + 5s, 0s, true));
-    CHECK_FALSE(w.quarantined(t + 5s));
+    w.observe(run_id_a, 100s, t_base, 0s, true);
+    CHECK_FALSE(w.observe(run_id_b, 1s, t_base + 5s, 0s, true));
+    CHECK_FALSE(w.quarantined(t_base + 5s));
 }

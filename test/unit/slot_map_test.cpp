@@ -99,7 +99,7 @@ parsed_slot_map parse_bytes(std::string_view bytes, std::string_view answering_h
     return slot_map::parse(p.nodes(), answering_host);
 }
 
-slot_map parse_ok(std::string_view bytes, std::string_view answering_host = "answering.host")
+slot_map parse_map_ok(std::string_view bytes, std::string_view answering_host = "answering.host")
 {
     auto parsed = parse_bytes(bytes, answering_host);
     INFO("error: " << parsed.error);
@@ -158,17 +158,17 @@ void check_three_shards(const slot_map& m)
 
 TEST_CASE("slot_map: a real CLUSTER SLOTS of three shards, RESP2 and RESP3", "[slot_map]")
 {
-    const slot_map resp2 = parse_ok(captured_resp2);
+    const slot_map resp2 = parse_map_ok(captured_resp2);
     check_three_shards(resp2);
-    const slot_map resp3 = parse_ok(captured_resp3);
+    const slot_map resp3 = parse_map_ok(captured_resp3);
     check_three_shards(resp3);
     CHECK(resp2 == resp3);
-    CHECK(parse_ok(captured_hostname_metadata_resp3) == resp2);
+    CHECK(parse_map_ok(captured_hostname_metadata_resp3) == resp2);
 }
 
 TEST_CASE("slot_map: a real CLUSTER SLOTS with replicas keeps the primaries", "[slot_map]")
 {
-    const slot_map m = parse_ok(captured_with_replicas_resp2);
+    const slot_map m = parse_map_ok(captured_with_replicas_resp2);
     REQUIRE(m.shards() == 3);
     CHECK(m.covers_all());
     CHECK(m.shard(0) == ep("127.0.0.1", 15335, "15f2c733fa544c6ba30272bdf54534980541a9bf"));
@@ -182,7 +182,7 @@ TEST_CASE("slot_map: unknown endpoints of a real cluster are resolved", "[slot_m
 {
     SECTION("'?' is the ip of the metadata, a host name stays")
     {
-        const slot_map m = parse_ok(captured_prefer_hostname_resp2);
+        const slot_map m = parse_map_ok(captured_prefer_hostname_resp2);
         REQUIRE(m.shards() == 3);
         CHECK(m.shard(0) == ep("shard-a.example", 23701, id1));
         CHECK(m.shard(1) == ep("127.0.0.1", 23702, id2));
@@ -190,7 +190,7 @@ TEST_CASE("slot_map: unknown endpoints of a real cluster are resolved", "[slot_m
     }
     SECTION("null is the node that answered")
     {
-        const slot_map m = parse_ok(captured_unknown_endpoint_resp2, "10.9.8.7");
+        const slot_map m = parse_map_ok(captured_unknown_endpoint_resp2, "10.9.8.7");
         REQUIRE(m.shards() == 3);
         CHECK(m.shard(0) == ep("10.9.8.7", 23701, id1));
         CHECK(m.shard(1) == ep("10.9.8.7", 23702, id2));
@@ -200,7 +200,7 @@ TEST_CASE("slot_map: unknown endpoints of a real cluster are resolved", "[slot_m
     }
     SECTION("an empty host is the node that answered")
     {
-        const slot_map m = parse_ok(one_entry("*3\r\n$0\r\n\r\n:7000\r\n$2\r\nid\r\n"), "::1");
+        const slot_map m = parse_map_ok(one_entry("*3\r\n$0\r\n\r\n:7000\r\n$2\r\nid\r\n"), "::1");
         CHECK(m.shard(0) == ep("::1", 7000, "id"));
     }
     SECTION("'?' without an ip in the metadata is refused")
@@ -216,7 +216,7 @@ TEST_CASE("slot_map: shards, gaps, replicas and older reply shapes", "[slot_map]
 {
     SECTION("one primary in several ranges is one shard; gaps stay uncovered")
     {
-        const slot_map m = parse_ok("*3\r\n"
+        const slot_map m = parse_map_ok("*3\r\n"
                                     "*3\r\n:0\r\n:99\r\n*3\r\n+10.0.0.1\r\n:7000\r\n+a\r\n"
                                     "*3\r\n:200\r\n:299\r\n*3\r\n+10.0.0.2\r\n:7000\r\n+b\r\n"
                                     "*3\r\n:300\r\n:300\r\n*3\r\n+10.0.0.1\r\n:7000\r\n+a\r\n");
@@ -234,7 +234,7 @@ TEST_CASE("slot_map: shards, gaps, replicas and older reply shapes", "[slot_map]
     }
     SECTION("ranges may come in any order")
     {
-        const slot_map m = parse_ok("*2\r\n"
+        const slot_map m = parse_map_ok("*2\r\n"
                                     "*3\r\n:8192\r\n:16383\r\n*2\r\n+h\r\n:2\r\n"
                                     "*3\r\n:0\r\n:8191\r\n*2\r\n+h\r\n:1\r\n");
         CHECK(m.covers_all());
@@ -243,7 +243,7 @@ TEST_CASE("slot_map: shards, gaps, replicas and older reply shapes", "[slot_map]
     }
     SECTION("replicas are checked, then dropped")
     {
-        const slot_map m = parse_ok("*1\r\n*5\r\n:0\r\n:16383\r\n"
+        const slot_map m = parse_map_ok("*1\r\n*5\r\n:0\r\n:16383\r\n"
                                     "*4\r\n+p\r\n:1\r\n+pid\r\n%0\r\n"
                                     "*4\r\n+r1\r\n:2\r\n+r1id\r\n%0\r\n"
                                     "*4\r\n+r2\r\n:3\r\n+r2id\r\n%1\r\n+hostname\r\n+r2.example\r\n");
@@ -254,26 +254,26 @@ TEST_CASE("slot_map: shards, gaps, replicas and older reply shapes", "[slot_map]
     }
     SECTION("before Redis 7 (no metadata) and 4 (no id); later additions are ignored")
     {
-        CHECK(parse_ok(one_entry("*3\r\n+h\r\n:1\r\n+id\r\n")).shard(0) == ep("h", 1, "id"));
-        CHECK(parse_ok(one_entry("*2\r\n+h\r\n:1\r\n")).shard(0) == ep("h", 1));
-        CHECK(parse_ok(one_entry("*6\r\n+h\r\n:1\r\n+id\r\n*0\r\n:5\r\n*1\r\n*1\r\n*0\r\n")).shard(0) ==
+        CHECK(parse_map_ok(one_entry("*3\r\n+h\r\n:1\r\n+id\r\n")).shard(0) == ep("h", 1, "id"));
+        CHECK(parse_map_ok(one_entry("*2\r\n+h\r\n:1\r\n")).shard(0) == ep("h", 1));
+        CHECK(parse_map_ok(one_entry("*6\r\n+h\r\n:1\r\n+id\r\n*0\r\n:5\r\n*1\r\n*1\r\n*0\r\n")).shard(0) ==
               ep("h", 1, "id"));
     }
     SECTION("metadata values of any type are skipped")
     {
-        CHECK(parse_ok(one_entry("*4\r\n+h\r\n:1\r\n+id\r\n%2\r\n+tls-port\r\n:6380\r\n+x\r\n*1\r\n_\r\n")).shard(0) ==
+        CHECK(parse_map_ok(one_entry("*4\r\n+h\r\n:1\r\n+id\r\n%2\r\n+tls-port\r\n:6380\r\n+x\r\n*1\r\n_\r\n")).shard(0) ==
               ep("h", 1, "id"));
     }
     SECTION("attributes are skipped wherever they are")
     {
-        const slot_map m = parse_ok("|1\r\n+a\r\n+b\r\n*1\r\n|1\r\n+a\r\n*1\r\n:1\r\n"
+        const slot_map m = parse_map_ok("|1\r\n+a\r\n+b\r\n*1\r\n|1\r\n+a\r\n*1\r\n:1\r\n"
                                     "*3\r\n:0\r\n|1\r\n+a\r\n+b\r\n:16383\r\n*2\r\n+h\r\n:1\r\n");
         CHECK(m.covers_all());
         CHECK(m.shard(0) == ep("h", 1));
     }
     SECTION("an empty reply covers nothing")
     {
-        const slot_map m = parse_ok("*0\r\n");
+        const slot_map m = parse_map_ok("*0\r\n");
         CHECK(m.shards() == 0);
         CHECK(m.covered_slots() == 0);
         CHECK_FALSE(m.covers_all());
@@ -288,7 +288,7 @@ TEST_CASE("slot_map: shards, gaps, replicas and older reply shapes", "[slot_map]
             const auto n = std::to_string(s);
             reply += "*3\r\n:" + n + "\r\n:" + n + "\r\n*2\r\n+h\r\n:" + std::to_string(s + 1) + "\r\n";
         }
-        const slot_map m = parse_ok(reply);
+        const slot_map m = parse_map_ok(reply);
         CHECK(m.shards() == slot_count);
         CHECK(m.covers_all());
         CHECK(owner(m, 16383) == ep("h", 16384));
@@ -410,7 +410,7 @@ TEST_CASE("slot_map: node spans that no parser makes are refused, not trusted", 
 
 TEST_CASE("slot_map: MOVED re-points one slot", "[slot_map]")
 {
-    slot_map m = parse_ok(captured_resp2);
+    slot_map m = parse_map_ok(captured_resp2);
     const auto before = m;
 
     SECTION("to a known shard, matched by address")

@@ -235,7 +235,7 @@ TEST_CASE("unlock_fsm: before start, and what it ignores", "[unlock_fsm]")
 namespace {
 
 /// Runs one random sequence; returns an empty string, or what went wrong.
-std::string run_sequence(std::uint64_t seed)
+std::string run_unlock_sequence(std::uint64_t seed)
 {
     event_dice pick(seed);
     static constexpr std::size_t sizes[] = {1, 2, 3, 4, 5, 7};
@@ -359,5 +359,5 @@ std::string run_sequence(std::uint64_t seed)
 
 TEST_CASE("unlock_fsm: random event sequences keep every invariant", "[unlock_fsm][property]")
 {
-    redlock_test::check_property("unlock_fsm", 20261124, run_sequence);
+    redlock_test::check_property("unlock_fsm", 20261124, run_unlock_sequence);
 }
