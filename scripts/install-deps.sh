@@ -22,6 +22,7 @@ if [ "${1:-}" = test ]; then
     packages+=(
         clang              # 14: the fuzz stage's compiler (libFuzzer is clang's)
         libclang-rt-14-dev # libFuzzer and clang's ASan/UBSan runtimes
+        ninja-build        # the test command's builds (scripts/test.sh)
         spin               # the model checker of docs/model/ (the model stage)
         doxygen            # the API reference, checked for undocumented symbols
         dpkg-dev pkg-config  # the .deb package check (dpkg-shlibdeps) and its pkg-config consumer

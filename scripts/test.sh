@@ -76,37 +76,33 @@ run_ctest() {
     return $rc
 }
 
-# stage NAME FUNCTION: runs the function, times it, records the outcome.
-stage() {
-    local name=$1 fn=$2
-    header "stage $name"
-    local start=$SECONDS rc=0
-    ctest_counted=0
-    "$fn" || rc=$?
-    local took=$((SECONDS - start))
-    if ((rc == 0)); then
-        summary+=("$(printf '%-7s passed  %4d s' "$name" "$took")")
-    else
-        summary+=("$(printf '%-7s FAILED  %4d s' "$name" "$took")")
-        # A stage that failed before its tests ran (a build error) counts as one failure.
-        ((ctest_counted)) || total_failed=$((total_failed + 1))
-    fi
-    printf '\n==== stage %s: %s in %d s\n' "$name" "$( ((rc == 0)) && echo passed || echo FAILED)" "$took"
-    return 0
+# configure DIR ARGS...: cmake's configure step; a new directory gets Ninja, which compiles the
+# sources of several targets at once where make waits for each target's dependencies to be built
+# (an existing directory keeps its generator).
+configure() {
+    local dir=$1 generator=()
+    shift
+    [[ -f $dir/CMakeCache.txt ]] || generator=(-G Ninja)
+    cmake -S . -B "$dir" "${generator[@]}" "$@"
 }
 
 # ---- normal --------------------------------------------------------------------------------
 normal_args=("$@")
-unity=(-DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=${REDLOCK_UNITY_BATCH:-8})
+# Unity builds: each target's sources compiled as one translation unit (batch size 0), which
+# parses Boost.Asio, Catch2 and the public headers once per target and instantiates their
+# templates once; measured in docs/reliability.md ("The test command's time").
+unity=(-DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=${REDLOCK_UNITY_BATCH:-0})
 # -g1 (line tables only) in the normal and sanitizer stages: stack traces and sanitizer reports
 # keep their file and line, and the builds, which are most of a run's time, take about a fifth
 # less CPU than with -g (one live test file under ASan: 38 s against 30 s at -O1, 66 s against 52 s at
 # -O2).
-stage_normal() {
-    cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
+build_normal() {
+    configure "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
         "${unity[@]}" -DREDLOCK_WARNINGS_AS_ERRORS=ON -DREDLOCK_BUILD_UNIT_AND_LIVE_TESTS=OFF &&
-        cmake --build "$build" -j$jobs &&
-        run_ctest --test-dir "$build" --output-on-failure --timeout 600 -j$jobs "${normal_args[@]}"
+        cmake --build "$build" -j$jobs
+}
+test_normal() {
+    run_ctest --test-dir "$build" --output-on-failure --timeout 600 -j$jobs "${normal_args[@]}"
 }
 
 # ---- asan ----------------------------------------------------------------------------------
@@ -114,33 +110,37 @@ stage_normal() {
 sanitizer_cmake=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1"
                  "${unity[@]}" -DREDLOCK_WARNINGS_AS_ERRORS=ON
                  -DREDLOCK_BUILD_BENCH=OFF -DREDLOCK_BUILD_EXAMPLES=OFF)
-stage_asan() {
-    local dir=$build-asan
-    cmake -S . -B "$dir" "${sanitizer_cmake[@]}" -DREDLOCK_SANITIZE=address,undefined &&
-        cmake --build "$dir" -j$jobs --target redlock_unit_tests redlock_live_tests &&
-        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:strict_init_order=1 \
-        UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        run_ctest --test-dir "$dir" --output-on-failure --timeout 900 -R '^(unit|live):'
+build_asan() {
+    configure "$build-asan" "${sanitizer_cmake[@]}" -DREDLOCK_SANITIZE=address,undefined &&
+        cmake --build "$build-asan" -j$jobs --target redlock_unit_tests redlock_live_tests
+}
+test_asan() {
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:detect_stack_use_after_return=1:strict_init_order=1 \
+    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        run_ctest --test-dir "$build-asan" --output-on-failure --timeout 900 -R '^(unit|live):'
 }
 
 # ---- tsan ----------------------------------------------------------------------------------
-stage_tsan() {
-    local dir=$build-tsan
-    cmake -S . -B "$dir" "${sanitizer_cmake[@]}" -DREDLOCK_SANITIZE=thread &&
-        cmake --build "$dir" -j$jobs --target redlock_live_tests &&
-        TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=4 suppressions=$root/test/tsan.supp" \
-        REDLOCK_TEST_THREADS=4 \
-        run_ctest --test-dir "$dir" --output-on-failure --timeout 900 \
+build_tsan() {
+    configure "$build-tsan" "${sanitizer_cmake[@]}" -DREDLOCK_SANITIZE=thread &&
+        cmake --build "$build-tsan" -j$jobs --target redlock_live_tests
+}
+test_tsan() {
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=4 suppressions=$root/test/tsan.supp" \
+    REDLOCK_TEST_THREADS=4 \
+        run_ctest --test-dir "$build-tsan" --output-on-failure --timeout 900 \
             -R '^live:(connection|client|fake server|threads):'
 }
 
 # ---- fuzz ----------------------------------------------------------------------------------
-stage_fuzz() {
-    local dir=$build-fuzz
-    cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+build_fuzz() {
+    configure "$build-fuzz" -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DREDLOCK_BUILD_FUZZERS=ON -DREDLOCK_BUILD_TESTS=OFF -DREDLOCK_BUILD_BENCH=OFF \
-        -DREDLOCK_BUILD_EXAMPLES=OFF -DREDLOCK_WARNINGS_AS_ERRORS=ON || return 1
-    cmake --build "$dir" -j$jobs --target resp_parser_fuzz uri_fuzz || return 1
+        -DREDLOCK_BUILD_EXAMPLES=OFF -DREDLOCK_WARNINGS_AS_ERRORS=ON &&
+        cmake --build "$build-fuzz" -j$jobs --target resp_parser_fuzz uri_fuzz
+}
+test_fuzz() {
+    local dir=$build-fuzz
     local targets=(resp_parser uri) pids=() t
     for t in "${targets[@]}"; do
         # New inputs go to a scratch corpus; the committed seeds and regressions are read only.
@@ -179,7 +179,8 @@ stage_fuzz() {
 }
 
 # ---- model ---------------------------------------------------------------------------------
-stage_model() {
+build_model() { :; }
+test_model() {
     local log rc=0
     log=$(mktemp)
     bash docs/model/check.sh 2>&1 | tee "$log" || rc=$?
@@ -190,16 +191,66 @@ stage_model() {
     return $rc
 }
 
+# The stages run in order, and each stage's build overlaps the previous stage's tests: while
+# the tests of one stage run (mostly waiting on redis-server, timers and child processes: the
+# asan stage's tests keep about half a core busy), the next stage compiles in the background at
+# idle CPU priority (SCHED_IDLE, nice 19), so that it takes only the CPU the tests leave and
+# cannot slow them. Its output is kept and printed when its stage begins.
+# as_idle: this (sub)shell and what it starts from now on run at idle priority.
+as_idle() {
+    renice -n 19 -p "$BASHPID" >/dev/null || true
+    chrt --idle -p 0 "$BASHPID" 2>/dev/null || true
+}
+declare -A known=([normal]=1 [asan]=1 [tsan]=1 [fuzz]=1 [model]=1)
+order=()
 for s in $stages; do
-    case $s in
-    normal) stage normal stage_normal ;;
-    asan) stage asan stage_asan ;;
-    tsan) stage tsan stage_tsan ;;
-    fuzz) stage fuzz stage_fuzz ;;
-    model) stage model stage_model ;;
-    *) echo "unknown stage '$s' (known: normal asan tsan fuzz model)" >&2; exit 2 ;;
-    esac
+    [[ ${known[$s]:-} ]] || { echo "unknown stage '$s' (known: normal asan tsan fuzz model)" >&2; exit 2; }
+    order+=("$s")
 done
+logs=$(mktemp -d)
+bg_pid=''
+# start_build NAME: builds stage NAME in the background, at idle priority.
+start_build() {
+    (
+        as_idle
+        local start=$SECONDS rc=0
+        "build_$1" || rc=$?
+        echo $((SECONDS - start)) >"$logs/$1.took"
+        exit $rc
+    ) >"$logs/$1.log" 2>&1 &
+    bg_pid=$!
+}
+for i in "${!order[@]}"; do
+    s=${order[$i]}
+    header "stage $s"
+    start=$SECONDS rc=0 ctest_counted=0
+    if ((i == 0)); then
+        "build_$s" || rc=$?
+        build_took=$((SECONDS - start))
+    else
+        # Started in the background while the previous stage's tests ran.
+        wait "$bg_pid" || rc=$?
+        build_took=$(cat "$logs/$s.took" 2>/dev/null || echo 0)
+        cat "$logs/$s.log"
+    fi
+    printf '\n==== stage %s: build %s in %d s%s\n' "$s" "$( ((rc == 0)) && echo done || echo FAILED)" "$build_took" \
+        "$( ((i > 0)) && echo ', at idle priority during the previous stage'"'"'s tests')"
+    next=${order[$((i + 1))]:-}
+    [[ -n $next ]] && start_build "$next"
+    test_start=$SECONDS
+    ((rc == 0)) && { "test_$s" || rc=$?; }
+    test_took=$((SECONDS - test_start))
+    if ((rc == 0)); then
+        summary+=("$(printf '%-7s passed  build %4d s, tests %4d s' "$s" "$build_took" "$test_took")")
+    else
+        summary+=("$(printf '%-7s FAILED  build %4d s, tests %4d s' "$s" "$build_took" "$test_took")")
+        # A stage that failed before its tests ran (a build error) counts as one failure.
+        ((ctest_counted)) || total_failed=$((total_failed + 1))
+    fi
+    printf '\n==== stage %s: %s; build %d s, tests %d s\n' "$s" "$( ((rc == 0)) && echo passed || echo FAILED)" \
+        "$build_took" "$test_took"
+done
+rm -rf "$logs"
 
 header "summary"
 for line in "${summary[@]}"; do

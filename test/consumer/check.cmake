@@ -27,7 +27,12 @@ function(require_installed prefix)
     endif()
 endfunction()
 
+# UNITY_BUILD: as the build that runs the check (the test command's builds are unity builds;
+# the library's sources compiled one by one are a developer's build, the default).
 set(compiler -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+if(UNITY_BUILD)
+    list(APPEND compiler -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=0)
+endif()
 
 # 1. add_subdirectory
 set(sub "${WORK_DIR}/subdirectory")
