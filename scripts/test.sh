@@ -2,13 +2,15 @@
 # The test command: installs what is missing, then runs five stages, each with its own build
 # directory, and fails if any of them fails:
 #
-#   normal  RelWithDebInfo build with warnings as errors and the suite's tests but the unit and
-#           live ones (which run in the asan stage): the tool tests of redlock-run, the torture
-#           test, the install and package checks, the API reference check, the bench smoke runs,
-#           the examples, the interop test with node-redlock (which installs node-redlock from
-#           the npm registry and is skipped when it cannot). Two tests at a time.
-#   asan    ASan+UBSan build with warnings as errors (library, unit and live tests; -O1): every
-#           unit and live test, under ASan and UBSan. LSan checks for leaks.
+#   normal  RelWithDebInfo build with warnings as errors, the whole CTest suite (unit, live
+#           against real redis-server masters the tests start themselves, fake-server tests,
+#           the tool tests of redlock-run, the install and package checks, the API
+#           reference check, the bench smoke runs, the examples, the interop test with
+#           node-redlock, which installs node-redlock from the npm registry and is skipped when
+#           it cannot). The unit and live tests run one at a time, the others two at a time.
+#   asan    ASan+UBSan build with warnings as errors (library, unit and live tests; -O1), their
+#           CTest tests: not the torture test, install check and demo, to which sanitizers add
+#           nothing but time. LSan checks for leaks.
 #   tsan    TSan build (library and live tests; -O1), the connection, client, fake-server and
 #           multi-threaded ([tsan]) live tests, with the io_context on 4 threads.
 #   fuzz    clang + libFuzzer build of test/fuzz/, each target fuzzed for a bounded time
@@ -21,7 +23,7 @@
 #   REDLOCK_FUZZ_SECONDS  seconds per fuzz target, default 60
 #   BUILD_DIR             the normal build directory (default build); the others are
 #                         $BUILD_DIR-asan, $BUILD_DIR-tsan, $BUILD_DIR-fuzz
-# Extra arguments go to the normal stage's ctest, e.g. bash scripts/test.sh -R '^tool:'.
+# Extra arguments go to the normal stage's ctest, e.g. bash scripts/test.sh -R '^unit:'.
 #
 # The normal and sanitizer stages build with CMAKE_UNITY_BUILD (a target's sources compiled a batch at a time: each
 # parses Boost.Asio and the public headers once, not once per file; docs/reliability.md has the
@@ -98,11 +100,21 @@ unity=(-DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=${REDLOCK_UNITY_BAT
 # -O2).
 build_normal() {
     configure "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" \
-        "${unity[@]}" -DREDLOCK_WARNINGS_AS_ERRORS=ON -DREDLOCK_BUILD_UNIT_AND_LIVE_TESTS=OFF &&
+        "${unity[@]}" -DREDLOCK_WARNINGS_AS_ERRORS=ON &&
         cmake --build "$build" -j$jobs
 }
+# The unit and live tests one at a time, as they were written to run (the live tests have timing
+# bounds); the others two at a time, the longest first (their COST), while the asan stage builds.
 test_normal() {
-    run_ctest --test-dir "$build" --output-on-failure --timeout 600 -j$jobs "${normal_args[@]}"
+    local ctest=(run_ctest --test-dir "$build" --output-on-failure --timeout 600)
+    if ((${#normal_args[@]})); then
+        "${ctest[@]}" -j$jobs "${normal_args[@]}"
+        return
+    fi
+    local rc=0
+    "${ctest[@]}" -j$jobs -E '^(unit|live):' || rc=$?
+    "${ctest[@]}" -R '^(unit|live):' || rc=$?
+    return $rc
 }
 
 # ---- asan ----------------------------------------------------------------------------------
