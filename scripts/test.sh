@@ -21,6 +21,7 @@
 # Environment:
 #   REDLOCK_TEST_STAGES   the stages to run, default "normal asan tsan fuzz model"
 #   REDLOCK_FUZZ_SECONDS  seconds per fuzz target, default 60
+#   REDLOCK_UNITY_BATCH   sources per unity translation unit, default 0 (one per target)
 #   BUILD_DIR             the normal build directory (default build); the others are
 #                         $BUILD_DIR-asan, $BUILD_DIR-tsan, $BUILD_DIR-fuzz
 # Extra arguments go to the normal stage's ctest, e.g. bash scripts/test.sh -R '^unit:'.
