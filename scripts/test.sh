@@ -44,6 +44,9 @@ jobs=2
 root=$PWD
 
 bash scripts/install-deps.sh test
+logs=$(mktemp -d)
+queue_pid=''
+trap '[[ -z $queue_pid ]] || stop_tree "$queue_pid"; rm -rf "$logs"' EXIT
 
 total_passed=0
 total_failed=0
@@ -95,6 +98,10 @@ normal_args=("$@")
 # parses Boost.Asio, Catch2 and the public headers once per target and instantiates their
 # templates once; measured in docs/reliability.md ("The test command's time").
 unity=(-DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=${REDLOCK_UNITY_BATCH:-0})
+# The test programs (unit and live tests, support library) at -Og in every stage: they are there
+# to exercise the library, which keeps the stage's level (-O2, or -O1 under the sanitizers);
+# their compile time is most of a build's (docs/reliability.md).
+unity+=(-DREDLOCK_TEST_OPTIMIZATION=-Og)
 # -g1 (line tables only) in the normal and sanitizer stages: stack traces and sanitizer reports
 # keep their file and line, and the builds, which are most of a run's time, take about a fifth
 # less CPU than with -g (one live test file under ASan: 38 s against 30 s at -O1, 66 s against 52 s at
@@ -134,8 +141,12 @@ test_asan() {
 }
 
 # ---- tsan ----------------------------------------------------------------------------------
+# Only the live test files whose groups test_tsan runs are built (the others hold the
+# availability:, cluster:, wait:, hold:, multi:, check: and harness tests).
+tsan_skipped_files='availability|client_cluster|client_wait|cluster_harness|harness|hold'
 build_tsan() {
-    configure "$build-tsan" "${sanitizer_cmake[@]}" -DREDLOCK_SANITIZE=thread &&
+    configure "$build-tsan" "${sanitizer_cmake[@]}" -DREDLOCK_SANITIZE=thread \
+        "-DREDLOCK_LIVE_TESTS_EXCLUDE=$tsan_skipped_files" &&
         cmake --build "$build-tsan" -j$jobs --target redlock_live_tests
 }
 test_tsan() {
@@ -191,28 +202,50 @@ test_fuzz() {
     return $failed
 }
 
-# ---- model ---------------------------------------------------------------------------------
-build_model() { :; }
+# ---- model ----------------------------------------------------------------------------------
+# Nothing to build: the check itself (single-threaded, ~40 s, 1.5 GB) runs in the background
+# queue like a build (below), while the asan and tsan stages' tests leave a core idle; its stage
+# then reports the outcome.
+build_model() {
+    local rc=0
+    bash docs/model/check.sh >"$logs/model.check" 2>&1 || rc=$?
+    echo "$rc" >"$logs/model.rc"
+}
 test_model() {
-    local log rc=0
-    log=$(mktemp)
-    bash docs/model/check.sh 2>&1 | tee "$log" || rc=$?
-    total_passed=$((total_passed + $(grep -c '^model .*\[ok\]' "$log" || true)))
-    total_failed=$((total_failed + $(grep -c '^model .*\[UNEXPECTED\]' "$log" || true)))
-    grep -q '^model ' "$log" && ctest_counted=1
-    rm -f "$log"
-    return $rc
+    cat "$logs/model.check"
+    total_passed=$((total_passed + $(grep -c '^model .*\[ok\]' "$logs/model.check" || true)))
+    total_failed=$((total_failed + $(grep -c '^model .*\[UNEXPECTED\]' "$logs/model.check" || true)))
+    grep -q '^model ' "$logs/model.check" && ctest_counted=1
+    return "$(cat "$logs/model.rc")"
 }
 
-# The stages run in order, and each stage's build overlaps the previous stage's tests: while
-# the tests of one stage run (mostly waiting on redis-server, timers and child processes: the
-# asan stage's tests keep about half a core busy), the next stage compiles in the background at
-# idle CPU priority (SCHED_IDLE, nice 19), so that it takes only the CPU the tests leave and
-# cannot slow them. Its output is kept and printed when its stage begins.
+# ---- the stages, pipelined ---------------------------------------------------------------------
+# The first stage builds in the foreground on both cores. From then on the foreground runs the
+# tests, stage after stage, and one background queue builds the later stages, in order, at idle
+# CPU priority (SCHED_IDLE, nice 19): it takes only the CPU the tests leave (they mostly wait on
+# redis-server, timers and child processes: the asan stage's tests keep about half a core busy)
+# and cannot slow them. A stage's tests start once its build is done; its build output is printed
+# then. Each stage reports its build's and its tests' wall time and CPU (user + system).
 # as_idle: this (sub)shell and what it starts from now on run at idle priority.
 as_idle() {
     renice -n 19 -p "$BASHPID" >/dev/null || true
     chrt --idle -p 0 "$BASHPID" 2>/dev/null || true
+}
+# read_cpu: sets cpu to the CPU seconds (user + system) of this shell's finished children so far
+# (`times` runs in this shell: in a $(...) subshell it would count that subshell's).
+read_cpu() {
+    times >"$logs/times.$BASHPID"
+    local t
+    t=$(tail -1 "$logs/times.$BASHPID")
+    [[ $t =~ ([0-9]+)m([0-9.]+)s\ ([0-9]+)m([0-9.]+)s ]] || { cpu=0; return; }
+    cpu=$(awk -v a="${BASH_REMATCH[1]}" -v b="${BASH_REMATCH[2]}" -v c="${BASH_REMATCH[3]}" \
+        -v d="${BASH_REMATCH[4]}" 'BEGIN { printf "%d", a * 60 + b + c * 60 + d }')
+}
+# stop_tree PID: stops PID and what it started (the build queue, when the run ends early).
+stop_tree() {
+    local child
+    for child in $(pgrep -P "$1" || true); do stop_tree "$child"; done
+    kill "$1" 2>/dev/null || true
 }
 declare -A known=([normal]=1 [asan]=1 [tsan]=1 [fuzz]=1 [model]=1)
 order=()
@@ -220,50 +253,63 @@ for s in $stages; do
     [[ ${known[$s]:-} ]] || { echo "unknown stage '$s' (known: normal asan tsan fuzz model)" >&2; exit 2; }
     order+=("$s")
 done
-logs=$(mktemp -d)
-bg_pid=''
-# start_build NAME: builds stage NAME in the background, at idle priority.
-start_build() {
+# start_queue STAGE...: builds each STAGE in turn in the background, at idle priority; for each,
+# $logs/STAGE.log holds the output and $logs/STAGE.done "SECONDS CPU STATUS" once it is over.
+start_queue() {
     (
         as_idle
-        local start=$SECONDS rc=0
-        "build_$1" || rc=$?
-        echo $((SECONDS - start)) >"$logs/$1.took"
-        exit $rc
-    ) >"$logs/$1.log" 2>&1 &
-    bg_pid=$!
+        local s
+        for s in "$@"; do
+            local start=$SECONDS before rc=0
+            read_cpu && before=$cpu
+            "build_$s" >"$logs/$s.log" 2>&1 || rc=$?
+            read_cpu
+            echo "$((SECONDS - start)) $((cpu - before)) $rc" >"$logs/$s.part"
+            mv "$logs/$s.part" "$logs/$s.done"
+        done
+    ) &
+    queue_pid=$!
+}
+# await_build STAGE: waits for the queue to finish STAGE's build; fails if it failed or the
+# queue died before it.
+await_build() {
+    while [[ ! -f $logs/$1.done ]]; do
+        kill -0 "$queue_pid" 2>/dev/null || { echo "the build queue ended before stage $1's build" >&2; return 1; }
+        sleep 1
+    done
+    read -r build_took build_cpu build_rc <"$logs/$1.done"
+    return "$build_rc"
 }
 for i in "${!order[@]}"; do
     s=${order[$i]}
     header "stage $s"
-    start=$SECONDS rc=0 ctest_counted=0
+    start=$SECONDS rc=0 ctest_counted=0 build_took=0 build_cpu=0
     if ((i == 0)); then
+        read_cpu && before=$cpu
         "build_$s" || rc=$?
-        build_took=$((SECONDS - start))
+        read_cpu
+        build_took=$((SECONDS - start)) build_cpu=$((cpu - before))
+        ((${#order[@]} > 1)) && start_queue "${order[@]:1}"
+        where=''
     else
-        # Started in the background while the previous stage's tests ran.
-        wait "$bg_pid" || rc=$?
-        build_took=$(cat "$logs/$s.took" 2>/dev/null || echo 0)
-        cat "$logs/$s.log"
+        await_build "$s" || rc=$?
+        cat "$logs/$s.log" 2>/dev/null || true
+        where=', in the background during earlier tests'
     fi
-    printf '\n==== stage %s: build %s in %d s%s\n' "$s" "$( ((rc == 0)) && echo done || echo FAILED)" "$build_took" \
-        "$( ((i > 0)) && echo ', at idle priority during the previous stage'"'"'s tests')"
-    next=${order[$((i + 1))]:-}
-    [[ -n $next ]] && start_build "$next"
+    printf '\n==== stage %s: build %s in %d s, %d s CPU%s\n' "$s" "$( ((rc == 0)) && echo done || echo FAILED)" \
+        "$build_took" "$build_cpu" "$where"
     test_start=$SECONDS
+    read_cpu && before=$cpu
     ((rc == 0)) && { "test_$s" || rc=$?; }
-    test_took=$((SECONDS - test_start))
-    if ((rc == 0)); then
-        summary+=("$(printf '%-7s passed  build %4d s, tests %4d s' "$s" "$build_took" "$test_took")")
-    else
-        summary+=("$(printf '%-7s FAILED  build %4d s, tests %4d s' "$s" "$build_took" "$test_took")")
-        # A stage that failed before its tests ran (a build error) counts as one failure.
-        ((ctest_counted)) || total_failed=$((total_failed + 1))
-    fi
-    printf '\n==== stage %s: %s; build %d s, tests %d s\n' "$s" "$( ((rc == 0)) && echo passed || echo FAILED)" \
-        "$build_took" "$test_took"
+    read_cpu
+    test_took=$((SECONDS - test_start)) test_cpu=$((cpu - before))
+    ((rc == 0)) || ((ctest_counted)) || total_failed=$((total_failed + 1)) # a failed build: one failure
+    outcome=$( ((rc == 0)) && echo passed || echo FAILED)
+    summary+=("$(printf '%-7s %-6s  build %4d s (%4d s CPU), tests %4d s (%4d s CPU)' "$s" "$outcome" \
+        "$build_took" "$build_cpu" "$test_took" "$test_cpu")")
+    printf '\n==== stage %s: %s; build %d s (%d s CPU), tests %d s (%d s CPU)\n' "$s" "$outcome" \
+        "$build_took" "$build_cpu" "$test_took" "$test_cpu"
 done
-rm -rf "$logs"
 
 header "summary"
 for line in "${summary[@]}"; do
