@@ -2,21 +2,27 @@
 # The test command: installs what is missing, then runs five stages, each with its own build
 # directory, and fails if any of them fails:
 #
-#   normal  RelWithDebInfo build with warnings as errors, the whole CTest suite (unit, live
-#           against real redis-server masters the tests start themselves, fake-server tests,
-#           the tool tests of redlock-run, the install and package checks, the API
-#           reference check, the bench smoke runs, the examples, the interop test with
-#           node-redlock, which installs node-redlock from the npm registry and is skipped when
-#           it cannot). The unit and live tests run one at a time, the others two at a time.
-#   asan    ASan+UBSan build with warnings as errors (library, unit and live tests; -O1), their
+#   normal  RelWithDebInfo build (-O2; the test programs -Og) with warnings as errors, the whole
+#           CTest suite (unit, live against real redis-server masters the tests start
+#           themselves, fake-server tests, the tool tests of redlock-run, the install and
+#           package checks, the API reference check, the bench smoke runs, the examples, the
+#           interop test with node-redlock, which installs node-redlock from the npm registry and
+#           is skipped when it cannot). The unit and live tests run one at a time, the others two
+#           at a time.
+#   asan    ASan+UBSan build with warnings as errors (library -O1, unit and live tests -Og), their
 #           CTest tests: not the torture test, install check and demo, to which sanitizers add
 #           nothing but time. LSan checks for leaks.
-#   tsan    TSan build (library and live tests; -O1), the connection, client, fake-server and
-#           multi-threaded ([tsan]) live tests, with the io_context on 4 threads.
+#   tsan    TSan build (library -O1, and the live test files it runs -Og), the connection,
+#           client, fake-server and multi-threaded ([tsan]) live tests, with the io_context on
+#           4 threads.
 #   fuzz    clang + libFuzzer build of test/fuzz/, each target fuzzed for a bounded time
 #           (REDLOCK_FUZZ_SECONDS, default 60; both at once, one per core).
 #   model   spin on docs/model/fenced_redlock.pml (docs/model/check.sh): the fencing design's
-#           properties hold, and the known failures are found (~40 s, 1.5 GB).
+#           properties hold, and the known failures are found (~40 s, 1.5 GB). It runs in the
+#           background during the earlier stages' tests (below).
+#
+# The first stage builds on both cores; then its tests run while one background queue builds
+# the later stages in order, at idle CPU priority (see "the stages, pipelined" below).
 #
 # Environment:
 #   REDLOCK_TEST_STAGES   the stages to run, default "normal asan tsan fuzz model"
@@ -234,9 +240,9 @@ as_idle() {
 # read_cpu: sets cpu to the CPU seconds (user + system) of this shell's finished children so far
 # (`times` runs in this shell: in a $(...) subshell it would count that subshell's).
 read_cpu() {
-    times >"$logs/times.$BASHPID"
-    local t
-    t=$(tail -1 "$logs/times.$BASHPID")
+    local file=$logs/times.$BASHPID t
+    times >"$file"
+    t=$(tail -1 "$file")
     [[ $t =~ ([0-9]+)m([0-9.]+)s\ ([0-9]+)m([0-9.]+)s ]] || { cpu=0; return; }
     cpu=$(awk -v a="${BASH_REMATCH[1]}" -v b="${BASH_REMATCH[2]}" -v c="${BASH_REMATCH[3]}" \
         -v d="${BASH_REMATCH[4]}" 'BEGIN { printf "%d", a * 60 + b + c * 60 + d }')
