@@ -54,17 +54,42 @@ TEST_CASE("restart_watch: a run_id that changes is a restart, out for the quaran
     // A reconnection to the same process: no restart.
     CHECK_FALSE(w.observe(run_id_a, 3700s, t_base + 100s, 10s, false));
     CHECK_FALSE(w.quarantined(t_base + 100s));
-    // Another process, up for 3 s: out until its start + 10 s.
+    // Another process, up for 3 s as the server counts (2 to 4 s): out until its latest
+    // possible start (2 s ago) + 10 s.
     CHECK(w.observe(run_id_b, 3s, t_base + 200s, 10s, false));
-    CHECK(w.started() == t_base + 197s);
-    CHECK(w.until() == t_base + 207s);
+    CHECK(w.started() == t_base + 198s);
+    CHECK(w.until() == t_base + 208s);
     CHECK(w.quarantined(t_base + 200s));
-    CHECK(w.quarantined(t_base + 207s - 1ms));
-    CHECK_FALSE(w.quarantined(t_base + 207s));
+    CHECK(w.quarantined(t_base + 208s - 1ms));
+    CHECK_FALSE(w.quarantined(t_base + 208s));
     CHECK(w.restarts() == 1);
     // Seen again after the quarantine: the same process, nothing new.
     CHECK_FALSE(w.observe(run_id_b, 20s, t_base + 214s, 10s, false));
     CHECK_FALSE(w.quarantined(t_base + 214s));
+}
+
+TEST_CASE("restart_watch: whole-second uptimes never end the quarantine before the true start + quarantine",
+          "[restart]")
+{
+    // The server reports floor(its time at the INFO) - floor(its time at start). A start at
+    // x.9 s seen at (x+1).1 s is reported as up 1 s while it has been up 0.2 s.
+    using std::chrono::milliseconds;
+    for (int start_ms = 0; start_ms < 1000; start_ms += 100)
+        for (int seen_after_ms = 0; seen_after_ms < 3000; seen_after_ms += 70)
+        {
+            const auto start = t_base + milliseconds(start_ms);
+            const auto now = start + milliseconds(seen_after_ms);
+            const auto reported = std::chrono::seconds((start_ms + seen_after_ms) / 1000 - start_ms / 1000);
+            restart_watch w;
+            w.observe(run_id_a, 3600s, t_base - 10s, 10s, false);
+            INFO("start +" << start_ms << " ms, seen " << seen_after_ms << " ms later, reported " << reported.count() << " s");
+            CHECK(w.observe(run_id_b, reported, now, 10s, false));
+            CHECK(w.started() >= start);
+            CHECK(w.quarantined(start + 10s - 1ms));
+            // At most two resolutions late: up to one from the rounding, plus the one added.
+            CHECK(w.started() < start + 2s);
+            CHECK(w.started() <= now);
+        }
 }
 
 TEST_CASE("restart_watch: a restart seen later than the quarantine is over at once", "[restart]")
@@ -89,11 +114,18 @@ TEST_CASE("restart_watch: young masters at first sight, only when asked", "[rest
     {
         restart_watch w;
         CHECK(w.observe(run_id_a, 2s, t_base, 10s, true));
-        CHECK(w.until() == t_base + 8s);
-        CHECK(w.quarantined(t_base + 7s));
-        CHECK_FALSE(w.quarantined(t_base + 8s));
+        CHECK(w.until() == t_base + 9s);
+        CHECK(w.quarantined(t_base + 9s - 1ms));
+        CHECK_FALSE(w.quarantined(t_base + 9s));
     }
-    SECTION("on: up for longer is not")
+    SECTION("on: up for the quarantine as the server counts may be up for a second less")
+    {
+        restart_watch w;
+        CHECK(w.observe(run_id_a, 10s, t_base, 10s, true));
+        CHECK(w.until() == t_base + 1s);
+        CHECK(w.quarantined(t_base + 1s - 1ms));
+    }
+    SECTION("on: up for longer than the quarantine and a second is not")
     {
         restart_watch w;
         CHECK_FALSE(w.observe(run_id_a, 11s, t_base, 10s, true));
