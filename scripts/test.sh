@@ -237,15 +237,30 @@ as_idle() {
     renice -n 19 -p "$BASHPID" >/dev/null || true
     chrt --idle -p 0 "$BASHPID" 2>/dev/null || true
 }
-# read_cpu: sets cpu to the CPU seconds (user + system) of this shell's finished children so far
-# (`times` runs in this shell: in a $(...) subshell it would count that subshell's).
-read_cpu() {
-    local file=$logs/times.$BASHPID t
+# times_sum VAR [all]: sets VAR to the CPU seconds (user + system) of this shell's finished
+# children so far, or with "all" of this shell's too. `times` has to run in this shell (in a
+# $(...) subshell it would count that subshell's), hence a variable and not an output.
+times_sum() {
+    local file=$logs/times.$BASHPID
     times >"$file"
-    t=$(tail -1 "$file")
-    [[ $t =~ ([0-9]+)m([0-9.]+)s\ ([0-9]+)m([0-9.]+)s ]] || { cpu=0; return; }
-    cpu=$(awk -v a="${BASH_REMATCH[1]}" -v b="${BASH_REMATCH[2]}" -v c="${BASH_REMATCH[3]}" \
-        -v d="${BASH_REMATCH[4]}" 'BEGIN { printf "%d", a * 60 + b + c * 60 + d }')
+    printf -v "$1" '%s' "$(awk -v all="${2:-}" 'function s(x) { split(x, p, "m"); return p[1] * 60 + p[2] }
+        NR == 2 || all { total += s($1) + s($2) } END { printf "%d", total }' "$file")"
+}
+# read_cpu: sets cpu to the CPU seconds of this shell's finished children, less the background
+# queue's once it has ended (it ends during some stage's tests, and its builds are reported as
+# builds). The queue writes its total to $logs/queue.cpu before it ends.
+read_cpu() {
+    local alive_before alive_after
+    while :; do
+        alive_before=0 alive_after=0
+        [[ -n $queue_pid ]] && kill -0 "$queue_pid" 2>/dev/null && alive_before=1
+        times_sum cpu
+        [[ -n $queue_pid ]] && kill -0 "$queue_pid" 2>/dev/null && alive_after=1
+        ((alive_before == alive_after)) && break # else it ended meanwhile: read again
+    done
+    if [[ -n $queue_pid ]] && ((!alive_after)) && [[ -f $logs/queue.cpu ]]; then
+        cpu=$((cpu - $(cat "$logs/queue.cpu")))
+    fi
 }
 # stop_tree PID: stops PID and what it started (the build queue, when the run ends early).
 stop_tree() {
@@ -266,13 +281,16 @@ start_queue() {
         as_idle
         local s
         for s in "$@"; do
-            local start=$SECONDS before rc=0
-            read_cpu && before=$cpu
+            local start=$SECONDS before after rc=0
+            times_sum before
             "build_$s" >"$logs/$s.log" 2>&1 || rc=$?
-            read_cpu
-            echo "$((SECONDS - start)) $((cpu - before)) $rc" >"$logs/$s.part"
+            times_sum after
+            echo "$((SECONDS - start)) $((after - before)) $rc" >"$logs/$s.part"
             mv "$logs/$s.part" "$logs/$s.done"
         done
+        local total
+        times_sum total all
+        echo "$total" >"$logs/queue.cpu"
     ) &
     queue_pid=$!
 }

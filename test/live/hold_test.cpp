@@ -421,10 +421,8 @@ TEST_CASE("hold: closing or destroying the client tells the holder, the guard ou
 // releases it dispatches inline: 10,000 encodes); the bound is about blocking, not speed.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 constexpr auto bulk_destroy_bound = std::chrono::milliseconds(250);
-constexpr std::int64_t coalesced_reads_bound = 24;
 #else
 constexpr auto bulk_destroy_bound = std::chrono::milliseconds(50);
-constexpr std::int64_t coalesced_reads_bound = 12;
 #endif
 
 TEST_CASE_METHOD(masters_rig<5>, "hold: destroying 2,000 guards in one handler does not block the executor", "[live][hold]")
@@ -481,6 +479,12 @@ TEST_CASE_METHOD(masters_rig<5>, "hold: extensions of many locks due together le
     // event loop made from client sockets. 200 extensions sent one write each arrive as ~200
     // reads; sent in one pipelined write (~45 KB), they arrive in a handful of 16 KB reads.
     constexpr std::size_t count = 200;
+    // Coalesced means at least 8 extensions per read on average. How many reads a batch takes
+    // depends on timing, not on the build: the master's reads cut a write where they catch it,
+    // and extensions whose timers fire while a write is in flight leave in the next one (9 to
+    // 10 reads were seen in an optimised build, 16 under ASan, 19 with the test code at -Og on
+    // a loaded machine). Uncoalesced, it is about 200.
+    constexpr std::int64_t coalesced_reads_bound = count / 8;
     const auto ttl = 2000ms;
     const auto interval = default_extension_interval(ttl, 100ms);  // 2000 - 22 - 666 = 1312 ms
 
@@ -530,9 +534,7 @@ TEST_CASE_METHOD(masters_rig<5>, "hold: extensions of many locks due together le
         for (std::size_t i = 0; i < m.size(); ++i)
         {
             CHECK(pexpire_after[i] - pexpire_before[i] == static_cast<std::int64_t>(count));
-            // INFO itself and a health-check PING add a read or two. Uncoalesced, it would be
-            // about 200; 9 to 10 in an optimised build, up to 16 seen under ASan, where the
-            // masters' reads catch the 45 KB write in more pieces.
+            // INFO itself and a health-check PING add a read or two.
             CHECK(reads[i] <= coalesced_reads_bound);
         }
         // That they left together is what the reads above show, without a clock. The spread
