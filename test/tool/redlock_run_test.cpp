@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -172,6 +173,95 @@ TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the
         CHECK(m.command(i, {"GET", "job:stolen"}) == "$5\r\nthief\r\n");
     CHECK(m.command(3, {"EXISTS", "job:stolen"}) == ":0\r\n");
     CHECK(m.command(4, {"EXISTS", "job:stolen"}) == ":0\r\n");
+}
+
+TEST_CASE("redlock-run: --max-hold stops COMMAND with SIGTERM while the lock is still held, then releases it and exits 79",
+          "[tool][live]")
+{
+    local_masters m;
+    scratch s;
+    auto started = s.file("started"), got_term = s.file("got-term"), may_exit = s.file("may-exit");
+    // A 10 s TTL and a 1 s --max-hold: COMMAND must get SIGTERM while the keys are still on the
+    // masters (not when they expire), and it may take its time to stop: it waits for the test.
+    tool_process run(run_args(m, {"--ttl", "10s", "--max-hold", "1s", "--kill-after", "30s"}, "job:bounded",
+                              sh("trap 'touch " + got_term + "; while [ ! -e " + may_exit + " ]; do sleep 0.05; done; exit 3' TERM; "
+                                 "touch " + started + "; sleep 30 & wait")));
+    REQUIRE(eventually([&] { return std::ifstream(started).good(); }, 20s));
+    REQUIRE(eventually([&] { return std::ifstream(got_term).good(); }, 20s));
+    // SIGTERM came, and the lock is still held on every master: COMMAND has the rest of the
+    // validity to stop.
+    for (std::size_t i = 0; i < m.size(); ++i)
+        CHECK(m.command(i, {"EXISTS", "job:bounded"}) == ":1\r\n");
+    std::ofstream(may_exit).put('\n');
+    CHECK(run.wait_exit(20s) == lock_lost);
+    CHECK_THAT(run.error_output(), Catch::Contains("--max-hold"));
+    CHECK_THAT(run.error_output(), !Catch::Contains("SIGKILL"));
+    // Released once COMMAND exited, not left to expire.
+    CHECK(no_key_left(m, "job:bounded"));
+}
+
+namespace {
+
+// The process is gone: no such PID, or a zombie nobody reaped yet (its parent died).
+bool process_gone(pid_t pid)
+{
+    if (pid <= 0 || ::kill(pid, 0) != 0)
+        return true;
+    const auto stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+    const auto close_paren = stat.rfind(')');
+    return close_paren == std::string::npos || stat.compare(close_paren, 3, ") Z") == 0;
+}
+
+// COMMAND's shell, which wrote its PID (it leads COMMAND's process group).
+pid_t command_pid(const scratch& s)
+{
+    const auto text = read_text(s.file("pid"));
+    return text.empty() ? -1 : static_cast<pid_t>(std::stol(text));
+}
+
+}  // namespace
+
+TEST_CASE("redlock-run: killed itself (SIGKILL), it leaves no COMMAND running: SIGTERM at once, SIGKILL by the validity end",
+          "[tool][live]")
+{
+    local_masters m;
+    scratch s;
+    auto started = s.file("started"), got_term = s.file("got-term");
+    std::unique_ptr<tool_process> run;
+    pid_t command = -1;
+    // The shell's own PID is its group's: stopped at the end whatever happened.
+    struct stop_group
+    {
+        pid_t& pid;
+        ~stop_group()
+        {
+            if (pid > 1)
+                ::kill(-pid, SIGKILL);
+        }
+    } stop{command};
+    auto start_and_kill = [&](std::vector<std::string> options, const std::string& script) {
+        run = std::make_unique<tool_process>(run_args(m, std::move(options), "job:orphan",
+                                                      sh("echo $$ > " + s.file("pid") + "; " + script)));
+        REQUIRE(eventually([&] { return std::ifstream(started).good(); }, 20s));
+        command = command_pid(s);
+        REQUIRE(command > 1);
+        run->signal(SIGKILL);
+        CHECK(run->wait_exit(20s) == 128 + SIGKILL);
+    };
+
+    SECTION("COMMAND stops on SIGTERM")
+    {
+        start_and_kill({"--ttl", "30s"}, "trap 'touch " + got_term + "; kill $!; exit 3' TERM; touch " + started +
+                                             "; sleep 30 & wait");
+        CHECK(eventually([&] { return std::ifstream(got_term).good(); }, 10s));
+        CHECK(eventually([&] { return process_gone(command); }, 10s));
+    }
+    SECTION("COMMAND ignores SIGTERM: SIGKILL at the validity end, although --kill-after is longer")
+    {
+        // A 3 s TTL against a 60 s --kill-after: gone within 20 s means the validity set the time.
+        start_and_kill({"--ttl", "3s", "--kill-after", "60s"}, "trap '' TERM; touch " + started + "; sleep 30");
+        CHECK(eventually([&] { return process_gone(command); }, 20s));
+    }
 }
 
 TEST_CASE("redlock-run: SIGTERM, SIGINT and SIGHUP reach COMMAND, and the lock is released after it exits", "[tool][live]")

@@ -2,6 +2,7 @@
 #include "runner.hpp"
 
 #include "child_process.hpp"
+#include "group_guard.hpp"
 #include "supervisor.hpp"
 
 #include <redlock/redlock.hpp>
@@ -48,6 +49,7 @@ public:
           children_(io, SIGCHLD),
           loss_wait_(io),
           kill_timer_(io),
+          max_hold_timer_(io),
           supervisor_(o.kill_after, exit_status::lock_lost)
     {
     }
@@ -69,8 +71,8 @@ private:
         // (without --verbose) drops the lines, and the checks' INFO and CONFIG with them.
         if (o_.quiet && !o_.verbose)
             cfg.deployment_checks = false;
-        else
-            cfg.on_event = [this](const event& e) { tell(e); };
+        // Always: the extensions move the guard's deadline.
+        cfg.on_event = [this](const event& e) { tell(e); };
         return cfg;
     }
 
@@ -122,6 +124,24 @@ private:
         if (interrupted_)  // a signal came between the grant and this handler
             return finish(128 + interrupted_);
         start_command(l);
+        if (o_.max_hold.count() > 0 && child_)
+            stop_at_max_hold();
+    }
+
+    // --max-hold: when the holder stops extending, COMMAND is stopped as on a loss, while the
+    // lock is still valid: SIGTERM now, SIGKILL before the keys expire (or after --kill-after).
+    // Waiting for the keys to expire instead would leave COMMAND no time at all.
+    void stop_at_max_hold()
+    {
+        max_hold_timer_.expires_after(o_.max_hold);
+        max_hold_timer_.async_wait([this](error_code ec) {
+            if (ec || finishing_ || !child_)
+                return;
+            auto left = std::chrono::duration_cast<milliseconds>(holder_->current().remaining());
+            say("held %s for --max-hold (%.3f s): stopping %s", o_.resource.c_str(), seconds(o_.max_hold),
+                o_.command.front().c_str());
+            act(supervisor_.lock_lost(left));
+        });
     }
 
     // ---- COMMAND ------------------------------------------------------------------------
@@ -132,12 +152,23 @@ private:
             env.push_back("REDLOCK_FENCING_TOKEN=" + std::to_string(l.fencing_token()));
         wait_child();  // armed before the child can exit
         int error = 0;
+        // Started before COMMAND, so that COMMAND never runs unguarded for longer than the
+        // message naming its group takes (group_guard.hpp).
+        guard_ = group_guard::start(o_.kill_after, error);
+        if (!guard_)
+        {
+            say("cannot start the process that stops COMMAND if redlock-run dies: %s", std::strerror(error));
+            return finish(exit_status::internal);
+        }
         child_ = child_process::spawn(o_.command, env, error);
         if (!child_)
         {
+            guard_->dismiss();
             say("%s: %s", o_.command.front().c_str(), std::strerror(error));
             return finish(error == ENOENT ? exit_status::not_found : exit_status::cannot_execute);
         }
+        guard_->watch(child_->pid());
+        guard_->deadline(l.valid_until());
         if (o_.verbose)
             say("started %s (pid %d)", o_.command.front().c_str(), static_cast<int>(child_->pid()));
         watch_loss();
@@ -216,10 +247,13 @@ private:
             return;
         finishing_ = true;
         status_ = status;
+        if (guard_)  // COMMAND has exited (or never started)
+            guard_->dismiss();
         signals_.cancel();
         children_.cancel();
         loss_wait_.cancel();
         kill_timer_.cancel();
+        max_hold_timer_.cancel();
         if (!holder_)
             return client_.close();
         holder_->async_release([this](error_code ec) {
@@ -231,6 +265,8 @@ private:
 
     void tell(const event& e)
     {
+        if (e.kind == event_kind::extended && guard_ && holder_)
+            guard_->deadline(holder_->current().valid_until());
         if (e.kind == event_kind::master_warning)
         {
             // Once per warning and master (the client reports what is new at a reconnection);
@@ -275,10 +311,12 @@ private:
     asio::signal_set children_;
     asio::steady_timer loss_wait_;
     asio::steady_timer kill_timer_;
+    asio::steady_timer max_hold_timer_;
     asio::cancellation_signal cancel_acquire_;
     supervisor supervisor_;
     std::optional<lock_holder> holder_;
     std::optional<child_process> child_;
+    std::optional<group_guard> guard_;  // while COMMAND may run
     int interrupted_ = 0;
     bool finishing_ = false;
     int status_ = exit_status::internal;
