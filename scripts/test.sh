@@ -2,7 +2,7 @@
 # The test command: installs what is missing, then runs five stages, each with its own build
 # directory, and fails if any of them fails:
 #
-#   normal  RelWithDebInfo build (-O2; the test programs -Og) with warnings as errors, the whole
+#   normal  RelWithDebInfo build (-O2; the test programs and examples -Og) with warnings as errors, the whole
 #           CTest suite (unit, live against real redis-server masters the tests start
 #           themselves, fake-server tests, the tool tests of redlock-run, the install and
 #           package checks, the API reference check, the bench smoke runs, the examples, the
@@ -104,9 +104,10 @@ normal_args=("$@")
 # parses Boost.Asio, Catch2 and the public headers once per target and instantiates their
 # templates once; measured in docs/reliability.md ("The test command's time").
 unity=(-DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=${REDLOCK_UNITY_BATCH:-0})
-# The test programs (unit and live tests, support library) at -Og in every stage: they are there
-# to exercise the library, which keeps the stage's level (-O2, or -O1 under the sanitizers);
-# their compile time is most of a build's (docs/reliability.md).
+# The programs that exercise the library (unit, live and tool tests, torture test, examples,
+# support library) at -Og in every stage; the library, redlock-run and the benches keep the
+# stage's level (-O2, or -O1 under the sanitizers). The test programs' compile time is most of
+# a build's (docs/reliability.md).
 unity+=(-DREDLOCK_TEST_OPTIMIZATION=-Og)
 # -g1 (line tables only) in the normal and sanitizer stages: stack traces and sanitizer reports
 # keep their file and line, and the builds, which are most of a run's time, take about a fifth
