@@ -29,7 +29,9 @@ endfunction()
 
 # UNITY_BUILD: as the build that runs the check (the test command's builds are unity builds;
 # the library's sources compiled one by one are a developer's build, the default).
-set(compiler -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+# Debug without -g: nothing reads the debug information, which costs a fifth of the library's
+# compile time (22 s of CPU against 18 s).
+set(compiler -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0" -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
 if(UNITY_BUILD)
     list(APPEND compiler -DCMAKE_UNITY_BUILD=ON -DCMAKE_UNITY_BUILD_BATCH_SIZE=0)
 endif()
