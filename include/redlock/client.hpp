@@ -332,8 +332,10 @@ public:
     /// @brief Closes every connection. Idempotent; the destructor calls it.
     ///
     /// Operations still in progress complete with error::connection_closed (unless a quorum
-    /// had already answered). An acquisition attempt cut short still sends its release.
-    /// Nothing that was sent is lost: each connection writes what is queued, shuts down its
+    /// had already answered). An acquisition attempt cut short still sends its release, to
+    /// every master where its SET may have landed, also to those closed before the attempt
+    /// knew it had failed (the shutdowns wait for the end of the handler that called close()).
+    /// Locks already granted stay held until their TTL. Nothing that was sent is lost: each connection writes what is queued, shuts down its
     /// sending side and reads until the master closes, within
     /// `connection_options::close_timeout` (1 s by default) while the io_context runs, so
     /// every master executes the deletes of the releases that completed. When the io_context

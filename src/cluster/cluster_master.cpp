@@ -165,6 +165,12 @@ error_code cluster_master::route(std::size_t index, request_ticket& ticket)
     {
         last_error_detail_ = cfg_.to_string() + ": closed";
         ec = error::connection_closed;
+        // A release that close() itself caused (an attempt fails once a majority of its masters
+        // closed, after this one) still goes to the node serving its key: while that node's
+        // connection drains, it writes the command before its shutdown (node_connection::close).
+        if (map_)
+            if (const auto shard = map_->shard_of(r.slot))
+                (void)send_to(index, node_of_shard_[*shard], false);
     }
     else if (!map_ && state_ == map_state::connecting)
     {

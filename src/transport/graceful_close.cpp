@@ -27,22 +27,24 @@ void node_connection::close()
     resolver_.cancel();
     connect_timer_.cancel();
     backoff_timer_.cancel();
-    const bool unfinished = writing_ || mux_.has_output() || pending() > 0;
-    if (state_ == state::ready && unfinished && opts_.close_timeout.count() > 0)
-        start_drain();
+    // A ready connection drains even with nothing in flight: the close of the other masters may
+    // still make an attempt fail, whose release must reach this one too (start_drain).
+    if (state_ == state::ready && opts_.close_timeout.count() > 0)
+        start_drain(writing_ || mux_.has_output() || pending() > 0);
     else
         drop(error::connection_closed, "connection closed by its owner");
     set_state(state::closed);
     settle();
 }
 
-void node_connection::start_drain()
+void node_connection::start_drain(bool unfinished)
 {
     draining_ = true;
+    drain_needed_ = unfinished;
     set_state(state::closed);
     health_timer_.cancel();
     // The sinks learn at once that no reply will come; what they submit meanwhile (a release
-    // after a failed attempt) is still queued, and goes out before the shutdown below.
+    // after a failed attempt) is still queued, and goes out before the shutdown.
     fail_pending(error::connection_closed);
     event_.cancel();  // run() ends
     drain_timer_.expires_after(opts_.close_timeout);
@@ -50,14 +52,28 @@ void node_connection::start_drain()
         if (!ec && gen == self->gen_ && self->draining_)
             self->end_drain();
     });
-    if (!writing_)
-    {
-        if (mux_.has_output())
-            start_write();
-        else
-            half_close();
-    }
+    // The shutdown waits for the end of the handler that closes: a client closes its masters
+    // one after another, and an attempt learns that it failed only when a majority of them
+    // have failed it, after the first ones closed. Its release, submitted then, must still
+    // reach those whose SET had left (submit() queues it while draining_ && !half_closed_).
+    asio::post(ex_, [self = shared_from_this(), gen = gen_] {
+        if (gen == self->gen_ && self->draining_)
+            self->flush_drain();
+    });
     // The read in progress goes on: on_read drops what arrives until the master closes.
+}
+
+void node_connection::flush_drain()
+{
+    drain_flushing_ = true;
+    if (writing_)
+        return;  // the write's completion writes the rest, then shuts the sending side down
+    if (mux_.has_output())
+        start_write();
+    else if (drain_needed_)
+        half_close();
+    else
+        end_drain();  // nothing left unanswered, nothing to send: closed at once
 }
 
 void node_connection::half_close()
@@ -69,6 +85,7 @@ void node_connection::half_close()
 void node_connection::end_drain()
 {
     draining_ = false;
+    drain_flushing_ = false;
     half_closed_ = false;
     drain_timer_.cancel();
     drop(error::connection_closed, {});

@@ -290,7 +290,7 @@ void node_connection::start_write()
                           self->mux_.commit_write();
                           if (self->mux_.has_output())
                               self->start_write();
-                          else if (self->draining_)
+                          else if (self->draining_ && self->drain_flushing_)
                               self->half_close();
                       });
 }

@@ -88,12 +88,15 @@ public:
 
     /// @brief Stops for good: pending requests fail with connection_closed; no reconnection.
     ///
-    /// A ready connection with requests written or queued closes gracefully (draining): the
-    /// queued bytes are written, the sending side is shut down, and what the master still
-    /// sends is read and dropped until it closes its side or `close_timeout` passes. A master
-    /// frees a client whose replies cannot be written, dropping the commands it had received
-    /// but not yet read; the drain lets it execute every command that left this process. A
-    /// request submitted while draining (a release of an attempt that close() failed) is still
+    /// A ready connection closes gracefully (draining). The pending requests fail at once; at
+    /// the end of the calling handler (by then the sinks have submitted what the failures made
+    /// them submit, also those failed by other connections' close()), if anything was left
+    /// unanswered or is queued, the queued bytes are written, the sending side is shut down,
+    /// and what the master still sends is read and dropped until it closes its side or
+    /// `close_timeout` passes; otherwise the socket is closed then. A master frees a client
+    /// whose replies cannot be written, dropping the commands it had received but not yet
+    /// read; the drain lets it execute every command that left this process. A request
+    /// submitted while draining (a release of an attempt that close() failed) is still
     /// written, but never answered: submit() returns connection_closed for it.
     void close();
 
@@ -246,7 +249,8 @@ private:
     void arm_health_timer();
     void on_health_tick(std::uint64_t gen);
     void drop(const error_code& ec, std::string detail);
-    void start_drain();
+    void start_drain(bool unfinished);
+    void flush_drain();
     void half_close();
     void end_drain();
     void settle();
@@ -275,6 +279,8 @@ private:
     std::uint64_t gen_ = 0;           // bumped at every drop; stale handlers check it
     bool connect_timed_out_ = false;
     bool draining_ = false;           // a graceful close is under way (close())
+    bool drain_needed_ = false;       // ... with requests unanswered or unsent at close()
+    bool drain_flushing_ = false;     // ... the handler that started it is over (flush_drain)
     bool half_closed_ = false;        // ... and the sending side is shut down
 
     // Requests, bytes and replies: the sans-io part. This class moves bytes and keeps time.
