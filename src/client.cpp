@@ -245,34 +245,62 @@ void detail::start_extend(client& self, const lock& l, std::chrono::milliseconds
     asio::dispatch(c->strand, [op] { op->start(); });
 }
 
+namespace detail {
+namespace {
+
+// async_wait_connected: counts the masters whose first connection attempt has settled.
+// Cancelled (any type), it completes at once with operation_aborted and the masters ready
+// so far; the connections go on.
+class wait_connected_op : public std::enable_shared_from_this<wait_connected_op>
+{
+public:
+    using handler_type = asio::any_completion_handler<void(error_code, std::size_t)>;
+
+    wait_connected_op(std::shared_ptr<client_impl> c, handler_type h) : c_(std::move(c)), h_(std::move(h)) {}
+
+    void start()
+    {
+        waiting_ = c_->masters.size();
+        for (auto& m : c_->masters)
+            m.wait_settled([self = shared_from_this()](error_code ec) { self->settled(ec); });
+    }
+
+    void cancel() { finish(asio::error::operation_aborted); }
+
+private:
+    void settled(error_code ec)
+    {
+        if (!ec)
+            ++ready_;
+        if (--waiting_ == 0)
+            finish(ready_ >= c_->quorum() ? error_code() : error_code(error::no_quorum));
+    }
+
+    void finish(error_code ec)
+    {
+        if (done_)
+            return;
+        done_ = true;
+        dispatch_completion(h_, c_->strand, ec, ready_);
+    }
+
+    std::shared_ptr<client_impl> c_;
+    handler_type h_;
+    std::size_t waiting_ = 0;
+    std::size_t ready_ = 0;
+    bool done_ = false;
+};
+
+}  // namespace
+}  // namespace detail
+
 void detail::start_wait_connected(client& self, asio::any_completion_handler<void(error_code, std::size_t)> handler)
 {
-    const auto& owner = client_access::impl(self);
-    asio::dispatch(owner->strand, [impl = owner, h = std::move(handler)]() mutable {
-        struct state
-        {
-            explicit state(asio::any_completion_handler<void(error_code, std::size_t)> handler)
-                : h(std::move(handler))
-            {}
-            asio::any_completion_handler<void(error_code, std::size_t)> h;
-            std::size_t waiting = 0;
-            std::size_t ready = 0;
-        };
-        auto st = std::make_shared<state>(std::move(h));
-        st->waiting = impl->masters.size();
-        for (auto& m : impl->masters)
-        {
-            m.wait_settled([impl, st](error_code ec) {
-                if (!ec)
-                    ++st->ready;
-                if (--st->waiting == 0)
-                {
-                    error_code result = st->ready >= impl->quorum() ? error_code() : error_code(error::no_quorum);
-                    dispatch_completion(st->h, impl->strand, result, st->ready);
-                }
-            });
-        }
-    });
+    const auto& c = client_access::impl(self);
+    auto slot = asio::get_associated_cancellation_slot(handler);
+    auto op = std::make_shared<wait_connected_op>(c, std::move(handler));
+    connect_cancellation(slot, op, c);
+    asio::dispatch(c->strand, [op] { op->start(); });
 }
 
 // ---- small helpers of the public types ------------------------------------------------------

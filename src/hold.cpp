@@ -2,6 +2,8 @@
 #include <redlock/client.hpp>
 #include <redlock/hold.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <optional>
 
@@ -58,10 +60,11 @@ public:
         drive(fsm_event::start(clock::now()));
     }
 
-    void release(std::optional<asio::any_completion_handler<void(error_code)>> h)
+    // `id`: the waiter's number (next_waiter_id()), for a cancellation to find it.
+    void release(std::optional<asio::any_completion_handler<void(error_code)>> h, std::uint64_t id = 0)
     {
         if (h)
-            release_waiters_.emplace_back(std::move(*h));
+            release_waiters_.push_back({id, std::move(*h)});
         if (!fsm_ || fsm_->done())
         {
             // Never started, already released, or lost and cleaned up: report what happened.
@@ -276,8 +279,26 @@ private:
         auto waiters = std::move(release_waiters_);
         release_waiters_.clear();
         for (auto& w : waiters)
-            dispatch_completion(w, c_->strand, ec);
+            dispatch_completion(w.handler, c_->strand, ec);
     }
+
+public:
+    std::uint64_t next_waiter_id() noexcept { return ++waiter_ids_; }
+
+    // A cancelled async_release: its waiter completes with operation_aborted at once; the
+    // release goes on (it is what frees the lock for others).
+    void cancel_release_waiter(std::uint64_t id)
+    {
+        const auto it = std::find_if(release_waiters_.begin(), release_waiters_.end(),
+                                     [id](const release_waiter& w) { return w.id == id; });
+        if (it == release_waiters_.end())
+            return;  // completed already
+        auto handler = std::move(it->handler);
+        release_waiters_.erase(it);
+        dispatch_completion(handler, c_->strand, error_code(asio::error::operation_aborted));
+    }
+
+private:
 
     std::shared_ptr<client_impl> c_;
     std::shared_ptr<const lock_state> base_;
@@ -291,7 +312,13 @@ private:
     std::uint64_t ext_id_ = 0;
     std::uint64_t rel_id_ = 0;
     clock::time_point acquired_at_;
-    std::vector<asio::any_completion_handler<void(error_code)>> release_waiters_;
+    struct release_waiter
+    {
+        std::uint64_t id;
+        asio::any_completion_handler<void(error_code)> handler;
+    };
+    std::vector<release_waiter> release_waiters_;
+    std::atomic<std::uint64_t> waiter_ids_{0};  // numbered on the caller's thread
 
     mutable std::mutex m_;  // guards what the accessors read from other threads
     clock::time_point valid_until_;
@@ -363,7 +390,18 @@ void lock_holder::async_release_impl(asio::any_completion_handler<void(error_cod
                                 error_code(error::invalid_argument));
         return;
     }
-    asio::dispatch(s_->strand(), [s = s_, h = std::move(handler)]() mutable { s->release(std::move(h)); });
+    const auto id = s_->next_waiter_id();
+    // As the client's operations (client.cpp, connect_cancellation): connected here, on the
+    // caller's thread, holding only a weak reference; the handler runs on the strand.
+    if (auto slot = asio::get_associated_cancellation_slot(handler); slot.is_connected())
+        slot.assign([weak = std::weak_ptr<detail::hold_state>(s_), id](asio::cancellation_type) {
+            if (auto s = weak.lock())
+                asio::dispatch(s->strand(), [weak, id] {
+                    if (auto st = weak.lock())
+                        st->cancel_release_waiter(id);
+                });
+        });
+    asio::dispatch(s_->strand(), [s = s_, h = std::move(handler), id]() mutable { s->release(std::move(h), id); });
 }
 
 }  // namespace redlock

@@ -288,6 +288,10 @@ public:
     ///
     /// @par Handler signature
     /// `void(error_code, std::size_t)`
+    ///
+    /// @par Per-operation cancellation
+    /// terminal, partial and total: completes at once with operation_aborted and the number
+    /// of masters connected so far; the connections go on.
     template <class CompletionToken = default_token_t>
     auto async_wait_connected(CompletionToken&& token = {})
     {

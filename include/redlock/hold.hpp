@@ -133,6 +133,10 @@ public:
     ///
     /// @par Handler signature
     /// `void(error_code)`
+    ///
+    /// @par Per-operation cancellation
+    /// terminal, partial and total: completes at once with operation_aborted; the release
+    /// goes on (it is what frees the lock for others), and other waiters still hear its outcome.
     template <class CompletionToken = boost::asio::deferred_t>
     auto async_release(CompletionToken&& token = {})
     {

@@ -1,10 +1,12 @@
 // Acceptance: per-operation cancellation of async_lock, in an attempt and in a backoff delay.
 #include "client_fixture.hpp"
+#include "fake_server.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
+#include <algorithm>
 #include <variant>
 
 using namespace redlock;
@@ -254,4 +256,48 @@ TEST_CASE_METHOD(masters_rig<3>, "client: unlock and extend honour a cancellatio
         CHECK((!uec || uec == error::lock_lost));
     }(), 10s);
     CHECK(settled_keys_sync(io, m) == 0);
+}
+
+// client.hpp: async_wait_connected, per-operation cancellation: completes at once with
+// operation_aborted and the masters connected so far; the connections go on.
+TEST_CASE("client: async_wait_connected honours a cancellation while the masters' handshakes go unanswered", "[live][client]")
+{
+    fake_server m[3];
+    fake_script mute;
+    mute.any().silent().stall();
+    for (auto& s : m)
+        s.set_default(mute);
+    client_config cfg;
+    cfg.masters = {m[0].uri(), m[1].uri(), m[2].uri()};
+    cfg.connection.connect_timeout = 60s;  // only then would the handshakes settle
+    asio::io_context io;
+    client c(io.get_executor(), cfg);
+    asio::cancellation_signal sig;
+    bool done = false;
+    error_code result = error::server_error;
+    std::size_t ready = 99;
+    c.async_wait_connected(asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, std::size_t n) {
+        result = ec;
+        ready = n;
+        done = true;
+    }));
+    auto run_until = [&](auto pred) {
+        const auto deadline = steady::now() + 5s;
+        while (!pred() && steady::now() < deadline)
+            io.run_one_until(std::min(deadline, steady::now() + 10ms));
+        return pred();
+    };
+    // Every master's handshake has reached its server, unanswered: the operation waits.
+    REQUIRE(run_until([&] {
+        return std::all_of(std::begin(m), std::end(m), [](const fake_server& s) {
+            return s.connections() == 1 && !s.commands(0).empty();
+        });
+    }));
+    REQUIRE_FALSE(done);
+    sig.emit(asio::cancellation_type::terminal);
+    REQUIRE(run_until([&] { return done; }));
+    CHECK(result == asio::error::operation_aborted);
+    CHECK(ready == 0);
+    for (const auto& info : c.master_states())
+        CHECK(info.state == master_state::connecting);
 }

@@ -4,6 +4,7 @@
 #include "hold_fixture.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 
 #include <time.h>
 
@@ -361,6 +362,34 @@ TEST_CASE_METHOD(masters_rig<3>, "hold: a guard given an expired lock holds noth
         CHECK_FALSE(empty.held());
         auto [rec] = co_await empty.async_release(tuple_awaitable);
         CHECK(rec == error::invalid_argument);
+    }, 10s);
+}
+
+// hold.hpp: async_release, per-operation cancellation: the caller's wait completes at once with
+// operation_aborted; the release goes on (it is what frees the lock for others).
+TEST_CASE_METHOD(masters_rig<3>, "hold: a cancelled async_release completes with operation_aborted, and the lock is still released",
+                 "[live][hold]")
+{
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "hold:cancel-release", short_lock());
+        lock_holder h(c, l, {}, co_await asio::this_coro::executor);
+        asio::cancellation_signal sig;
+        bool done = false;
+        error_code result = error::server_error;
+        h.async_release(asio::bind_cancellation_slot(sig.slot(), [&](error_code ec) {
+            result = ec;
+            done = true;
+        }));
+        // Emitted before the release could have had its replies: they need a round trip.
+        sig.emit(asio::cancellation_type::terminal);
+        CHECK(co_await eventually([&] { return done; }, 2s));
+        CHECK(result == asio::error::operation_aborted);
+        // The release went on.
+        CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 2s));
+        CHECK(h.status() == error::released);
+        // A second waiter, not cancelled, hears the release's outcome.
+        auto [rec] = co_await h.async_release(tuple_awaitable);
+        CHECK_FALSE(rec);
     }, 10s);
 }
 
