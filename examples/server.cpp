@@ -100,9 +100,11 @@ asio::awaitable<std::string> audit(redlock::client& locks, std::string account)
     auto [ec, l] = co_await locks.async_lock("bank:" + account, account_lock(), use_tuple);
     if (ec)
         co_return "busy " + ec.message();
-    redlock::lock_holder holder(locks, l, {}, co_await asio::this_coro::executor);
+    // The executor first, on its own line (GCC 12: no co_await beside temporaries, usage.md §17).
+    auto ex = co_await asio::this_coro::executor;
+    redlock::lock_holder holder(locks, l, {}, ex);
 
-    asio::steady_timer work(co_await asio::this_coro::executor, 1500ms);
+    asio::steady_timer work(ex, 1500ms);
     auto [wec] = co_await work.async_wait(asio::bind_cancellation_slot(holder.loss_slot(), use_tuple));
     if (wec || !holder.held())
         co_return "lost " + holder.status().message();

@@ -89,8 +89,8 @@ public:
     /// resource, or a key longer than max_key_size), error::invalid_option (bad `opts`, see
     /// validate()), error::connection_closed (the client was
     /// closed), or operation_aborted; the lock then carries the diagnostics of the last attempt. After
-    /// every failed attempt the keys are released on every master before retrying or
-    /// completing.
+    /// every failed attempt the keys are released on every master that may hold them (all but
+    /// those that refused the attempt) before retrying or completing.
     ///
     /// @par Handler signature
     /// `void(error_code, lock)`
