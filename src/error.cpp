@@ -25,7 +25,7 @@ public:
         case error::tls_handshake_failed: return "TLS handshake with the master failed";
         case error::handshake_failed: return "Redis handshake with the master failed";
         case error::not_connected: return "not connected to the master (reconnecting)";
-        case error::connection_lost: return "connection to the master lost with the request in flight";
+        case error::connection_lost: return "connection to the master lost";
         case error::request_timeout: return "no reply from the master within the deadline";
         case error::connection_closed: return "connection closed by its owner";
         case error::server_error: return "the master replied with an error";

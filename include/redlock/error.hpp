@@ -34,7 +34,8 @@ enum class error
     tls_handshake_failed, ///< The TLS handshake failed (e.g. the peer certificate did not verify).
     handshake_failed,     ///< The Redis handshake (HELLO/AUTH/SELECT/SETNAME) failed.
     not_connected,        ///< The connection is down (reconnecting); the request was not sent.
-    connection_lost,      ///< The connection dropped with the request in flight.
+    connection_lost,      ///< The connection dropped (an operation's request was in flight, or, in
+                          ///< a master_down event, the connection was idle).
     request_timeout,      ///< No reply within the request's deadline.
     connection_closed,    ///< The connection object was closed by its owner.
 

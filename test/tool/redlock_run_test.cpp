@@ -108,8 +108,13 @@ TEST_CASE("redlock-run: with --wait 0 a held lock exits with the conflict status
 
     tool_process run(run_args(m, {}, "job:held", sh("touch " + s.file("ran"))));
     CHECK(run.wait_exit(20s) == conflict);
+    // Never silent: one line says why COMMAND did not run; --quiet leaves it out.
+    CHECK_THAT(run.error_output(), Catch::Contains("redlock-run: job:held is held by someone else, /bin/sh not run\n"));
     tool_process custom(run_args(m, {"--conflict-exit-code", "3"}, "job:held", sh("touch " + s.file("ran"))));
     CHECK(custom.wait_exit(20s) == 3);
+    tool_process quiet(run_args(m, {"--quiet"}, "job:held", sh("touch " + s.file("ran"))));
+    CHECK(quiet.wait_exit(20s) == conflict);
+    CHECK(quiet.error_output().empty());
 
     CHECK(read_text(s.file("ran")).empty());
     CHECK_FALSE(std::ifstream(s.file("ran")).good());  // COMMAND never started
@@ -220,6 +225,28 @@ pid_t command_pid(const scratch& s)
 }
 
 }  // namespace
+
+// cli.md: on a loss or at --max-hold, COMMAND's whole process group is stopped before the lock
+// goes to others; a child that ignores SIGTERM does not outlive COMMAND's own exit.
+TEST_CASE("redlock-run: --max-hold leaves no process of COMMAND's group behind, even one that ignores SIGTERM",
+          "[tool][live]")
+{
+    local_masters m;
+    scratch s;
+    auto child = s.file("child");
+    // COMMAND (the group's leader) exits at SIGTERM; its child ignores SIGTERM (as does the
+    // sleep it runs) and would run for 30 s.
+    tool_process run(run_args(m, {"--ttl", "10s", "--max-hold", "1s", "--kill-after", "30s"}, "job:stragglers",
+                              sh("sh -c 'trap \"\" TERM; sleep 30' & echo $! > " + child + "; wait")));
+    REQUIRE(eventually([&] { return !read_text(child).empty(); }, 20s));
+    const auto pid = static_cast<pid_t>(std::stol(read_text(child)));
+    CHECK(run.wait_exit(20s) == lock_lost);
+    // Gone by the time redlock-run has released the lock and exited.
+    CHECK(eventually([&] { return process_gone(pid); }, 2s));
+    CHECK(no_key_left(m, "job:stragglers"));
+    if (!process_gone(pid))
+        ::kill(pid, SIGKILL);
+}
 
 TEST_CASE("redlock-run: killed itself (SIGKILL), it leaves no COMMAND running: SIGTERM at once, SIGKILL by the validity end",
           "[tool][live]")
@@ -366,7 +393,7 @@ TEST_CASE("redlock-run: a master that can lose lock keys is named on stderr once
     tool_process run(run_args(m, {"--password-file", pw}, "job:evicting", {"true"}));
     CHECK(run.wait_exit(20s) == 0);
     const auto err = run.error_output();
-    CHECK_THAT(err, Catch::Contains("warning: master 1 (redis://") && Catch::Contains("eviction can drop lock keys") &&
+    CHECK_THAT(err, Catch::Contains("warning: master 0 (redis://") && Catch::Contains("eviction can drop lock keys") &&
                         !Catch::Contains("s3cret") && !Catch::Contains("persistence"));
     std::size_t lines = 0;
     for (auto at = err.find("eviction can drop"); at != std::string::npos; at = err.find("eviction can drop", at + 1))

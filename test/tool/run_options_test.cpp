@@ -4,7 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cerrno>
+#include <cstring>
 #include <map>
+#include <set>
 
 using namespace redlock::run;
 using namespace std::chrono_literals;
@@ -16,6 +19,7 @@ struct fake_environment
 {
     std::map<std::string, std::string> vars;
     std::map<std::string, std::string> files;
+    std::set<std::string> unreadable;  // exist, but reading them fails with EACCES
 
     run_environment get() const
     {
@@ -25,6 +29,11 @@ struct fake_environment
             return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
         };
         e.read_file = [this](const std::string& p) -> std::optional<std::string> {
+            if (unreadable.contains(p))
+            {
+                errno = EACCES;
+                return std::nullopt;
+            }
             auto it = files.find(p);
             if (it == files.end())
             {
@@ -118,7 +127,8 @@ TEST_CASE("redlock-run: --help and --version print to stdout and exit 0", "[tool
     CHECK_FALSE(h.options);
     CHECK(h.exit_code == 0);
     CHECK(h.to_stdout);
-    CHECK_THAT(h.message, Catch::Contains("--conflict-exit-code") && Catch::Contains("RESOURCE -- COMMAND"));
+    CHECK_THAT(h.message, Catch::StartsWith("Usage: redlock-run [OPTIONS] RESOURCE -- COMMAND [ARG...]\n") &&
+                              Catch::Contains("--conflict-exit-code") && !Catch::Contains("Usage: redlock-run [OPTIONS] RESOURCE\n"));
     auto v = parse({"--version"});
     CHECK(v.exit_code == 0);
     CHECK_THAT(v.message, Catch::StartsWith("redlock-run "));
@@ -139,7 +149,7 @@ TEST_CASE("redlock-run: REDLOCK_MASTERS keeps the comma-separated seeds of a clu
     env.vars["REDLOCK_MASTERS"] = "redis://s1,e:1";
     auto bad = parse({"job", "--", "true"}, env);
     CHECK_FALSE(bad.options);
-    CHECK_THAT(bad.message, Catch::Contains("master 2: missing or malformed scheme"));
+    CHECK_THAT(bad.message, Catch::Contains("master 1: missing or malformed scheme"));
 }
 
 TEST_CASE("redlock-run: masters from --master, else --masters-file, else REDLOCK_MASTERS, else the default file",
@@ -173,6 +183,14 @@ TEST_CASE("redlock-run: masters from --master, else --masters-file, else REDLOCK
     auto none = parse({"job", "--", "true"}, env);
     CHECK(none.exit_code == exit_status::usage);
     CHECK_THAT(none.message, Catch::Contains("no masters"));
+
+    // A default file that exists but cannot be read (root's 0600 file, a user's run) is a
+    // configuration error that says why, not "no masters".
+    env.unreadable.insert("/etc/redlock/masters");
+    auto denied = parse({"job", "--", "true"}, env);
+    CHECK(denied.exit_code == exit_status::config);
+    CHECK_THAT(denied.message, Catch::Contains("/etc/redlock/masters: ") && Catch::Contains(std::strerror(EACCES)));
+    env.unreadable.clear();
 
     auto missing = parse({"--masters-file", "/nope", "job", "--", "true"}, env);
     CHECK(missing.exit_code == exit_status::config);

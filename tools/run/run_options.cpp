@@ -17,9 +17,9 @@ namespace redlock::run {
 
 namespace {
 
-constexpr const char* description = R"(redlock-run [OPTIONS] RESOURCE -- COMMAND [ARG...]
+constexpr const char* usage_line = "Usage: redlock-run [OPTIONS] RESOURCE -- COMMAND [ARG...]";
 
-Runs COMMAND while holding a Redlock lock on RESOURCE across the masters, as flock(1)
+constexpr const char* description = R"(Runs COMMAND while holding a Redlock lock on RESOURCE across the masters, as flock(1)
 does on one machine: the lock is kept alive while COMMAND runs and released when it exits;
 redlock-run exits with COMMAND's status. If the lock is lost meanwhile, COMMAND's process
 group gets SIGTERM at once and SIGKILL after --kill-after (always before the keys expire).
@@ -31,10 +31,23 @@ URIs in $REDLOCK_MASTERS or a masters file.
 
 Durations: 30s, 500ms, 1.5m, 2h, or a bare number of seconds.
 
-Exit status: COMMAND's (128+N if it was killed by signal N); 64 bad arguments; 69 no quorum
-of masters; 75 the lock is held by someone else (--conflict-exit-code); 78 bad masters or
-unreadable files; 79 the lock was lost while COMMAND ran; 126/127 COMMAND not executable /
+Masters are numbered from 0, in the order given, in every message (as in the lock's diagnostics).
+
+Exit status: COMMAND's (128+N if it was killed by signal N); 64 bad arguments or no masters
+given; 69 no quorum of masters; 75 the lock is held by someone else (--conflict-exit-code); 78
+bad masters in a file or $REDLOCK_MASTERS, unreadable files; 79 the lock was lost while COMMAND ran; 126/127 COMMAND not executable /
 not found. See docs/cli.md.)";
+
+// CLI11's usage line knows nothing of "-- COMMAND": ours comes first, above the description.
+class run_formatter : public CLI::Formatter
+{
+public:
+    std::string make_description(const CLI::App* app) const override
+    {
+        return std::string(usage_line) + "\n\n" + CLI::Formatter::make_description(app) + "\n";
+    }
+    std::string make_usage(const CLI::App*, std::string) const override { return {}; }
+};
 
 parse_result fail(int code, std::string message)
 {
@@ -197,6 +210,7 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
 
     CLI::App app{description, "redlock-run"};
     app.set_version_flag("--version", "redlock-run " REDLOCK_RUN_VERSION);
+    app.formatter(std::make_shared<run_formatter>());
     app.get_formatter()->column_width(30);
 
     std::vector<std::string> master_flags;
@@ -241,7 +255,7 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
     app.add_flag("-v,--verbose", o.verbose,
                  "Tell on stderr: acquisition (validity, each master), extensions, degradation, loss.");
     app.add_flag("-q,--quiet", o.quiet,
-                 "No warning on stderr about masters that can lose lock keys (for cron; --verbose shows them).");
+                 "No conflict line, no warning about masters that can lose lock keys (for cron; --verbose shows them).");
     app.add_option("--tls-ca-file", o.tls.ca_file, "Trusted CAs (PEM) for rediss:// masters.")->type_name("FILE");
     app.add_option("--tls-ca-dir", o.tls.ca_dir, "Directory of hashed CA certificates.")->type_name("DIR");
     app.add_option("--tls-cert-file", o.tls.cert_file, "Client certificate (PEM), mutual TLS.")->type_name("FILE");
@@ -357,6 +371,11 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
         o.masters = split_lines(*text);
         o.masters_source = env.default_masters_file;
     }
+    else if (const int error = errno; error != ENOENT && error != ENOTDIR)
+    {
+        // It exists (e.g. root's 0600 file, read by another user): say why it cannot be used.
+        return fail(exit_status::config, env.default_masters_file + ": " + std::strerror(error));
+    }
     else
     {
         return fail(exit_status::usage, "no masters: give --master URI (one per master), --masters-file, "
@@ -373,7 +392,7 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
         std::string why;
         auto m = parse_master_uri(o.masters[i], ec, why);
         if (ec)
-            return fail(bad_master_status, o.masters_source + ": master " + std::to_string(i + 1) + ": " + why);
+            return fail(bad_master_status, o.masters_source + ": master " + std::to_string(i) + ": " + why);
         any_cluster = any_cluster || m.is_cluster();
         if (!m.password.empty() && o.masters_source == "--master")
             return fail(exit_status::usage,

@@ -99,8 +99,13 @@ private:
             return finish(128 + interrupted_);
         if (ec == error::contended)
         {
+            // One line (--quiet: none), so that a conflict is never silent; the masters'
+            // answers with --verbose.
             if (o_.verbose)
-                say("%s is held by someone else: %s", o_.resource.c_str(), l.describe().c_str());
+                say("%s is held by someone else, %s not run: %s", o_.resource.c_str(), o_.command.front().c_str(),
+                    l.describe().c_str());
+            else if (!o_.quiet)
+                say("%s is held by someone else, %s not run", o_.resource.c_str(), o_.command.front().c_str());
             return finish(o_.conflict_exit_code);
         }
         if (ec)
@@ -237,7 +242,14 @@ private:
             });
         }
         if (a.exit_with)
+        {
+            // COMMAND, stopped for a loss or --max-hold, has exited; what is left of its process
+            // group (a child that ignores SIGTERM) is killed now: the lock is about to be
+            // released, or its keys may be someone else's already.
+            if (supervisor_.lost() && child_)
+                child_->signal_group(SIGKILL);
             finish(*a.exit_with);
+        }
     }
 
     // ---- the end ------------------------------------------------------------------------
@@ -272,7 +284,7 @@ private:
             // Once per warning and master (the client reports what is new at a reconnection);
             // the endpoint as master_states() has it, its password masked.
             const auto states = client_.master_states();
-            say("warning: master %zu (%s): %s", e.master + 1, states[e.master].endpoint.c_str(),
+            say("warning: master %zu (%s): %s", e.master, states[e.master].endpoint.c_str(),
                 e.ec.message().c_str());
             return;
         }
@@ -281,10 +293,10 @@ private:
         switch (e.kind)
         {
         case event_kind::master_up:
-            say("master %zu up", e.master + 1);
+            say("master %zu up", e.master);
             break;
         case event_kind::master_down:
-            say("master %zu down: %s", e.master + 1, e.ec.message().c_str());
+            say("master %zu down: %s", e.master, e.ec.message().c_str());
             break;
         case event_kind::acquired:
             say("%s acquired after %u attempt(s) in %.3f s", std::string(e.resource).c_str(), e.attempts,
