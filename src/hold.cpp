@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <list>
 #include <mutex>
 #include <optional>
 
@@ -317,7 +318,10 @@ private:
         std::uint64_t id;
         asio::any_completion_handler<void(error_code)> handler;
     };
-    std::vector<release_waiter> release_waiters_;
+    // A list: a cancelled waiter is erased from the middle, and Boost 1.81's
+    // any_completion_handler must not be move-assigned (its operator= copies from an lvalue,
+    // which wraps the handler in itself without end), as vector::erase would.
+    std::list<release_waiter> release_waiters_;
     std::atomic<std::uint64_t> waiter_ids_{0};  // numbered on the caller's thread
 
     mutable std::mutex m_;  // guards what the accessors read from other threads
