@@ -115,6 +115,7 @@ public:
 
     /// @brief One attempt to acquire `resource`. Contention is not an error: it completes
     /// with an empty optional. Errors: no_quorum, validity_expired, invalid_argument,
+    /// invalid_option (bad `opts`), connection_closed (the client was closed),
     /// operation_aborted.
     ///
     /// @par Handler signature
@@ -146,8 +147,9 @@ public:
     /// the background until every master answered or the release deadline passed). Otherwise
     /// it waits for every master or the release deadline. Completes with error::lock_lost when
     /// it was no longer there on a majority (expired or taken over: the keys that were still
-    /// ours are deleted all the same); error::no_quorum when too many masters failed to answer.
-    /// The deadline is the client's default `release_timeout`.
+    /// ours are deleted all the same); error::no_quorum when too many masters failed to answer;
+    /// error::invalid_argument for an empty lock; error::connection_closed when the client
+    /// was closed. The deadline is the client's default `release_timeout`.
     ///
     /// @par Handler signature
     /// `void(error_code)`
@@ -166,8 +168,10 @@ public:
     /// the extension.
     ///
     /// Completes with the extended lock (new valid_until), or with error::lock_lost (the lock
-    /// is gone; the keys still ours are released), error::validity_expired, operation_aborted;
-    /// the returned lock then carries the diagnostics.
+    /// is gone; the keys still ours are released), error::validity_expired,
+    /// error::invalid_argument (an empty lock, a TTL that is not positive, or one whose
+    /// attempt timeout would be longer), error::connection_closed (the client was closed),
+    /// operation_aborted; the returned lock then carries the diagnostics.
     ///
     /// @par Handler signature
     /// `void(error_code, lock)`

@@ -22,7 +22,8 @@ std::string_view fenced_write_script() noexcept;
 
 /// @brief The command of a fenced write of `value` to `key` with fencing token `token`, for
 /// connection::async_exec to the store. The highest token seen is kept at `{key}:token`
-/// (`key:token` when `key` has a hash tag), in `key`'s hash slot. Read the reply with
+/// (`key:token` when `key` has a hash tag), in `key`'s hash slot (not for a key with a `}`
+/// but no valid hash tag, e.g. `x}y`: its `key:token` is in another slot). Read the reply with
 /// fenced_write_accepted.
 command fenced_set(std::string_view key, std::string_view value, std::uint64_t token);
 

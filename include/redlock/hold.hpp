@@ -38,7 +38,8 @@ struct hold_options
     /// At most this many extensions (zero: no limit on the count).
     std::uint32_t max_extensions = 0;
 
-    /// No extension is started once the lock has been held this long (zero: no limit). The
+    /// No extension is started once the holder has held the lock this long, counted from the
+    /// holder's construction (zero: no limit). The
     /// lock then expires at its current validity and the holder is told (extension_limit). The
     /// spec asks for a bound: a holder that never lets go would make the resource unavailable
     /// to everyone else forever.
@@ -111,7 +112,9 @@ public:
 
     /// Empty while held; otherwise why not: error::released, error::lock_expired,
     /// error::extension_limit, error::contended (the keys hold another token: taken over),
-    /// error::no_quorum (too many masters failed to extend), error::connection_closed.
+    /// error::no_quorum (too many masters failed to extend), error::validity_expired (a
+    /// majority extended it, but too late, and no further round fitted),
+    /// error::connection_closed.
     error_code status() const;
 
     /// Successful extensions so far.
@@ -129,7 +132,8 @@ public:
     void release() noexcept;
 
     /// @brief Stops extending, releases, and completes with the release's outcome (as
-    /// client::async_unlock; error::lock_lost if the lock had already been lost).
+    /// client::async_unlock; error::lock_lost if the lock had already been lost;
+    /// error::invalid_argument for a holder that holds nothing, e.g. moved from).
     ///
     /// @par Handler signature
     /// `void(error_code)`

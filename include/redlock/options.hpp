@@ -71,7 +71,8 @@ struct lock_options
     /// older than one it has seen (docs/algorithm.md, "Fencing tokens across a quorum"). It
     /// costs a second round trip per acquisition and one counter key per resource, kept on
     /// every master without expiry (`{key}:fence`, or `key:fence` when the key has a hash
-    /// tag). A multi-resource lock (async_lock_all) gets one token per resource
+    /// tag; a key with a `}` but no valid hash tag, e.g. `x}y`, cannot be wrapped, and its
+    /// `key:fence` lands in another Redis Cluster slot). A multi-resource lock (async_lock_all) gets one token per resource
     /// (lock::fencing_tokens()), each resource with its own sequence.
     bool fencing = false;
 };
@@ -172,7 +173,7 @@ struct client_config
 
     /// Told of masters going up and down, deployment warnings, acquisitions, extensions,
     /// releases, degraded and lost locks (see events.hpp); for metrics and logs. Empty by
-    /// default: no cost.
+    /// default: one test per event, nothing else.
     event_handler on_event;
 };
 
