@@ -13,8 +13,8 @@
 #           CTest tests: not the torture test, install check and demo, to which sanitizers add
 #           nothing but time. LSan checks for leaks.
 #   tsan    TSan build (-Og: library, and the live test files it runs), the connection,
-#           client, fake-server and multi-threaded ([tsan]) live tests, with the io_context on
-#           4 threads.
+#           client, fake-server, multi-threaded ([tsan]), holder (hold:, with_lock:) and waiting
+#           (wait:) live tests; the [tsan] ones with the io_context on 4 threads.
 #   fuzz    clang + libFuzzer build of test/fuzz/, each target fuzzed for a bounded time
 #           (REDLOCK_FUZZ_SECONDS, default 60; both at once, one per core).
 #   model   spin on docs/model/fenced_redlock.pml (docs/model/check.sh): the fencing design's
@@ -152,8 +152,8 @@ test_asan() {
 
 # ---- tsan ----------------------------------------------------------------------------------
 # Only the live test files whose groups test_tsan runs are built (the others hold the
-# availability:, cluster:, wait:, hold:, multi:, check: and harness tests).
-tsan_skipped_files='availability|client_cluster|client_wait|cluster_harness|harness|hold'
+# availability:, cluster:, multi:, check: and harness tests).
+tsan_skipped_files='availability|client_cluster|cluster_harness|harness|hold_multi'
 build_tsan() {
     configure "$build-tsan" "${sanitizer_cmake[@]}" -DREDLOCK_SANITIZE=thread \
         "-DREDLOCK_LIVE_TESTS_EXCLUDE=$tsan_skipped_files" &&
@@ -163,7 +163,7 @@ test_tsan() {
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 history_size=4 suppressions=$root/test/tsan.supp" \
     REDLOCK_TEST_THREADS=4 \
         run_ctest --test-dir "$build-tsan" --output-on-failure --timeout 900 \
-            -R '^live:(connection|client|fake server|threads):'
+            -R '^live:(connection|client|fake server|threads|hold|with_lock|wait):'
 }
 
 # ---- fuzz ----------------------------------------------------------------------------------
