@@ -25,7 +25,8 @@ in a loop; worker w locks resource w % R. Masters: --spawn 5 unless --master is 
 primary has R replicas.)";
 
 constexpr const char* footer = R"(A progress line is printed every second (rewritten in place on a terminal). Exit status: 0 ok,
-1 counts do not add up or a run-time failure, 2 bad arguments or masters unreachable,
+1 counts do not add up, workers not drained, or the JSON or plot not written; 2 bad
+arguments, masters unreachable or not started, or another failure (an exception);
 130 interrupted (the results so far are still printed).)";
 
 [[noreturn]] void usage_error(const std::string& msg)

@@ -72,8 +72,9 @@ public:
     /// empty when never acquired.
     std::string_view token() const noexcept;
 
-    /// The end of validity: t0 + ttl - drift, t0 taken before the first request was sent.
-    /// The epoch of the steady clock for a lock that was never acquired, or rebuilt by
+    /// The end of validity: t0 + ttl - drift, t0 taken before the first request was sent;
+    /// for a lock handed over by a release of this client (lock_options::handoff), the
+    /// previous holder's, which the keys still carry. The epoch of the steady clock for a lock that was never acquired, or rebuilt by
     /// client::lock_from_parts and not extended since.
     clock::time_point valid_until() const noexcept;
 
@@ -108,7 +109,9 @@ public:
 
     /// Why the operation that returned this lock failed, when the cause is not a master's
     /// answer: which argument or option was refused and why ("lock_options::ttl must be
-    /// positive"), or that the client was closed. Empty otherwise.
+    /// positive"), or that the client was closed before the operation started (closed
+    /// during it, the operation completes with connection_closed and no reason). Empty
+    /// otherwise.
     std::string_view reason() const noexcept;
 
     /// A one-line summary for logs: resource, remaining validity, the reason of a failure

@@ -366,7 +366,7 @@ TEST_CASE("redlock-run: a password from a file or the environment, never from th
     tool_process from_env(run_args(m, {}, "job:auth", {"true"}), {"REDLOCK_PASSWORD=s3cret-pw"});
     CHECK(from_env.wait_exit(20s) == 0);
 
-    // Without it: the masters refuse; the message says so and gives no secret.
+    // Without it: the masters refuse the connections, and no quorum is reached (69).
     tool_process none(run_args(m, {}, "job:auth", {"true"}));
     CHECK(none.wait_exit(20s) == 69);
 

@@ -35,8 +35,9 @@ Masters are numbered from 0, in the order given, in every message (as in the loc
 
 Exit status: COMMAND's (128+N if it was killed by signal N); 64 bad arguments or no masters
 given; 69 no quorum of masters; 75 the lock is held by someone else (--conflict-exit-code); 78
-bad masters in a file or $REDLOCK_MASTERS, unreadable files; 79 the lock was lost while COMMAND ran; 126/127 COMMAND not executable /
-not found. See docs/cli.md.)";
+bad masters in a file or $REDLOCK_MASTERS, unreadable files; 70 an unexpected failure of
+redlock-run; 79 the lock was lost while COMMAND ran; 126/127 COMMAND not executable /
+not found; 128+N a signal N while acquiring (COMMAND did not run). See docs/cli.md.)";
 
 // CLI11's usage line knows nothing of "-- COMMAND": ours comes first, above the description.
 class run_formatter : public CLI::Formatter
@@ -219,7 +220,8 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
     bool tls_insecure = false;
 
     app.add_option("RESOURCE", o.resource, "The lock's name (the Redis key).")->required();
-    app.add_option("--master", master_flags, "A master's URI: redis://, rediss://, unix:// (repeat for each).")
+    app.add_option("--master", master_flags,
+                   "A master's URI: redis://, rediss://, unix://, redis-cluster://, rediss-cluster:// (repeat for each).")
         ->type_name("URI")
         ->allow_extra_args(false);
     app.add_option("--masters-file", masters_file, "Master URIs, one per line (# comments).")->type_name("FILE");
