@@ -83,6 +83,12 @@ TEST_CASE("redlock-run: the defaults and the command after --", "[tool]")
     CHECK_FALSE(r.options->fencing);
     CHECK_FALSE(r.options->quiet);
     CHECK(r.options->tls.verify_peer);
+    CHECK(r.options->max_hold == 0ms);  // no limit: held as long as COMMAND runs
+    CHECK(r.options->connect_timeout == 2s);
+    // What the client is given: the connect timeout, and the TTL as its default.
+    const auto cfg = make_client_config(*r.options);
+    CHECK(cfg.connection.connect_timeout == 2s);
+    CHECK(cfg.defaults.ttl == 30s);
     auto q = parse({"--master", "redis://127.0.0.1:7000", "-q", "job", "--", "true"});
     REQUIRE(q.options);
     CHECK(q.options->quiet);
