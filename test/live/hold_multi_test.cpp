@@ -234,4 +234,40 @@ TEST_CASE_METHOD(masters_rig<5>, "check: holding and the smallest PTTL, as the m
     }, 10s);
 }
 
+// usage.md, "async_check": a check reads only. It neither extends the keys nor changes them,
+// and a released lock's keys are not re-created by checking it.
+TEST_CASE_METHOD(masters_rig<3>, "check: reads only: the keys' values and TTLs stay as they were, a released lock's keys are not re-created",
+                 "[live][hold]")
+{
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "check:read-only", short_lock(60s));
+        REQUIRE(co_await eventually([&] { return on_every_master(m, "check:read-only", l.token()); }));
+        const auto pexpires = calls_all(m, "pexpire");
+        const auto sets = calls_all(m, "set");
+        std::vector<std::int64_t> pttl_before;
+        for (std::size_t i = 0; i < m.size(); ++i)
+            pttl_before.push_back(pttl_on(m, i, "check:read-only"));
+        for (int k = 0; k < 3; ++k)
+        {
+            auto [cec, r] = co_await c.async_check(l, tuple_awaitable);
+            CHECK_FALSE(cec);
+            CHECK(r.holding == m.size());
+        }
+        for (std::size_t i = 0; i < m.size(); ++i)
+        {
+            CHECK(pttl_on(m, i, "check:read-only") <= pttl_before[i]);  // never lengthened
+            CHECK(get_on(m, i, "check:read-only") == std::optional<std::string>(std::string(l.token())));
+        }
+        CHECK(calls_all(m, "pexpire") == pexpires);
+        CHECK(calls_all(m, "set") == sets);
+
+        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+        CHECK_FALSE(uec);
+        auto [gec, gone] = co_await c.async_check(l, tuple_awaitable);
+        CHECK_FALSE(gec);
+        CHECK(gone.holding == 0);
+        CHECK(dbsize_all(m) == 0);
+    }, 10s);
+}
+
 }  // namespace redlock::test

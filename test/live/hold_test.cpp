@@ -401,6 +401,36 @@ TEST_CASE_METHOD(masters_rig<3>, "hold: a cancelled async_release completes with
     }, 10s);
 }
 
+// hold.hpp: release() is idempotent: two calls and then the destructor send one release.
+TEST_CASE_METHOD(masters_rig<3>, "hold: release() twice, then the destructor, send one release", "[live][hold]")
+{
+    run([&]() -> asio::awaitable<void> {
+        auto scripts = [&] {
+            std::int64_t n = 0;
+            for (const auto v : calls_all(m, "eval"))
+                n += v;
+            for (const auto v : calls_all(m, "evalsha"))
+                n += v;
+            return n;
+        };
+        lock l = co_await acquired(c, "hold:idempotent", short_lock(60s));
+        auto ex = co_await asio::this_coro::executor;
+        std::int64_t before = 0;
+        {
+            lock_holder h(c, l, {}, ex);
+            before = scripts();
+            h.release();
+            h.release();
+        }
+        CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 2s));
+        // An acquisition after them on the same connections: any second release would have
+        // reached the masters before its SET.
+        lock after = co_await acquired(c, "hold:idempotent-after", short_lock(60s));
+        CHECK(scripts() - before == static_cast<std::int64_t>(m.size()));
+        co_await c.async_unlock(after, tuple_awaitable);
+    }, 10s);
+}
+
 TEST_CASE_METHOD(masters_rig<3>, "hold: moving a guard keeps one owner, assigning over a guard releases its lock", "[live][hold]")
 {
     run([&]() -> asio::awaitable<void> {
