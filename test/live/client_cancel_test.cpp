@@ -7,6 +7,7 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <variant>
 
 using namespace redlock;
@@ -167,6 +168,33 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: a cancellation emitted right after init
 
         auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
         CHECK_FALSE(uec);
+    }, 10s);
+}
+
+// client.hpp: async_try_lock's cancellation is async_lock's: a cancellation during its one
+// attempt completes with operation_aborted, and the keys it may have set are released.
+TEST_CASE_METHOD(masters_rig<3>, "client: async_try_lock honours a cancellation during its attempt, and leaves no key",
+                 "[live][client]")
+{
+    const auto type = GENERATE(asio::cancellation_type::terminal, asio::cancellation_type::partial,
+                               asio::cancellation_type::total);
+    CAPTURE(static_cast<int>(type));
+    run([&]() -> asio::awaitable<void> {
+        asio::cancellation_signal sig;
+        bool done = false;
+        error_code result = error::server_error;
+        std::optional<lock> got;
+        c.async_try_lock("try-cancel", asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, std::optional<lock> l) {
+                             result = ec;
+                             got = std::move(l);
+                             done = true;
+                         }));
+        // The attempt needs a round trip: the cancellation comes while it waits for it.
+        sig.emit(type);
+        CHECK(co_await eventually([&] { return done; }, 2s));
+        CHECK(result == asio::error::operation_aborted);
+        CHECK_FALSE(got);
+        CHECK(co_await eventually([&] { return total_keys(m) == 0; }, 2s));
     }, 10s);
 }
 
