@@ -431,6 +431,30 @@ TEST_CASE_METHOD(masters_rig<3>, "hold: release() twice, then the destructor, se
     }, 10s);
 }
 
+// usage.md, "What holding a lock means": after a loss, the holder deletes the keys that still
+// hold its token. A 60 s TTL: only that deletion, not the keys' expiry, can clear them in time.
+TEST_CASE_METHOD(masters_rig<5>, "hold: after a loss the holder deletes its keys left on the minority", "[live][hold]")
+{
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "hold:loss-cleanup", short_lock(60s));
+        hold_options o;
+        o.extend_before = 59500ms;  // the first extension 0.5 s after the acquisition
+        auto ex = co_await asio::this_coro::executor;
+        lock_holder h(c, l, o, ex);
+        for (std::size_t i = 0; i < 3; ++i)
+            set_on(m, i, "hold:loss-cleanup", "someone-else");
+        const auto loss = co_await wait_for_loss(h, 10s);
+        CHECK(loss.ec == asio::error::operation_aborted);
+        CHECK(h.status() == error::contended);
+        // The two masters that still held our token are cleared; the others' keys are left.
+        CHECK(co_await eventually([&] { return masters_holding(m, "hold:loss-cleanup", l.token()) == 0; }, 2s));
+        for (std::size_t i = 0; i < 3; ++i)
+            CHECK(get_on(m, i, "hold:loss-cleanup") == std::optional<std::string>("someone-else"));
+        for (std::size_t i = 3; i < 5; ++i)
+            CHECK_FALSE(get_on(m, i, "hold:loss-cleanup"));
+    }, 20s);
+}
+
 TEST_CASE_METHOD(masters_rig<3>, "hold: moving a guard keeps one owner, assigning over a guard releases its lock", "[live][hold]")
 {
     run([&]() -> asio::awaitable<void> {
