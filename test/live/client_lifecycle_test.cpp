@@ -2,6 +2,8 @@
 // handler is called promptly, or destroyed uncalled with its io_context, and nothing is touched
 // after the client is gone.
 #include "client_fixture.hpp"
+
+#include <vector>
 #include "io_helpers.hpp"
 
 #include <memory>
@@ -86,7 +88,8 @@ TEST_CASE("client: destroying a client as its attempt deadline expires is safe",
     // The deadline timer's handler may already be queued when the client is destroyed; it
     // must not touch the freed client (AddressSanitizer builds report it if it does).
     local_masters m({.count = 3});
-    int completed = 0;
+    int completed = 0, closed = 0;
+    std::vector<error_code> others;
     for (int iter = 0; iter < 50; ++iter)
     {
         asio::io_context io;
@@ -96,7 +99,13 @@ TEST_CASE("client: destroying a client as its attempt deadline expires is safe",
         asio::steady_timer t(io);
         c->async_wait_connected([&](error_code, std::size_t) {
             const auto t0 = steady::now();
-            c->async_lock("r" + std::to_string(iter), [&](error_code, lock) { ++completed; });
+            c->async_lock("r" + std::to_string(iter), [&](error_code ec, lock) {
+                ++completed;
+                if (ec == error::connection_closed)
+                    ++closed;
+                else if (ec)
+                    others.push_back(ec);
+            });
             t.expires_at(t0 + 10ms);
             t.async_wait([&](error_code) { c.reset(); });
         });
@@ -104,7 +113,49 @@ TEST_CASE("client: destroying a client as its attempt deadline expires is safe",
         REQUIRE(io.stopped());
     }
     // Each lock either succeeded before the reset or completed with connection_closed.
+    INFO(closed << " of 50 completed with connection_closed");
     CHECK(completed == 50);
+    CHECK(others.empty());
+}
+
+// client.hpp, object lifetimes: destroying the client closes the connections, and the
+// operations still in progress complete with connection_closed once the io_context runs.
+TEST_CASE("client: destroying the client, closed twice or not, completes its operations in progress with connection_closed", "[live][client]")
+{
+    // Destroyed as it is, or after close() twice (close() is idempotent; the destructor calls it).
+    const bool close_twice_first = GENERATE(false, true);
+    CAPTURE(close_twice_first);
+    local_masters m({.count = 3});
+    for (std::size_t i = 0; i < m.size(); ++i)
+        m.command(i, {"SET", "busy", "someone-else", "PX", "60000"});
+    asio::io_context io;
+    auto c = std::make_unique<client>(io.get_executor(), config_for(m));
+    lock_options o;
+    o.max_attempts = 1000;  // retrying for as long as the test runs
+    o.retry_delay = 20ms;
+    o.retry_jitter = 10ms;
+    std::vector<error_code> results;
+    asio::steady_timer t(io);
+    c->async_wait_connected([&](error_code ec, std::size_t) {
+        REQUIRE_FALSE(ec);
+        for (int k = 0; k < 10; ++k)
+            c->async_lock("busy", o, [&](error_code lec, lock) { results.push_back(lec); });
+        // Some are between attempts then, some in an attempt.
+        t.expires_after(100ms);
+        t.async_wait([&](error_code) {
+            if (close_twice_first)
+            {
+                c->close();
+                c->close();
+            }
+            c.reset();
+        });
+    });
+    io.run_for(5s);
+    REQUIRE(results.size() == 10);
+    for (const auto& ec : results)
+        CHECK(ec == error::connection_closed);
+    CHECK(on_every_master(m, "busy", "someone-else"));
 }
 
 namespace {

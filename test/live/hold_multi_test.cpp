@@ -213,6 +213,14 @@ TEST_CASE_METHOD(masters_rig<5>, "check: holding and the smallest PTTL, as the m
         CHECK(fresh.min_pttl <= 1000ms);
         CHECK(fresh.masters.size() == m.size());
 
+        // One master's key made shorter by hand: the smallest PTTL is that one, not another's.
+        m.command(2, {"PEXPIRE", "check:r", "400"});
+        auto [c1b, shorter] = co_await c.async_check(l, tuple_awaitable);
+        CHECK_FALSE(c1b);
+        CHECK(shorter.holding == m.size());
+        CHECK(shorter.min_pttl > 0ms);
+        CHECK(shorter.min_pttl <= 400ms);
+
         del_on(m, 0, "check:r");
         set_on(m, 1, "check:r", "someone-else");
         auto [c2, after] = co_await c.async_check(l, tuple_awaitable);
