@@ -66,6 +66,19 @@ TEST_CASE("lock_options: each field's bounds", "[unit][options]")
     CHECK_THAT(with([](auto& o) { o.drift_factor = 1.0; }), Catch::Contains("drift_factor"));
     CHECK_THAT(with([](auto& o) { o.max_attempts = 0; }), Catch::Contains("max_attempts"));
     CHECK_THAT(with([](auto& o) { o.release_timeout = 0ms; }), Catch::Contains("release_timeout"));
+    CHECK_THAT(with([](auto& o) { o.drift_factor = -0.01; }), Catch::Contains("drift_factor"));
+    // "Neither may be negative" (options.hpp), and the waits.
+    CHECK_THAT(with([](auto& o) { o.retry_delay = -1ms; }), Catch::Contains("retry_delay and retry_jitter must not be negative"));
+    CHECK_THAT(with([](auto& o) { o.retry_jitter = -1ms; }), Catch::Contains("retry_delay and retry_jitter must not be negative"));
+    CHECK_THAT(with([](auto& o) { o.max_wait = -1ms; }), Catch::Contains("max_wait must not be negative"));
+    CHECK_THAT(with([](auto& o) { o.wait = -1ms; }), Catch::Contains("wait must not be negative"));
+    // Zero is allowed for each of them.
+    CHECK(with([](auto& o) {
+              o.retry_delay = 0ms;
+              o.retry_jitter = 0ms;
+              o.max_wait = 0ms;
+              o.wait = 0ms;
+          }).empty());
 }
 
 TEST_CASE("client_config: cluster replica acknowledgements out of range are refused, naming the field",
