@@ -22,7 +22,8 @@ TEST_CASE("client: handlers run on their executor, events on the client's strand
     std::size_t states_seen = 0;
     auto cfg = config_for(m);
     cfg.on_event = [&](const event& e) {
-        const auto* strand = self->get_executor().target<asio::strand<asio::io_context::executor_type>>();
+        const auto ex = self->get_executor();  // target() points into it: keep it alive
+        const auto* strand = ex.target<asio::strand<asio::io_context::executor_type>>();
         events_on_strand.push_back(strand != nullptr && strand->running_in_this_thread());
         if (e.kind == event_kind::acquired)
             states_seen = self->master_states().size();  // the handler may call the client
