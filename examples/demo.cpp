@@ -27,7 +27,7 @@ using namespace std::chrono_literals;
 namespace {
 
 using redlock_example::check;
-using redlock_example::use_tuple;
+using redlock::use_tuple;
 
 long long ms(std::chrono::steady_clock::duration d)
 {

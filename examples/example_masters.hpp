@@ -10,7 +10,6 @@
 
 #include <redlock/redlock.hpp>
 
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/system/system_error.hpp>
@@ -30,9 +29,6 @@
 #include <vector>
 
 namespace redlock_example {
-
-/// `co_await op(..., use_tuple)` yields (error_code, results...) instead of throwing.
-inline constexpr auto use_tuple = boost::asio::as_tuple(boost::asio::use_awaitable);
 
 /// The masters: the `--master URI` arguments, else REDLOCK_MASTERS. Throws when there are
 /// fewer than `at_least`.

@@ -45,7 +45,7 @@
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
-using redlock_example::use_tuple;
+using redlock::use_tuple;
 
 namespace {
 
@@ -65,12 +65,15 @@ redlock::lock_options options(bool fencing)
 // whether this holder is still the latest (fenced_set); without, it takes any write.
 asio::awaitable<bool> write_report(redlock::connection& store, const redlock::lock& l, const std::string& text)
 {
+    // The command in a variable, not a temporary beside co_await (GCC 12: usage.md §17).
     if (l.fencing_token() == 0)
     {
-        co_await store.async_exec(redlock::command("SET", "report", text), use_tuple);
+        const redlock::command set("SET", "report", text);
+        co_await store.async_exec(set, use_tuple);
         co_return true;
     }
-    auto [ec, reply] = co_await store.async_exec(redlock::fenced_set("report", text, l.fencing_token()), use_tuple);
+    const redlock::command fenced = redlock::fenced_set("report", text, l.fencing_token());
+    auto [ec, reply] = co_await store.async_exec(fenced, use_tuple);
     if (ec)
         throw boost::system::system_error(ec, "fenced write");
     const bool accepted = redlock::fenced_write_accepted(reply, ec);

@@ -29,7 +29,7 @@
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
-using redlock_example::use_tuple;
+using redlock::use_tuple;
 
 namespace {
 

@@ -49,7 +49,7 @@ using namespace std::chrono_literals;
 namespace {
 
 using redlock_example::check;
-using redlock_example::use_tuple;
+using redlock::use_tuple;
 
 // The shared state the locks protect.
 std::map<std::string, long> balances = {{"acct:0", 1000}, {"acct:1", 1000}, {"acct:2", 1000}, {"acct:3", 1000}};
@@ -77,9 +77,10 @@ asio::awaitable<void> storage_delay(std::chrono::milliseconds d)
 asio::awaitable<std::string> deposit(redlock::client& locks, std::string account, long amount,
                                      std::chrono::milliseconds work_time)
 {
+    // Every argument a named variable or a trivial value (GCC 12: usage.md §17).
+    const std::string resource = "bank:" + account;
     auto [ec, balance] = co_await locks.async_with_lock(
-        "bank:" + account, account_lock(), redlock::hold_options{},
-        [&](redlock::lock) -> asio::awaitable<long> {
+        resource, account_lock(), [&](redlock::lock) -> asio::awaitable<long> {
             const long before = balances[account];
             co_await storage_delay(work_time);
             balances[account] = before + amount;
@@ -97,12 +98,13 @@ asio::awaitable<std::string> deposit(redlock::client& locks, std::string account
 // release. The audit takes longer than the TTL; the holder's extensions keep it.
 asio::awaitable<std::string> audit(redlock::client& locks, std::string account)
 {
-    auto [ec, l] = co_await locks.async_lock("bank:" + account, account_lock(), use_tuple);
+    const std::string resource = "bank:" + account;
+    auto [ec, l] = co_await locks.async_lock(resource, account_lock(), use_tuple);
     if (ec)
         co_return "busy " + ec.message();
     // The executor first, on its own line (GCC 12: no co_await beside temporaries, usage.md §17).
     auto ex = co_await asio::this_coro::executor;
-    redlock::lock_holder holder(locks, l, {}, ex);
+    redlock::lock_holder holder(locks, l, ex);
 
     asio::steady_timer work(ex, 1500ms);
     auto [wec] = co_await work.async_wait(asio::bind_cancellation_slot(holder.loss_slot(), use_tuple));
@@ -122,9 +124,9 @@ asio::awaitable<std::string> audit(redlock::client& locks, std::string account)
 // signal in, and throws operation_aborted once the lock is lost.
 asio::awaitable<std::string> interest(redlock::client& locks, std::string account, int days)
 {
+    const std::string resource = "bank:" + account;
     auto [ec, balance] = co_await locks.async_with_lock(
-        "bank:" + account, account_lock(), redlock::hold_options{},
-        [&](redlock::lock) -> asio::awaitable<long> {
+        resource, account_lock(), [&](redlock::lock) -> asio::awaitable<long> {
             double b = static_cast<double>(balances[account]);
             for (int day = 0; day < days; ++day)
             {

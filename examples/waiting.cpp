@@ -82,7 +82,7 @@ int main(int argc, char** argv)
                 // Without `wait`, one attempt: the other owner's key refuses it.
                 redlock::lock_options once;
                 once.max_attempts = 1;
-                auto [ec, l] = co_await locks.async_lock("report", once, redlock_example::use_tuple);
+                auto [ec, l] = co_await locks.async_lock("report", once, redlock::use_tuple);
                 refused_at_once = ec == redlock::error::contended;
                 co_await sleep_for(200ms);
                 other_owner_deletes(masters);

@@ -231,6 +231,14 @@ connection::connection(executor_type ex, std::string_view uri, connection_option
     : connection(std::move(ex), parse_master_uri(uri), std::move(opts))
 {}
 
+connection::connection(executor_type ex, master_config cfg)
+    : connection(std::move(ex), std::move(cfg), connection_options{})
+{}
+
+connection::connection(executor_type ex, std::string_view uri)
+    : connection(std::move(ex), parse_master_uri(uri), connection_options{})
+{}
+
 connection::~connection() { close(); }
 
 connection::executor_type connection::get_executor() const noexcept { return impl_->conn->get_executor(); }

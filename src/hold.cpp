@@ -335,8 +335,14 @@ private:
 
 // ---- lock_holder ----------------------------------------------------------------------------
 
+lock_holder::lock_holder(client& c, lock l) : lock_holder(c, std::move(l), hold_options{}, c.get_executor()) {}
+
 lock_holder::lock_holder(client& c, lock l, hold_options o)
-    : lock_holder(c, std::move(l), o, c.get_executor())
+    : lock_holder(c, std::move(l), std::move(o), c.get_executor())
+{}
+
+lock_holder::lock_holder(client& c, lock l, executor_type work_executor)
+    : lock_holder(c, std::move(l), hold_options{}, std::move(work_executor))
 {}
 
 lock_holder::lock_holder(client& c, lock l, hold_options o, executor_type work_executor)

@@ -279,8 +279,21 @@ public:
         }
     }
 
+    // The shorter forms are overloads rather than defaulted `hold_options` arguments, so that
+    // a call needs no options temporary: GCC 12 destroys such a temporary twice when the call
+    // is `co_await`ed (docs/usage.md §17).
+
+    /// async_with_lock with the lock options `opts` and default hold options.
+    template <class Work, class CompletionToken = boost::asio::use_awaitable_t<>>
+        requires(!std::is_convertible_v<Work, hold_options>)
+    auto async_with_lock(std::string_view resource, lock_options opts, Work work, CompletionToken&& token = {})
+    {
+        return async_with_lock(resource, opts, hold_options{}, std::move(work), std::forward<CompletionToken>(token));
+    }
+
     /// async_with_lock with the client's default lock options and default hold options.
     template <class Work, class CompletionToken = boost::asio::use_awaitable_t<>>
+        requires(!std::is_convertible_v<Work, lock_options>)
     auto async_with_lock(std::string_view resource, Work work, CompletionToken&& token = {})
     {
         return async_with_lock(resource, default_options(), hold_options{}, std::move(work),

@@ -133,12 +133,23 @@ public:
     /// The type of the executor given at construction.
     using executor_type = boost::asio::any_io_executor;
 
+    // Overloads, not defaulted `connection_options` arguments: GCC 12 destroys a defaulted
+    // argument twice when the argument list also holds a `co_await` (docs/usage.md §17), as
+    // in `connection store(co_await asio::this_coro::executor, uri)`.
+
+    /// Starts connecting to the master described by `cfg`, with default connection_options.
+    connection(executor_type ex, master_config cfg);
+
     /// Starts connecting to the master described by `cfg`.
     /// Throws boost::system::system_error (error::invalid_option) when `opts` is invalid.
-    connection(executor_type ex, master_config cfg, connection_options opts = {});
+    connection(executor_type ex, master_config cfg, connection_options opts);
+
+    /// Parses `uri` (see parse_master_uri) and starts connecting, with default
+    /// connection_options; throws boost::system::system_error (error::invalid_uri) on a bad URI.
+    connection(executor_type ex, std::string_view uri);
 
     /// Parses `uri` (see parse_master_uri) and starts connecting; throws on a bad URI or options.
-    connection(executor_type ex, std::string_view uri, connection_options opts = {});
+    connection(executor_type ex, std::string_view uri, connection_options opts);
 
     /// Closes the connection; outstanding operations complete with connection_closed.
     ~connection();

@@ -87,10 +87,20 @@ public:
     /// An empty holder (holds nothing).
     lock_holder() = default;
 
-    /// Starts keeping `l` (which must be held) alive. `work_executor` is where the loss signal is
-    /// emitted; by default, the client's executor.
-    lock_holder(client& c, lock l, hold_options o = {});
-    /// As the overload above, with the loss signal emitted on `work_executor`.
+    // Overloads, not a defaulted `hold_options` argument: GCC 12 destroys a defaulted or
+    // braced temporary twice when the argument list also holds a `co_await` (docs/usage.md
+    // §17), as in `lock_holder h(locks, l, {}, co_await asio::this_coro::executor)`.
+
+    /// Starts keeping `l` (which must be held) alive with default hold_options; the loss
+    /// signal is emitted on the client's executor.
+    lock_holder(client& c, lock l);
+    /// As above, with the options `o`.
+    lock_holder(client& c, lock l, hold_options o);
+    /// As above with default hold_options, the loss signal emitted on `work_executor` (where
+    /// the work bound to loss_slot() runs): `lock_holder h(locks, l, co_await
+    /// asio::this_coro::executor)` is safe on GCC 12.
+    lock_holder(client& c, lock l, executor_type work_executor);
+    /// As above, with the options `o` and the loss signal emitted on `work_executor`.
     lock_holder(client& c, lock l, hold_options o, executor_type work_executor);
 
     /// Takes over the lock of the holder moved from, which is left empty.

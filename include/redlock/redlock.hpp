@@ -14,6 +14,7 @@
 #include <redlock/lock.hpp>
 #include <redlock/options.hpp>
 #include <redlock/resp.hpp>
+#include <redlock/use_tuple.hpp>
 #include <redlock/with_diagnostics.hpp>
 
 #endif

@@ -54,7 +54,7 @@ TEST_CASE("client: handlers run on their executor, events on the client's strand
 
     // The holder's loss signal is emitted on the executor the holder was given.
     auto work = asio::make_strand(io);
-    lock_holder h(c, l, {}, work);
+    lock_holder h(c, l, work);
     bool lost = false, loss_on_work = false;
     h.loss_slot().assign([&](asio::cancellation_type) {
         loss_on_work = work.running_in_this_thread();

@@ -126,7 +126,7 @@ TEST_CASE_METHOD(masters_rig<5>, "multi: success sets every key with one token, 
         // Automatic extension keeps all three past the TTL (back to a 1 s TTL first).
         auto [ec2, short_l] = co_await c.async_extend(extended, 1000ms, tuple_awaitable);
         REQUIRE_FALSE(ec2);
-        lock_holder h2(c, short_l, {}, co_await asio::this_coro::executor);
+        lock_holder h2(c, short_l, co_await asio::this_coro::executor);
         co_await sleep_for(2000ms);
         CHECK(h2.held());
         CHECK(h2.extensions() >= 2);
@@ -174,7 +174,7 @@ TEST_CASE_METHOD(masters_rig<5>, "multi: a key of a held multi lock stolen on a 
     run([&]() -> asio::awaitable<void> {
         auto [ec, l] = co_await c.async_lock_all(abc(), short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ec);
-        lock_holder h(c, l, {}, co_await asio::this_coro::executor);
+        lock_holder h(c, l, co_await asio::this_coro::executor);
         for (std::size_t i = 0; i < 3; ++i)
             del_on(m, i, "multi:c");
         asio::steady_timer work(co_await asio::this_coro::executor, 5s);

@@ -70,7 +70,7 @@ TEST_CASE_METHOD(masters_rig<5>, "hold: auto-extension keeps a 1 s lock held for
 {
     run([&]() -> asio::awaitable<void> {
         lock l = co_await acquired(c, "hold:keep", short_lock());
-        lock_holder h(c, l, {}, co_await asio::this_coro::executor);
+        lock_holder h(c, l, co_await asio::this_coro::executor);
         const auto t0 = steady::now();
 
         // Every ~50 ms, between awaits: the PTTL of the key on every master, the holder's view.
@@ -123,7 +123,7 @@ TEST_CASE_METHOD(masters_rig<5>, "hold: keys stolen on a majority cancel the hol
 {
     run([&]() -> asio::awaitable<void> {
         lock l = co_await acquired(c, "hold:steal", short_lock());
-        lock_holder h(c, l, {}, co_await asio::this_coro::executor);
+        lock_holder h(c, l, co_await asio::this_coro::executor);
         co_await sleep_for(100ms);
 
         for (std::size_t i = 0; i < 3; ++i)
@@ -158,7 +158,7 @@ TEST_CASE_METHOD(masters_rig<5>, "hold: a majority paused cancels the holder's w
 {
     run([&]() -> asio::awaitable<void> {
         lock l = co_await acquired(c, "hold:pause", short_lock());
-        lock_holder h(c, l, {}, co_await asio::this_coro::executor);
+        lock_holder h(c, l, co_await asio::this_coro::executor);
         // Wait for one extension, so that the loss is not just the first lock's deadline.
         REQUIRE(co_await eventually([&] { return h.extensions() == 1; }, 2s));
         co_await sleep_for(100ms);
@@ -201,7 +201,7 @@ TEST_CASE_METHOD(masters_rig<5>, "hold: a majority of masters killed: the extens
 
     run([&]() -> asio::awaitable<void> {
         lock l = co_await acquired(c, "hold:killed", short_lock());
-        lock_holder h(c, l, {}, co_await asio::this_coro::executor);
+        lock_holder h(c, l, co_await asio::this_coro::executor);
         const auto evals_before = calls_all(m, "eval");
         for (std::size_t i = 0; i < 3; ++i)
             m.kill(i);
@@ -293,7 +293,7 @@ TEST_CASE_METHOD(masters_rig<5>, "hold: release stops the extension at once, no 
 
     run([&]() -> asio::awaitable<void> {
         lock l = co_await acquired(c, "hold:release", short_lock());
-        auto h = std::make_unique<lock_holder>(c, l, hold_options{}, co_await asio::this_coro::executor);
+        auto h = std::make_unique<lock_holder>(c, l, co_await asio::this_coro::executor);
         REQUIRE(co_await eventually([&] { return h->extensions() == 1; }, 2s));
         // Release just before the next extension is due: 333 ms before the end of validity.
         const auto due = h->current().valid_until() - 333ms;
@@ -351,7 +351,7 @@ TEST_CASE_METHOD(masters_rig<3>, "hold: a guard given an expired lock holds noth
         co_await sleep_for(150ms);
         REQUIRE_FALSE(l.held());
         const auto pexpire_before = calls_all(m, "pexpire");
-        lock_holder h(c, l, {}, co_await asio::this_coro::executor);
+        lock_holder h(c, l, co_await asio::this_coro::executor);
         co_await sleep_for(100ms);
         CHECK_FALSE(h.held());
         CHECK(h.status() == error::lock_expired);
@@ -377,7 +377,7 @@ TEST_CASE_METHOD(masters_rig<3>, "hold: a cancelled async_release completes with
     run([&]() -> asio::awaitable<void> {
         // A TTL far longer than the test: only the release can remove the keys in time.
         lock l = co_await acquired(c, "hold:cancel-release", short_lock(60s));
-        lock_holder h(c, l, {}, co_await asio::this_coro::executor);
+        lock_holder h(c, l, co_await asio::this_coro::executor);
         asio::cancellation_signal sig;
         bool done = false, other_done = false;
         error_code result = error::server_error, other = error::server_error;
@@ -417,7 +417,7 @@ TEST_CASE_METHOD(masters_rig<3>, "hold: release() twice, then the destructor, se
         auto ex = co_await asio::this_coro::executor;
         std::int64_t before = 0;
         {
-            lock_holder h(c, l, {}, ex);
+            lock_holder h(c, l, ex);
             before = scripts();
             h.release();
             h.release();
@@ -490,9 +490,9 @@ TEST_CASE("hold: closing or destroying the client tells the holder, the guard ou
         auto [eb, lb] = co_await c->async_lock("hold:close-b", short_lock(), tuple_awaitable);
         REQUIRE_FALSE(ea);
         REQUIRE_FALSE(eb);
-        lock_holder a(*c, la, {}, co_await asio::this_coro::executor);
+        lock_holder a(*c, la, co_await asio::this_coro::executor);
         {
-            lock_holder b(*c, lb, {}, co_await asio::this_coro::executor);
+            lock_holder b(*c, lb, co_await asio::this_coro::executor);
             c->close();
             const auto loss = co_await wait_for_loss(a, 5s);
             CHECK(loss.ec == asio::error::operation_aborted);

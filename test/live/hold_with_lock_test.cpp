@@ -329,7 +329,7 @@ TEST_CASE("with_lock: a work that computes does not stop the client's extensions
         out.lock_ec = ec;
         if (ec)
             co_return;
-        lock_holder other(c, l, {}, co_await asio::this_coro::executor);
+        lock_holder other(c, l, co_await asio::this_coro::executor);
         out.extensions_before = other.extensions();
         out.with_ec = co_await c.async_with_lock("wl:compute", short_lock(), {}, [&](lock) -> asio::awaitable<void> {
             const auto t0 = steady::now();
