@@ -153,7 +153,7 @@ private:
                 const auto after = std::chrono::steady_clock::now() - self->started_;
                 self->check_step(wec == asio::error::operation_aborted,
                                  "the work was cancelled after " + std::to_string(ms(after)) + " ms");
-                self->check_step(self->holder_->status() == redlock::error::contended,
+                self->check_step(self->holder_->status() == redlock::error::lock_lost,
                                  "status: " + self->holder_->status().message());
                 self->check_step(after < 1000ms, "before the lock's validity would have ended");
                 self->finish();

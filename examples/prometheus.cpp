@@ -38,7 +38,7 @@ using redlock::event_kind;
 
 namespace {
 
-constexpr auto tuple_awaitable = asio::as_tuple(asio::use_awaitable);
+using redlock::use_tuple;
 
 // ---- The metrics: counters fed by on_event ------------------------------------------------
 
@@ -55,6 +55,8 @@ const char* outcome_of(const error_code& ec)
         return "validity_expired";
     if (ec == error::lock_lost)
         return "lock_lost";
+    if (ec == error::lock_expired)
+        return "lock_expired";
     if (ec == error::connection_closed)
         return "closed";
     if (ec == asio::error::operation_aborted)
@@ -62,8 +64,9 @@ const char* outcome_of(const error_code& ec)
     return "other";
 }
 
-constexpr std::array<const char*, 8> outcomes = {"ok", "contended", "no_quorum", "validity_expired",
-                                                 "lock_lost", "closed", "cancelled", "other"};
+constexpr std::array<const char*, 9> outcomes = {"ok",        "contended",    "no_quorum",
+                                                 "validity_expired", "lock_lost", "lock_expired",
+                                                 "closed",    "cancelled",    "other"};
 
 std::size_t outcome_index(const error_code& ec)
 {
@@ -187,20 +190,20 @@ std::string render(const lock_metrics& m, const redlock::client& c)
 asio::awaitable<void> serve_one(asio::ip::tcp::socket s, const lock_metrics& m, const redlock::client& c)
 {
     asio::streambuf request;
-    auto [ec, n] = co_await asio::async_read_until(s, request, "\r\n\r\n", tuple_awaitable);
+    auto [ec, n] = co_await asio::async_read_until(s, request, "\r\n\r\n", use_tuple);
     if (ec)
         co_return;
     const std::string body = render(m, c);
     const std::string response = "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +
                                  std::to_string(body.size()) + "\r\n\r\n" + body;
-    co_await asio::async_write(s, asio::buffer(response), tuple_awaitable);
+    co_await asio::async_write(s, asio::buffer(response), use_tuple);
 }
 
 asio::awaitable<void> serve(asio::ip::tcp::acceptor& acceptor, const lock_metrics& m, const redlock::client& c)
 {
     for (;;)
     {
-        auto [ec, s] = co_await acceptor.async_accept(tuple_awaitable);
+        auto [ec, s] = co_await acceptor.async_accept(use_tuple);
         if (ec)
             co_return;  // closed
         asio::co_spawn(acceptor.get_executor(), serve_one(std::move(s), m, c), asio::detached);
@@ -215,7 +218,7 @@ asio::awaitable<std::string> scrape(asio::ip::tcp::endpoint at)
     const std::string request = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
     co_await asio::async_write(s, asio::buffer(request), asio::use_awaitable);
     std::string response;
-    auto [ec, n] = co_await asio::async_read(s, asio::dynamic_buffer(response), tuple_awaitable);
+    auto [ec, n] = co_await asio::async_read(s, asio::dynamic_buffer(response), use_tuple);
     (void)n;  // ends with eof
     const auto body = response.find("\r\n\r\n");
     co_return body == std::string::npos ? std::string() : response.substr(body + 4);
@@ -229,12 +232,12 @@ asio::awaitable<void> worker(redlock::client& c, int id, std::chrono::steady_clo
     const std::string resource = "job:" + std::to_string(id % 3);  // contended: 8 workers, 3 jobs
     while (std::chrono::steady_clock::now() < until)
     {
-        auto [ec, l] = co_await c.async_lock(resource, tuple_awaitable);
+        auto [ec, l] = co_await c.async_lock(resource, use_tuple);
         if (!ec)
         {
             t.expires_after(2ms);
-            co_await t.async_wait(tuple_awaitable);
-            co_await c.async_unlock(l, tuple_awaitable);
+            co_await t.async_wait(use_tuple);
+            co_await c.async_unlock(l, use_tuple);
         }
     }
 }
@@ -295,19 +298,19 @@ int main(int argc, char** argv)
     asio::co_spawn(
         io,
         [&]() -> asio::awaitable<void> {
-            co_await locks.async_wait_connected(tuple_awaitable);
+            co_await locks.async_wait_connected(use_tuple);
             auto until = std::chrono::steady_clock::now() + 500ms;
             for (int i = 0; i < 8; ++i)
                 asio::co_spawn(io, worker(locks, i, until), asio::detached);
             asio::steady_timer t(io, 700ms);
-            co_await t.async_wait(tuple_awaitable);
+            co_await t.async_wait(use_tuple);
             first = co_await scrape(endpoint);
 
             // Master 2 drops its clients' connections (a restart or a network cut would too);
             // the client counts the fall and reconnects.
             drop_clients(masters[2]);
             t.expires_after(300ms);
-            co_await t.async_wait(tuple_awaitable);
+            co_await t.async_wait(use_tuple);
             second = co_await scrape(endpoint);
             acceptor.close();
             locks.close();

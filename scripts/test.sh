@@ -6,6 +6,7 @@
 #           CTest suite (unit, live against real redis-server masters the tests start
 #           themselves, fake-server tests, the tool tests of redlock-run, the install and
 #           package checks, the API reference check, the bench smoke runs, the examples, the
+#           C++ samples of README.md and docs/ (test/docs/: compiled, matched to examples/, run), the
 #           interop test with node-redlock, which installs node-redlock from the npm registry and
 #           is skipped when it cannot). The unit and live tests run one at a time, the others two
 #           at a time.

@@ -42,9 +42,8 @@ public:
         case error::contended: return "the resource is locked by another owner";
         case error::no_quorum: return "no quorum: too many masters failed or timed out";
         case error::validity_expired: return "validity expired: the majority was reached too late";
-        case error::lock_lost: return "the lock was lost";
-        case error::not_owner: return "not the owner: the lock's token is not held on a majority";
-        case error::lock_expired: return "the lock's validity ran out before an extension succeeded";
+        case error::lock_lost: return "the lock was lost: its keys hold another token or are gone on enough masters";
+        case error::lock_expired: return "the lock's validity has ended";
         case error::extension_limit: return "the extension limit was reached; the lock was left to expire";
         case error::released: return "the lock was released by its holder";
         case error::master_restarted:

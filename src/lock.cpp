@@ -48,7 +48,7 @@ std::string_view to_string(master_status s) noexcept
 {
     switch (s)
     {
-    case master_status::pending: return "pending";
+    case master_status::not_needed: return "not_needed";
     case master_status::granted: return "granted";
     case master_status::held_by_other: return "held_by_other";
     case master_status::error: return "error";

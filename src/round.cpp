@@ -208,7 +208,7 @@ void round::start(client_impl& c, kind k, std::span<const std::string> keys, std
         // Reset in place: the messages keep their capacity from the round before.
         auto& d = diag_[i];
         d.index = i;
-        d.status = master_status::pending;
+        d.status = master_status::not_needed;
         d.ec = {};
         d.message.clear();
         d.latency = {};

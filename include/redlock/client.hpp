@@ -146,8 +146,9 @@ public:
     /// other masters execute their delete without this process (the answers are still read in
     /// the background until every master answered or the release deadline passed). Otherwise
     /// it waits for every master or the release deadline. Completes with error::lock_lost when
-    /// it was no longer there on a majority (expired or taken over: the keys that were still
-    /// ours are deleted all the same); error::no_quorum when too many masters failed to answer;
+    /// it was no longer there on a majority (taken over or dropped: the keys that were still
+    /// ours are deleted all the same), error::lock_expired for the same once `l`'s validity
+    /// had ended before the call; error::no_quorum when too many masters failed to answer;
     /// error::invalid_argument for an empty lock; error::connection_closed when the client
     /// was closed. The deadline is the client's default `release_timeout`.
     ///
@@ -167,8 +168,10 @@ public:
     /// a missing key. Same quorum and validity rule as acquisition, measured from the start of
     /// the extension.
     ///
-    /// Completes with the extended lock (new valid_until), or with error::lock_lost (the lock
-    /// is gone; the keys still ours are released), error::validity_expired,
+    /// Completes with the extended lock (new valid_until), or with error::lock_lost (the keys
+    /// hold another token or are gone on enough masters while `l` was valid; the keys still
+    /// ours are released), error::lock_expired (the same once `l`'s validity had ended before
+    /// the call), error::no_quorum (too many masters failed or timed out), error::validity_expired,
     /// error::invalid_argument (an empty lock, a TTL that is not positive, or one whose
     /// attempt timeout would be longer), error::connection_closed (the client was closed),
     /// operation_aborted; the returned lock then carries the diagnostics.

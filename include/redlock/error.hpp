@@ -56,9 +56,11 @@ enum class error
     contended,           ///< Another owner holds the resource on enough masters.
     no_quorum,           ///< Too many masters failed or timed out to reach a majority.
     validity_expired,    ///< A majority agreed, but too late: no validity time was left.
-    lock_lost,           ///< The lock is no longer held (extension failed, expired, or stolen).
-    not_owner,           ///< The lock's token is not on a majority of masters.
-    lock_expired,        ///< The validity ran out before an extension succeeded.
+    lock_lost,           ///< The lock's keys hold another token or are gone on enough masters while
+                         ///< its validity had not ended (taken over, or dropped by a master).
+    // 29 was not_owner, which no operation produced (lock_lost says it).
+    lock_expired = 30,   ///< The lock's validity had ended (before an extension, a release, or
+                         ///< while a holder's extensions kept failing).
     extension_limit,     ///< The extension limit was reached; the lock was left to expire.
     released,            ///< The lock was released by its holder.
     master_restarted,    ///< The master restarted less than client_config::restart_quarantine ago.

@@ -120,11 +120,12 @@ public:
     /// True while the lock is held: not lost, not released, validity left.
     bool held() const;
 
-    /// Empty while held; otherwise why not: error::released, error::lock_expired,
-    /// error::extension_limit, error::contended (the keys hold another token: taken over),
-    /// error::no_quorum (too many masters failed to extend), error::validity_expired (a
-    /// majority extended it, but too late, and no further round fitted),
-    /// error::connection_closed.
+    /// Empty while held; otherwise why not (docs/usage.md, "Which error when"):
+    /// error::released, error::lock_expired (the validity ended before an extension
+    /// succeeded), error::extension_limit, error::lock_lost (the keys hold another token or
+    /// are gone on enough masters: taken over, or dropped by a master), error::no_quorum (too
+    /// many masters failed to extend), error::validity_expired (a majority extended it, but
+    /// too late, and no further round fitted), error::connection_closed.
     error_code status() const;
 
     /// Successful extensions so far.

@@ -17,7 +17,7 @@ namespace redlock {
 /// What one master answered in the last round of an operation (acquire, extend, release).
 enum class master_status : std::uint8_t
 {
-    pending,        ///< No answer was needed: the outcome was decided before it came.
+    not_needed,     ///< No answer was needed: the outcome was decided before it came.
     granted,        ///< The master agreed (key set, extended or deleted).
     held_by_other,  ///< The key holds another owner's token (or is absent, for extend/release).
     error,          ///< The master failed: see `ec` and `message`.
@@ -31,7 +31,7 @@ std::string_view to_string(master_status s) noexcept;
 struct master_diagnostic
 {
     std::size_t index = 0;       ///< The master's position: client_config::masters, then master_configs.
-    master_status status = master_status::pending;  ///< What the master answered.
+    master_status status = master_status::not_needed;  ///< What the master answered.
     error_code ec;               ///< Set for status::error (connection or server error).
     std::string message;         ///< The server's error message or the transport's detail.
     std::chrono::microseconds latency{0};  ///< From the start of the round to the answer.

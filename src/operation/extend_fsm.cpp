@@ -6,6 +6,7 @@
 #include <boost/asio/error.hpp>
 
 #include "algorithm/validity.hpp"
+#include "operation/release_verdict.hpp"
 
 namespace redlock::detail {
 
@@ -13,9 +14,9 @@ namespace {
 using event_kind = fsm_event::kind;
 }  // namespace
 
-extend_fsm::extend_fsm(const lock_timing& timing, std::size_t masters)
+extend_fsm::extend_fsm(const lock_timing& timing, std::size_t masters, time_point valid_until)
     : timing_(timing), round_outcomes_(masters == 0 ? throw std::invalid_argument("extend_fsm: no master") : masters),
-      release_waiting_(masters)
+      release_waiting_(masters), valid_until_(valid_until)
 {}
 
 fsm_action extend_fsm::resume(const fsm_event& ev)
@@ -34,6 +35,7 @@ fsm_action extend_fsm::resume(const fsm_event& ev)
         {
             phase_ = phase::extending;
             t0_ = ev.now;
+            expired_ = valid_until_ != time_point{} && ev.now >= valid_until_;
             return fsm_action::send(++round_, ev.now + timing_.attempt_timeout);
         }
     case phase::extending:
@@ -89,7 +91,7 @@ fsm_action extend_fsm::on_decided(time_point now)
             return complete({}, timing_.valid_until(t0_));
         return release(error::validity_expired, now);
     }
-    return release(error::lock_lost, now);
+    return release(not_held_reason(round_outcomes_.failure_reason(), expired_), now);
 }
 
 fsm_action extend_fsm::release(error_code reason, time_point now)

@@ -23,9 +23,11 @@ namespace redlock::detail {
 ///   counts as timed_out.
 /// - The quorum_tracker decides as early as certain. Reached with remaining_validity(ttl,
 ///   now - t0, drift_factor) > 0: complete with valid_until = validity_deadline(t0, ttl,
-///   drift_factor). Reached too late: the reason is error::validity_expired. Failed (the keys
-///   hold another token or are gone, or too many masters failed): error::lock_lost — the
-///   caller cannot tell a lost lock from an unreachable majority, and must stop either way.
+///   drift_factor). Reached too late: the reason is error::validity_expired. Failed because
+///   the keys hold another token or are gone on enough masters: error::lock_expired when the
+///   lock's validity had already ended when the extension started, else error::lock_lost
+///   (taken over, or dropped by a master). Failed because too many masters failed or timed
+///   out: error::no_quorum, as for an acquisition (nobody knows what they hold).
 /// - A failed extension is always followed by a release on every master (the keys still ours
 ///   must not linger on a minority until their TTL), awaiting the masters that did not time
 ///   out, with its own deadline (now + release_timeout). When it is over: the reason, or
@@ -43,8 +45,10 @@ public:
     using time_point = std::chrono::steady_clock::time_point;
 
     /// @param masters N, at least 1.
+    /// @param valid_until the validity of the lock being extended; the epoch when unknown (a
+    /// lock rebuilt by lock_from_parts), which never counts as expired.
     /// @throws std::invalid_argument if masters is 0.
-    extend_fsm(const lock_timing& timing, std::size_t masters);
+    extend_fsm(const lock_timing& timing, std::size_t masters, time_point valid_until = {});
 
     fsm_action resume(const fsm_event& ev);
 
@@ -71,9 +75,11 @@ private:
     master_set release_waiting_;
     std::uint64_t round_ = 0;
     time_point t0_{};
+    time_point valid_until_;
     error_code reason_;
     phase phase_ = phase::idle;
     bool closed_ = false;
+    bool expired_ = false;  // the lock's validity had ended when the extension started
 };
 
 }  // namespace redlock::detail

@@ -43,7 +43,7 @@ public:
         if (!admitted())
             return;
         c_->note_ttl(ttl_);
-        run(lock_timing::of(o), c_->size());
+        run(lock_timing::of(o), c_->size(), state()->claim().valid_until);
     }
 
     void abandon() noexcept override

@@ -138,12 +138,14 @@ fsm_action hold_fsm::on_extension_decided(time_point now)
         counting_round_ = round_;  // its round goes on until every master answered
         return schedule_next(now);
     }
-    const error_code reason = extension_.state() == quorum_state::reached ? error_code(error::validity_expired)
-                                                                           : error_code(extension_.failure_reason());
+    // The keys hold another token (or are gone) on a majority: lock_lost, the lock was taken
+    // over or dropped there (its validity has not ended: that is checked before each round),
+    // and no retry can bring it back.
+    const error_code reason = extension_.state() == quorum_state::reached
+                                  ? error_code(error::validity_expired)
+                                  : not_held_reason(extension_.failure_reason(), false);
     notify(hold_notice::kind::extend_failed, reason);
-    // The keys hold another token (or are gone) on a majority: the lock was taken over or
-    // expired there, and no retry can bring it back.
-    if (reason == error::contended)
+    if (reason == error::lock_lost)
         return lose(reason, now);
     // Masters failed or were slow: retry if another round still fits before the end of
     // validity, at most one round per attempt_timeout and always through a wait (never from

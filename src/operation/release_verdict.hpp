@@ -27,6 +27,18 @@ inline error_code release_verdict(const quorum_tracker& q, bool client_closed) n
     return error::lock_lost;
 }
 
+/// @brief The one error of each situation in which a lock is found not held (docs/usage.md,
+/// "Which error when"), from a round's failure_reason(): error::contended (the keys hold
+/// another token, or none, on enough masters) becomes error::lock_expired when the lock's
+/// validity had already ended, else error::lock_lost (taken over, or dropped by a master);
+/// any other reason (no_quorum) is returned as it is.
+inline error_code not_held_reason(error_code failure, bool validity_ended) noexcept
+{
+    if (failure != error::contended)
+        return failure;
+    return validity_ended ? error::lock_expired : error::lock_lost;
+}
+
 }  // namespace redlock::detail
 
 #endif

@@ -13,9 +13,10 @@ namespace {
 using event_kind = fsm_event::kind;
 }  // namespace
 
-unlock_fsm::unlock_fsm(std::chrono::milliseconds release_timeout, std::size_t masters)
+unlock_fsm::unlock_fsm(std::chrono::milliseconds release_timeout, std::size_t masters, time_point valid_until)
     : release_timeout_(release_timeout),
-      outcomes_(masters == 0 ? throw std::invalid_argument("unlock_fsm: no master") : masters), all_(masters)
+      outcomes_(masters == 0 ? throw std::invalid_argument("unlock_fsm: no master") : masters), all_(masters),
+      valid_until_(valid_until)
 {
     for (std::size_t i = 0; i < masters; ++i)
         all_.insert(i);
@@ -30,6 +31,7 @@ fsm_action unlock_fsm::resume(const fsm_event& ev)
         {
         case event_kind::start:
             phase_ = phase::releasing;
+            expired_ = valid_until_ != time_point{} && ev.now >= valid_until_;
             return fsm_action::release(++round_, all_, ev.now + release_timeout_);
         case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
         case event_kind::closed: return complete(error::connection_closed);
@@ -85,7 +87,8 @@ fsm_action unlock_fsm::finish()
     phase_ = phase::done;
     if (answered)
         return {};
-    return fsm_action::complete(release_verdict(outcomes_, closed_));
+    const error_code verdict = release_verdict(outcomes_, closed_);
+    return fsm_action::complete(verdict == error::lock_lost ? not_held_reason(error::contended, expired_) : verdict);
 }
 
 fsm_action unlock_fsm::complete(error_code ec)

@@ -29,7 +29,8 @@ namespace redlock::detail {
 /// - Otherwise the caller is answered when every master answered or at the deadline (the
 ///   silent ones count as timed out), with release_verdict(): success with a majority;
 ///   connection_closed if the client was closed meanwhile; no_quorum when too many failed;
-///   lock_lost when enough answered and too few still had our token.
+///   when enough answered and too few still had our token, lock_expired if the lock's
+///   validity had ended when the release started, else lock_lost.
 /// - cancel, before the answer: completes at once with operation_aborted and is done (the
 ///   deletes already sent still execute on the masters). closed before start: connection_closed.
 ///
@@ -41,8 +42,10 @@ public:
     using time_point = std::chrono::steady_clock::time_point;
 
     /// @param masters N, at least 1.
+    /// @param valid_until the validity of the lock being released; the epoch when unknown (a
+    /// lock rebuilt by lock_from_parts), which never counts as expired.
     /// @throws std::invalid_argument if masters is 0.
-    unlock_fsm(std::chrono::milliseconds release_timeout, std::size_t masters);
+    unlock_fsm(std::chrono::milliseconds release_timeout, std::size_t masters, time_point valid_until = {});
 
     fsm_action resume(const fsm_event& ev);
 
@@ -73,6 +76,8 @@ private:
     std::uint64_t round_ = 0;
     phase phase_ = phase::idle;
     bool handed_off_ = false;
+    time_point valid_until_;
+    bool expired_ = false;  // the lock's validity had ended when the release started
     bool closed_ = false;
 };
 

@@ -20,7 +20,7 @@ public:
     void start()
     {
         if (admitted())
-            run(c_->cfg.defaults.release_timeout, c_->size());
+            run(c_->cfg.defaults.release_timeout, c_->size(), state()->claim().valid_until);
     }
 
     void abandon() noexcept override

@@ -244,7 +244,7 @@ std::string causes(const lock& l)
     std::string out;
     for (const auto& d : l.masters())
     {
-        if (d.status == master_status::granted || d.status == master_status::pending)
+        if (d.status == master_status::granted || d.status == master_status::not_needed)
             continue;
         out += " [" + std::to_string(d.index) + "] " + std::string(to_string(d.status));
         if (d.ec)

@@ -17,7 +17,8 @@ using boost::asio::experimental::awaitable_operators::operator||;
 asio::awaitable<std::optional<lock>> lock_within(client& locks, std::string resource,
                                                  std::chrono::milliseconds patience)
 {
-    asio::steady_timer timer(co_await asio::this_coro::executor, patience);
+    auto ex = co_await asio::this_coro::executor;  // on its own line (GCC 12, §17)
+    asio::steady_timer timer(ex, patience);
     auto winner = co_await (locks.async_lock(resource, asio::use_awaitable) ||
                             timer.async_wait(asio::use_awaitable));
     if (winner.index() == 0)

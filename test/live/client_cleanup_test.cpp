@@ -24,7 +24,7 @@ TEST_CASE_METHOD(rivals_rig<5>, "client: a contended attempt leaves only the hol
             // Decided once 3 masters said "held"; the others may not have answered yet.
             CHECK(count_status(l, master_status::held_by_other) >= 3);
             CHECK(count_status(l, master_status::held_by_other) +
-                      count_status(l, master_status::pending) == 5);
+                      count_status(l, master_status::not_needed) == 5);
 
             INFO(describe_keys(m));
             for (std::size_t i = 0; i < m.size(); ++i)
@@ -47,7 +47,7 @@ TEST_CASE_METHOD(rivals_rig<5>, "client: a contended attempt leaves only the hol
             INFO(l.describe());
             CHECK(count_status(l, master_status::held_by_other) == 3);
             // Decided as soon as 3 masters said "held": the 2 others may not have answered yet.
-            CHECK(count_status(l, master_status::granted) + count_status(l, master_status::pending) == 2);
+            CHECK(count_status(l, master_status::granted) + count_status(l, master_status::not_needed) == 2);
 
             INFO(describe_keys(m));
             for (std::size_t i : {0u, 1u, 2u})
@@ -167,7 +167,7 @@ TEST_CASE_METHOD(masters_rig<3>, "client: an extension extends the slow minority
         auto [eec, extended] = co_await c.async_extend(l, 20000ms, tuple_awaitable);
         INFO(extended.describe());
         REQUIRE_FALSE(eec);
-        CHECK(extended.masters()[2].status == master_status::pending);
+        CHECK(extended.masters()[2].status == master_status::not_needed);
         m.resume(2);
         co_await sleep_for(50ms);
 
@@ -182,7 +182,7 @@ TEST_CASE_METHOD(masters_rig<3>, "client: an extension extends the slow minority
     }, 10s);
 }
 
-TEST_CASE_METHOD(masters_rig<5>, "client: extending an expired lock fails with lock_lost and re-creates nothing",
+TEST_CASE_METHOD(masters_rig<5>, "client: extending an expired lock fails with lock_expired and re-creates nothing",
           "[live][client]")
 {
     lock_options opts;
@@ -195,7 +195,7 @@ TEST_CASE_METHOD(masters_rig<5>, "client: extending an expired lock fails with l
 
         auto [eec, extended] = co_await c.async_extend(l, 10000ms, tuple_awaitable);
         INFO(extended.describe());
-        CHECK(eec == error::lock_lost);
+        CHECK(eec == error::lock_expired);
         CHECK_FALSE(extended.held());
         CHECK(count_status(extended, master_status::held_by_other) >= 3);
         CHECK(count_status(extended, master_status::granted) == 0);

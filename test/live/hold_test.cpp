@@ -140,7 +140,7 @@ TEST_CASE_METHOD(masters_rig<5>, "hold: keys stolen on a majority cancel the hol
         CHECK(loss.ec == asio::error::operation_aborted);
         CHECK(loss.at - stolen <= interval + 50ms);
         CHECK(loss.at < valid_until_then);  // known before the deadline: the extension said so
-        CHECK(h.status() == error::contended);
+        CHECK(h.status() == error::lock_lost);
         CHECK_FALSE(h.held());
         WARN("steal: work cancelled " << ms(loss.at - stolen) << " ms after DEL on 3/5, "
                                       << ms(valid_until_then - loss.at) << " ms before validity end");
@@ -445,7 +445,7 @@ TEST_CASE_METHOD(masters_rig<5>, "hold: after a loss the holder deletes its keys
             set_on(m, i, "hold:loss-cleanup", "someone-else");
         const auto loss = co_await wait_for_loss(h, 10s);
         CHECK(loss.ec == asio::error::operation_aborted);
-        CHECK(h.status() == error::contended);
+        CHECK(h.status() == error::lock_lost);
         // The two masters that still held our token are cleared; the others' keys are left.
         CHECK(co_await eventually([&] { return masters_holding(m, "hold:loss-cleanup", l.token()) == 0; }, 2s));
         for (std::size_t i = 0; i < 3; ++i)

@@ -52,7 +52,7 @@ TEST_CASE("extend_fsm: a quorum of extensions in time completes with the new val
     CHECK(m.resume(fsm_event::cancel(t_start + 4ms)).type == ak::none);
 }
 
-TEST_CASE("extend_fsm: a lost or unreachable majority is lock_lost, after releasing what is ours",
+TEST_CASE("extend_fsm: a lost majority is lock_lost, an unreachable one no_quorum, after releasing what is ours",
           "[extend_fsm]")
 {
     // For each master count and each way a master can fail, at each position: the outcome
@@ -89,9 +89,47 @@ TEST_CASE("extend_fsm: a lost or unreachable majority is lock_lost, after releas
                 end = m.resume(fsm_event::reply(rel.round_id, i, master_outcome::granted, t_start + 4ms));
             }
             REQUIRE(end.type == ak::complete);
-            CHECK(end.ec == error::lock_lost);
+            CHECK(end.ec == (bad == master_outcome::held_by_other ? error::lock_lost : error::no_quorum));
         }
     }
+}
+
+TEST_CASE("extend_fsm: a lock whose validity had ended is lock_expired when its keys are gone", "[extend_fsm]")
+{
+    // The same refusal by a majority, for a lock valid until `valid_until`: started at or after
+    // it, lock_expired; before it, lock_lost; a lock of unknown validity (the epoch: rebuilt
+    // by lock_from_parts) is never taken for expired.
+    struct case_t
+    {
+        time_point valid_until;
+        error_code expected;
+    };
+    for (const auto& [valid_until, expected] : {case_t{t_start - 1ms, error::lock_expired},
+                                                 case_t{t_start, error::lock_expired},
+                                                 case_t{t_start + 1ms, error::lock_lost},
+                                                 case_t{time_point{}, error::lock_lost}})
+    {
+        INFO("valid_until - start " << (valid_until - t_start).count());
+        extend_fsm m({.ttl = 1000ms, .drift_factor = 0.0, .attempt_timeout = 50ms, .release_timeout = 100ms}, 3,
+                     valid_until);
+        const auto id = m.resume(fsm_event::start(t_start)).round_id;
+        m.resume(fsm_event::reply(id, 0, master_outcome::held_by_other, t_start + 1ms));
+        const auto rel = m.resume(fsm_event::reply(id, 1, master_outcome::held_by_other, t_start + 1ms));
+        REQUIRE(rel.type == ak::send_release);
+        const auto end = m.resume(fsm_event::deadline(rel.round_id, t_start + 200ms));
+        REQUIRE(end.type == ak::complete);
+        CHECK(end.ec == expected);
+    }
+    // A majority that still holds the token extends it all the same: the new validity is proven
+    // by this round, whatever the old one was.
+    extend_fsm m({.ttl = 1000ms, .drift_factor = 0.0, .attempt_timeout = 50ms, .release_timeout = 100ms}, 3,
+                 t_start - 500ms);
+    const auto id = m.resume(fsm_event::start(t_start)).round_id;
+    m.resume(fsm_event::reply(id, 0, master_outcome::granted, t_start + 1ms));
+    const auto done = m.resume(fsm_event::reply(id, 1, master_outcome::granted, t_start + 1ms));
+    REQUIRE(done.type == ak::complete);
+    CHECK_FALSE(done.ec);
+    CHECK(done.valid_until == t_start + 1000ms - 2ms);  // ttl - drift (0 x ttl + 2 ms)
 }
 
 TEST_CASE("extend_fsm: a quorum reached too late is validity_expired, released", "[extend_fsm]")
@@ -123,7 +161,7 @@ TEST_CASE("extend_fsm: at the deadline the silent masters count as timed out and
     m.resume(fsm_event::reply(rel.round_id, 0, master_outcome::granted, t_start + 51ms));
     const auto end = m.resume(fsm_event::reply(rel.round_id, 1, master_outcome::held_by_other, t_start + 52ms));
     REQUIRE(end.type == ak::complete);
-    CHECK(end.ec == error::lock_lost);
+    CHECK(end.ec == error::no_quorum);  // three silent masters: nobody knows what they hold
 }
 
 TEST_CASE("extend_fsm: cancellation at any step completes at once, closed ends in connection_closed",
@@ -267,8 +305,18 @@ std::string run_extend_sequence(std::uint64_t seed)
                 return "failed without releasing what is ours";
             if (closed != (a.ec == error::connection_closed))
                 return "closed and connection_closed disagree";
-            if (!closed && a.ec != error::lock_lost && a.ec != error::validity_expired)
+            if (!closed && a.ec != error::lock_lost && a.ec != error::no_quorum && a.ec != error::validity_expired)
                 return "an unexpected error";
+            // lock_lost needs a master that said the key is not ours, no_quorum one that failed
+            // (the sequences start before the lock's validity ends: never lock_expired).
+            if (a.ec == error::lock_lost && count_answers(ext_answer, master_outcome::held_by_other) +
+                                                    count_answers(ext_answer, master_outcome::held_in_part) ==
+                                                0)
+                return "lock_lost without a master holding another token";
+            if (a.ec == error::no_quorum && count_answers(ext_answer, master_outcome::failed) +
+                                                    count_answers(ext_answer, master_outcome::timed_out) ==
+                                                0)
+                return "no_quorum without a failed master";
             // The release was over: every awaited master answered, or its deadline came.
             if (ev.type == ek::reply)
                 for (std::size_t i = 0; i < n; ++i)

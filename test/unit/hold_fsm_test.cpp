@@ -161,14 +161,16 @@ TEST_CASE("hold_fsm: a failed extension is retried through a wait while one fits
 
 TEST_CASE("hold_fsm: the loss reasons", "[hold_fsm]")
 {
-    SECTION("taken over on a majority: contended at once, no retry")
+    SECTION("taken over on a majority: lock_lost at once, no retry")
     {
         holder h;
         h.extend_at(first_valid_until - 300ms);
         h.step(fsm_event::reply(h.id, 0, master_outcome::held_by_other, first_valid_until - 299ms));
         const auto a = h.step(fsm_event::reply(h.id, 1, master_outcome::held_by_other, first_valid_until - 299ms));
         CHECK(a.type == ak::send_release);
-        CHECK(has(h.notices(), nk::lost, error::contended));
+        const auto ns = h.notices();
+        CHECK(has(ns, nk::extend_failed, error::lock_lost));
+        CHECK(has(ns, nk::lost, error::lock_lost));
     }
     SECTION("the validity ends while the extension is undecided: lock_expired")
     {

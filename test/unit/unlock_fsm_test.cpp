@@ -29,7 +29,7 @@ struct started
     unlock_fsm m;
     std::uint64_t id = 0;
 
-    explicit started(std::size_t masters) : m(100ms, masters)
+    explicit started(std::size_t masters, time_point valid_until = {}) : m(100ms, masters, valid_until)
     {
         const auto a = m.resume(fsm_event::start(t_start));
         REQUIRE(a.type == ak::send_release);
@@ -107,6 +107,22 @@ TEST_CASE("unlock_fsm: the verdict when the release falls short of a majority", 
         REQUIRE(a.type == ak::complete);
         CHECK(a.ec == error::lock_lost);
         CHECK(s.m.done());
+    }
+    SECTION("too few still had our token after the lock's validity ended: lock_expired")
+    {
+        // Valid until t_start (or before): expired when the release starts. Valid until just
+        // after it: lost, as above.
+        for (const auto& [valid_until, expected] : {std::pair{t_start - 1ms, error::lock_expired},
+                                                   std::pair{t_start, error::lock_expired},
+                                                   std::pair{t_start + 1ms, error::lock_lost}})
+        {
+            started s(3, valid_until);
+            s.reply(0, master_outcome::held_by_other);
+            s.reply(1, master_outcome::held_by_other);
+            const auto a = s.reply(2, master_outcome::granted);
+            REQUIRE(a.type == ak::complete);
+            CHECK(a.ec == expected);
+        }
     }
     SECTION("too many failed or stayed silent: no_quorum, at the deadline")
     {
