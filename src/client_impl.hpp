@@ -72,6 +72,8 @@ public:
         e.kind = kind;
         e.master = i;
         e.ec = ec;
+        if (kind == event_kind::master_down)
+            e.detail = masters[i].last_error_detail();
         report(e);
     }
     /// Tells client_config::on_event, if set; `e.masters` is filled in here.

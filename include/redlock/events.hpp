@@ -56,6 +56,10 @@ struct event
                                    ///< (0 when it was queued behind another waiter).
     std::size_t granted = 0;       ///< degraded: masters that hold the lock after the extension.
     std::size_t masters = 0;       ///< The number of masters.
+    /// master_down: what the connection saw, e.g. "redis://10.0.0.2:6379: server closed the
+    /// connection (idle: no request in flight)" or "...: no reply for 3000 ms (health check)
+    /// (2 requests in flight)"; its password masked. Empty when there is nothing to add to `ec`.
+    std::string_view detail;
 };
 
 /// @brief Receives the client's events (client_config::on_event).

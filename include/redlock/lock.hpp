@@ -8,6 +8,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <redlock/error.hpp>
@@ -126,6 +129,39 @@ private:
     std::shared_ptr<const detail::lock_state> s_;
 };
 
+namespace detail {
+template <std::size_t>
+inline constexpr bool not_a_tuple = false;
+}  // namespace detail
+
+/// @brief Not a tuple: `auto [ec, l] = co_await client.async_lock(...)` is a mistake, reported
+/// by this function's static_assert with the fix. With the default token `co_await` yields the
+/// lock alone and throws on failure; with `redlock::use_tuple` it yields `(error_code, lock)`.
+template <std::size_t I>
+lock get(const lock& l)
+{
+    static_assert(detail::not_a_tuple<I>,
+                  "a redlock::lock is not a tuple: with the default completion token, `co_await "
+                  "c.async_lock(...)` yields the lock and throws on failure; write `auto [ec, l] = "
+                  "co_await c.async_lock(..., redlock::use_tuple);` to get the error code too");
+    return l;
+}
+
 }  // namespace redlock
+
+// A redlock::lock declares two elements only so that a structured binding of it reaches
+// redlock::get, whose static_assert says what to write instead. (Not in the API reference.)
+/// @cond
+namespace std {
+template <>
+struct tuple_size<redlock::lock> : integral_constant<size_t, 2>
+{};
+template <size_t I>
+struct tuple_element<I, redlock::lock>
+{
+    using type = redlock::lock;  // never used: redlock::get does not compile
+};
+}  // namespace std
+/// @endcond
 
 #endif

@@ -156,6 +156,14 @@ bool multiplexer::next_reply(reply& out) noexcept
 
 // ---- failure ------------------------------------------------------------------------------------
 
+std::size_t multiplexer::awaited() const noexcept
+{
+    std::size_t n = 0;
+    for (auto i = head_; i != tail_; ++i)
+        n += slots_[i & (slots_.size() - 1)].sink != nullptr ? 1 : 0;
+    return n;
+}
+
 bool multiplexer::next_failed(reply_sink*& sink, std::uint32_t& tag) noexcept
 {
     // The parsed replies belong to requests at the FIFO's head, which now fail instead.

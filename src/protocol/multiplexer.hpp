@@ -93,6 +93,10 @@ public:
     /// Requests awaiting a reply.
     std::size_t pending() const noexcept { return static_cast<std::size_t>(tail_ - head_); }
 
+    /// Requests awaiting a reply for somebody: pending() less the health-check PINGs and the
+    /// abandoned requests (no sink).
+    std::size_t awaited() const noexcept;
+
     /// Whether the request's bytes have all left (commit_write() of the write that held them).
     bool written(std::uint64_t seq) const noexcept { return seq < flushed_; }
 

@@ -429,6 +429,14 @@ void node_connection::drop(const error_code& ec, std::string detail)
     ++gen_;
     if (was_up)
         ++stats_.drops;
+    if (ec == error::connection_lost && was_up)
+    {
+        // Whether the drop cost anyone a reply: an idle connection's drop (a server's timeout,
+        // a restart between requests) costs nothing but the reconnection.
+        const std::size_t n = mux_.awaited();
+        detail += n == 0 ? std::string(" (idle: no request in flight)")
+                         : " (" + std::to_string(n) + (n == 1 ? " request" : " requests") + " in flight)";
+    }
     if (ec != error::connection_closed && !detail.empty())
         set_error(ec, std::move(detail));
     set_state(closed_ ? state::closed : state::down);

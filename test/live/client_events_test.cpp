@@ -25,6 +25,7 @@ struct seen
     std::uint32_t attempts;
     std::chrono::microseconds elapsed;
     bool handed_over;
+    std::string detail;
 };
 
 struct recorder
@@ -35,7 +36,7 @@ struct recorder
     {
         return [this](const event& e) {
             events.push_back({e.kind, e.master, std::string(e.resource), e.ec, e.granted, e.masters, e.attempts,
-                              e.elapsed, e.handed_over});
+                              e.elapsed, e.handed_over, std::string(e.detail)});
         };
     }
 
@@ -138,6 +139,10 @@ TEST_CASE("client: events: masters up and down, acquisitions and releases, the m
         const seen* down = rec.last(event_kind::master_down);
         REQUIRE(down != nullptr);
         CHECK(down->ec);
+        // Killed between requests: the detail says that the drop cost no reply.
+        INFO(down->detail);
+        CHECK(down->detail.starts_with(m.uri(2) + ": "));
+        CHECK(down->detail.ends_with(" (idle: no request in flight)"));
         // Reconnection attempts that keep failing are not reported again.
         co_await sleep_for(300ms);
         CHECK(rec.count(event_kind::master_down) == 1);
@@ -148,6 +153,28 @@ TEST_CASE("client: events: masters up and down, acquisitions and releases, the m
         CHECK(c.master_states()[2].state == master_state::ready);
         CHECK(c.master_states()[2].connects == 2);
         CHECK_FALSE(c.master_states()[2].last_error);
+
+        // Killed with an acquisition's SET unanswered (masters 0 and 1 paused, so that the
+        // attempt waits for them): the detail counts it.
+        m.pause(0);
+        m.pause(1);
+        lock_options slow;
+        slow.attempt_timeout = 2000ms;
+        slow.ttl = 10000ms;
+        std::optional<error_code> tried;
+        c.async_try_lock("ev-in-flight", slow, [&](error_code ec, std::optional<lock>) { tried = ec; });
+        co_await sleep_for(100ms);  // the SETs are written
+        CHECK_FALSE(tried.has_value());
+        m.kill(1);
+        CHECK(co_await eventually([&] { return rec.count(event_kind::master_down) == 2; }, 5s));
+        const seen* busy = rec.last(event_kind::master_down);
+        REQUIRE(busy != nullptr);
+        CHECK(busy->master == 1);
+        INFO(busy->detail);
+        CHECK(busy->detail.ends_with(" (1 request in flight)"));
+        m.resume(0);
+        CHECK(co_await eventually([&] { return tried.has_value(); }, 5s));
+        m.restart(1);
     }(), 30s);
     c.close();
     io.run_for(2s);

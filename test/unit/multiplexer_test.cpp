@@ -125,6 +125,29 @@ TEST_CASE("multiplexer: a request abandoned during delivery is skipped, and the 
     CHECK(m.pending() == 0);
 }
 
+TEST_CASE("multiplexer: awaited() counts the requests somebody waits for, not health PINGs or abandoned ones",
+          "[multiplexer]")
+{
+    multiplexer m;
+    recording_sink a;
+    CHECK(m.awaited() == 0);
+    add(m, &a, 0, "A");
+    add(m, nullptr, 0, "PING");  // a health check: no sink
+    const auto dropped = add(m, &a, 1, "B");
+    add(m, &a, 2, "C");
+    CHECK(m.pending() == 4);
+    CHECK(m.awaited() == 3);
+    m.abandon(dropped);
+    CHECK(m.awaited() == 2);
+    (void)m.prepare_write();
+    m.commit_write();
+    read_in(m, "+a\r\n");
+    CHECK(m.consume() == multiplexer::consumed::ok);
+    deliver_all(m);
+    CHECK(m.pending() == 3);
+    CHECK(m.awaited() == 1);  // C
+}
+
 TEST_CASE("multiplexer: a sink that submits during delivery queues for the next write, consumption is over",
           "[multiplexer]")
 {

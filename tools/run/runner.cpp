@@ -296,7 +296,8 @@ private:
             say("master %zu up", e.master);
             break;
         case event_kind::master_down:
-            say("master %zu down: %s", e.master, e.ec.message().c_str());
+            say("master %zu down: %s%s%s", e.master, e.ec.message().c_str(), e.detail.empty() ? "" : ": ",
+                std::string(e.detail).c_str());
             break;
         case event_kind::acquired:
             say("%s acquired after %u attempt(s) in %.3f s", std::string(e.resource).c_str(), e.attempts,

@@ -150,11 +150,32 @@ inline constexpr bool throws_errors<boost::asio::use_awaitable_t<Executor>> = tr
 template <class Allocator>
 inline constexpr bool throws_errors<boost::asio::use_future_t<Allocator>> = true;
 
+/// A plain callback: a function, a function pointer, or an object with one non-template
+/// operator() (a lambda whose parameters are not `auto`). Completion tokens (use_awaitable,
+/// deferred...) and wrapped handlers (bind_executor...) are not.
+template <class T>
+concept plain_callback = std::is_function_v<std::remove_pointer_t<T>> || requires { &T::operator(); };
+
+template <class Handler, class Signature>
+inline constexpr bool callable_as = false;
+template <class Handler, class R, class... Args>
+inline constexpr bool callable_as<Handler, R(Args...)> = std::is_invocable_v<Handler&, Args...>;
+
 /// async_initiate, with with_diagnostics applied to the tokens of throws_errors.
 template <class Signature, class Initiation, class CompletionToken, class... Args>
 auto initiate(Initiation initiation, CompletionToken&& token, Args&&... args)
 {
-    if constexpr (throws_errors<std::decay_t<CompletionToken>>)
+    using token_type = std::decay_t<CompletionToken>;
+    static_assert(!plain_callback<token_type> || callable_as<token_type, Signature>,
+                  "this callback cannot be called with the operation's result: its parameters must be "
+                  "(redlock::error_code, redlock::lock) for async_lock, async_lock_all and async_extend; "
+                  "(redlock::error_code, std::optional<redlock::lock>) for async_try_lock; "
+                  "(redlock::error_code) for async_unlock; (redlock::error_code, redlock::check_result) "
+                  "for async_check; (redlock::error_code, std::size_t) for async_wait_connected "
+                  "(the \"Handler signature\" of each operation in redlock/client.hpp)");
+    if constexpr (plain_callback<token_type> && !callable_as<token_type, Signature>)
+        return;  // only the static_assert above is reported
+    else if constexpr (throws_errors<token_type>)
     {
         auto wrapped = with_diagnostics(std::forward<CompletionToken>(token));
         return boost::asio::async_initiate<decltype(wrapped), Signature>(std::move(initiation), wrapped,
