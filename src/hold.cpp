@@ -141,18 +141,8 @@ private:
 
     hold_settings settings() const
     {
-        lock_options lo = c_->cfg.defaults;
-        lo.ttl = ttl();
-        hold_settings s;
-        s.ttl = lo.ttl;
-        s.drift_factor = lo.drift_factor;
-        s.attempt_timeout = attempt_timeout_of(lo);
-        s.extend_before = o_.extend_before.count() > 0 ? o_.extend_before : std::max(s.ttl / 3, 3 * s.attempt_timeout);
-        s.release_timeout = lo.release_timeout;
-        s.max_extensions = o_.max_extensions;
-        s.max_hold = o_.max_hold;
-        s.masters = c_->size();
-        return s;
+        return hold_settings::resolve(c_->cfg.defaults, ttl(), o_.extend_before, o_.max_extensions, o_.max_hold,
+                                      c_->size());
     }
 
     // The caller keeps the holder alive across the call (an action may end its work and let it

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "algorithm/attempt_timeout.hpp"
 #include "algorithm/validity.hpp"
 #include "operation/release_verdict.hpp"
 
@@ -26,6 +27,24 @@ hold_fsm::hold_fsm(const hold_settings& s, time_point acquired_at, time_point va
 {
     for (std::size_t i = 0; i < s.masters; ++i)
         all_.insert(i);
+}
+
+hold_settings hold_settings::resolve(const lock_options& defaults, std::chrono::milliseconds ttl,
+                                     std::chrono::milliseconds extend_before, std::uint32_t max_extensions,
+                                     std::chrono::milliseconds max_hold, std::size_t masters)
+{
+    lock_options lo = defaults;
+    lo.ttl = ttl;
+    hold_settings s;
+    s.ttl = ttl;
+    s.drift_factor = lo.drift_factor;
+    s.attempt_timeout = attempt_timeout_of(lo);
+    s.extend_before = extend_before.count() > 0 ? extend_before : std::max(ttl / 3, 3 * s.attempt_timeout);
+    s.release_timeout = lo.release_timeout;
+    s.max_extensions = max_extensions;
+    s.max_hold = max_hold;
+    s.masters = masters;
+    return s;
 }
 
 fsm_action hold_fsm::resume(const fsm_event& ev)

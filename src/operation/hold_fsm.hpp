@@ -9,6 +9,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include <redlock/error.hpp>
+#include <redlock/options.hpp>
 
 #include "algorithm/quorum.hpp"
 #include "operation/fsm_vocabulary.hpp"
@@ -27,6 +28,14 @@ struct hold_settings
     std::uint32_t max_extensions = 0;               ///< 0: no limit
     std::chrono::milliseconds max_hold{0};          ///< from acquisition; 0: no limit
     std::size_t masters = 1;
+
+    /// @brief The settings of a holder of a lock of TTL `ttl` (its acquisition's) on `masters`
+    /// masters: the client's `defaults` for the drift, the attempt timeout (attempt_timeout_of)
+    /// and the release timeout, `o` for the schedule and the limits. extend_before 0 means
+    /// max(ttl / 3, 3 x attempt_timeout).
+    static hold_settings resolve(const lock_options& defaults, std::chrono::milliseconds ttl,
+                                 std::chrono::milliseconds extend_before, std::uint32_t max_extensions,
+                                 std::chrono::milliseconds max_hold, std::size_t masters);
 };
 
 /// What a holder's driver must tell the world after a step, besides the action.

@@ -203,3 +203,51 @@ TEST_CASE_METHOD(masters_rig<5>, "client: extending an expired lock fails with l
             CHECK(m.command(i, {"EXISTS", "short-lived"}) == ":0\r\n");
     }, 10s);
 }
+
+TEST_CASE_METHOD(masters_rig<5>, "client: an unlock that finds the lock lost still deletes the keys that were ours",
+          "[live][client]")
+{
+    lock_options opts;
+    opts.ttl = 60000ms;  // no key expires during the test: only the unlock can delete ours
+
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "lost-minority", opts);
+        REQUIRE(co_await eventually([&] { return on_every_master(m, "lost-minority", l.token()); }));
+        // Taken over on masters 0-2: ours is left on 3 and 4, a minority.
+        for (std::size_t i = 0; i < 3; ++i)
+            REQUIRE(m.command(i, {"SET", "lost-minority", "someone-else", "PX", "60000"}) == "+OK\r\n");
+        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+        CHECK(uec == error::lock_lost);
+        for (std::size_t i = 0; i < 3; ++i)
+            CHECK(get_on(m, i, "lost-minority") == "someone-else");  // theirs, left alone
+        for (std::size_t i = 3; i < 5; ++i)
+            CHECK(m.command(i, {"EXISTS", "lost-minority"}) == ":0\r\n");  // ours, deleted
+    }, 10s);
+}
+
+TEST_CASE_METHOD(masters_rig<5>, "client: a cancelled unlock completes at once and the deletes it sent still run",
+          "[live][client][cancel]")
+{
+    lock_options opts;
+    opts.ttl = 60000ms;  // no key expires during the test: only the unlock can delete them
+
+    run([&]() -> asio::awaitable<void> {
+        lock l = co_await acquired(c, "cancelled-unlock", opts);
+        REQUIRE(co_await eventually([&] { return on_every_master(m, "cancelled-unlock", l.token()); }));
+        // Every master paused: the deletes are written and wait there; nothing answers.
+        for (std::size_t i = 0; i < m.size(); ++i)
+            m.pause(i);
+        asio::cancellation_signal cancel;
+        std::optional<error_code> result;
+        c.async_unlock(l, asio::bind_cancellation_slot(cancel.slot(), [&](error_code ec) { result = ec; }));
+        co_await sleep_for(50ms);  // written to the sockets
+        CHECK_FALSE(result.has_value());
+        cancel.emit(asio::cancellation_type::terminal);
+        CHECK(co_await eventually([&] { return result.has_value(); }, 1s));
+        CHECK(result == error_code(asio::error::operation_aborted));
+        for (std::size_t i = 0; i < m.size(); ++i)
+            m.resume(i);
+        // The deletes execute: every key is gone, with no second unlock.
+        CHECK(co_await eventually([&] { return total_keys(m) == 0; }, 5s));
+    }, 15s);
+}

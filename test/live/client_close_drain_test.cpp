@@ -214,6 +214,15 @@ TEST_CASE("client: close() during 1,000 acquisitions leaves no key but those of 
             std::this_thread::sleep_for(5ms);
         INFO(left.size() << " keys of attempts close() cut short, e.g. " << (left.empty() ? "" : left.front()));
         REQUIRE(left.empty());
+        // ... and close() released none of the locks it granted: each still on a majority.
+        for (const auto& name : held)
+        {
+            std::size_t on = 0;
+            for (std::size_t i = 0; i < m.size(); ++i)
+                on += m.command(i, {"EXISTS", name}) == ":1\r\n" ? 1 : 0;
+            INFO(name << " on " << on << " masters");
+            CHECK(on >= 3);
+        }
         for (std::size_t i = 0; i < m.size(); ++i)
             m.command(i, {"FLUSHALL"});
     }

@@ -224,3 +224,18 @@ TEST_CASE("client: diagnostics: an invalid per-operation option says which field
         CHECK(co_await settled_keys(m) == 0);
     }(), 10s);
 }
+
+TEST_CASE("client: diagnostics: an acquisition on a closed client says so in reason()", "[live][client][diagnostics]")
+{
+    local_masters m({.count = 3});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        c.close();
+        auto [ec, l] = co_await c.async_lock("diag-closed", tuple_awaitable);
+        CHECK(ec == error::connection_closed);
+        CHECK(l.reason() == "the client was closed before the operation started");
+        CHECK(contains(l.describe(), "closed before the operation started"));
+    }(), 10s);
+}

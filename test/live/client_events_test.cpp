@@ -271,3 +271,53 @@ TEST_CASE("client: events: a holder is told when its lock is degraded, recovered
     drain(io, c);
     CHECK(total_keys(m) == 0);
 }
+
+TEST_CASE("client: events: extend_failed with its cause, from async_extend and from a holder; an acquisition "
+          "after retries counts them",
+          "[live][client][events]")
+{
+    recorded_client rig(short_lock());
+    auto& [rec, m, io, c] = rig;
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+
+        // async_extend of a lock taken over on a majority: extend_failed with lock_lost.
+        lock_options long_lock;
+        long_lock.ttl = 60000ms;
+        lock l = co_await acquired(c, "ev-extend", long_lock);
+        for (std::size_t i = 0; i < 2; ++i)
+            m.command(i, {"SET", "ev-extend", "someone-else", "PX", "60000"});
+        auto [eec, el] = co_await c.async_extend(l, 60000ms, tuple_awaitable);
+        CHECK(eec == error::lock_lost);
+        const seen* failed = rec.last(event_kind::extend_failed);
+        REQUIRE(failed != nullptr);
+        CHECK(failed->resource == "ev-extend");
+        CHECK(failed->ec == error::lock_lost);
+
+        // A holder's extension that finds the keys taken: extend_failed, then lost, both lock_lost.
+        lock h = co_await acquired(c, "ev-hold");
+        auto ex = co_await asio::this_coro::executor;
+        lock_holder holder(c, h, ex);
+        for (std::size_t i = 0; i < 2; ++i)
+            m.command(i, {"SET", "ev-hold", "someone-else", "PX", "60000"});
+        CHECK(co_await eventually([&] { return rec.count(event_kind::lost, "ev-hold") == 1; }, 5s));
+        CHECK(rec.count(event_kind::extend_failed, "ev-hold") == 1);
+        CHECK(rec.last(event_kind::lost)->ec == error::lock_lost);
+        CHECK(holder.status() == error::lock_lost);
+
+        // Held by another for 150 ms, taken by an acquisition that retries every 20-40 ms: the
+        // acquired event counts every attempt, and its wait includes the backoff.
+        for (std::size_t i = 0; i < 3; ++i)
+            m.command(i, {"SET", "ev-retry", "someone-else", "PX", "150"});
+        auto [aec, al] = co_await c.async_lock("ev-retry", retrying(100, 20ms, 20ms), tuple_awaitable);
+        REQUIRE_FALSE(aec);
+        const seen* got = rec.last(event_kind::acquired);
+        REQUIRE(got != nullptr);
+        CHECK(got->resource == "ev-retry");
+        CHECK(got->attempts >= 2);
+        CHECK(got->elapsed >= std::chrono::microseconds(20'000 * (got->attempts - 1)));
+    }(), 20s);
+    c.close();
+    io.run_for(500ms);
+}

@@ -192,9 +192,21 @@ TEST_CASE("client: fencing: one token per resource of a multi-resource lock", "[
         CHECK(both.fencing_tokens()[0] == 3);
         CHECK(both.fencing_tokens()[1] == 2);
         CHECK(co_await eventually([&] { return counters_at(m, "fence-y", 2) == 3; }));
-        co_await c.async_unlock(both);
+        // An extension keeps every resource's token.
+        lock extended = co_await c.async_extend(both, 5000ms);
+        REQUIRE(extended.fencing_tokens().size() == 2);
+        CHECK(extended.fencing_tokens()[0] == 3);
+        CHECK(extended.fencing_tokens()[1] == 2);
+        co_await c.async_unlock(extended);
         CHECK(co_await eventually([&] { return lock_keys(m) == 0; }));
         CHECK(total_keys(m) == 2 * 3);  // the counters stay, the lock keys are gone
+        // ... for ever: the counters have no expiry (PTTL -1), on every master.
+        for (std::size_t i = 0; i < m.size(); ++i)
+            for (const char* counter : {"{fence-x}:fence", "{fence-y}:fence"})
+            {
+                INFO("master " << i << " " << counter);
+                CHECK(m.command(i, {"PTTL", counter}) == ":-1\r\n");
+            }
     }, 20s);
 }
 

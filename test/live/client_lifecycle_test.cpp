@@ -367,4 +367,59 @@ TEST_CASE("connection: destroying the io_context with requests in flight destroy
     CHECK(settled_clients(m, 0, baseline) == baseline);
 }
 
+TEST_CASE("client: one connection per master, shared by every operation", "[live][client]")
+{
+    // 200 acquisitions and releases at once, then the masters' own list of their clients: one
+    // connection named as the client's (client_config::client_name) on each.
+    live_client live({.count = 3});
+    auto& c = live.c;
+    live.run(
+        [&]() -> asio::awaitable<void> {
+            int done = 0;
+            for (int i = 0; i < 200; ++i)
+                c.async_lock("one-conn:" + std::to_string(i), [&](error_code ec, lock l) {
+                    CHECK_FALSE(ec);
+                    c.async_unlock(l, [&](error_code) { ++done; });
+                });
+            REQUIRE(co_await eventually([&] { return done == 200; }, 10s));
+            for (std::size_t i = 0; i < live.m.size(); ++i)
+            {
+                const auto list = live.m.command(i, {"CLIENT", "LIST"});
+                std::size_t ours = 0;
+                for (std::size_t at = list.find("name=redlock "); at != std::string::npos;
+                     at = list.find("name=redlock ", at + 1))
+                    ++ours;
+                INFO("master " << i << ":\n" << list);
+                CHECK(ours == 1);
+            }
+            CHECK(c.master_states()[0].connects == 1);
+        },
+        20s);
+}
+
+TEST_CASE("client: an unlock waits for the client's release_timeout, not another", "[live][client]")
+{
+    // Three of five masters paused: the unlock cannot reach a majority and ends at its deadline,
+    // the client's release_timeout (1.5 s here; 200 ms by default). Only a lower bound is
+    // checked: the deadline is the state machine's (unit:unlock_fsm), this is its wiring.
+    lock_options defaults;
+    defaults.release_timeout = 1500ms;
+    live_client live({.count = 5}, defaults);
+    auto& c = live.c;
+    live.run(
+        [&]() -> asio::awaitable<void> {
+            lock l = co_await acquired(c, "release-timeout");
+            for (std::size_t i = 0; i < 3; ++i)
+                live.m.pause(i);
+            const auto t0 = steady::now();
+            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+            const auto took = steady::now() - t0;
+            for (std::size_t i = 0; i < 3; ++i)
+                live.m.resume(i);
+            CHECK(uec == error::no_quorum);
+            CHECK(took >= 1500ms);
+        },
+        20s);
+}
+
 }  // namespace redlock::test

@@ -93,3 +93,56 @@ TEST_CASE("client: a master that restarted without persistence stays out of quor
     guarded.close();
     io.run_for(2s);
 }
+
+TEST_CASE("client: a quarantined master still takes extensions, checks and releases", "[live][client][restart]")
+{
+    // Master 2 restarts while a lock is held; its key is put back by hand (as persistence would).
+    // During its quarantine a new acquisition does not count it, but the extension, the check
+    // and the release of the lock already held do: they keep or end a lock, never make one.
+    local_masters m({.count = 3});
+    asio::io_context io;
+    client c(io.get_executor(), config_with_quarantine(m, 60000ms));
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        lock_options o;
+        o.ttl = 30000ms;
+        lock l = co_await c.async_lock("quarantined", o);
+        REQUIRE(co_await eventually([&] { return on_every_master(m, "quarantined", l.token()); }));
+
+        m.kill(2);
+        m.restart(2);
+        REQUIRE(m.command(2, {"SET", "quarantined", std::string(l.token()), "PX", "5000"}) == "+OK\r\n");
+        CHECK(co_await eventually([&] {
+            const auto s = c.master_states();
+            return s[2].connects == 2 && s[2].state == master_state::ready;
+        }, 10s));
+
+        // An acquisition does not count it: with master 1 paused, master 0's grant and master
+        // 2's are not a majority, master 2's being master_restarted.
+        m.pause(1);
+        auto [aec, other] = co_await c.async_lock("quarantined-new", tuple_awaitable);
+        m.resume(1);
+        INFO(other.describe());
+        CHECK(aec == error::no_quorum);
+        REQUIRE(other.masters().size() == 3);
+        CHECK(other.masters()[2].ec == error::master_restarted);
+
+        // The extension, the check and the release do.
+        auto [eec, extended] = co_await c.async_extend(l, 30000ms, tuple_awaitable);
+        INFO(extended.describe());
+        REQUIRE_FALSE(eec);
+        // Master 2's key was set for 5 s: extended there, its PTTL is far longer.
+        CHECK(co_await eventually([&] {
+            const auto r = m.command(2, {"PTTL", "quarantined"});
+            return r.size() > 1 && r[0] == ':' && std::stoll(r.substr(1)) > 10000;
+        }, 2s));
+        auto [cec, checked] = co_await c.async_check(extended, tuple_awaitable);
+        CHECK_FALSE(cec);
+        CHECK(checked.holding == 3);
+        auto [uec] = co_await c.async_unlock(extended, tuple_awaitable);
+        CHECK_FALSE(uec);
+        CHECK(co_await eventually([&] { return m.command(2, {"EXISTS", "quarantined"}) == ":0\r\n"; }, 2s));
+    }(), 30s);
+    c.close();
+    io.run_for(1s);
+}

@@ -142,6 +142,54 @@ TEST_CASE("client: completion tokens: use_future with the io_context on another 
     }
 }
 
+TEST_CASE("client: completion tokens: the default token composed by hand gives (exception_ptr, lock)",
+          "[live][client]")
+{
+    local_masters m({.count = 3});
+    asio::io_context io;
+    client c(io.get_executor(), config_for(m));
+    run_bounded(io, require_connected(c), 5s);
+
+    // Success: a null exception_ptr and the lock.
+    bool done = false;
+    std::exception_ptr ep;
+    lock got;
+    c.async_lock("tok-default")([&](std::exception_ptr e, lock l) {
+        ep = e;
+        got = std::move(l);
+        done = true;
+    });
+    const auto deadline = steady::now() + 10s;
+    while (!done && steady::now() < deadline)
+        io.run_one_until(deadline);
+    REQUIRE(done);
+    CHECK_FALSE(ep);
+    CHECK(got.held());
+
+    // Failure: the exception is an operation_error with the code and the masters' outcomes.
+    done = false;
+    c.async_lock("tok-default")([&](std::exception_ptr e, lock) {
+        ep = e;
+        done = true;
+    });
+    while (!done && steady::now() < deadline)
+        io.run_one_until(deadline);
+    REQUIRE(done);
+    REQUIRE(ep);
+    try
+    {
+        std::rethrow_exception(ep);
+    }
+    catch (const operation_error& e)
+    {
+        CHECK(e.code() == error::contended);
+        CHECK(e.masters().size() == 3);
+    }
+    c.close();
+    io.restart();
+    io.run_for(200ms);
+}
+
 TEST_CASE("client: completion tokens: asio::deferred composed", "[live][client]")
 {
     local_masters m({.count = 3});

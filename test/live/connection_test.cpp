@@ -660,6 +660,70 @@ TEST_CASE("connection: server error replies complete with the error of their pre
     shut(io, conn);
 }
 
+TEST_CASE("connection: a batch gives every reply in order, the first server error with all replies, an empty one at once",
+          "[live][connection]")
+{
+    connected_master m;
+    auto& [masters, io, conn] = m;
+    struct batch_outcome
+    {
+        bool done = false;
+        error_code ec;
+        std::vector<resp::reply> replies;
+    };
+    auto run_batch = [&](request req) {
+        auto o = std::make_shared<batch_outcome>();
+        conn.async_exec(std::move(req), std::chrono::milliseconds(0),
+                        [o](error_code ec, std::vector<resp::reply> r) {
+                            o->done = true;
+                            o->ec = ec;
+                            o->replies = std::move(r);
+                        });
+        REQUIRE(run_until(io, [&] { return o->done; }, std::chrono::milliseconds(5000)));
+        return *o;
+    };
+
+    // Success: one reply per command, in the order of the commands.
+    request ok;
+    ok.push("SET", "batch:a", "1").push("INCR", "batch:a").push("GET", "batch:a").push("PING");
+    const auto good = run_batch(ok);
+    CHECK_FALSE(good.ec);
+    REQUIRE(good.replies.size() == 4);
+    CHECK(good.replies[0][0].value == "OK");
+    CHECK(good.replies[1][0].value == "2");
+    CHECK(good.replies[2][0].value == "2");
+    CHECK(good.replies[3][0].value == "PONG");
+
+    // Server errors: the first one's code, every reply still there (the commands after it ran).
+    request bad;
+    bad.push("SET", "batch:s", "x")
+        .push("LPUSH", "batch:s", "y")                                            // WRONGTYPE
+        .push("EVALSHA", "0000000000000000000000000000000000000000", "0")  // NOSCRIPT
+        .push("INCRBY", "batch:n", 5);
+    const auto errs = run_batch(bad);
+    CHECK(errs.ec == error::wrongtype);
+    REQUIRE(errs.replies.size() == 4);
+    CHECK(resp::is_error(errs.replies[1][0].data_type));
+    CHECK(resp::is_error(errs.replies[2][0].data_type));
+    CHECK_THAT(errs.replies[2][0].value, Contains("NOSCRIPT"));
+    CHECK(errs.replies[3][0].value == "5");
+
+    // An empty request completes with no reply and no error, the connection untouched.
+    bool empty_done = false;
+    error_code empty_ec = error::server_error;
+    std::size_t empty_replies = 99;
+    conn.async_exec(request{}, std::chrono::milliseconds(0), [&](error_code ec, std::vector<resp::reply> r) {
+        empty_done = true;
+        empty_ec = ec;
+        empty_replies = r.size();
+    });
+    REQUIRE(run_until(io, [&] { return empty_done; }, std::chrono::milliseconds(1000)));
+    CHECK_FALSE(empty_ec);
+    CHECK(empty_replies == 0);
+    CHECK(value_of(exec(io, conn, command("GET", "batch:a"))) == "2");  // still in step
+    shut(io, conn);
+}
+
 // ---- 10. Bad input ------------------------------------------------------------------------------
 
 TEST_CASE("connection: bad URI / unresolvable host / refused port", "[live][connection]")

@@ -15,10 +15,12 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/use_future.hpp>
 
 #include <atomic>
 #include <cstdlib>
 #include <deque>
+#include <future>
 #include <latch>
 #include <mutex>
 #include <random>
@@ -301,4 +303,59 @@ TEST_CASE("threads: close() from a thread that runs nothing, with operations in 
     INFO(errors.str());
     REQUIRE(all);
     CHECK(errors.size() == 0);
+}
+
+TEST_CASE("threads: a holder's accessors and master_states() from threads that run nothing, while the "
+          "extensions run on 4 threads",
+          "[live][client][tsan]")
+{
+    // hold.hpp and client.hpp promise both may be called from any thread: under TSan, any
+    // unsynchronised access between these readers and the extensions is a reported race.
+    local_masters m({.count = 3});
+    asio::io_context io(io_thread_count());
+    client c(io.get_executor(), config_for(m));
+    io_threads runner(io, io_thread_count());
+
+    lock_options o;
+    o.ttl = 300ms;  // an extension every ~100 ms
+    std::future<lock> acquired = c.async_lock("threads:holder", o, asio::use_future);
+    REQUIRE(acquired.wait_for(10s) == std::future_status::ready);
+    const lock l = acquired.get();
+    auto holder = std::make_unique<lock_holder>(c, l, asio::make_strand(io));
+
+    std::atomic<bool> stop{false};
+    std::atomic<long> reads{0};
+    error_log errors;
+    auto reader = [&] {
+        while (!stop.load())
+        {
+            if (holder->current().token() != l.token())
+                errors.add("current() changed token");
+            (void)holder->held();
+            (void)holder->status();
+            (void)holder->extensions();
+            (void)holder->masters_holding();
+            const auto states = c.master_states();
+            if (states.size() != 3)
+                errors.add("master_states() has " + std::to_string(states.size()) + " entries");
+            ++reads;
+        }
+    };
+    std::thread r1(reader), r2(reader);
+    const bool extended = wait_for([&] { return holder->extensions() >= 5; }, 10s);
+    stop = true;
+    r1.join();
+    r2.join();
+    CHECK(extended);
+    CHECK(holder->held());
+    CHECK(reads.load() > 0);
+    INFO(errors.str());
+    CHECK(errors.size() == 0);
+
+    holder->release();  // from this thread too
+    CHECK(wait_for([&] { return holder->status() == error::released; }, 5s));
+    holder.reset();
+    c.close();
+    CHECK(wait_for([&] { return c.master_states()[0].state == master_state::closed; }, 5s));
+    runner.stop();
 }

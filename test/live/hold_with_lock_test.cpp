@@ -166,7 +166,50 @@ TEST_CASE_METHOD(masters_rig<5>, "with_lock: an exception thrown by the work is 
         CHECK(co_await eventually([&] { return done; }, 5s));
         CHECK(seen);
         CHECK(dbsize_all(m) == 0);
+
+        // use_future: the exception is set on the future, once the keys were released.
+        std::future<std::tuple<error_code, int>> f =
+            c.async_with_lock("wl:throw", short_lock(), {}, throwing, asio::use_future);
+        CHECK(co_await eventually([&] { return f.wait_for(0s) == std::future_status::ready; }, 5s));
+        CHECK(dbsize_all(m) == 0);
+        bool thrown = false;
+        try
+        {
+            (void)f.get();
+        }
+        catch (const std::runtime_error& e)
+        {
+            thrown = std::string(e.what()) == "work failed";
+        }
+        CHECK(thrown);
     }, 20s);
+}
+
+TEST_CASE("with_lock: async_with_lock(resource, work) takes the client's default lock options", "[live][hold]")
+{
+    // Defaults that differ from lock_options{}: an overload that ignored them would give a
+    // 10 s lock, one attempt fewer would not be noticed, but the TTL is.
+    lock_options defaults;
+    defaults.ttl = 7777ms;
+    live_client live({.count = 3}, defaults);
+    auto& c = live.c;
+    live.run(
+        [&]() -> asio::awaitable<void> {
+            const std::string resource = "wl:defaults";
+            auto work = [&](lock l) -> asio::awaitable<std::int64_t> { co_return l.ttl().count(); };
+            auto [ec, ttl] = co_await c.async_with_lock(resource, std::move(work));
+            CHECK_FALSE(ec);
+            CHECK(ttl == 7777);
+            // The keys were set with it: their PTTL is at most 7777 ms (10,000 with lock_options{}).
+            auto probe = [&](lock l) -> asio::awaitable<std::int64_t> {
+                co_return std::stoll(live.m.command(0, {"PTTL", std::string(l.key())}).substr(1));
+            };
+            auto [pec, pttl] = co_await c.async_with_lock(resource, std::move(probe));
+            CHECK_FALSE(pec);
+            CHECK(pttl > 0);
+            CHECK(pttl <= 7777);
+        },
+        10s);
 }
 
 TEST_CASE_METHOD(masters_rig<5>, "with_lock: keys stolen on a majority cancel the work within one extension interval with lock_lost",

@@ -159,6 +159,42 @@ TEST_CASE("hold_fsm: a failed extension is retried through a wait while one fits
     CHECK(h.m.done());
 }
 
+TEST_CASE("hold_fsm: extend_before 0 is max(ttl / 3, 3 x attempt timeout), a set value is taken as it is",
+          "[hold_fsm]")
+{
+    redlock::lock_options d;  // the client's defaults: attempt_timeout 0 derives it from the TTL
+    // ttl / 3 wins: 3000 / 3 = 1000 ms against 3 x 150 ms (ttl / 20).
+    auto s = hold_settings::resolve(d, 3000ms, 0ms, 0, 0ms, 5);
+    CHECK(s.attempt_timeout == 150ms);
+    CHECK(s.extend_before == 1000ms);
+    // 3 x attempt_timeout wins: 300 / 3 = 100 ms against 3 x 50 ms.
+    d.attempt_timeout = 50ms;
+    s = hold_settings::resolve(d, 300ms, 0ms, 0, 0ms, 5);
+    CHECK(s.extend_before == 150ms);
+    // A derived attempt timeout at its floor: 90 / 20 -> 10 ms, 3 x 10 = 30 ms against 90 / 3.
+    d.attempt_timeout = 0ms;
+    s = hold_settings::resolve(d, 90ms, 0ms, 0, 0ms, 5);
+    CHECK(s.attempt_timeout == 10ms);
+    CHECK(s.extend_before == 30ms);
+    // A set value is used as it is, shorter or longer than the rule's.
+    s = hold_settings::resolve(d, 3000ms, 700ms, 4, 9000ms, 3);
+    CHECK(s.extend_before == 700ms);
+    CHECK(s.max_extensions == 4);
+    CHECK(s.max_hold == 9000ms);
+    CHECK(s.masters == 3);
+    CHECK(s.ttl == 3000ms);
+    CHECK(s.release_timeout == d.release_timeout);
+    CHECK(s.drift_factor == d.drift_factor);
+
+    // The machine waits until valid_until - extend_before: the 3 x attempt_timeout branch.
+    d.attempt_timeout = 50ms;
+    d.drift_factor = 0.0;
+    hold_fsm m(hold_settings::resolve(d, 300ms, 0ms, 0, 0ms, 3), t_start, t_start + 298ms);
+    const auto a = m.resume(fsm_event::start(t_start));
+    REQUIRE(a.type == ak::wait_until);
+    CHECK(a.until == t_start + 298ms - 150ms);
+}
+
 TEST_CASE("hold_fsm: the loss reasons", "[hold_fsm]")
 {
     SECTION("taken over on a majority: lock_lost at once, no retry")
