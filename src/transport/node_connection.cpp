@@ -13,6 +13,7 @@
 #include <boost/asio/write.hpp>
 
 #include "protocol/resp_encoder.hpp"
+#include "transport/reconnect_backoff.hpp"
 
 namespace redlock::detail {
 
@@ -28,12 +29,10 @@ resp::parser_limits limits_of(const connection_options& o)
 }
 
 // Reconnect jitter is not security-sensitive; a per-thread PRNG seeded once is enough.
-std::chrono::milliseconds jittered(std::chrono::milliseconds d)
+std::minstd_rand& jitter_source()
 {
     thread_local std::minstd_rand rng{std::random_device{}()};
-    auto half = d.count() / 2;
-    std::uniform_int_distribution<long long> dist(half, std::max<long long>(half, d.count()));
-    return std::chrono::milliseconds(dist(rng));
+    return rng;
 }
 
 }  // namespace
@@ -153,7 +152,7 @@ master_info node_connection::info() const
 
 asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self)
 {
-    auto delay = opts_.reconnect_min_delay;
+    reconnect_backoff backoff(opts_.reconnect_min_delay, opts_.reconnect_max_delay);
     while (!closed_)
     {
         set_state(state::connecting);
@@ -165,9 +164,8 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
             // Requests queued while connecting belong to this attempt: they fail with its cause.
             drop(ec, {});
             settle();
-            backoff_timer_.expires_after(jittered(delay));
+            backoff_timer_.expires_after(backoff.next(jitter_source()));
             co_await backoff_timer_.async_wait(as_tuple_awaitable);
-            delay = std::min(delay * 2, opts_.reconnect_max_delay);
             continue;
         }
 
@@ -205,13 +203,12 @@ asio::awaitable<void> node_connection::run(std::shared_ptr<node_connection> self
         // attempt does.
         if (has_handshake() || stats_.replies != replies_at_connect)
         {
-            delay = opts_.reconnect_min_delay;
+            backoff.reset();
         }
         else if (!closed_)
         {
-            backoff_timer_.expires_after(jittered(delay));
+            backoff_timer_.expires_after(backoff.next(jitter_source()));
             co_await backoff_timer_.async_wait(as_tuple_awaitable);
-            delay = std::min(delay * 2, opts_.reconnect_max_delay);
         }
     }
     set_state(state::closed);
