@@ -78,6 +78,8 @@ struct rig
 
 TEST_CASE("waiting_room: every yield_every-th local hand-off of a resource yields, the others are told at once")
 {
+    // The number the docs give (README.md, algorithm.md: "every 8th hand-off in a row").
+    STATIC_REQUIRE(waiting_room::yield_every == 8);
     rig r;
     r.room.watch(r.keys, &r.waiter);
     for (int round = 0; round < 3; ++round)
