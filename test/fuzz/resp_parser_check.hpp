@@ -172,7 +172,8 @@ inline std::size_t walk(std::span<const node_view> nodes, std::size_t i, std::ui
 }
 
 // The checks on one completed reply, parsed from `buf`.
-inline std::string check_reply(const resp::parser& p, std::string_view buf, const resp::parser_limits& lim)
+template <class Parser>
+std::string check_reply(const Parser& p, std::string_view buf, const resp::parser_limits& lim)
 {
     const auto nodes = p.nodes();
     if (p.consumed() == 0 || p.consumed() > buf.size())
@@ -205,11 +206,11 @@ inline std::vector<owned_node> own(std::span<const node_view> nodes)
 
 // Feeds `in` with chunk sizes from `next_chunk` (0: everything left). Every parse() call gets
 // a fresh, exactly sized heap copy of the unconsumed bytes received so far.
-template <class NextChunk>
+template <class Parser, class NextChunk>
 std::string feed(std::string_view in, const resp::parser_limits& lim, NextChunk next_chunk,
                  stream_result& out)
 {
-    resp::parser p(lim);
+    Parser p(lim);
     std::size_t received = 0;  // bytes of `in` given so far
     std::size_t begin = 0;     // start of the current reply
     for (;;)
@@ -258,9 +259,11 @@ std::string feed(std::string_view in, const resp::parser_limits& lim, NextChunk 
 
 }  // namespace detail
 
-/// @brief Checks every invariant on `data`; returns an empty string when they all hold, else
-/// what went wrong.
-inline std::string check_resp_input(const std::uint8_t* data, std::size_t size)
+/// @brief Checks every invariant of `Parser` (resp::parser, or a broken one in the test that
+/// shows these checks find what they look for) on `data`; returns an empty string when they
+/// all hold, else what went wrong.
+template <class Parser>
+std::string check_parser_on(const std::uint8_t* data, std::size_t size)
 {
     using namespace detail;
     const std::string_view in(reinterpret_cast<const char*>(data), size);
@@ -277,14 +280,14 @@ inline std::string check_resp_input(const std::uint8_t* data, std::size_t size)
     }
 
     stream_result whole;
-    if (auto e = feed(in, lim, [] { return std::size_t{0}; }, whole); !e.empty())
+    if (auto e = feed<Parser>(in, lim, [] { return std::size_t{0}; }, whole); !e.empty())
         return "whole: " + e;
     if (whole.consumed > size)
         return "consumed more than the input";
 
     std::uint64_t seed = h;
     stream_result chunked;
-    if (auto e = feed(in, lim, [&] { return static_cast<std::size_t>(1 + next_random(seed) % 17); }, chunked);
+    if (auto e = feed<Parser>(in, lim, [&] { return static_cast<std::size_t>(1 + next_random(seed) % 17); }, chunked);
         !e.empty())
         return "chunked: " + e;
     if (!(chunked == whole))
@@ -293,7 +296,7 @@ inline std::string check_resp_input(const std::uint8_t* data, std::size_t size)
                std::to_string(whole.replies.size()) + " replies)";
 
     stream_result bytewise;
-    if (auto e = feed(in, lim, [] { return std::size_t{1}; }, bytewise); !e.empty())
+    if (auto e = feed<Parser>(in, lim, [] { return std::size_t{1}; }, bytewise); !e.empty())
         return "byte by byte: " + e;
     if (!(bytewise == whole))
         return "byte-by-byte feeding differs from whole feeding (error '" + bytewise.error +
@@ -302,10 +305,10 @@ inline std::string check_resp_input(const std::uint8_t* data, std::size_t size)
     // reset() forgets everything: a parser that failed or stopped half-way parses the
     // first reply again exactly like a fresh one.
     {
-        resp::parser p(lim);
+        Parser p(lim);
         (void)p.parse(in.substr(0, size / 2));
         p.reset();
-        resp::parser fresh(lim);
+        Parser fresh(lim);
         const auto a = p.parse(in);
         const auto b = fresh.parse(in);
         if (a != b || own(p.nodes()) != own(fresh.nodes()) || p.consumed() != fresh.consumed() ||
@@ -313,6 +316,12 @@ inline std::string check_resp_input(const std::uint8_t* data, std::size_t size)
             return "a reset parser differs from a fresh one";
     }
     return {};
+}
+
+/// Checks every invariant of resp::parser on `data` (check_parser_on).
+inline std::string check_resp_input(const std::uint8_t* data, std::size_t size)
+{
+    return check_parser_on<resp::parser>(data, size);
 }
 
 }  // namespace redlock::fuzz

@@ -71,8 +71,16 @@ inline parsed parse(std::string_view uri)
     return p;
 }
 
+/// How the checks print a configuration: master_config::to_string (the test that shows the
+/// checks find a leak gives another printer).
+struct to_string_printer
+{
+    std::string operator()(const master_config& c) const { return c.to_string(); }
+};
+
 // The checks that hold for any input.
-inline std::string check_any(std::string_view uri, const parsed& p)
+template <class Print = to_string_printer>
+std::string check_any(std::string_view uri, const parsed& p, Print print = {})
 {
     if (p.ec && p.ec != error::invalid_uri)
         return "parse_master_uri failed with " + p.ec.message() + ", not invalid_uri";
@@ -98,8 +106,8 @@ inline std::string check_any(std::string_view uri, const parsed& p)
     master_config other = p.cfg;
     if (!other.password.empty())
         other.password = other.password == "x" ? "y" : "x";
-    const std::string printed = p.cfg.to_string();
-    if (printed != other.to_string())
+    const std::string printed = print(p.cfg);
+    if (printed != print(other))
         return "to_string() depends on the password's value";
     // ...and parses back to the same configuration.
     const parsed back = parse(printed);

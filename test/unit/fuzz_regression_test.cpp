@@ -87,3 +87,106 @@ TEST_CASE("fuzz checks: the checks catch what they are meant to catch", "[fuzz]"
                           "$5\r\nhel", "garbage\r\n", ">2\r\n+x\r\n+y\r\n+OK\r\n"})
         CHECK(redlock::fuzz::check_resp_input(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()) == "");
 }
+
+namespace {
+
+// Parsers broken on purpose, each in one way the fuzz checks look for. They wrap resp::parser.
+struct wrapped_parser
+{
+    explicit wrapped_parser(redlock::resp::parser_limits lim) : p(lim) {}
+    redlock::resp::parse_status parse(std::string_view b) { return p.parse(b); }
+    std::span<const redlock::resp::node_view> nodes() const noexcept { return p.nodes(); }
+    std::size_t consumed() const noexcept { return p.consumed(); }
+    std::string_view error_message() const noexcept { return p.error_message(); }
+    void reset() noexcept { p.reset(); }
+    redlock::resp::parser p;
+};
+
+// Fails whenever it is given a reply cut short: its result depends on how the bytes arrive.
+struct chunk_sensitive_parser : wrapped_parser
+{
+    using wrapped_parser::wrapped_parser;
+    redlock::resp::parse_status parse(std::string_view b)
+    {
+        const auto st = p.parse(b);
+        if (st != redlock::resp::parse_status::needs_more || b.empty())
+            return st;
+        failed = true;
+        return redlock::resp::parse_status::failed;
+    }
+    std::span<const redlock::resp::node_view> nodes() const noexcept
+    {
+        return failed ? std::span<const redlock::resp::node_view>{} : p.nodes();
+    }
+    std::string_view error_message() const noexcept { return failed ? "cut short" : p.error_message(); }
+    bool failed = false;
+};
+
+// Reports every simple string as an integer: malformed nodes.
+struct mistyping_parser : wrapped_parser
+{
+    using wrapped_parser::wrapped_parser;
+    redlock::resp::parse_status parse(std::string_view b)
+    {
+        const auto st = p.parse(b);
+        copy.assign(p.nodes().begin(), p.nodes().end());
+        for (auto& n : copy)
+            if (n.data_type == redlock::resp::type::simple_string)
+                n.data_type = redlock::resp::type::integer;
+        return st;
+    }
+    std::span<const redlock::resp::node_view> nodes() const noexcept { return copy; }
+    std::vector<redlock::resp::node_view> copy;
+};
+
+// Forgets a failure at the next call: failures are not sticky.
+struct forgetful_parser : wrapped_parser
+{
+    using wrapped_parser::wrapped_parser;
+    redlock::resp::parse_status parse(std::string_view b)
+    {
+        if (p.parse(b) != redlock::resp::parse_status::failed)
+            return p.parse(b);
+        if (failed_once)
+        {
+            p.reset();
+            return redlock::resp::parse_status::needs_more;
+        }
+        failed_once = true;
+        return redlock::resp::parse_status::failed;
+    }
+    bool failed_once = false;
+};
+
+template <class Parser>
+std::string check_with(std::string_view s)
+{
+    return redlock::fuzz::check_parser_on<Parser>(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
+}
+
+}  // namespace
+
+TEST_CASE("fuzz checks: a broken parser or a leaking printer is found", "[fuzz]")
+{
+    // The same inputs pass with resp::parser (above); each broken parser is caught.
+    const std::string stream = "*2\r\n$3\r\nfoo\r\n:1\r\n+OK\r\n";
+    CHECK(check_with<wrapped_parser>(stream) == "");
+    const auto chunked = check_with<chunk_sensitive_parser>(stream);
+    INFO(chunked);
+    CHECK(chunked.starts_with("chunked feeding differs from whole feeding"));
+    const auto mistyped = check_with<mistyping_parser>("+OK\r\n");
+    INFO(mistyped);
+    CHECK(mistyped.find("integer that is not a 64-bit integer") != std::string::npos);
+    const auto forgetful = check_with<forgetful_parser>("garbage\r\n");
+    INFO(forgetful);
+    CHECK(forgetful.find("a failed parser accepted more input") != std::string::npos);
+
+    // A printer that leaks the password is caught by the URI checks.
+    const std::string uri = "redis://user:s3cret@127.0.0.1:6379/2";
+    const auto parsed = redlock::fuzz::detail::parse(uri);
+    REQUIRE_FALSE(parsed.ec);
+    CHECK(redlock::fuzz::detail::check_any(uri, parsed) == "");
+    const auto leak = redlock::fuzz::detail::check_any(
+        uri, parsed, [](const redlock::master_config& c) { return c.to_string() + " (" + c.password + ")"; });
+    CHECK(leak == "to_string() depends on the password's value");
+}
