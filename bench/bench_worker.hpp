@@ -276,6 +276,14 @@ struct totals
             n += v;
         return n;
     }
+    /// Whether the measured window's counts add up (a run exits 1 otherwise): every attempt
+    /// acquired or failed, every lock acquired released or failed to release, and every cycle
+    /// with its two samples, acquire and release.
+    bool add_up() const
+    {
+        return attempts == acquired + failed_sum() && acquired == released + release_failed_sum() &&
+               acquire.count() == acquired && release.count() == acquired;
+    }
 };
 
 // Each histogram_data is 30 KiB: totals live on the heap.

@@ -9,8 +9,8 @@
 // Run with --help for the options; docs/performance.md shows what it measured.
 //
 // The pieces: bench_options (the command line), bench_worker (the loop and its counters),
-// bench_report (summary, JSON, plot), bench_format (helpers), spawned_masters (--spawn, --shards,
-// --replicas);
+// bench_report (summary, JSON, plot), bench_format (helpers), exit_status (a run's verdict),
+// spawned_masters (--spawn, --shards, --replicas);
 // this file runs the modes.
 
 #include <redlock/redlock.hpp>
@@ -40,6 +40,7 @@
 #include "bench_report.hpp"
 #include "bench_worker.hpp"
 #include "common.hpp"
+#include "exit_status.hpp"
 #include "spawned_masters.hpp"
 
 using namespace std::chrono_literals;
@@ -340,9 +341,7 @@ int run(config cfg)
         r.per_worker.push_back(w->acquisitions());
     r.fences_checked = rs.fences_checked.load();
     r.fence_violations = rs.fence_violations.load();
-    r.counts_ok = drained && r.t->attempts == r.t->acquired + r.t->failed_sum() &&
-                  r.t->acquired == r.t->released + r.t->release_failed_sum() &&
-                  r.t->acquire.count() == r.t->acquired && r.t->release.count() == r.t->acquired;
+    r.counts_ok = drained && r.t->add_up();
 
     if (drained)
         shut_down();
@@ -361,7 +360,7 @@ int run(config cfg)
             std::printf(" (acquired by hand-over %llu)", static_cast<unsigned long long>(n));
         std::printf("\n");
     }
-    int status = r.counts_ok && r.fence_violations == 0 ? 0 : 1;
+    bool outputs_written = true;
     if (!cfg.json_file.empty())
     {
         std::ofstream j(cfg.json_file);
@@ -369,7 +368,7 @@ int run(config cfg)
         if (!j.good())
         {
             std::fprintf(stderr, "redlock-bench: cannot write %s\n", cfg.json_file.c_str());
-            status = 1;
+            outputs_written = false;
         }
         else
         {
@@ -381,7 +380,7 @@ int run(config cfg)
         if (auto err = write_plot(r, cfg.plot_file); !err.empty())
         {
             std::fprintf(stderr, "redlock-bench: %s\n", err.c_str());
-            status = 1;
+            outputs_written = false;
         }
         else
         {
@@ -391,9 +390,7 @@ int run(config cfg)
     std::fflush(stdout);
     if (!drained)
         std::_Exit(1);  // workers still reference the client: do not run destructors under them
-    if (r.interrupted && status == 0)
-        status = 130;
-    return status;
+    return exit_status(r.counts_ok, r.fence_violations, outputs_written, r.interrupted);
 }
 
 }  // namespace

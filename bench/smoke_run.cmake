@@ -1,9 +1,10 @@
 # A redlock-bench smoke run on masters it spawns: runs BENCH with ARGS (one string, split as a
 # shell would) and --json JSON, and passes when it exits 0 (its counts add up) and the JSON
 # reports the masters' CPU: a number per cycle, and one entry for each of the SERVERS server
-# processes (a standalone master is one, a cluster master one per node). With REPLICAS (how
-# many of those are replicas), also that as many entries say "replica", that the replicas' CPU
-# per cycle is a number, and that locks were acquired. With WAITING (--wait --hold --observe,
+# processes (a standalone master is one, a cluster master one per node), and that its counts
+# add up and locks were acquired (with replica acks, a WAIT that never answered in time would
+# leave none). With REPLICAS (how many of those are replicas), also that as many entries say
+# "replica" and that the replicas' CPU per cycle is a number. With WAITING (--wait --hold --observe,
 # fewer resources than workers), also the hand-off figures and hand-overs.
 separate_arguments(args UNIX_COMMAND "${ARGS}")
 execute_process(
@@ -15,6 +16,39 @@ if(NOT rc EQUAL 0)
     message(FATAL_ERROR "redlock-bench ${ARGS} exited with ${rc}:\n${out}")
 endif()
 file(READ ${JSON} json)
+# The counts the exit status judged (totals::add_up), recomputed from the JSON: attempts =
+# acquired + failed, acquired = released + release failed, one acquire and one release sample
+# per cycle; and the run was not interrupted.
+function(sum_of_members key out)
+    string(JSON n LENGTH "${json}" ${key})
+    set(sum 0)
+    math(EXPR last "${n} - 1")
+    foreach(i RANGE ${last})
+        string(JSON member MEMBER "${json}" ${key} ${i})
+        string(JSON v GET "${json}" ${key} ${member})
+        math(EXPR sum "${sum} + ${v}")
+    endforeach()
+    set(${out} ${sum} PARENT_SCOPE)
+endfunction()
+foreach(key attempts acquired released counts_add_up interrupted)
+    string(JSON ${key} GET "${json}" ${key})
+endforeach()
+string(JSON acquire_samples GET "${json}" acquire_us count)
+string(JSON release_samples GET "${json}" release_us count)
+sum_of_members(failed failed)
+sum_of_members(release_failed release_failed)
+math(EXPR tried "${acquired} + ${failed}")
+math(EXPR ended "${released} + ${release_failed}")
+if(NOT counts_add_up OR interrupted OR NOT attempts EQUAL tried OR NOT acquired EQUAL ended
+   OR NOT acquire_samples EQUAL acquired OR NOT release_samples EQUAL acquired)
+    message(FATAL_ERROR "the counts do not add up in ${JSON} (counts_add_up ${counts_add_up}, interrupted "
+                        "${interrupted}): attempts ${attempts} = acquired ${acquired} + failed ${failed}? acquired = "
+                        "released ${released} + release failed ${release_failed}? samples: acquire "
+                        "${acquire_samples}, release ${release_samples}\n${out}")
+endif()
+if(acquired EQUAL 0)
+    message(FATAL_ERROR "no lock was acquired:\n${out}")
+endif()
 string(JSON per_cycle_type TYPE "${json}" masters_cpu_us_per_cycle)
 if(NOT per_cycle_type STREQUAL "NUMBER")
     message(FATAL_ERROR "masters_cpu_us_per_cycle is ${per_cycle_type}, not a number, in ${JSON}:\n${out}")
@@ -38,10 +72,6 @@ if(DEFINED REPLICAS)
     string(JSON replicas_type TYPE "${json}" replicas_cpu_us_per_cycle)
     if(NOT replicas_type STREQUAL "NUMBER")
         message(FATAL_ERROR "replicas_cpu_us_per_cycle is ${replicas_type}, not a number, in ${JSON}:\n${out}")
-    endif()
-    string(JSON acquired GET "${json}" acquired)
-    if(acquired EQUAL 0)
-        message(FATAL_ERROR "no lock was acquired (did every WAIT time out?):\n${out}")
     endif()
 endif()
 if(WAITING)
