@@ -146,3 +146,49 @@ TEST_CASE("client: a quarantined master still takes extensions, checks and relea
     c.close();
     io.run_for(1s);
 }
+
+TEST_CASE("client: the default quarantine grows with a longer per-operation TTL and covers fenced acquisitions",
+          "[live][client][restart]")
+{
+    // Default TTL 1 s; one acquisition with a 5 s TTL: the default quarantine (the longest TTL
+    // used) is then 5 s. Master 2 restarts; with master 1 paused, master 2's grants alone
+    // decide: they must still be refused 2 s after the restart (past the 1 s default TTL), to
+    // a plain acquisition and to a fenced one.
+    local_masters m({.count = 3});
+    asio::io_context io;
+    auto cfg = config_with_quarantine(m, -1ms);
+    cfg.defaults.ttl = 1000ms;
+    client c(io.get_executor(), cfg);
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        lock_options longer;
+        longer.ttl = 5000ms;
+        lock l = co_await c.async_lock("quarantine-ttl", longer);
+        co_await c.async_unlock(l);
+
+        m.kill(2);
+        m.restart(2);
+        const auto restarted = steady::now();
+        CHECK(co_await eventually([&] {
+            const auto s = c.master_states();
+            return s[2].connects == 2 && s[2].state == master_state::ready;
+        }, 10s));
+        co_await sleep_for(2000ms - (steady::now() - restarted));
+
+        m.pause(1);
+        auto [pec, plain] = co_await c.async_lock("quarantine-plain", tuple_awaitable);
+        lock_options fenced;
+        fenced.fencing = true;
+        auto [fec, fenced_lock] = co_await c.async_lock("quarantine-fenced", fenced, tuple_awaitable);
+        m.resume(1);
+        INFO(plain.describe());
+        INFO(fenced_lock.describe());
+        CHECK(steady::now() - restarted < 5000ms);  // still inside the 5 s quarantine
+        CHECK(pec == error::no_quorum);
+        CHECK(plain.masters()[2].ec == error::master_restarted);
+        CHECK(fec == error::no_quorum);
+        CHECK(fenced_lock.masters()[2].ec == error::master_restarted);
+    }(), 30s);
+    c.close();
+    io.run_for(1s);
+}
