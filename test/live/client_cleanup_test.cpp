@@ -251,3 +251,30 @@ TEST_CASE_METHOD(masters_rig<5>, "client: a cancelled unlock completes at once a
         CHECK(co_await eventually([&] { return total_keys(m) == 0; }, 5s));
     }, 15s);
 }
+
+TEST_CASE_METHOD(masters_rig<5>, "client: a failed attempt sends its release only to the masters that may hold its key",
+          "[live][client]")
+{
+    // Another owner's key on masters 0-2: the attempt is granted on 3 and 4, refused on 0-2,
+    // and fails (contended). Its release (a script) goes to 3 and 4 only: the masters that
+    // refused it run no script at all.
+    run([&]() -> asio::awaitable<void> {
+        for (std::size_t i = 0; i < 3; ++i)
+            REQUIRE(m.command(i, {"SET", "refusers", "someone-else", "PX", "60000"}) == "+OK\r\n");
+        auto scripts_on = [&](std::size_t i) {
+            return command_calls(m, i, "eval") + command_calls(m, i, "evalsha");
+        };
+        std::vector<long> before;
+        for (std::size_t i = 0; i < m.size(); ++i)
+            before.push_back(scripts_on(i));
+        auto [ec, l] = co_await c.async_try_lock("refusers", tuple_awaitable);
+        CHECK_FALSE(ec);
+        CHECK_FALSE(l.has_value());
+        // The release of 3 and 4 is over once their keys are gone.
+        CHECK(co_await eventually([&] { return total_keys(m) == 3; }, 2s));
+        for (std::size_t i = 0; i < 3; ++i)
+            CHECK(scripts_on(i) == before[i]);
+        for (std::size_t i = 3; i < 5; ++i)
+            CHECK(scripts_on(i) >= before[i] + 1);  // EVALSHA, and EVAL after a NOSCRIPT
+    }, 10s);
+}
