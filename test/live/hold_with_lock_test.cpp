@@ -456,6 +456,12 @@ TEST_CASE_METHOD(masters_rig<5>, "with_lock: per-operation cancellation during t
     }, 20s);
 }
 
+namespace {
+const asio::cancellation_type cancellation_types[] = {asio::cancellation_type::terminal,
+                                                      asio::cancellation_type::partial,
+                                                      asio::cancellation_type::total};
+}  // namespace
+
 TEST_CASE_METHOD(rivals_rig<5>, "with_lock: cancellation during the acquisition, acquisition errors do not run the work",
           "[live][hold]")
 {
@@ -469,28 +475,60 @@ TEST_CASE_METHOD(rivals_rig<5>, "with_lock: cancellation during the acquisition,
         CHECK(v == 0);  // default-constructed
         CHECK_FALSE(ran);
 
-        // Retrying in backoff delays, then cancelled.
+        // Retrying in backoff delays, then cancelled, with each type of cancellation.
         lock_options patient = short_lock();
         patient.max_attempts = 100;
         patient.retry_delay = 100ms;
-        asio::cancellation_signal sig;
-        bool done = false;
-        error_code cec;
-        ours.async_with_lock("wl:busy", patient, {}, checking_work(m, 9, ran),
-                             asio::bind_cancellation_slot(sig.slot(), [&](std::exception_ptr, error_code r, int) {
-                                 cec = r;
-                                 done = true;
-                             }));
-        co_await sleep_for(250ms);
-        sig.emit(asio::cancellation_type::terminal);
-        REQUIRE(co_await eventually([&] { return done; }, 2s));
-        CHECK(cec == asio::error::operation_aborted);
-        CHECK_FALSE(ran);
+        for (const auto type : cancellation_types)
+        {
+            INFO("cancellation type " << static_cast<int>(type));
+            asio::cancellation_signal sig;
+            bool done = false;
+            error_code cec;
+            ours.async_with_lock("wl:busy", patient, {}, checking_work(m, 9, ran),
+                                 asio::bind_cancellation_slot(sig.slot(), [&](std::exception_ptr, error_code r, int) {
+                                     cec = r;
+                                     done = true;
+                                 }));
+            co_await sleep_for(250ms);
+            sig.emit(type);
+            REQUIRE(co_await eventually([&] { return done; }, 2s));
+            CHECK(cec == asio::error::operation_aborted);
+            CHECK_FALSE(ran);
+        }
 
         auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
         CHECK_FALSE(uec);
         CHECK(dbsize_all(m) == 0);
-    }, 20s);
+
+        // In an attempt (three masters paused, so it waits for them), with each type: aborted
+        // at once, and the attempt's keys released once the masters answer.
+        lock_options slow = short_lock();
+        slow.attempt_timeout = 900ms;
+        for (const auto type : cancellation_types)
+        {
+            INFO("cancellation type " << static_cast<int>(type));
+            for (std::size_t i = 0; i < 3; ++i)
+                m.pause(i);
+            asio::cancellation_signal sig;
+            bool done = false;
+            error_code cec;
+            ours.async_with_lock("wl:attempt", slow, {}, checking_work(m, 9, ran),
+                                 asio::bind_cancellation_slot(sig.slot(), [&](std::exception_ptr, error_code r, int) {
+                                     cec = r;
+                                     done = true;
+                                 }));
+            co_await sleep_for(100ms);
+            CHECK_FALSE(done);
+            sig.emit(type);
+            for (std::size_t i = 0; i < 3; ++i)
+                m.resume(i);
+            REQUIRE(co_await eventually([&] { return done; }, 2s));
+            CHECK(cec == asio::error::operation_aborted);
+            CHECK_FALSE(ran);
+            CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 2s));
+        }
+    }, 30s);
 }
 
 }  // namespace redlock::test
