@@ -49,12 +49,16 @@ private:
 
 // n concurrent lock+unlock pairs, then the ending from the handler of the last to complete.
 // Returns the number of unlocks that succeeded; the keys are checked by the caller.
-std::size_t lock_unlock_then_end(local_masters& m, std::size_t n, ending how)
+std::size_t lock_unlock_then_end(local_masters& m, std::size_t n, ending how, bool unix_sockets = false)
 {
     std::size_t unlocked = 0;
     std::size_t done = 0;
     asio::io_context io;
-    auto c = std::make_unique<client>(io.get_executor(), config_for(m));
+    auto cfg = config_for(m);
+    if (unix_sockets)
+        for (std::size_t i = 0; i < m.size(); ++i)
+            cfg.masters[i] = m.unix_uri(i);
+    auto c = std::make_unique<client>(io.get_executor(), cfg);
     auto end = [&] {
         if (++done != n)
             return;
@@ -105,6 +109,57 @@ TEST_CASE("client: closing right after 1,000 unlocks leaves no key on any master
         INFO(where);
         REQUIRE(left == 0);
     }
+}
+
+TEST_CASE("client: closing right after 1,000 unlocks over Unix sockets leaves no key on any master",
+          "[live][client][close]")
+{
+    // The synchronous drain from the io_context's destructor, over Unix sockets.
+    local_masters m({.count = 5, .unix_sockets = true});
+    const char* env = std::getenv("REDLOCK_CLOSE_RUNS");
+    const int runs = env ? std::atoi(env) / 4 + 1 : 5;
+    cpu_load load;
+    for (int run = 0; run < runs; ++run)
+    {
+        CAPTURE(run);
+        CHECK(lock_unlock_then_end(m, 1000, ending::close_and_destroy, true) > 0);
+        REQUIRE(settled_keys_sync(m, 2s) == 0);
+    }
+}
+
+TEST_CASE("client: close() waits for a silent master at most close_timeout, and not at all with 0",
+          "[live][client][close]")
+{
+    // Master 0 paused with an unlock's delete unanswered: the drain can wait for it only until
+    // close_timeout. The io_context is destroyed right after close(): its destructor drains
+    // synchronously, so the time it takes is the drain's.
+    local_masters m({.count = 3});
+    const auto timeout = GENERATE(std::chrono::milliseconds(0), std::chrono::milliseconds(400));
+    CAPTURE(timeout.count());
+    std::chrono::steady_clock::duration took{};
+    {
+        auto io = std::make_unique<asio::io_context>();
+        auto cfg = config_for(m);
+        cfg.connection.close_timeout = timeout;
+        client c(io->get_executor(), cfg);
+        run_bounded(*io, require_connected(c), 5s);
+        lock_options o;
+        o.ttl = 60000ms;
+        lock l;
+        run_bounded(*io, [&]() -> asio::awaitable<void> { l = co_await c.async_lock("drain-silent", o); }(), 5s);
+        m.pause(0);
+        c.async_unlock(l, [](error_code) {});
+        io->run_for(50ms);  // the deletes are written; master 0 does not answer
+        const auto t0 = steady::now();
+        c.close();
+        io.reset();  // the synchronous drain
+        took = steady::now() - t0;
+        m.resume(0);
+    }
+    INFO(ms(took) << " ms");
+    CHECK(took < timeout + 300ms);
+    if (timeout.count() > 0)
+        CHECK(took >= timeout - 50ms);  // it did wait for the silent master: nothing is cut short early
 }
 
 }  // namespace redlock::test
