@@ -360,6 +360,53 @@ TEST_CASE_METHOD(masters_rig<5>,
     drain(io, hc);
 }
 
+TEST_CASE("wait: on masters whose ACL refuses CLIENT TRACKING, the waiter polls at retry_delay",
+          "[live][wait]")
+{
+    // The client logs in as a user that may not run CLIENT (so no client name is sent either):
+    // no tracking, hence no wake-up; the wait goes on by attempts every retry_delay, and ends
+    // with the lock once the key set by hand expires (600 ms). (Redis 7 lets any user run
+    // HELLO: the refusal is CLIENT TRACKING's.)
+    local_masters m({.count = 3, .extra_config = {"user limited on >pw ~* +@all -client"}});
+    asio::io_context io;
+    auto cfg = config_for(m);
+    for (std::size_t i = 0; i < m.size(); ++i)
+        cfg.masters[i] = "redis://limited:pw@127.0.0.1:" + std::to_string(m.port(i));
+    cfg.connection.client_name.clear();
+    client c(io.get_executor(), cfg);
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        co_await require_connected(c);
+        set_by_hand(m, "w-poll", 3, "600");
+        const long sets_before = command_calls(m, 0, "set");
+        auto o = waiting(5000ms);
+        o.retry_delay = 50ms;
+        o.retry_jitter = 0ms;
+        const auto t0 = steady::now();
+        auto [ec, l] = co_await c.async_lock("w-poll", o, tuple_awaitable);
+        const auto took = steady::now() - t0;
+        INFO(l.describe() << "; took " << ms(took) << " ms");
+        REQUIRE_FALSE(ec);
+        CHECK(took >= 500ms);  // not before the key expired
+        // Polled: about one SET per 50 ms while the key lived (a tracked waiter sends two).
+        const long sets = command_calls(m, 0, "set") - sets_before;
+        CHECK(sets >= 5);
+        // The connection was never put in tracking mode (no `t` among its flags).
+        const auto list = m.command(0, {"CLIENT", "LIST"});
+        INFO(list);
+        const auto at = list.find("user=limited");
+        REQUIRE(at != std::string::npos);
+        const auto line_start = list.rfind('\n', at) + 1;  // (npos + 1 = 0: the first line)
+        const auto line = list.substr(line_start, list.find('\n', at) - line_start);
+        const auto flags_at = line.find(" flags=");
+        REQUIRE(flags_at != std::string::npos);
+        const auto flags = line.substr(flags_at + 7, line.find(' ', flags_at + 7) - flags_at - 7);
+        CHECK(flags.find('t') == std::string::npos);
+        co_await c.async_unlock(l, tuple_awaitable);
+    }(), 15s);
+    c.close();
+    io.run_for(500ms);
+}
+
 TEST_CASE_METHOD(masters_rig<5>, "wait: a multi-resource waiter is never handed a lock: it takes every key anew",
                  "[live][wait][handoff]")
 {
