@@ -126,6 +126,9 @@ TEST_CASE_METHOD(rivals_rig<5>, "wait: one client's waiters take the lock in the
 {
     run([&]() -> asio::awaitable<void> {
         lock held = co_await acquired(theirs, "w-fifo", holder_options());
+        std::vector<long> sets_before;
+        for (std::size_t i = 0; i < m.size(); ++i)
+            sets_before.push_back(command_calls(m, i, "set"));
         constexpr int waiters = 5;
         std::vector<int> order;
         int finished = 0;
@@ -144,6 +147,13 @@ TEST_CASE_METHOD(rivals_rig<5>, "wait: one client's waiters take the lock in the
                     asio::detached);
             });
         co_await sleep_for(100ms);
+        // Only the first waiter competes with the other process: one SET per master so far
+        // (its attempt), where five attempting waiters would have sent five.
+        for (std::size_t i = 0; i < m.size(); ++i)
+        {
+            INFO("master " << i);
+            CHECK(command_calls(m, i, "set") == sets_before[i] + 1);
+        }
         auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
         CHECK_FALSE(uec);
         REQUIRE(co_await eventually([&] { return finished == waiters; }, 8s));
