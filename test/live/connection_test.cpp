@@ -25,6 +25,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <future>
 #include <latch>
 #include <memory>
@@ -502,6 +503,64 @@ TEST_CASE("connection: TLS with the right CA works and a wrong CA is refused", "
         CHECK(value_of(exec(io, conn, command("PING"))) == "PONG");
         check_fifo_in_sync(io, conn, "tls");
         shut(io, conn);
+    }
+    SECTION("the host name is verified: the URI's host by default, tls_options::server_name when set")
+    {
+        // The certificate names 127.0.0.1 and localhost. "127.1" reaches the same address
+        // (the classic inet_aton form) but is neither: with the right CA the handshake is
+        // refused for it, so the name checked is the URI's host; naming "localhost" in
+        // server_name makes it pass, and naming another host makes 127.0.0.1 fail.
+        struct case_t
+        {
+            std::string host;
+            std::string server_name;
+            bool ok;
+        };
+        const case_t cases[] = {{"127.0.0.1", "", true},
+                                {"localhost", "", true},
+                                {"127.1", "", false},
+                                {"127.1", "localhost", true},
+                                {"127.0.0.1", "another.example", false}};
+        for (const auto& [host, server_name, ok] : cases)
+        {
+            INFO("host " << host << ", server_name '" << server_name << "'");
+            auto cfg = redlock::parse_master_uri("rediss://" + host + ":" + std::to_string(masters.tls_port(0)));
+            cfg.tls.ca_file = masters.ca_file();
+            cfg.tls.server_name = server_name;
+            connection conn(io.get_executor(), cfg);
+            const auto ec = wait_connected(io, conn);
+            INFO(ec.message() << ": " << conn.last_error_detail());
+            if (ok)
+                CHECK_FALSE(ec);
+            else
+                CHECK(ec == error::tls_handshake_failed);
+            shut(io, conn);
+        }
+    }
+    SECTION("without a CA configured, OpenSSL's default trust store is used")
+    {
+        // The default store is found through SSL_CERT_FILE when it is set (OpenSSL's
+        // X509_get_default_cert_file_env): pointed at the CA that signed the server it is
+        // trusted, at an unrelated CA it is not. Restored afterwards.
+        const char* saved = std::getenv("SSL_CERT_FILE");
+        const std::string previous = saved ? saved : "";
+        for (const bool right_ca : {true, false})
+        {
+            INFO("SSL_CERT_FILE is the " << (right_ca ? "right" : "unrelated") << " CA");
+            ::setenv("SSL_CERT_FILE", (right_ca ? masters.ca_file() : masters.other_ca_file()).c_str(), 1);
+            connection conn(io.get_executor(), masters.tls_uri(0));
+            const auto ec = wait_connected(io, conn);
+            INFO(ec.message() << ": " << conn.last_error_detail());
+            if (right_ca)
+                CHECK_FALSE(ec);
+            else
+                CHECK(ec == error::tls_handshake_failed);
+            shut(io, conn);
+        }
+        if (saved)
+            ::setenv("SSL_CERT_FILE", previous.c_str(), 1);
+        else
+            ::unsetenv("SSL_CERT_FILE");
     }
     SECTION("an unrelated CA: the handshake fails and requests are refused")
     {
