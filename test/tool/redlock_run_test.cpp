@@ -1,18 +1,21 @@
 // redlock-run end to end: the binary against real masters started by the test (docs/cli.md).
-#include "local_masters.hpp"
-#include "tool_process.hpp"
+#include "run_helpers.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <sys/prctl.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <memory>
 #include <utility>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace redlock::test;
@@ -20,69 +23,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr int conflict = 75;
-constexpr int lock_lost = 79;
-
-// A scratch directory for the commands' files, removed at the end.
-struct scratch
-{
-    std::string dir;
-    scratch()
-    {
-        char name[] = "/tmp/redlock-run-test-XXXXXX";
-        if (::mkdtemp(name) == nullptr)
-            throw std::runtime_error("mkdtemp failed");
-        dir = name;
-    }
-    ~scratch() { std::system(("rm -rf '" + dir + "'").c_str()); }
-    std::string file(const std::string& name) const { return dir + "/" + name; }
-};
-
-std::vector<std::string> run_args(const local_masters& m, std::vector<std::string> options, const std::string& resource,
-                                  std::vector<std::string> command)
-{
-    std::vector<std::string> args{REDLOCK_RUN_PATH};
-    for (const auto& uri : m.uris())
-    {
-        args.push_back("--master");
-        args.push_back(uri);
-    }
-    args.insert(args.end(), options.begin(), options.end());
-    args.push_back(resource);
-    args.push_back("--");
-    args.insert(args.end(), command.begin(), command.end());
-    return args;
-}
-
-std::vector<std::string> sh(const std::string& script)
-{
-    return {"/bin/sh", "-c", script};
-}
-
-// Another owner holds `key` on every master.
-void hold_elsewhere(const local_masters& m, const std::string& key)
-{
-    for (std::size_t i = 0; i < m.size(); ++i)
-        m.command(i, {"SET", key, "someone-else", "PX", "60000"});
-}
-
-// The other owner's keys are untouched.
-bool still_elsewhere(const local_masters& m, const std::string& key)
-{
-    for (std::size_t i = 0; i < m.size(); ++i)
-        if (m.command(i, {"GET", key}) != "$12\r\nsomeone-else\r\n")
-            return false;
-    return true;
-}
-
-// No master holds `key` any more.
-bool no_key_left(const local_masters& m, const std::string& key)
-{
-    for (std::size_t i = 0; i < m.size(); ++i)
-        if (m.command(i, {"EXISTS", key}) != ":0\r\n")
-            return false;
-    return true;
-}
+constexpr int conflict = conflict_status;
+constexpr int lock_lost = lock_lost_status;
 
 }  // namespace
 
@@ -136,42 +78,113 @@ TEST_CASE("redlock-run: two runs exclude each other, the second waiting for the 
     CHECK(no_key_left(m, "job:shared"));
 }
 
+// cli.md, "When the lock is lost": a take-over is noticed at the next extension (TTL/3), the
+// whole group gets SIGTERM and SIGCONT at once, SIGKILL after --kill-after or at the validity
+// left, whichever is sooner, a straggler of the group SIGKILL once COMMAND has exited; exit 79.
 TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the TTL and exits 79",
           "[tool][live]")
 {
     local_masters m;
     scratch s;
-    auto started = s.file("started"), got_term = s.file("got-term");
+    auto started = s.file("started"), got = s.file("got");
 
-    // Starts redlock-run with --ttl 6s (extended every 2 s, so a take-over is seen within about
-    // 2 s) and a --kill-after longer than the TTL; once COMMAND has started, overwrites the
-    // key on 3 of the 5 masters. Returns when the take-over happened.
-    auto start_and_steal = [&](const std::string& script) {
+    // Starts redlock-run with --ttl 3s (extended every second) and `kill_after`; once COMMAND
+    // has started (and `ready` exists), overwrites the key on 3 of the 5 masters. Returns
+    // when the take-over happened.
+    auto start_and_steal = [&](const std::string& kill_after, const std::string& script, const std::string& ready) {
         auto run = std::make_unique<tool_process>(
-            run_args(m, {"--ttl", "6s", "--kill-after", "30s"}, "job:stolen", sh(script)));
-        REQUIRE(eventually([&] { return std::ifstream(started).good(); }, 20s));
+            run_args(m, {"--ttl", "3s", "--kill-after", kill_after}, "job:stolen",
+                     sh("echo $$ > " + s.file("pid") + "\n" + script + "\ntouch " + started + "\nwait")));
+        REQUIRE(eventually([&] { return s.exists("started") && s.exists(ready) && pid_in(s.file("pid")) > 1; }, 20s));
+        return run;
+    };
+    // COMMAND and its child both ignore SIGTERM (the child would run for 30 s).
+    auto start_deaf = [&](const std::string& kill_after) {
+        auto run = start_and_steal(kill_after,
+                                   "trap '' TERM; sh -c 'echo $$ > " + s.file("child") +
+                                       "; exec sleep 30' >/dev/null 2>&1 &",
+                                   "child");
+        REQUIRE(eventually([&] { return pid_in(s.file("child")) > 1; }, 20s));
+        return std::pair(std::move(run), pid_in(s.file("child")));
+    };
+    auto steal = [&] {
         for (std::size_t i = 0; i < 3; ++i)
             m.command(i, {"SET", "job:stolen", "thief"});
-        return std::pair(std::move(run), std::chrono::steady_clock::now());
+        return std::chrono::steady_clock::now();
     };
+    const std::string lost_line = "redlock-run: lost the lock on job:stolen \\(.+\\): stopping /bin/sh";
+    const std::string kill_line = "redlock-run: /bin/sh did not stop in time: SIGKILL";
 
-    SECTION("COMMAND stops on SIGTERM")
+    SECTION("COMMAND stops on SIGTERM, sent at once and followed by SIGCONT, to the whole group")
     {
-        auto [run, stolen_at] = start_and_steal("trap 'touch " + got_term + "; exit 3' TERM; touch " + started +
-                                                "; sleep 20 & wait");
-        CHECK(run->wait_exit(20s) == lock_lost);
-        // The end-to-end promise of docs/cli.md: stopped before the keys' TTL, although
-        // --kill-after is longer.
-        CHECK(std::chrono::steady_clock::now() - stolen_at < 6s);
-        CHECK(std::ifstream(got_term).good());
-        CHECK_THAT(run->error_output(), Catch::Contains("lost the lock"));
+        // The leader and a child record the SIGTERM (the leader exits once the child has: its
+        // exit sets off the SIGKILL of what is left); a second child ignores it and would run
+        // for 30 s. The group is stopped (SIGSTOP) before the take-over: only the SIGCONT after
+        // the SIGTERM lets the traps run. --kill-after is longer than the test.
+        auto run = start_and_steal(
+            "30s",
+            "trap 'echo leader >> " + got + "; wait $child; exit 3' TERM\n"
+            "sh -c 'trap \"echo child >> " + got + "; exit 0\" TERM; touch " + s.file("child") +
+                "; while :; do sleep 0.05; done' >/dev/null 2>&1 &\n"
+            "child=$!\n"
+            "sh -c 'trap \"\" TERM; echo $$ > " + s.file("straggler") + "; exec sleep 30' >/dev/null 2>&1 &",
+            "child");
+        REQUIRE(eventually([&] { return pid_in(s.file("straggler")) > 1; }, 20s));
+        const pid_t leader = pid_in(s.file("pid")), straggler = pid_in(s.file("straggler"));
+        ::kill(-leader, SIGSTOP);
+        REQUIRE(eventually([&] { return process_state(leader) == 'T'; }, 5s));
+        const auto stolen_at = steal();
+        // Noticed at the next extension, TTL/3 after the previous one: within 1 s, + 1 s of
+        // margin. A runner that never extended would see the loss ~3 s after acquiring.
+        REQUIRE(eventually([&] { return read_text(got) == "child\nleader\n" || read_text(got) == "leader\nchild\n"; },
+                           20s));
+        CHECK(seconds_since(stolen_at) < 2.0);
+        CHECK(run->wait_exit(20s) == lock_lost);  // COMMAND exited 3
+        // The straggler got SIGKILL once COMMAND had exited, before the release: gone by the
+        // time redlock-run is, not at the validity end (~2 s later) nor after --kill-after.
+        CHECK(eventually([&] { return process_gone(straggler); }, 500ms));
+        const auto err = run->error_output();
+        CHECK(count_lines(err, lost_line) == 1);
+        CHECK(count_lines(err, kill_line) == 0);
+        if (!process_gone(straggler))
+            ::kill(straggler, SIGKILL);
     }
-    SECTION("COMMAND ignores SIGTERM: SIGKILL comes before the keys expire")
+    SECTION("COMMAND and its child ignore SIGTERM: SIGKILL to the group at the validity left, before the TTL")
     {
-        auto [run, stolen_at] = start_and_steal("trap '' TERM; touch " + started + "; sleep 20");
+        auto [run, child] = start_deaf("30s");
+        const auto stolen_at = steal();
+        const auto lost_at = when_printed(*run, "lost the lock", 20s);
+        REQUIRE(lost_at);
         CHECK(run->wait_exit(20s) == lock_lost);
-        CHECK(std::chrono::steady_clock::now() - stolen_at < 12s);  // not the 20 s of sleep
-        CHECK_THAT(run->error_output(), Catch::Contains("SIGKILL"));
+        const auto exited_at = std::chrono::steady_clock::now();
+        // The validity ends at most a TTL after the steal (the last extension came before it):
+        // 3 s + 0.5 s of margin, against --kill-after's 30 s. And not at once: the validity
+        // left at the loss was about 2 s (one extension period spent of 3 s).
+        CHECK(std::chrono::duration<double>(exited_at - stolen_at).count() < 3.5);
+        CHECK(std::chrono::duration<double>(exited_at - *lost_at).count() > 1.0);
+        CHECK(eventually([&] { return process_gone(child); }, 500ms));
+        const auto err = run->error_output();
+        CHECK(count_lines(err, lost_line) == 1);
+        CHECK(count_lines(err, kill_line) == 1);
+        if (!process_gone(child))
+            ::kill(child, SIGKILL);
+    }
+    SECTION("a --kill-after shorter than the validity left sets the SIGKILL")
+    {
+        auto [run, child] = start_deaf("300ms");
+        steal();
+        const auto lost_at = when_printed(*run, "lost the lock", 20s);
+        REQUIRE(lost_at);
+        CHECK(run->wait_exit(20s) == lock_lost);
+        // 300 ms after the SIGTERM (the line is read up to ~20 ms late), well before the ~2 s
+        // of validity left.
+        const auto grace = seconds_since(*lost_at);
+        CHECK(grace > 0.25);
+        CHECK(grace < 1.2);
+        CHECK(eventually([&] { return process_gone(child); }, 500ms));
+        CHECK(count_lines(run->error_output(), kill_line) == 1);
+        if (!process_gone(child))
+            ::kill(child, SIGKILL);
     }
     // The thief's keys are left alone; ours are gone from the other masters.
     for (std::size_t i = 0; i < 3; ++i)
@@ -205,29 +218,51 @@ TEST_CASE("redlock-run: --max-hold stops COMMAND with SIGTERM while the lock is 
     CHECK(no_key_left(m, "job:bounded"));
 }
 
-namespace {
-
-// The process is gone: no such PID, or a zombie nobody reaped yet (its parent died).
-bool process_gone(pid_t pid)
-{
-    if (pid <= 0 || ::kill(pid, 0) != 0)
-        return true;
-    const auto stat = read_text("/proc/" + std::to_string(pid) + "/stat");
-    const auto close_paren = stat.rfind(')');
-    return close_paren == std::string::npos || stat.compare(close_paren, 3, ") Z") == 0;
-}
-
-// COMMAND's shell, which wrote its PID (it leads COMMAND's process group).
-pid_t command_pid(const scratch& s)
-{
-    const auto text = read_text(s.file("pid"));
-    return text.empty() ? -1 : static_cast<pid_t>(std::stol(text));
-}
-
-}  // namespace
 
 // cli.md: on a loss or at --max-hold, COMMAND's whole process group is stopped before the lock
 // goes to others; a child that ignores SIGTERM does not outlive COMMAND's own exit.
+// cli.md, "Options" (--max-hold): at D the extensions stop and COMMAND gets SIGTERM; one that
+// does not stop gets SIGKILL before the validity left runs out (--kill-after is longer).
+TEST_CASE("redlock-run: at --max-hold the extensions stop, SIGTERM comes then, and SIGKILL before the validity ends",
+          "[tool][live]")
+{
+    local_masters m;
+    scratch s;
+    // --ttl 2s (extended every ~0.67 s), --max-hold 1s. The trap only records the SIGTERM: the
+    // loop goes on, as a COMMAND that does not stop would.
+    tool_process run(run_args(m, {"--ttl", "2s", "--max-hold", "1s", "--kill-after", "30s"}, "job:maxhold",
+                              sh("trap 'touch " + s.file("got-term") + "' TERM; touch " + s.file("started") +
+                                 "; while :; do sleep 0.05; done")));
+    REQUIRE(eventually([&] { return s.exists("started"); }, 20s));
+    const auto started_at = std::chrono::steady_clock::now();
+    REQUIRE(eventually([&] { return s.exists("got-term"); }, 20s));
+    const auto term_at = std::chrono::steady_clock::now();
+    // At --max-hold, counted from the holder's start (just before COMMAND's): 1 s, + 0.5 s of
+    // margin. (The trap runs when the loop's sleep ends, within 50 ms.)
+    CHECK(std::chrono::duration<double>(term_at - started_at).count() > 0.9);
+    CHECK(std::chrono::duration<double>(term_at - started_at).count() < 1.5);
+    std::vector<long> left;
+    for (std::size_t i = 0; i < m.size(); ++i)
+        left.push_back(pttl(m, i, "job:maxhold"));
+    // No extension after the SIGTERM: 0.8 s later (more than an extension period) every PTTL
+    // has gone down by about that much; an extension would have put it back near 2000 ms.
+    std::this_thread::sleep_until(term_at + 800ms);
+    for (std::size_t i = 0; i < m.size(); ++i)
+    {
+        INFO("master " << i << ": " << left[i] << " ms left at the SIGTERM");
+        REQUIRE(left[i] > 900);  // the keys were still there, with time to spare
+        CHECK(pttl(m, i, "job:maxhold") <= left[i] - 700);
+    }
+    // SIGKILL by the validity end, which comes before the keys' expiry (term_at + left).
+    const auto expiry = term_at + std::chrono::milliseconds(*std::min_element(left.begin(), left.end()));
+    CHECK(run.wait_exit(20s) == lock_lost);
+    CHECK(std::chrono::steady_clock::now() < expiry + 200ms);
+    const auto err = run.error_output();
+    CHECK(count_lines(err, R"(redlock-run: held job:maxhold for --max-hold \(1\.000 s\): stopping /bin/sh)") == 1);
+    CHECK(count_lines(err, "redlock-run: /bin/sh did not stop in time: SIGKILL") == 1);
+    CHECK(no_key_left(m, "job:maxhold"));
+}
+
 TEST_CASE("redlock-run: --max-hold leaves no process of COMMAND's group behind, even one that ignores SIGTERM",
           "[tool][live]")
 {
@@ -248,12 +283,44 @@ TEST_CASE("redlock-run: --max-hold leaves no process of COMMAND's group behind, 
         ::kill(pid, SIGKILL);
 }
 
+namespace {
+
+// While it lives, this process adopts the orphans of its descendants (PR_SET_CHILD_SUBREAPER):
+// COMMAND's group, once redlock-run is killed, keeps a parent in this session and is not an
+// orphaned process group, to which the kernel itself would send SIGHUP and SIGCONT when it has a
+// stopped member (and hide a guard that sends no SIGCONT). The adopted zombies are reaped at the end.
+struct adopt_orphans
+{
+    adopt_orphans() { ::prctl(PR_SET_CHILD_SUBREAPER, 1); }
+    ~adopt_orphans()
+    {
+        ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+        reap();
+    }
+    // Reaps the adopted processes that have exited, as init would: a zombie still counts as a
+    // member of its process group, which the guard waits to see gone.
+    static void reap()
+    {
+        for (pid_t pid : children_of(::getpid()))
+            if (process_state(pid) == 'Z')
+                ::waitpid(pid, nullptr, WNOHANG);
+    }
+    adopt_orphans(const adopt_orphans&) = delete;
+    adopt_orphans& operator=(const adopt_orphans&) = delete;
+};
+
+}  // namespace
+
+// cli.md, "When redlock-run itself dies": the guard, in a process group of its own and deaf to
+// SIGINT, SIGTERM and SIGHUP, sends COMMAND's group SIGTERM and SIGCONT at once, then SIGKILL
+// at the validity end that the last extension set, or after --kill-after if that comes first.
 TEST_CASE("redlock-run: killed itself (SIGKILL), it leaves no COMMAND running: SIGTERM at once, SIGKILL by the validity end",
           "[tool][live]")
 {
     local_masters m;
     scratch s;
-    auto started = s.file("started"), got_term = s.file("got-term");
+    adopt_orphans adopt;
+    auto got = s.file("got");
     std::unique_ptr<tool_process> run;
     pid_t command = -1;
     // The shell's own PID is its group's: stopped at the end whatever happened.
@@ -266,47 +333,127 @@ TEST_CASE("redlock-run: killed itself (SIGKILL), it leaves no COMMAND running: S
                 ::kill(-pid, SIGKILL);
         }
     } stop{command};
-    auto start_and_kill = [&](std::vector<std::string> options, const std::string& script) {
-        run = std::make_unique<tool_process>(run_args(m, std::move(options), "job:orphan",
-                                                      sh("echo $$ > " + s.file("pid") + "; " + script)));
-        REQUIRE(eventually([&] { return std::ifstream(started).good(); }, 20s));
-        command = command_pid(s);
+    auto start = [&](std::vector<std::string> options, const std::string& script) {
+        run = std::make_unique<tool_process>(
+            run_args(m, std::move(options), "job:orphan",
+                     sh("echo $$ > " + s.file("pid") + "\n" + script + "\ntouch " + s.file("started") + "\nwait")));
+        REQUIRE(eventually([&] { return s.exists("started") && pid_in(s.file("child")) > 1; }, 20s));
+        command = pid_in(s.file("pid"));
         REQUIRE(command > 1);
-        run->signal(SIGKILL);
-        CHECK(run->wait_exit(20s) == 128 + SIGKILL);
+        return std::pair(command, pid_in(s.file("child")));
     };
 
-    SECTION("COMMAND stops on SIGTERM")
+    SECTION("COMMAND's whole group gets SIGTERM and SIGCONT at once from a guard in a group of its own")
     {
-        start_and_kill({"--ttl", "30s"}, "trap 'touch " + got_term + "; kill $!; exit 3' TERM; touch " + started +
-                                             "; sleep 30 & wait");
-        CHECK(eventually([&] { return std::ifstream(got_term).good(); }, 10s));
-        CHECK(eventually([&] { return process_gone(command); }, 10s));
+        // --kill-after and the TTL are longer than the test: only the guard's SIGTERM at once
+        // can stop COMMAND in time, and only its SIGCONT lets the stopped group's traps run.
+        auto [leader, child] = start({"--ttl", "30s", "--kill-after", "30s"},
+                                     "trap 'echo leader >> " + got + "; exit 3' TERM\n"
+                                     "sh -c 'trap \"echo child >> " + got + "; exit 0\" TERM; echo $$ > " +
+                                         s.file("child") + "; while :; do sleep 0.05; done' >/dev/null 2>&1 &");
+        // The guard: redlock-run's other child, leading its own process group, ignoring the
+        // signals that a Ctrl-C or a kill of redlock-run's group would send.
+        std::vector<pid_t> guards;
+        for (pid_t p : children_of(run->pid()))
+            if (p != leader)
+                guards.push_back(p);
+        REQUIRE(guards.size() == 1);
+        const pid_t guard = guards.front();
+        const auto f = stat_fields(guard);
+        REQUIRE(f.size() > 2);
+        CHECK(f[2] == std::to_string(guard));
+        CHECK(f[2] != std::to_string(run->pid()));
+        for (int signo : {SIGINT, SIGTERM, SIGHUP})
+            CHECK(ignores(guard, signo));
+
+        ::kill(-leader, SIGSTOP);
+        REQUIRE(eventually([&, leader = leader] { return process_state(leader) == 'T'; }, 5s));
+        const auto killed_at = std::chrono::steady_clock::now();
+        run->signal(SIGKILL);
+        CHECK(run->wait_exit(20s) == 128 + SIGKILL);
+        CHECK(eventually([&] { return read_text(got) == "leader\nchild\n" || read_text(got) == "child\nleader\n"; },
+                         5s));
+        CHECK(seconds_since(killed_at) < 1.5);  // at once: 30 s was the next deadline
+        CHECK(eventually(
+            [&, leader = leader, child = child] {
+                adopt_orphans::reap();
+                return process_gone(leader) && process_gone(child);
+            },
+            1s));
+        CHECK(eventually(
+            [&] {
+                adopt_orphans::reap();
+                return process_gone(guard);
+            },
+            1s));
     }
-    SECTION("COMMAND ignores SIGTERM: SIGKILL at the validity end, although --kill-after is longer")
+    SECTION("COMMAND ignores SIGTERM: SIGKILL at the validity end the last extension set, although --kill-after is longer")
     {
-        // A 3 s TTL against a 60 s --kill-after: gone within 20 s means the validity set the time.
-        start_and_kill({"--ttl", "3s", "--kill-after", "60s"}, "trap '' TERM; touch " + started + "; sleep 30");
-        CHECK(eventually([&] { return process_gone(command); }, 20s));
+        // --ttl 2s: extended every ~0.67 s. redlock-run is killed after its second extension,
+        // so the validity end the guard knows is ~1.3 s later than the first one.
+        auto [leader, child] = start({"-v", "--ttl", "2s", "--kill-after", "60s"},
+                                     "trap '' TERM\nsh -c 'echo $$ > " + s.file("child") +
+                                         "; exec sleep 30' >/dev/null 2>&1 &");
+        const auto started_at = std::chrono::steady_clock::now();
+        REQUIRE(eventually([&] { return count_lines(run->error_output(), "redlock-run: extended: .*") >= 2; }, 20s));
+        const auto left = std::chrono::milliseconds(pttl(m, 0, "job:orphan"));
+        const auto killed_at = std::chrono::steady_clock::now();
+        run->signal(SIGKILL);
+        CHECK(run->wait_exit(20s) == 128 + SIGKILL);
+        // The first validity ended before started_at + 2 s; the extended one ends at the
+        // keys' expiry (killed_at + left) at the latest.
+        REQUIRE(killed_at + left > started_at + 2500ms);
+        std::this_thread::sleep_until(started_at + 2300ms);
+        CHECK_FALSE(process_gone(leader));
+        CHECK_FALSE(process_gone(child));
+        // Gone by the validity end (+ 300 ms: the guard looks every 20 ms), not after the 60 s.
+        const auto bound = std::chrono::duration_cast<std::chrono::milliseconds>(
+            killed_at + left + 300ms - std::chrono::steady_clock::now());
+        CHECK(eventually(
+            [&, leader = leader, child = child] {
+                adopt_orphans::reap();
+                return process_gone(leader) && process_gone(child);
+            },
+            bound));
     }
 }
 
+// cli.md, "What it leaves alone": a normal exit dismisses the guard, which then signals nothing.
+TEST_CASE("redlock-run: a normal exit dismisses the guard: what COMMAND left in the background runs on", "[tool][live]")
+{
+    local_masters m;
+    scratch s;
+    tool_process run(run_args(m, {}, "job:background",
+                              sh("sleep 5 >/dev/null 2>&1 & echo $! > " + s.file("bg") + "; exit 0")));
+    CHECK(run.wait_exit(20s) == 0);
+    const pid_t bg = pid_in(s.file("bg"));
+    REQUIRE(bg > 1);
+    // A guard left behind would have sent the group SIGTERM as soon as redlock-run was gone.
+    std::this_thread::sleep_for(500ms);
+    CHECK_FALSE(process_gone(bg));
+    CHECK(no_key_left(m, "job:background"));
+    ::kill(bg, SIGKILL);
+}
+
+// cli.md, "Signals": SIGINT, SIGTERM and SIGHUP go to COMMAND's whole process group. The
+// child runs in the foreground (a background one would start with SIGINT ignored), and the
+// leader's trap runs only once the child has exited: if the signal reached the leader alone,
+// the run would not end.
 TEST_CASE("redlock-run: SIGTERM, SIGINT and SIGHUP reach COMMAND, and the lock is released after it exits", "[tool][live]")
 {
     local_masters m;
     scratch s;
-    auto started = s.file("started"), got = s.file("got");
+    auto got = s.file("got");
     int signo = GENERATE(SIGTERM, SIGINT, SIGHUP);
 
-    // The trap stops the background sleep too: a non-interactive sh starts it with SIGINT
-    // ignored, and left running it would outlive the test (holding its output open).
     tool_process run(run_args(m, {}, "job:signal",
-                              sh("trap 'echo got >> " + got + "; kill $!; exit 3' TERM INT HUP; touch " + started +
-                                 "; sleep 20 & wait")));
-    REQUIRE(eventually([&] { return std::ifstream(started).good(); }, 20s));
+                              sh("trap 'echo leader >> " + got + "; exit 3' TERM INT HUP\n"
+                                 "sh -c 'trap \"echo child >> " + got + "; exit 0\" TERM INT HUP; touch " +
+                                 s.file("started") + "; while :; do sleep 0.05; done'")));
+    REQUIRE(eventually([&] { return s.exists("started"); }, 20s));
     run.signal(signo);
     CHECK(run.wait_exit(20s) == 3);
-    CHECK(read_text(got) == "got\n");
+    CHECK(read_text(got) == "child\nleader\n");  // each once
     CHECK(no_key_left(m, "job:signal"));
 }
 
@@ -338,6 +485,56 @@ TEST_CASE("redlock-run: a signal while waiting for a held lock ends the wait and
     CHECK(still_elsewhere(m, "job:busy"));
 }
 
+// cli.md, "Signals": a signal while acquiring ends the acquisition and takes nothing, even when
+// an attempt in flight has set our key on some masters and a paused master has our SET queued.
+TEST_CASE("redlock-run: a signal in the middle of an attempt takes nothing, on any master", "[tool][live]")
+{
+    local_masters m;
+    const std::string key = "job:midway";
+    // Another owner on masters 0 to 2 (on 2 for 0.8 s only): redlock-run waits, woken by the
+    // key's changes. Master 2 is paused while the waiter waits, and its key expires meanwhile:
+    // the next attempt (woken by the expiry, or by the other owner's SET again on 0 and 1) has
+    // 0 and 1 refuse, 3 and 4 grant, and our SET queued on master 2, which grants it when it
+    // resumes.
+    hold_elsewhere(m, key, 0, 2);
+    m.command(2, {"SET", key, "someone-else", "PX", "800"});
+    const auto set_at = std::chrono::steady_clock::now();
+    tool_process run(run_args(m, {"-v", "--wait", "60s"}, key, {"true"}));
+    auto tracking = [&](std::size_t i) {
+        return count_lines(m.command(i, {"CLIENT", "LIST", "TYPE", "normal"}), ".*name=redlock-run.*flags=t .*") > 0;
+    };
+    REQUIRE(eventually([&] { return tracking(0) || tracking(1); }, 20s));
+    m.pause(2);
+    std::this_thread::sleep_until(set_at + 900ms);
+    hold_elsewhere(m, key, 0, 2);
+    auto ours_somewhere = [&] {
+        for (std::size_t i : {3, 4})
+        {
+            const auto v = m.command(i, {"GET", key});
+            if (v != "$-1\r\n" && v != "_\r\n")
+                return true;
+        }
+        return false;
+    };
+    const bool midway = eventually(ours_somewhere, 5s);
+    run.signal(SIGINT);
+    // Master 2 stays paused until redlock-run has gone: what it sent there (our SET, and a
+    // release if it sent one) runs only then.
+    const auto status = run.wait_exit(20s);
+    m.resume(2);
+    INFO(run.error_output());
+    CHECK(status == 128 + SIGINT);
+    CHECK(midway);  // the signal came while our key was set on a master
+    // Master 2 has run what was queued: a PING on a new connection is answered after it.
+    m.command(2, {"PING"});
+    CHECK(still_elsewhere(m, key, 0, 2));
+    for (std::size_t i = 2; i < m.size(); ++i)
+    {
+        INFO("master " << i);
+        CHECK(m.command(i, {"EXISTS", key}) == ":0\r\n");
+    }
+}
+
 TEST_CASE("redlock-run: --fencing gives COMMAND a token that grows with each holder", "[tool][live]")
 {
     local_masters m;
@@ -352,6 +549,22 @@ TEST_CASE("redlock-run: --fencing gives COMMAND a token that grows with each hol
     REQUIRE(std::sscanf(read_text(out).c_str(), "%lu\n%lu", &first, &second) == 2);
     CHECK(first >= 1);
     CHECK(second > first);
+
+    // COMMAND gets redlock-run's environment; the token replaces an inherited one, and
+    // without --fencing there is none.
+    const auto env = s.file("env");
+    const std::string show = "echo \"${REDLOCK_FENCING_TOKEN-none} ${PASSED_THROUGH-none}\" >> " + env;
+    tool_process inherited(run_args(m, {"--fencing"}, "job:fenced", sh(show)),
+                           {"REDLOCK_FENCING_TOKEN=stale", "PASSED_THROUGH=yes"});
+    CHECK(inherited.wait_exit(20s) == 0);
+    tool_process unfenced(run_args(m, {}, "job:fenced", sh(show)), {"PASSED_THROUGH=yes"});
+    CHECK(unfenced.wait_exit(20s) == 0);
+    unsigned long third = 0;
+    char rest[64] = {};
+    const auto text = read_text(env);
+    REQUIRE(std::sscanf(text.c_str(), "%lu yes\n%63[^\n]", &third, rest) == 2);
+    CHECK(third > second);
+    CHECK(std::string(rest) == "none yes");
 }
 
 TEST_CASE("redlock-run: a password from a file or the environment, never from the command line", "[tool][live]")

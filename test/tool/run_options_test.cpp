@@ -89,6 +89,16 @@ TEST_CASE("redlock-run: the defaults and the command after --", "[tool]")
     const auto cfg = make_client_config(*r.options);
     CHECK(cfg.connection.connect_timeout == 2s);
     CHECK(cfg.defaults.ttl == 30s);
+    // What the holder is given: no --max-hold is hold_options' "no limit" (0), not its 10 min
+    // default; extended when two thirds of the TTL are left, every third of it.
+    const auto hold = make_hold_options(*r.options);
+    CHECK(hold.max_hold == 0ms);
+    CHECK(hold.extend_before == 20s);
+    CHECK(hold.max_extensions == 0U);
+    auto bounded = parse({"--master", "redis://127.0.0.1:7000", "--max-hold", "5m", "--ttl", "3s", "job", "--", "true"});
+    REQUIRE(bounded.options);
+    CHECK(make_hold_options(*bounded.options).max_hold == 300s);
+    CHECK(make_hold_options(*bounded.options).extend_before == 2s);
     auto q = parse({"--master", "redis://127.0.0.1:7000", "-q", "job", "--", "true"});
     REQUIRE(q.options);
     CHECK(q.options->quiet);

@@ -445,4 +445,13 @@ client_config make_client_config(const run_options& o)
     return cfg;
 }
 
+hold_options make_hold_options(const run_options& o)
+{
+    hold_options h;
+    // Extend every third of the TTL: a lock taken over is noticed within that time.
+    h.extend_before = o.ttl * 2 / 3;
+    h.max_hold = o.max_hold;
+    return h;
+}
+
 }  // namespace redlock::run

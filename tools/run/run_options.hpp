@@ -6,6 +6,7 @@
 #pragma once
 
 #include <redlock/config.hpp>
+#include <redlock/hold.hpp>
 #include <redlock/options.hpp>
 
 #include <chrono>
@@ -87,5 +88,9 @@ std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
 
 /// The client configuration for these options (masters, password, TLS, timeouts).
 client_config make_client_config(const run_options& o);
+
+/// How the lock is kept alive while COMMAND runs: extended when two thirds of the TTL are left
+/// (every third of it), for --max-hold (0: as long as COMMAND runs, hold_options' "no limit").
+hold_options make_hold_options(const run_options& o);
 
 }  // namespace redlock::run

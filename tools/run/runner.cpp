@@ -121,11 +121,7 @@ private:
                 say("fencing token %llu", static_cast<unsigned long long>(l.fencing_token()));
         }
 
-        hold_options h;
-        // Extend every third of the TTL: a lock taken over is noticed within that time.
-        h.extend_before = o_.ttl * 2 / 3;
-        h.max_hold = o_.max_hold;
-        holder_.emplace(client_, l, h);
+        holder_.emplace(client_, l, make_hold_options(o_));
         if (interrupted_)  // a signal came between the grant and this handler
             return finish(128 + interrupted_);
         start_command(l);
