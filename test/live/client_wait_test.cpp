@@ -292,6 +292,81 @@ TEST_CASE_METHOD(masters_rig<5>, "wait: a long row of local hand-offs, some of w
     }, 30s);
 }
 
+TEST_CASE_METHOD(masters_rig<5>, "wait: through a row of local hand-offs the key is never absent: a foreign SET NX "
+                                 "racing them is refused on every master",
+                 "[live][wait][handoff]")
+{
+    // Six hand-offs in a row (fewer than waiting_room::yield_every, so none yields), each
+    // holder keeping the lock 2 ms. Meanwhile another client, which knows nothing of them,
+    // sends SET NX on every master in a loop: a hand-over that deleted the key before setting
+    // the next token (a DEL then a SET PXAT) would let one in.
+    static_assert(detail::waiting_room::yield_every > 6);
+    std::vector<std::unique_ptr<redlock::connection>> raw;
+    for (std::size_t i = 0; i < m.size(); ++i)
+        raw.push_back(std::make_unique<redlock::connection>(io.get_executor(), m.uri(i)));
+    run([&]() -> asio::awaitable<void> {
+        for (auto& r : raw)
+            REQUIRE_FALSE(std::get<0>(co_await r->async_wait_connected(asio::as_tuple(asio::use_awaitable))));
+        lock first = co_await acquired(c, "w-stream", holder_options());
+        constexpr int waiters = 6;
+        auto o = waiting(10000ms);
+        o.ttl = holder_ttl;
+        int finished = 0;
+        int handed_over = 0;
+        bool racing = true;
+        for (int k = 0; k < waiters; ++k)
+            c.async_lock("w-stream", o, [&, k](error_code ec, lock l) {
+                CHECK_FALSE(ec);
+                handed_over += l.valid_until() == first.valid_until() ? 1 : 0;
+                asio::co_spawn(
+                    io,
+                    [&, k, l = std::move(l)]() mutable -> asio::awaitable<void> {
+                        co_await sleep_for(2ms);
+                        // The last holder keeps it until the intruders have stopped: its
+                        // release rightly lets a SET NX in.
+                        while (k == waiters - 1 && racing)
+                            co_await sleep_for(1ms);
+                        if (k == waiters - 1)
+                            co_await sleep_for(20ms);  // their last replies
+                        co_await c.async_unlock(l, tuple_awaitable);
+                        ++finished;
+                    },
+                    asio::detached);
+            });
+        co_await sleep_for(50ms);
+
+        long tries = 0, intruded = 0;
+        const redlock::command intrude("SET", "w-stream", "intruder", "NX", "PX", "60000");
+        auto intruder = [&](redlock::connection& r) -> asio::awaitable<void> {
+            while (racing)
+            {
+                auto [ec, reply] = co_await r.async_exec(intrude, asio::as_tuple(asio::use_awaitable));
+                ++tries;
+                if (!ec && reply.size() == 1 && reply[0].value == "OK")
+                    ++intruded;
+            }
+        };
+        for (auto& r : raw)
+            asio::co_spawn(io, intruder(*r), asio::detached);
+        auto [uec] = co_await c.async_unlock(first, tuple_awaitable);  // the first hand-off
+        CHECK_FALSE(uec);
+        const bool chain_done = co_await eventually([&] { return finished == waiters - 1; }, 8s);
+        racing = false;
+        INFO(finished << " finished, " << handed_over << " handed over, " << intruded << " intruded");
+        REQUIRE(chain_done);
+        INFO(tries << " SET NX sent");
+        CHECK(tries > 50);
+        CHECK(intruded == 0);
+        CHECK(handed_over == waiters);  // every waiter took its predecessor's lock
+        REQUIRE(co_await eventually([&] { return finished == waiters; }, 2s));
+        CHECK(co_await settled_keys(m) == 0);
+    }, 20s);
+    for (auto& r : raw)
+        r->close();
+    io.restart();
+    io.run_for(100ms);
+}
+
 namespace {
 
 // PEXPIRETIME of `key` on every master (Redis 7): when each copy expires, in Unix ms.
