@@ -299,3 +299,29 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: fencing: fenced and unfenced locks of o
         co_await ours.async_unlock(next);
     }, 20s);
 }
+
+TEST_CASE("client: fencing: a key with a '}' but no hash tag is refused when a master is a Redis Cluster",
+          "[live][client][fencing]")
+{
+    // The refusal comes before anything is sent: the cluster master's seed need not answer.
+    local_masters m({.count = 2});
+    asio::io_context io;
+    auto cfg = config_for(m, fencing_on());
+    cfg.masters.push_back("redis-cluster://127.0.0.1:1");
+    cfg.defaults.max_attempts = 1;
+    client c(io.get_executor(), cfg);
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        auto [ec, l] = co_await c.async_lock("order}7", fencing_on(), tuple_awaitable);
+        INFO(l.describe());
+        CHECK(ec == error::invalid_argument);
+        CHECK(contains(l.reason(), "has a '}' and no hash tag"));
+        // With a hash tag of its own, the key and its counter share a slot: not refused (the
+        // unreachable cluster then fails the attempt in another way).
+        auto [tec, tl] = co_await c.async_lock("{order}7", fencing_on(), tuple_awaitable);
+        INFO(tl.describe());
+        CHECK(tec != error::invalid_argument);
+        CHECK(tl.reason().empty());
+    }(), 10s);
+    c.close();
+    io.run_for(200ms);
+}
