@@ -216,6 +216,18 @@ TEST_CASE("redlock-run: COMMAND not executable or not found, masters unreachable
     CHECK_FALSE(s.exists("ran"));
     CHECK(no_key_left(m, key));
 
+    // 70 from main's catch: with descriptors 0-2 only and 4 allowed, the event loop cannot be
+    // set up. (bash: it closes descriptors above 9, which ctest and others may have left open.)
+    end = run_to_end({"/bin/bash", "-c",
+                      "for fd in /proc/$$/fd/*; do n=${fd##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done; "
+                      "ulimit -n 4; exec " REDLOCK_RUN_PATH " --master " + m.uri(0) + " " + key + " -- touch " +
+                          s.file("ran")});
+    INFO(end.err);
+    CHECK(end.status == 70);
+    CHECK(count_lines(end.err, "redlock-run: .+: Too many open files.*") == 1);
+    CHECK(lines_of(end.err).size() == 1);
+    CHECK_FALSE(s.exists("ran"));
+
     // 69 at lock time: connected, but two of the three masters refuse the SET (an ACL).
     for (std::size_t i = 0; i < 2; ++i)
         m.command(i, {"ACL", "SETUSER", "default", "-set"});
