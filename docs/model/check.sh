@@ -8,6 +8,9 @@
 #   mutex       the same algorithm checked for mutual exclusion: violated (a pause)
 #   incr-max    "INCR on every master that granted, take the largest": Unique violated
 #   restart     a master restarting without persistence: Unique or Ordered violated
+#   mut-commit  mutation: round 2 without its majority test: Unique or Ordered violated
+#   mut-t-max   mutation: t = max instead of max + 1, checked for reachability: "holds" (no
+#               acquisition can succeed any more, so the mutation is caught)
 #
 # Bounds (N masters, C clients, ROUNDS acquisitions per client, TTL and MAXT in clock ticks)
 # are chosen so that the whole run takes about half a minute and 1.5 GB; pass e.g.
@@ -57,4 +60,6 @@ check reach violated -DCHECK_REACH -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=${ROUNDS:-1
 check mutex violated -DCHECK_ME -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=1 -DMAXT=4
 check incr-max violated -DINCR_MAX -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=2 -DMAXT=4
 check restart violated -DRESTART -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=1 -DMAXT=4
+check mut-commit violated -DMUT_NO_COMMIT_MAJORITY -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=${ROUNDS:-1} -DMAXT=${MAXT:-4}
+check mut-t-max holds -DMUT_T_MAX -DCHECK_REACH -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=${ROUNDS:-1} -DMAXT=${MAXT:-4}
 exit $failed

@@ -105,7 +105,11 @@ proctype client(byte me)
 #ifdef INCR_MAX
         t = read;
 #else
+#ifdef MUT_T_MAX
+        t = read;                                   /* mutation: the largest counter, not one more */
+#else
         t = read + 1;
+#endif
 
         /* Round 2: commit t where our key still stands and the counter is below t. */
         for (i : 0 .. N - 1) {
@@ -121,10 +125,12 @@ proctype client(byte me)
                }
             fi
         }
+#ifndef MUT_NO_COMMIT_MAJORITY                      /* mutation: no majority of commits needed */
         if
         :: committed < MAJORITY -> goto release
         :: else -> skip
         fi
+#endif
 #endif
         /* Validity, judged from t0 (taken before round 1). */
         atomic {
