@@ -3,12 +3,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <openssl/rand.h>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstring>
 #include <set>
+#include <stdexcept>
 #include <span>
 #include <string>
 #include <unordered_set>
@@ -145,3 +148,55 @@ TEST_CASE("token: random_seed", "[token]")
         seeds.insert(redlock::detail::random_seed());
     CHECK(seeds.size() == 100);
 }
+
+// The source of the bytes, pinned: OpenSSL's RAND_bytes and nothing else. A RAND method put in
+// place for the test (RAND_set_rand_method, deprecated in OpenSSL 3 but still what RAND_bytes
+// consults first) either fails, and then no token is made, or gives a known pattern, and then
+// the tokens are that pattern in hex: no other generator, seeded or not, stands in between.
+namespace {
+
+int failing_bytes(unsigned char*, int) { return 0; }
+int counting_bytes(unsigned char* buf, int n)
+{
+    static unsigned char next = 0;
+    for (int i = 0; i < n; ++i)
+        buf[i] = next++;
+    return 1;
+}
+int ok_status() { return 1; }
+
+}  // namespace
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+TEST_CASE("token: the bytes come from RAND_bytes, and a failure of RAND_bytes makes no token", "[token]")
+{
+    RAND_METHOD failing{};
+    failing.bytes = failing_bytes;
+    failing.status = ok_status;
+    RAND_METHOD counting{};
+    counting.bytes = counting_bytes;
+    counting.status = ok_status;
+    struct restore
+    {
+        ~restore() { RAND_set_rand_method(nullptr); }  // back to the default method
+    } restore_at_exit;
+
+    REQUIRE(RAND_set_rand_method(&failing) == 1);
+    {
+        token_source s(64);
+        CHECK_THROWS_AS(s.next(), std::runtime_error);
+    }
+    REQUIRE(RAND_set_rand_method(&counting) == 1);
+    {
+        token_source s(64);
+        // The first 20 bytes are 00 01 ... 13.
+        CHECK(s.next() == "000102030405060708090a0b0c0d0e0f10111213");
+        CHECK(s.next() == "1415161718191a1b1c1d1e1f2021222324252627");
+    }
+}
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
