@@ -68,6 +68,7 @@ struct options
     bool verbose = false;
     bool unsafe_restarts = false;
     bool keep_ledger = false;
+    bool require_takeovers = false;  // --require-takeovers: fail a run that never took over an expired lock
     bool self_test = false;
     int try_pct = 15;
     int extend_pct = 10;
@@ -113,6 +114,9 @@ options parse(int argc, char** argv)
     app.add_option("--fencing-pct", o.fencing_pct, "this share of the acquisitions fenced")->check(CLI::Range(0, 100));
     app.add_flag("--volatile-masters", o.volatile_masters, "no persistence even with fencing");
     app.add_flag("--keep-ledger", o.keep_ledger, "keep the ledgers' directory");
+    app.add_flag("--require-takeovers", o.require_takeovers,
+                 "fail unless some holder overran its validity and another then took the resource (the "
+                 "take-over-after-expiry path was exercised)");
     app.add_flag("--self-test", o.self_test, "run the checker on synthetic ledgers with known answers");
     // Worker mode: set by the parent when it starts a worker process.
     app.add_option("--worker", o.worker)->group("");
@@ -590,7 +594,10 @@ int run_parent(const options& o, int argc, char** argv)
     if (o.keep_ledger)
         std::printf("ledgers kept in %s\n", dir.path.c_str());
 
-    const bool pass = result.ok() && left.empty() && hung_ops == 0 && result.holds > 0;
+    const bool exercised = !o.require_takeovers || (overran > 0 && result.expiry_takeovers > 0);
+    if (!exercised)
+        std::printf("the take-over after a holder's validity ended was never exercised (--require-takeovers)\n");
+    const bool pass = result.ok() && left.empty() && hung_ops == 0 && result.holds > 0 && exercised;
     std::printf("result: %s\n", pass ? "PASS" : "FAIL");
     return pass ? 0 : 1;
 }
