@@ -116,6 +116,16 @@ void release_watch::on_reply(std::uint32_t tag, const error_code& ec, std::span<
         if (error)
             pm.tracked = false;  // CLIENT CACHING refused
     }
+    else if (error && pm.cluster && v.value.starts_with("ASK "))
+    {
+        // The key's slot migrates: cluster_master does not follow ASK for a tracked read
+        // (ASKING and CLIENT CACHING both apply to the next command only), so no node tracks
+        // the key for this waiter and its PTTL is unknown. That master is polled at the retry
+        // delay, as one that refuses tracking.
+        pm.tracked = false;
+        if (pm.pttl == -2)
+            pm.pttl = -1;
+    }
     else
     {
         std::int64_t t = 0;

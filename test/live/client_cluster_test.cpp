@@ -647,6 +647,56 @@ TEST_CASE("cluster: a waiter on cluster masters is woken by the release: the nod
     CHECK(cl.total_keys() == 0);
 }
 
+TEST_CASE("cluster: a waiter whose key's slot is migrating on every cluster is not tracked there, and polls at "
+          "retry_delay",
+          "[live][cluster]")
+{
+    // The slot of the key migrates in all three clusters: a holder's SET lands on the
+    // importing node through ASK; the waiter's tracked read (PTTL with CLIENT CACHING) is
+    // answered ASK by the source and not followed, so no node tracks the key for it and its
+    // PTTL is unknown. It polls every retry_delay (2 s): it takes the lock at the first poll
+    // after the holder's keys expired (1.5 s), long before its own TTL (30 s) or the end of its
+    // wait (15 s), which is where it used to fall back.
+    three_clusters cl;
+    asio::io_context io;
+    client holder(io.get_executor(), cl.config());
+    client waiter(io.get_executor(), cl.config());
+    const std::string key = "waited-asking";
+    const auto slot = std::to_string(key_slot(key));
+    for (std::size_t k = 0; k < 3; ++k)
+    {
+        const auto src = owner_of(cl[k], key);
+        const auto dst = (src + 1) % cl[k].node_count();
+        REQUIRE(cl[k].command(dst, {"CLUSTER", "SETSLOT", slot, "IMPORTING", cl[k].id(src)}) == "+OK\r\n");
+        REQUIRE(cl[k].command(src, {"CLUSTER", "SETSLOT", slot, "MIGRATING", cl[k].id(dst)}) == "+OK\r\n");
+    }
+
+    run_bounded(io, [&]() -> asio::awaitable<void> {
+        for (client* c : {&holder, &waiter})
+            REQUIRE_FALSE(std::get<0>(co_await c->async_wait_connected(tuple_awaitable)));
+        lock_options short_ttl = holder.default_options();
+        short_ttl.ttl = 1500ms;
+        const auto t0 = steady::now();
+        auto held = co_await acquired(holder, key, short_ttl);
+
+        lock_options o = waiter.default_options();
+        o.ttl = 30s;
+        o.wait = 15s;
+        o.retry_delay = 2s;
+        o.retry_jitter = 0ms;
+        auto [ec, l] = co_await waiter.async_lock(key, o, tuple_awaitable);
+        const auto took = steady::now() - t0;
+        INFO(l.describe() << "; taken " << ms(took) << " ms after the holder's acquisition");
+        REQUIRE_FALSE(ec);
+        CHECK(took >= 1400ms);  // not before the holder's keys expired
+        CHECK(took < 9000ms);   // a poll, not the end of the wait (15 s)
+        co_await waiter.async_unlock(l, tuple_awaitable);
+        (void)held;
+    }(), 60s);
+    std::this_thread::sleep_for(50ms);
+    CHECK(cl.total_keys() == 0);
+}
+
 TEST_CASE("cluster: a shard primary restarted without persistence quarantines the whole cluster master: its grant "
           "of a key that another shard serves counts as master_restarted while the other masters grant",
           "[live][cluster][restart]")
