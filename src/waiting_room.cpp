@@ -122,10 +122,11 @@ bool waiting_room::released_here(const master_set& masters, std::span<const std:
     return false;
 }
 
-void waiting_room::refused_elsewhere(std::span<const std::string> keys) noexcept
+void waiting_room::refused_elsewhere(std::span<const std::string> keys, bool first_attempt) noexcept
 {
-    if (!keys.empty())
-        handoffs_.erase(keys[0]);
+    if (keys.empty() || (first_attempt && handoffs_.contains(keys[0])))
+        return;
+    handoffs_.erase(keys[0]);
 }
 
 void waiting_room::notify_released(const master_set& masters, std::span<const std::string> keys)

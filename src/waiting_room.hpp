@@ -99,8 +99,13 @@ public:
     /// does not end it (the next one of the process may watch again only after that).
     bool released_here(const master_set& masters, std::span<const std::string> keys);
     /// An acquisition of this client was refused by a holder of `keys` that it did not get
-    /// them from (it watches the masters): the row of local hand-offs is over.
-    void refused_elsewhere(std::span<const std::string> keys) noexcept;
+    /// them from (it watches the masters): the row of local hand-offs is over. Not when
+    /// `first_attempt` and a row is live: the last hand-off of the row went to a holder of
+    /// this client, which still holds (its release would have ended or continued the row), so
+    /// the refusal is by this client's own keys. (Without this, a holder that asks for the
+    /// next lock while it holds, the only waiter each time, would end the row at every turn
+    /// and never yield.)
+    void refused_elsewhere(std::span<const std::string> keys, bool first_attempt = false) noexcept;
     /// Tells the waiters of `keys` that the release on `masters` is queued: what
     /// released_here() does when it does not yield.
     void notify_released(const master_set& masters, std::span<const std::string> keys);

@@ -193,8 +193,10 @@ void acquire_op::execute(const acquire_action& a)
     case kind::send_watch:
         watch_id_ = a.round_id;
         // Refused by holders that this client did not hand the keys to: a row of local
-        // hand-offs (waiting_room::released_here) is over.
-        c_->waiting.refused_elsewhere(keys());
+        // hand-offs (waiting_room::released_here) is over. Unless this is the acquisition's
+        // first attempt while a row is live: then the holder is this client's own (the
+        // newcomer asked while the row's last holder holds), and the row goes on.
+        c_->waiting.refused_elsewhere(keys(), fsm_->attempts() <= 1);
         watch_.start(*c_, *a.awaited, keys(), this);
         [[fallthrough]];  // and arm the fallback
     case kind::wait_until:

@@ -367,6 +367,87 @@ TEST_CASE_METHOD(masters_rig<5>, "wait: through a row of local hand-offs the key
     io.run_for(100ms);
 }
 
+TEST_CASE_METHOD(masters_rig<5>, "wait: an endless row of one client's hand-offs yields: a waiter of another "
+                                 "process gets the resource",
+                 "[live][wait][handoff]")
+{
+    // Our client keeps a waiter queued behind every holder (each holder queues the next, which
+    // is waiting by the time it releases): without the yield every waiting_room::yield_every
+    // hand-offs, the resource would go round this client for ever. A waiter of another client,
+    // on its own io_context and thread as another process would be, must get it. It races our
+    // next waiter at each yield, so it may lose a few, but not 50 in a row.
+    constexpr int max_handoffs = 400;
+    // Three waiters of ours always queued, or one at a time (each holder's next asks while it
+    // holds: its first attempt is refused by our own keys, which must not end the row).
+    const int queued = GENERATE(3, 1);
+    CAPTURE(queued);
+    asio::io_context other_io;
+    client other(other_io.get_executor(), config_for(m));
+    std::atomic<bool> their_done{false};
+    std::atomic<int> their_turn{-1};
+    error_code their_ec = error::server_error;  // written on the other thread before their_done
+    std::atomic<int> acquired_here{0};
+    auto keep_running = asio::make_work_guard(other_io);
+    std::thread other_thread([&] { other_io.run(); });
+    {
+        std::promise<error_code> connected;
+        other.async_wait_connected([&](error_code ec, std::size_t) { connected.set_value(ec); });
+        REQUIRE_FALSE(connected.get_future().get());
+    }
+    run([&]() -> asio::awaitable<void> {
+        lock first = co_await acquired(c, "w-yield", holder_options());
+        auto o = waiting(20000ms);
+        o.ttl = holder_ttl;
+        int handed = 0, finished = 0, started = 0;
+        lock::clock::time_point last_valid_until = first.valid_until();
+        std::function<void()> queue_one;
+        queue_one = [&] {
+            ++started;
+            c.async_lock("w-yield", o, [&](error_code ec, lock l) {
+                CHECK_FALSE(ec);
+                ++acquired_here;
+                handed += l.valid_until() == last_valid_until ? 1 : 0;  // a hand-off keeps it
+                last_valid_until = l.valid_until();
+                asio::co_spawn(
+                    io,
+                    [&, l = std::move(l)]() mutable -> asio::awaitable<void> {
+                        // The next one asks while this one holds, and is waiting (its attempt
+                        // refused by our own keys) by the time this one releases.
+                        if (!their_done && acquired_here < max_handoffs)
+                            queue_one();
+                        co_await sleep_for(5ms);
+                        co_await c.async_unlock(l, tuple_awaitable);
+                        ++finished;
+                    },
+                    asio::detached);
+            });
+        };
+        for (int k = 0; k < queued; ++k)
+            queue_one();
+        co_await sleep_for(50ms);
+        other.async_lock("w-yield", waiting(20000ms), [&](error_code ec, lock l) {
+            their_ec = ec;
+            their_turn = acquired_here.load();
+            their_done = true;
+            other.async_unlock(l, [](error_code) {});
+        });
+        co_await sleep_for(100ms);  // the other waiter is refused and watches
+        co_await c.async_unlock(first, tuple_awaitable);
+        REQUIRE(co_await eventually([&] { return their_done || acquired_here >= max_handoffs; }, 20s));
+        INFO("the other client's waiter got the resource after " << their_turn << " of our acquisitions, "
+                                                                     << handed << " of them hand-offs");
+        REQUIRE(their_done);
+        CHECK_FALSE(their_ec);
+        CHECK(handed >= 1);  // a row of hand-offs did form before a yield let it in
+        their_done = true;
+        REQUIRE(co_await eventually([&] { return finished == started; }, 20s));
+        CHECK(co_await settled_keys(m) == 0);
+    }, 60s);
+    asio::post(other_io, [&] { other.close(); });
+    keep_running.reset();
+    other_thread.join();
+}
+
 namespace {
 
 // PEXPIRETIME of `key` on every master (Redis 7): when each copy expires, in Unix ms.

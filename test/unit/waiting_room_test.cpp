@@ -146,6 +146,29 @@ TEST_CASE("waiting_room: a row of hand-offs ends when a waiter here is refused b
     CHECK(r.release().first);
 }
 
+TEST_CASE("waiting_room: a first attempt refused while a row is live does not end it (the holder is ours)")
+{
+    // A holder of this client that asks for the next lock while it holds: the newcomer's first
+    // attempt is refused by our own keys. The row goes on and yields at its 8th release.
+    rig r;
+    r.room.watch(r.keys, &r.waiter);
+    CHECK_FALSE(r.release().first);  // the row starts
+    for (unsigned i = 2; i < waiting_room::yield_every; ++i)
+    {
+        r.room.refused_elsewhere(r.keys, true);
+        CHECK_FALSE(r.release().first);
+    }
+    r.room.refused_elsewhere(r.keys, true);
+    CHECK(r.release().first);
+    // With no row, a first attempt's refusal changes nothing; a later attempt's ends a row.
+    r.room.refused_elsewhere(r.keys, true);
+    CHECK_FALSE(r.release().first);
+    r.room.refused_elsewhere(r.keys, false);
+    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
+        CHECK_FALSE(r.release().first);
+    CHECK(r.release().first);
+}
+
 TEST_CASE("waiting_room: a release of a resource nobody here waits for neither yields nor tells")
 {
     rig r;
