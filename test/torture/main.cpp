@@ -108,7 +108,9 @@ options parse(int argc, char** argv)
     app.add_option("--overrun-pct", o.overrun_pct, "% of holds that overrun their validity")->check(CLI::Range(0, 100));
     app.add_option("--hold-max", o.hold_max_ms, "longest hold, ms")->check(CLI::NonNegativeNumber);
     app.add_flag("--verbose", o.verbose, "tell each fault and each worker's progress");
-    app.add_flag("--unsafe-restarts", o.unsafe_restarts, "restart masters without the delayed restart");
+    app.add_flag("--unsafe-restarts", o.unsafe_restarts,
+                 "restart masters without the delayed restart: majorities at once, and the clients' "
+                 "restart_quarantine off");
     app.add_flag_callback("--fencing", [&o] { o.fencing_pct = 50; },
                           "half the acquisitions fenced, masters persistent (AOF, fsync always)");
     app.add_option("--fencing-pct", o.fencing_pct, "this share of the acquisitions fenced")->check(CLI::Range(0, 100));
@@ -447,7 +449,7 @@ int run_parent(const options& o, int argc, char** argv)
     for (int p = 0; p < o.processes; ++p)
     {
         ledgers.push_back((dir.path / ("worker-" + std::to_string(p) + ".ledger")).string());
-        workers.spawn({exe, "--worker", std::to_string(p), "--until", std::to_string(until_ns), "--ledger",
+        std::vector<std::string> args{exe, "--worker", std::to_string(p), "--until", std::to_string(until_ns), "--ledger",
                        ledgers.back(), "--uris", uris, "--workers", std::to_string(o.workers), "--resources",
                        std::to_string(o.resources), "--ttls", [&] {
                            std::string s;
@@ -457,7 +459,10 @@ int run_parent(const options& o, int argc, char** argv)
                        }(),
                        "--seed", std::to_string(seed), "--try-pct", std::to_string(o.try_pct), "--extend-pct",
                        std::to_string(o.extend_pct), "--overrun-pct", std::to_string(o.overrun_pct), "--hold-max",
-                       std::to_string(o.hold_max_ms), "--fencing-pct", std::to_string(o.fencing_pct)});
+                       std::to_string(o.hold_max_ms), "--fencing-pct", std::to_string(o.fencing_pct)};
+        if (o.unsafe_restarts)
+            args.push_back("--unsafe-restarts");
+        workers.spawn(args);
     }
 
     rt::fault_schedule faults(masters, proxies,
@@ -612,7 +617,7 @@ int main(int argc, char** argv)
                                .masters = o.uris, .ttls_ms = o.ttls, .until = o.until, .ledger = o.ledger,
                                .seed = o.seed.value_or(1), .try_lock_pct = o.try_pct, .extend_pct = o.extend_pct,
                                .overrun_pct = o.overrun_pct, .hold_max_ms = o.hold_max_ms,
-                               .fencing_pct = o.fencing_pct});
+                               .fencing_pct = o.fencing_pct, .no_quarantine = o.unsafe_restarts});
     if (o.self_test)
     {
         const auto failures = rt::self_test();

@@ -221,6 +221,8 @@ int run_worker(const worker_config& cfg)
         asio::io_context io(1);
         client_config cc;
         cc.masters = cfg.masters;
+        if (cfg.no_quarantine)
+            cc.restart_quarantine = std::chrono::milliseconds(0);  // the client's delayed restart, off
         client c(io.get_executor(), cc);
         ledger_writer ledger(cfg.ledger);
 

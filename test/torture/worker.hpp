@@ -26,6 +26,7 @@ struct worker_config
     int overrun_pct = 3;                ///< Holds (TTL <= 500 ms) that sleep past their validity.
     int hold_max_ms = 20;               ///< Upper bound of the random critical section.
     int fencing_pct = 0;                ///< Acquisitions made with lock_options::fencing.
+    bool no_quarantine = false;         ///< client_config::restart_quarantine 0 (--unsafe-restarts).
 };
 
 /// The resource name of index `i`.
