@@ -27,7 +27,7 @@
 #include <redlock/resp.hpp>
 
 #include "algorithm/deployment_check.hpp"
-#include "detail/relaxed_counter.hpp"
+#include "runtime/relaxed_counter.hpp"
 #include "protocol/multiplexer.hpp"
 #include "protocol/server_info.hpp"
 #include "transport/stream.hpp"

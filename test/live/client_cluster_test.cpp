@@ -9,7 +9,7 @@
 #include "io_helpers.hpp"
 #include "local_cluster.hpp"
 
-#include "cluster/key_slot.hpp"
+#include "routing/key_slot.hpp"
 #include "protocol/server_info.hpp"
 
 #include <boost/asio/detached.hpp>

@@ -7,7 +7,7 @@
 #include "client_fixture.hpp"
 
 #include "protocol/scripts.hpp"
-#include "waiting_room.hpp"
+#include "driver/waiting_room.hpp"
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>

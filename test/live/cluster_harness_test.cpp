@@ -3,9 +3,9 @@
 #include "local_cluster.hpp"
 #include "process_status.hpp"
 
-#include "cluster/key_slot.hpp"
-#include "cluster/redirect.hpp"
-#include "cluster/slot_map.hpp"
+#include "routing/key_slot.hpp"
+#include "routing/redirect.hpp"
+#include "routing/slot_map.hpp"
 #include "protocol/resp_parser.hpp"
 
 #include <catch2/catch.hpp>

@@ -2,7 +2,7 @@
 #include "local_cluster.hpp"
 #include "process_status.hpp"
 
-#include "cluster/slot_map.hpp"
+#include "routing/slot_map.hpp"
 #include "protocol/resp_parser.hpp"
 
 #include <fcntl.h>

@@ -2,7 +2,7 @@
 // The fenced acquisition's decisions stepped by hand (lock_options::fencing): the commit round
 // that follows a quorum, the token it commits, and every way it can fail. The naming of the
 // fence counter's key, last.
-#include "operation/acquire_fsm.hpp"
+#include "fsm/acquire_fsm.hpp"
 
 #include <catch2/catch.hpp>
 

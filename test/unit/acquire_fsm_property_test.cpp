@@ -5,7 +5,7 @@
 // REDLOCK_PROPERTY_ITERATIONS=n runs n sequences instead of the default (and prints the rate);
 // REDLOCK_PROPERTY_SEED=s starts from another base seed. A failure names the sequence's seed
 // and replays it with every event and action printed.
-#include "operation/acquire_fsm.hpp"
+#include "fsm/acquire_fsm.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 // The acquisition's decisions stepped by hand: every event is written out, time included.
-#include "operation/acquire_fsm.hpp"
+#include "fsm/acquire_fsm.hpp"
 
 #include <catch2/catch.hpp>
 

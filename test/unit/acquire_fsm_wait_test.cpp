@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 // A waiting acquisition (lock_options::wait) stepped by hand: refused by holders, it watches
 // the masters that refused it and tries again when a quorum is possible, or at the fallback.
-#include "operation/acquire_fsm.hpp"
+#include "fsm/acquire_fsm.hpp"
 
 #include <catch2/catch.hpp>
 

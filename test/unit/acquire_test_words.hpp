@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 
-#include "operation/acquire_fsm.hpp"
+#include "fsm/acquire_fsm.hpp"
 
 namespace redlock_test::acquire {
 

@@ -1,8 +1,8 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
-// The census machine of async_check (src/operation/check_fsm.hpp), stepped by hand: it waits
+// The census machine of async_check (src/fsm/check_fsm.hpp), stepped by hand: it waits
 // for every master whatever the majority says, counts the silent ones at the deadline, and a
 // failure, a cancellation or a close injected at every step.
-#include "operation/check_fsm.hpp"
+#include "fsm/check_fsm.hpp"
 
 #include <catch2/catch.hpp>
 

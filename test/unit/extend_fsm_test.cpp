@@ -1,11 +1,11 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
-// The extension machine (src/operation/extend_fsm.hpp): stepped by hand through its paths with
+// The extension machine (src/fsm/extend_fsm.hpp): stepped by hand through its paths with
 // a failure injected at every step, then fed random event sequences against invariants an
 // oracle checks with its own counts (it does not use quorum_tracker or validity.hpp).
 //
 // REDLOCK_PROPERTY_ITERATIONS and REDLOCK_PROPERTY_SEED: see property_check.hpp. A failure names
 // the sequence's seed.
-#include "operation/extend_fsm.hpp"
+#include "fsm/extend_fsm.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -16,7 +16,7 @@
 
 #include <redlock/error.hpp>
 
-#include "operation/fsm_vocabulary.hpp"
+#include "fsm/fsm_vocabulary.hpp"
 
 namespace redlock_test::fsm {
 

@@ -1,9 +1,9 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
-// The holder's machine (src/operation/hold_fsm.hpp), stepped by hand: extension times, retries,
+// The holder's machine (src/fsm/hold_fsm.hpp), stepped by hand: extension times, retries,
 // loss for each reason, the limits, degradation, a release asked in every phase, a close in
 // every phase, and a failed master at every step of an extension; then random event sequences
 // against an oracle (REDLOCK_PROPERTY_* as in property_check.hpp).
-#include "operation/hold_fsm.hpp"
+#include "fsm/hold_fsm.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
-#include "cluster/key_slot.hpp"
+#include "routing/key_slot.hpp"
 
 #include "algorithm/fencing.hpp"
 

@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "algorithm/quorum.hpp"
-#include "operation/fsm_vocabulary.hpp"
+#include "fsm/fsm_vocabulary.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -369,7 +369,7 @@ TEST_CASE("quorum: copies are independent (inline and heap)", "[quorum]")
     }
 }
 
-#include "operation/release_verdict.hpp"
+#include "fsm/release_verdict.hpp"
 
 TEST_CASE("release verdict: success at a majority, else closed, no_quorum or lock_lost", "[unit][quorum]")
 {

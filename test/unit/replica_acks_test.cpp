@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 // The group commit of replica acknowledgements (cluster/replica_acks.hpp), stepped by hand.
-#include "cluster/replica_acks.hpp"
+#include "routing/replica_acks.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,6 +1,6 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 // The cluster master's decision on a node's reply (cluster/reply_route.hpp), stepped by hand.
-#include "cluster/reply_route.hpp"
+#include "routing/reply_route.hpp"
 
 #include <catch2/catch.hpp>
 

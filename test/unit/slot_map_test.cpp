@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
-#include "cluster/slot_map.hpp"
+#include "routing/slot_map.hpp"
 
-#include "cluster/key_slot.hpp"
+#include "routing/key_slot.hpp"
 #include "protocol/resp_parser.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,9 +1,9 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
-// The release machine of async_unlock (src/operation/unlock_fsm.hpp): stepped by hand through
+// The release machine of async_unlock (src/fsm/unlock_fsm.hpp): stepped by hand through
 // its paths with a failure and a cancellation injected at every step, then fed random event
 // sequences against invariants an oracle checks with its own counts (REDLOCK_PROPERTY_* as in
 // property_check.hpp).
-#include "operation/unlock_fsm.hpp"
+#include "fsm/unlock_fsm.hpp"
 
 #include <catch2/catch.hpp>
 

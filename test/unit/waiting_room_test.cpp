@@ -2,7 +2,7 @@
 // The waiting room's hand-off notices, stepped by hand: a release of this client tells its
 // waiters at once, except every yield_every-th local hand-off of a resource in a row, which
 // yields to other processes' waiters (told only once the release is decided).
-#include "waiting_room.hpp"
+#include "driver/waiting_room.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -42,7 +42,7 @@ namespace detail {
 template <class Signature>
 using handler_of = boost::asio::any_completion_handler<Signature>;
 
-// The compiled bodies (src/client.cpp).
+// The compiled bodies (src/api/client.cpp).
 boost::asio::any_io_executor executor_of(const client& c) noexcept;
 void start_lock(client& c, std::string resource, const lock_options& opts, handler_of<void(error_code, lock)> h);
 void start_try_lock(client& c, std::string resource, const lock_options& opts,

@@ -1,0 +1,456 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include "driver/acquire_op.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <boost/asio/error.hpp>
+#include <boost/asio/post.hpp>
+
+#include "algorithm/attempt_timeout.hpp"
+#include "algorithm/fencing.hpp"
+#include "routing/key_slot.hpp"
+#include "runtime/completion.hpp"
+#include "runtime/lock_state.hpp"
+
+namespace redlock::detail {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+// A fenced acquisition's diagnostics: a master that granted in the first round shows how its
+// commit went (granted: it committed the token); the others keep their first-round answer,
+// which says why they did not count (an error, another holder, silence).
+void merge_commit(diagnostic_list& attempt, const diagnostic_list& commit)
+{
+    for (std::size_t i = 0; i < attempt.size() && i < commit.size(); ++i)
+        if (attempt[i].status == master_status::granted)
+            attempt[i] = commit[i];
+}
+
+}  // namespace
+
+acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o)
+    : c_(std::move(c)), resource_(std::move(resource)), o_(o)
+{
+    key_.reserve(c_->cfg.key_prefix.size() + resource_.size());
+    key_.append(c_->cfg.key_prefix).append(resource_);
+}
+
+acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::vector<std::string> resources, const lock_options& o)
+    : acquire_op(std::move(c), resources.empty() ? std::string() : resources.front(), o)
+{
+    if (resources.size() > 1)
+    {
+        keys_.reserve(resources.size());
+        for (const auto& r : resources)
+            keys_.push_back(c_->cfg.key_prefix + r);
+        resources_ = std::move(resources);
+    }
+}
+
+void acquire_op::start(lock_handler h)
+{
+    h_lock_.emplace(std::move(h));
+    begin();
+}
+
+void acquire_op::start(try_handler h)
+{
+    h_try_.emplace(std::move(h));
+    try_mode_ = true;
+    begin();
+}
+
+void acquire_op::cancel()
+{
+    if (done_)
+        return;
+    if (!fsm_)
+        cancelled_early_ = true;  // begin() has not run yet: it completes at once
+    else
+        drive(acquire_event::cancel(clock::now()));
+}
+
+void acquire_op::abandon() noexcept
+{
+    attempt_.stop();
+    commit_.stop();
+    release_.stop();
+    leave_waiting_room(false);
+    c_->deadlines.cancel(*this);
+    done_ = true;
+}
+
+void acquire_op::begin()
+{
+    initiating_ = true;
+    started_ = clock::now();
+    error_code ec;
+    validate(o_, ec, reason_);
+    if (!ec)
+    {
+        reason_ = refused_resources();
+        if (!reason_.empty())
+            ec = error::invalid_argument;
+    }
+    if (!ec && c_->closed)
+    {
+        ec = error::connection_closed;
+        reason_ = "the client was closed before the operation started";
+    }
+    if (!ec && cancelled_early_)
+        ec = asio::error::operation_aborted;
+    if (ec)
+        return complete(ec, {});
+    c_->note_ttl(o_.ttl);
+    if (o_.fencing)
+    {
+        for (const auto& k : keys())
+            fenced_keys_.push_back(k);
+        for (const auto& k : keys())
+            fenced_keys_.push_back(fence_key(k));
+    }
+    c_->track(*this, shared_from_this());
+    // Seeded here, on the strand: the client's generator is not thread-safe.
+    fsm_.emplace(o_, c_->size(), c_->jitter_rng(), try_mode_, keys().size());
+    // A waiting acquisition of one resource takes its turn behind the others of this client:
+    // only the first of them competes (a multi-resource one competes at once: queues over
+    // several resources could wait for each other).
+    bool first = true;
+    if (o_.wait.count() > 0 && !try_mode_)
+    {
+        // It hears of its keys' releases from now on (the machine ignores them until it waits).
+        c_->waiting.watch(keys(), this);
+        watching_ = true;
+        if (keys_.empty())
+        {
+            queued_ = true;
+            first = c_->waiting.enqueue(key_, this);
+        }
+    }
+    // The first attempt's t0 is the operation's start, read once: earlier than the first byte
+    // queued, which only makes the validity shorter (a clock read less per acquisition).
+    drive(first ? acquire_event::start(started_) : acquire_event::queued(started_));
+    initiating_ = false;
+}
+
+// The caller keeps the operation alive across the call (an action may complete it and let it
+// go): a round holds its listener during its callbacks, the initiation and the cancellation
+// handler hold a shared_ptr to it, on_deadline takes one.
+void acquire_op::drive(std::span<const acquire_event> events)
+{
+    pump_.drive(*fsm_, events, [this](const acquire_action& a) { execute(a); });
+}
+
+void acquire_op::execute(const acquire_action& a)
+{
+    using kind = acquire_action::kind;
+    switch (a.type)
+    {
+    case kind::none: return;
+    case kind::send_attempt:
+        if (wait_armed_)
+        {
+            // Woken before the fallback (or the turn came): that wait is moot.
+            c_->deadlines.cancel(*this);
+            wait_armed_ = false;
+            watch_.stop();
+        }
+        attempt_id_ = a.round_id;
+        committing_ = false;
+        c_->tokens.next(std::span<char, token_source::token_chars>(token_));
+        if (o_.fencing)
+            attempt_.start(*c_, round::kind::acquire_fenced, fenced_keys_, token_view(), o_.ttl.count(),
+                           attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
+        else
+            attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl.count(), attempt_timeout_of(o_),
+                           this, nullptr, a.deadline, a.at);
+        return;
+    case kind::send_commit:
+        // The attempt round stays active: a late grant still shows in its diagnostics.
+        commit_id_ = a.round_id;
+        committing_ = true;
+        commit_.set_fences(a.fences);  // in the machine, unchanged while this round is active
+        commit_.start(*c_, round::kind::commit_fence, fenced_keys_, token_view(), 0,
+                      a.deadline - a.at, this, nullptr, a.deadline, a.at);
+        return;
+    case kind::send_release:
+        release_id_ = a.round_id;
+        diagnostics_ = attempt_.diagnostics();
+        if (committing_)
+            merge_commit(diagnostics_, commit_.diagnostics());
+        attempt_.stop();
+        commit_.stop();
+        // Every master gets the release, also those that timed out or never answered (not
+        // awaited: a.awaited is the masters whose attempt outcome was not timed_out, as the
+        // round derives from `previous`): a grant may still arrive, and the release queued
+        // behind it on the same connection undoes it.
+        release_.start(*c_, round::kind::release, keys(), token_view(), 0, o_.release_timeout, this,
+                       &attempt_.tracker(), a.deadline, a.at);
+        return;
+    case kind::send_watch:
+        watch_id_ = a.round_id;
+        // Refused by holders that this client did not hand the keys to: a row of local
+        // hand-offs (waiting_room::released_here) is over. Unless this is the acquisition's
+        // first attempt while a row is live: then the holder is this client's own (the
+        // newcomer asked while the row's last holder holds), and the row goes on.
+        c_->waiting.refused_elsewhere(keys(), fsm_->attempts() <= 1);
+        watch_.start(*c_, *a.awaited, keys(), this);
+        [[fallthrough]];  // and arm the fallback
+    case kind::wait_until:
+        if (c_->closed)
+            return drive(acquire_event::closed(clock::now()));
+        c_->deadlines.schedule(*this, a.until);
+        wait_armed_ = true;
+        return;
+    case kind::complete:
+        if (a.ec)
+            return complete(a.ec, {});
+        {
+            leave_waiting_room(true, true);  // before the keys move into the lock
+            auto st = std::make_shared<lock_state>();
+            st->resource = std::move(resource_);
+            st->key = std::move(key_);
+            st->resources = std::move(resources_);
+            st->keys = std::move(keys_);
+            st->token.assign(token_view());
+            st->valid_until = a.valid_until;
+            st->claim().valid_until = a.valid_until;
+            // Taken over too, the TTL is the one asked for, which extensions use (the keys keep
+            // the holder's expiry until then).
+            st->ttl = o_.ttl;
+            if (handed_)
+            {
+                // Taken over (take_over): the holder's masters' outcomes say where the keys stand.
+                st->masters = handed_->masters;
+            }
+            else
+            {
+                st->fences.assign(a.fences.begin(), a.fences.end());
+                st->masters = attempt_.take_diagnostics();
+                if (committing_)
+                    merge_commit(st->masters, commit_.diagnostics());
+            }
+            attempt_.stop();
+            commit_.stop();
+            complete({}, access::make(std::move(st)));
+        }
+        return;
+    }
+}
+
+void acquire_op::on_round_decided(round& r)
+{
+    // The machine counts the outcomes itself: it is told every one the round has so far.
+    // The time is now, not the replies' batch time: a lock whose validity ran out while the
+    // batch was being parsed is not handed out.
+    if (&r == &attempt_)
+        drive(decided_events(r.tracker(), c_->closed, attempt_id_, clock::now(), r.values(), r.values_per_master()));
+    else if (&r == &commit_)
+        drive(decided_events(r.tracker(), c_->closed, commit_id_, clock::now()));
+}
+
+void acquire_op::on_round_finished(round& r)
+{
+    if (&r != &release_)
+        return;
+    // Every awaited master answered, or the release deadline passed: the release is over.
+    drive(ended_events(c_->closed, release_id_, clock::now()));
+}
+
+void acquire_op::on_invalidated(std::size_t master)
+{
+    drive(acquire_event::invalidated(master, clock::now()));
+}
+
+void acquire_op::on_turn(bool taken_before)
+{
+    drive(acquire_event::turn(clock::now(), taken_before));
+}
+
+bool acquire_op::take_over(const lock_state& from, std::chrono::steady_clock::time_point valid_until,
+                           std::span<char, token_source::token_chars> token)
+{
+    // Only a lock of this one key, between rounds (the machine declines during one), and not
+    // while the machine is being driven (an event would be queued, and its outcome come late).
+    if (done_ || !fsm_ || pump_.driving() || !o_.handoff || o_.fencing || !keys_.empty() ||
+        from.key_span().size() != 1 || from.key != key_ || !from.fences.empty() || attempt_.active() ||
+        commit_.active() || release_.active())
+        return false;
+    auto keep = hold();
+    // No round uses the token between rounds: the offer's goes there, and a declined one is
+    // replaced by the next attempt's.
+    c_->tokens.next(std::span<char, token_source::token_chars>(token_));
+    // While the offer is driven: complete() reads the holder's lock through handed_, and the
+    // completion is posted (as during the initiation), so that the caller hands the keys over
+    // to the new token before the new holder can send anything with it. Both are undone
+    // however the drive ends.
+    struct offer_scope
+    {
+        acquire_op& op;
+        bool was_initiating;
+        offer_scope(acquire_op& o, const lock_state& from)
+            : op(o), was_initiating(std::exchange(o.initiating_, true))
+        {
+            op.handed_ = &from;
+        }
+        ~offer_scope()
+        {
+            op.initiating_ = was_initiating;
+            op.handed_ = nullptr;
+        }
+        offer_scope(const offer_scope&) = delete;
+        offer_scope& operator=(const offer_scope&) = delete;
+    };
+    {
+        const offer_scope scope(*this, from);
+        drive(acquire_event::handed(clock::now(), valid_until));
+    }
+    if (!done_)
+        return false;
+    std::copy(std::begin(token_), std::end(token_), token.begin());
+    return true;
+}
+
+void acquire_op::on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked)
+{
+    drive(acquire_event::watched(watch_id_, master, o, pttl, tracked, clock::now()));
+}
+
+void acquire_op::leave_waiting_room(bool pass_turn, bool acquired) noexcept
+{
+    watch_.stop();
+    if (watching_)
+    {
+        c_->waiting.unwatch(keys(), this);
+        watching_ = false;
+    }
+    if (!queued_)
+        return;
+    queued_ = false;
+    auto* next = c_->waiting.leave(key_, this);
+    if (next && pass_turn)
+        // Posted: the next one starts its attempt after this completion, not inside it.
+        asio::post(c_->strand, [next, keep = next->hold(), acquired] { next->on_turn(acquired); });
+}
+
+void acquire_op::on_deadline()
+{
+    // The backoff delay is over (or the client is closing: expire_all).
+    wait_armed_ = false;
+    auto keep = hold();  // the deadline list does not own its entries
+    const auto now = clock::now();
+    if (c_->closed)
+        return drive(acquire_event::closed(now));
+    drive(acquire_event::backoff_elapsed(now));
+}
+
+void acquire_op::complete(error_code ec, lock l)
+{
+    done_ = true;
+    c_->deadlines.cancel(*this);
+    leave_waiting_room(true);
+    if (c_->observed())
+    {
+        event e;
+        e.kind = ec ? event_kind::acquire_failed : event_kind::acquired;
+        e.resource = resource_.empty() && access::state(l) ? l.resource() : std::string_view(resource_);
+        e.ec = ec;
+        e.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - started_);
+        e.attempts = fsm_ ? fsm_->attempts() : 0;
+        e.handed_over = !ec && handed_ != nullptr;  // completed inside take_over
+        c_->report(e);
+    }
+    if (ec && !access::state(l))
+    {
+        lock_state names;
+        names.resource = resource_;
+        names.key = key_;
+        names.resources = resources_;
+        names.keys = keys_;
+        l = access::make(names.unheld(std::move(diagnostics_), std::move(reason_)));
+    }
+    if (try_mode_)
+    {
+        std::optional<lock> result;
+        if (!ec)
+            result = std::move(l);
+        if (ec == error::contended)
+            ec = {};  // contention is an outcome of try_lock, not an error
+        deliver(*h_try_, ec, std::move(result));
+    }
+    else
+    {
+        deliver(*h_lock_, ec, std::move(l));
+    }
+    c_->untrack(*this);
+}
+
+template <class Handler, class... Args>
+void acquire_op::deliver(Handler& h, Args&&... args)
+{
+    if (initiating_)
+        post_completion(h, c_->strand, std::forward<Args>(args)...);
+    else
+        dispatch_completion(h, c_->strand, std::forward<Args>(args)...);
+}
+
+std::span<const std::string> acquire_op::keys() const
+{
+    return keys_.empty() ? std::span<const std::string>(&key_, 1) : std::span<const std::string>(keys_);
+}
+
+std::string acquire_op::refused_resources() const
+{
+    const auto too_long = [](std::size_t i) {
+        return "the key of resource " + std::to_string(i) + " (key_prefix + resource) is longer than max_key_size (" +
+               std::to_string(max_key_size) + " bytes)";
+    };
+    if (resources_.empty())
+    {
+        if (resource_.empty())
+            return "the resource is empty (or async_lock_all was given none)";
+        if (key_.size() > max_key_size)
+            return too_long(0);
+        return refused_by_cluster();
+    }
+    for (std::size_t i = 0; i < resources_.size(); ++i)
+    {
+        if (resources_[i].empty())
+            return "resource " + std::to_string(i) + " is empty";
+        if (keys_[i].size() > max_key_size)
+            return too_long(i);
+        for (std::size_t j = 0; j < i; ++j)
+            if (resources_[i] == resources_[j])  // the same key twice would make the lock its own rival
+                return "resource " + std::to_string(i) + " repeats resource " + std::to_string(j);
+    }
+    return refused_by_cluster();
+}
+
+std::string acquire_op::refused_by_cluster() const
+{
+    if (!c_->has_cluster_master)
+        return {};
+    // A cluster master runs each command on the one node that serves its keys' slot: the
+    // round splits a lock over several slots per slot (round::send_parts), but a fenced
+    // lock's two rounds go as one script each, so its keys must share one slot.
+    const auto ks = keys();
+    if (o_.fencing)
+        for (std::size_t i = 1; i < ks.size(); ++i)
+            if (key_slot(ks[i]) != key_slot(ks[0]))
+                return "the keys of resources 0 and " + std::to_string(i) + " hash to different slots (" +
+                       std::to_string(key_slot(ks[0])) + ", " + std::to_string(key_slot(ks[i])) +
+                       "), and a fenced lock on a Redis Cluster master needs one slot: give the resources "
+                       "one hash tag (e.g. {order:7}:stock and {order:7}:payment)";
+    if (o_.fencing)
+        for (std::size_t i = 0; i < ks.size(); ++i)
+            if (key_slot(fence_key(ks[i])) != key_slot(ks[i]))
+                return "the key of resource " + std::to_string(i) +
+                       " has a '}' and no hash tag, so its fence counter cannot share its slot on a Redis "
+                       "Cluster master: give it a hash tag of its own, which its counter then shares";
+    return {};
+}
+
+}  // namespace redlock::detail

@@ -1,0 +1,127 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_OPERATION_ACQUIRE_OP_HPP
+#define REDLOCK_SRC_OPERATION_ACQUIRE_OP_HPP
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_completion_handler.hpp>
+
+#include <redlock/lock.hpp>
+#include <redlock/options.hpp>
+
+#include "algorithm/token.hpp"
+#include "driver/client_impl.hpp"
+#include "fsm/acquire_fsm.hpp"
+#include "driver/fsm_pump.hpp"
+#include "driver/release_watch.hpp"
+#include "driver/round.hpp"
+#include "driver/waiting_room.hpp"
+
+namespace redlock::detail {
+
+/// @brief The Asio side of an acquisition (async_lock, async_try_lock, async_lock_all): it
+/// runs acquire_fsm, which makes every decision, and carries out its actions with its rounds
+/// (the attempt, with fencing its commit, and the release) and the client's deadline list
+/// (the backoff).
+///
+/// What it adds to the machine: the token of each attempt, the keys, the lock handed out and
+/// the handler. Events reach the machine through drive(), one at a time: an event raised while
+/// an action is being carried out (a round that finishes inside its own start(), when every
+/// master is down) is queued and handled once that action is done, so the machine is never
+/// re-entered.
+class acquire_op final : public round_listener,
+                         public release_listener,
+                         public watch_listener,
+                         public timed_entry,
+                         public tracked_op,
+                         public std::enable_shared_from_this<acquire_op>
+{
+public:
+    using lock_handler = asio::any_completion_handler<void(error_code, lock)>;
+    using try_handler = asio::any_completion_handler<void(error_code, std::optional<lock>)>;
+
+    acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o);
+    /// A multi-resource lock: every key is set (all or none) by one script on each master.
+    acquire_op(std::shared_ptr<client_impl> c, std::vector<std::string> resources, const lock_options& o);
+
+    // Boost 1.81's any_completion_handler move-assignment recurses without end (fixed in
+    // 1.82), so handlers are only ever move-constructed: here, into an optional.
+    void start(lock_handler h);
+    void start(try_handler h);
+
+    /// Per-operation cancellation, on the client's strand.
+    void cancel();
+
+    std::shared_ptr<void> hold() override { return shared_from_this(); }
+    void abandon() noexcept override;
+
+private:
+    void begin();
+    void drive(std::span<const acquire_event> events);
+    void drive(const acquire_event& ev) { drive(std::span<const acquire_event>(&ev, 1)); }
+    void execute(const acquire_action& a);
+    void complete(error_code ec, lock l);
+    /// Why the resources cannot be locked (empty, too long, named twice); empty when they can.
+    std::string refused_resources() const;
+    // Why a client with a Redis Cluster master cannot take these keys (not in one slot, or a
+    // fence counter that cannot share its key's slot); empty when it can.
+    std::string refused_by_cluster() const;
+    std::span<const std::string> keys() const;
+    std::string_view token_view() const { return {token_, token_source::token_chars}; }
+
+    void on_round_decided(round& r) override;
+    void on_round_finished(round& r) override;
+    void on_deadline() override;
+    void on_invalidated(std::size_t master) override;
+    void on_turn(bool taken_before) override;
+    bool take_over(const lock_state& from, std::chrono::steady_clock::time_point valid_until,
+                   std::span<char, token_source::token_chars> token) override;
+    void on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked) override;
+    /// Out of its resource's queue and the watchers (the next in the queue told its turn when
+    /// `pass_turn`, and whether this one took the lock).
+    void leave_waiting_room(bool pass_turn, bool acquired = false) noexcept;
+
+    template <class Handler, class... Args>
+    void deliver(Handler& h, Args&&... args);
+
+    std::shared_ptr<client_impl> c_;
+    std::string resource_;
+    std::string key_;
+    std::vector<std::string> resources_;  // multi-resource locks only
+    std::vector<std::string> keys_;       // multi-resource locks only
+    lock_options o_;
+    std::optional<lock_handler> h_lock_;
+    std::optional<try_handler> h_try_;
+    std::optional<acquire_fsm> fsm_;  // made in begin(), on the strand (it draws a seed)
+    round attempt_;
+    round commit_;  // fencing only
+    round release_;
+    release_watch watch_;  // waiting (lock_options::wait) only
+    std::uint64_t attempt_id_ = 0;  // the machine's round ids of the rounds
+    std::uint64_t commit_id_ = 0;
+    std::uint64_t release_id_ = 0;
+    std::uint64_t watch_id_ = 0;
+    std::vector<std::string> fenced_keys_;  // fencing only: the keys, then their fence counters
+    diagnostic_list diagnostics_;  // of the last failed attempt
+    const lock_state* handed_ = nullptr;  // during take_over(): the lock offered
+    std::string reason_;                          // of a failure that is not the masters' doing
+    std::chrono::steady_clock::time_point started_{};  // for the acquired event's elapsed
+    fsm_pump pump_;
+    char token_[token_source::token_chars]{};
+    bool try_mode_ = false;
+    bool committing_ = false;  // the attempt under way has reached its commit round
+    bool cancelled_early_ = false;  // cancelled before begin()
+    bool initiating_ = false;
+    bool done_ = false;
+    bool queued_ = false;    // in its resource's queue (waiting_room)
+    bool watching_ = false;  // among the watchers of its keys (waiting_room)
+    bool wait_armed_ = false;  // a retry delay, the wait's end or its fallback is scheduled
+};
+
+}  // namespace redlock::detail
+
+#endif

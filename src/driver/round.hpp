@@ -1,0 +1,263 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_ROUND_HPP
+#define REDLOCK_SRC_ROUND_HPP
+
+#include <chrono>
+#include <cstdint>
+#include <iterator>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/container/small_vector.hpp>
+
+#include <redlock/lock.hpp>
+
+#include "algorithm/quorum.hpp"
+#include "algorithm/token.hpp"
+#include "runtime/lock_state.hpp"
+#include "runtime/deadline_list.hpp"
+#include "fsm/master_set.hpp"
+#include "transport/node_connection.hpp"
+
+namespace redlock::detail {
+
+class client_impl;
+class round;
+
+/// The owner of a round: told when its outcome is decided and when every master has answered.
+class round_listener
+{
+public:
+    /// The quorum outcome is certain (reached or failed); called once per round.
+    virtual void on_round_decided(round& r) = 0;
+    /// Every awaited master answered or timed out; called once per round, after
+    /// on_round_decided when the round was decided (a release whose masters are not all awaited
+    /// may finish without a decision).
+    virtual void on_round_finished(round& r) = 0;
+    /// Keeps the listener alive while a callback of the round runs.
+    virtual std::shared_ptr<void> hold() = 0;
+
+protected:
+    ~round_listener() = default;
+};
+
+/// @brief One command sent to every master at once, outcomes gathered against a deadline.
+///
+/// The unit of the Redlock algorithm: an acquisition attempt (SET NX PX), a release
+/// (compare-and-delete) or an extension (compare-and-PEXPIRE). Each reply is classified into a
+/// master_outcome and fed to a quorum_tracker, which decides as early as the outcome is certain.
+/// A release goes as EVALSHA to a connection that has seen the script run, as EVAL to one that
+/// has not (which caches it there); a master that lost the script since (NOSCRIPT) gets it
+/// again as EVAL. A release that will not be awaited goes as EVAL from the start,
+/// and one still unanswered at the deadline gets an EVAL queued behind it, so that a key is
+/// never left behind for lack of a script. Extensions always go as EVAL (see round.cpp). The
+/// deadline marks every master still silent as timed out.
+class round final : public reply_sink, public timed_entry
+{
+public:
+    enum class kind : std::uint8_t
+    {
+        acquire,
+        release,
+        extend,
+        check,  ///< Does every key hold the token? Each master's answer is its smallest PTTL.
+        /// A fenced acquisition's first round (keys: the lock key, its fence counter): SET NX
+        /// PX, and each granting master's counter as its value().
+        acquire_fenced,
+        /// A fenced acquisition's second round (the same keys): commit the fencing token `arg`.
+        commit_fence,
+        /// A release that hands the lock to a waiter of this client (start_release): where the
+        /// key holds `token`, it takes the waiter's token and keeps its expiry. Answers as a
+        /// release does (granted: handed over there).
+        hand_over,
+    };
+
+    using time_point = std::chrono::steady_clock::time_point;
+
+    /// @brief Sends to all masters. `keys` and `token` must stay valid while the round is active.
+    /// `arg` is the number the command carries: the TTL in ms (acquire, extend), the fencing
+    /// token (commit_fence); unused otherwise.
+    /// May call the listener before returning (e.g. when every master is down).
+    ///
+    /// @param previous For a release after a failed attempt: the attempt's outcomes. Masters
+    /// that timed out in the attempt still get the release, queued on their connection right
+    /// behind the SET, so the master executes it after the SET whenever it wakes up; waiting for
+    /// their answer would add no safety, only the release deadline to the caller's latency. Their
+    /// status stays `pending`. Masters that refused the attempt (held_by_other) hold nothing of
+    /// ours: they get no release, and their status stays `pending` too.
+    /// @param timeout The round's deadline is `started() + timeout` (`started()` is read once,
+    /// just before the first request is queued), or `latest` if that is earlier.
+    /// @param at When the caller read the clock just before (the time of the event that made
+    /// it start the round): `started()`, saving a clock read. The default reads the clock.
+    void start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
+               std::int64_t arg, std::chrono::steady_clock::duration timeout, round_listener* l,
+               const quorum_tracker* previous = nullptr, time_point latest = time_point::max(),
+               time_point at = time_point{});
+
+    /// @brief The release of a held lock (async_unlock, a hold's release): a release round,
+    /// or, when the lock's claim is live (lock_state::claim) and the next waiter of this
+    /// client for its key takes the lock over (waiting_room::successor,
+    /// lock_options::handoff), a hand_over round to the waiter's token. Ends the claim either
+    /// way. `held` must stay valid while the round is active.
+    void start_release(client_impl& c, const lock_state& held, std::chrono::steady_clock::duration timeout,
+                       round_listener* l, time_point latest = time_point::max(), time_point at = time_point{});
+
+    round() = default;
+    round(const round&) = delete;
+    round& operator=(const round&) = delete;
+    /// An active round is stopped: the connections and the deadline list point at it.
+    ~round() { stop(); }
+
+    /// No more callbacks: outstanding requests are abandoned (their replies dropped).
+    void stop() noexcept;
+
+    bool active() const noexcept { return active_; }
+    /// Whether the round's outcome on every master still awaited no longer needs this
+    /// process: each request has left the client (node_connection::written), and a release sent
+    /// as EVALSHA went only to a master known to have the script (script_cache;
+    /// the others get EVAL), so that no NOSCRIPT will need an EVAL from us — barring a SCRIPT
+    /// FLUSH or restart since the connection last saw it.
+    bool runs_without_us() const noexcept;
+    const quorum_tracker& tracker() const noexcept { return q_; }
+    time_point started() const noexcept { return t0_; }
+    /// When the latest outcome became known (a reply's read batch, the deadline, a failure);
+    /// started() before any. What a driver gives its machine as the time of the round's
+    /// events, without reading the clock again.
+    time_point last_outcome_at() const noexcept { return std::max(t0_, last_outcome_at_); }
+    /// Each master's outcome so far, as a lock's diagnostics.
+    const diagnostic_list& diagnostics() const noexcept { return diag_; }
+    diagnostic_list take_diagnostics() { return std::move(diag_); }
+    /// kind::check: master i's smallest PTTL in ms (-1: no expiry), or -3 when not ours / unknown.
+    std::int64_t value(std::size_t i) const noexcept { return i < values_.size() ? values_[i] : -3; }
+    /// kind::acquire_fenced: the fence counters each granting master sent, values_per_master()
+    /// (one per resource) per master, master after master.
+    std::span<const std::int64_t> values() const noexcept { return values_; }
+    std::size_t values_per_master() const noexcept { return per_master_; }
+    /// kind::commit_fence: the tokens to commit, one per resource; they must stay valid while
+    /// the round is active. Set before start().
+    void set_fences(std::span<const std::uint64_t> fences) noexcept { fences_ = fences; }
+
+private:
+    void on_reply(std::uint32_t tag, const error_code& ec,
+                  std::span<const resp::node_view> nodes) override;
+    void on_deadline() override;
+    // `from_start`: within start(), where the encoded command is shared by the masters.
+    bool send(std::size_t i, bool fallback, bool from_start = false);
+    // After master i's command was handed over (`ec` clear: it is outstanding, `fallback` saying
+    // whether it went as EVAL) or refused (`ec`: it failed). Returns whether it was queued.
+    bool queued(std::size_t i, bool fallback, const error_code& ec);
+    // `at`: when the outcome became known (the read batch's time for a reply).
+    void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg, time_point at);
+    void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg)
+    {
+        settle(i, o, ec, msg, std::chrono::steady_clock::now());
+    }
+    void notify();
+    // Posts the notice of a release whose local hand-off yielded (deferred_notice_), once.
+    void tell_deferred();
+    // kind::acquire_fenced: reads master i's array of counters into values_; false when the
+    // reply is not an array of per_master_ non-negative integers.
+    bool read_counters(std::size_t i, std::span<const resp::node_view> nodes);
+    // The script a round runs as EVALSHA where the connection has seen it (script_cache ids):
+    // a release (single- or multi-key), and both rounds of a fenced acquisition. The others
+    // always go as EVAL (see round.cpp) or are no script.
+    static constexpr unsigned no_cached_script = 32;
+    unsigned script_id() const noexcept
+    {
+        switch (k_)
+        {
+        case kind::release: return keys_.size() > 1 ? 1u : 0u;
+        case kind::acquire_fenced: return 2;
+        case kind::commit_fence: return 3;
+        default: return no_cached_script;
+        }
+    }
+    bool cached_script() const noexcept { return script_id() != no_cached_script; }
+
+    // What one master's answer (or one part's) says. No string: it is made on every reply.
+    struct verdict
+    {
+        master_outcome outcome = master_outcome::failed;
+        error_code ec;
+        std::string_view what;  // error::unexpected_reply: what returned `type`
+        resp::type type{};
+        std::int64_t pttl = -3;  // kind::check: the smallest PTTL
+        std::string message() const { return std::string(what) + std::string(resp::to_string(type)); }
+    };
+    // Reads a reply (not an error, not NOSCRIPT) to a command over `key_count` keys into a
+    // verdict; kind::acquire_fenced also fills master i's counters.
+    verdict read_reply(std::size_t i, std::span<const resp::node_view> nodes, std::size_t key_count);
+
+    // A cluster master given keys of several hash slots gets one command per slot (a part),
+    // and its outcome combines theirs (see send_parts).
+    void group_by_slot();
+    bool split_for(std::size_t i) const noexcept;
+    bool send_parts(std::size_t i);
+    void on_part_reply(std::size_t i, std::size_t part, const error_code& ec, std::span<const resp::node_view> nodes);
+    void abandon_master(std::size_t i) noexcept;
+    std::span<const std::string> group_keys(std::size_t g) const noexcept
+    {
+        return std::span<const std::string>(slot_keys_).subspan(group_start_[g], group_start_[g + 1] - group_start_[g]);
+    }
+
+    struct per_master
+    {
+        request_ticket ticket;
+        bool outstanding = false;
+        bool fallback = false;
+    };
+    // What a split master's parts said so far (send_parts).
+    struct parts_state
+    {
+        std::size_t left = 0;  // unanswered parts
+        bool any_granted = false;
+        bool any_held = false;
+        bool failed = false;
+        std::int64_t pttl = -3;
+        error_code ec;         // the first failed part's
+        std::string message;
+    };
+
+    client_impl* c_ = nullptr;
+    round_listener* l_ = nullptr;
+    kind k_ = kind::acquire;
+    std::span<const std::string> keys_;
+    std::string_view token_;
+    std::int64_t arg_ = 0;
+    char successor_[token_source::token_chars]{};  // kind::hand_over: the new owner's token
+    std::string_view successor_token() const noexcept
+    {
+        return k_ == kind::hand_over ? std::string_view(successor_, sizeof successor_) : std::string_view();
+    }
+    quorum_tracker q_{1};
+    // Inline up to 9 masters: a round is made for every operation, and these would otherwise
+    // be two allocations per round on the hot path.
+    static constexpr std::size_t inline_masters = 9;
+    boost::container::small_vector<per_master, inline_masters> m_;
+    diagnostic_list diag_;
+    std::vector<std::int64_t> values_;
+    std::size_t per_master_ = 1;
+    std::span<const std::uint64_t> fences_;
+    // Cluster masters: keys_ ordered by hash slot, and where each slot's group starts
+    // (groups_ + 1 entries); groups_ is 1 when every key is in one slot.
+    std::vector<std::string> slot_keys_;
+    std::vector<std::size_t> group_start_;
+    std::size_t groups_ = 1;
+    std::vector<request_ticket> part_tickets_;  // master i's part g: [i * groups_ + g]
+    std::vector<parts_state> parts_;            // per master, when groups_ > 1
+    // A release whose local hand-off yields (waiting_room::released_here): the masters it was
+    // queued on, told to this client's waiters when the round is decided; empty otherwise.
+    master_set deferred_notice_;
+    std::size_t outstanding_ = 0;
+    time_point t0_{};
+    time_point last_outcome_at_{};
+    bool active_ = false;
+    bool decided_sent_ = false;
+};
+
+}  // namespace redlock::detail
+
+#endif

@@ -1,0 +1,93 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_OPERATION_UNLOCK_OP_HPP
+#define REDLOCK_SRC_OPERATION_UNLOCK_OP_HPP
+
+#include <cstdint>
+
+#include "driver/lock_op_driver.hpp"
+#include "fsm/unlock_fsm.hpp"
+
+namespace redlock::detail {
+
+/// @brief The Asio side of async_unlock: it runs unlock_fsm, which makes every decision, and
+/// carries out its one action with a release round. What it adds: the operation's life until
+/// the machine is done() (after an answer at the quorum, the round goes on in the background).
+class unlock_op final : public lock_op_driver<unlock_op, unlock_fsm, void(error_code)>
+{
+public:
+    using lock_op_driver::lock_op_driver;
+
+    void start()
+    {
+        if (admitted())
+            run(c_->cfg.defaults.release_timeout, c_->size(), state()->claim().valid_until);
+    }
+
+    void abandon() noexcept override
+    {
+        release_.stop();
+        answered_ = true;
+    }
+
+private:
+    friend lock_op_driver;
+
+    void execute(const fsm_action& a)
+    {
+        switch (a.type)
+        {
+        case fsm_action::kind::send_release:
+            release_id_ = a.round_id;
+            // A release, or the hand-over of the lock to this client's next waiter for it.
+            release_.start_release(*c_, *state(), c_->cfg.defaults.release_timeout, this, a.deadline, a.at);
+            break;
+        case fsm_action::kind::complete: refuse(a.ec); break;
+        default: break;  // (an unlock sends no attempt and never waits to retry)
+        }
+        if (fsm_->done())
+        {
+            release_.stop();
+            c_->untrack(*this);
+        }
+    }
+
+    void refuse(error_code ec)
+    {
+        if (c_->observed())
+            c_->report(ec ? event_kind::release_failed : event_kind::released, l_.resource(), ec);
+        deliver(ec);
+    }
+
+    // The round's outcome is certain: when the deletes still awaited have left this process,
+    // the machine learns it and the outcomes so far (a majority's answer may be enough);
+    // otherwise it can only answer at the end of the round, and learns everything then.
+    // (The events' time is the round's: nothing here depends on it, and the clock is not read
+    // again on the hot path.)
+    void on_round_decided(round& r) override
+    {
+        if (!r.runs_without_us())
+            return;
+        const auto now = r.last_outcome_at();
+        fsm_events evs;
+        if (c_->closed)
+            evs.push_back(fsm_event::closed(now));  // close() may be what decided it: first
+        evs.push_back(fsm_event::handed_off(release_id_, now));
+        append_outcomes(evs, r.tracker(), release_id_, now);
+        drive(evs);
+    }
+
+    void on_round_finished(round& r) override
+    {
+        const auto now = r.last_outcome_at();
+        if (fsm_->completed())
+            return drive(fsm_event::deadline(release_id_, now));  // answered: only the end matters
+        drive(finished_events(r.tracker(), c_->closed, release_id_, now));
+    }
+
+    round release_;
+    std::uint64_t release_id_ = 0;
+};
+
+}  // namespace redlock::detail
+
+#endif

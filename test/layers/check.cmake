@@ -1,0 +1,63 @@
+# The layers of src/ (docs/architecture.md, "The layers"): every source file sits in the folder
+# of its layer, and includes only from its own folder and the layers below it, so that the
+# folder graph is acyclic. <redlock/...> (the public types) may be included anywhere.
+#
+#   cmake -DSRC=path/to/src -P check.cmake
+#
+# Fails naming each file that sits in src/'s root or in an unknown folder, and each include
+# that goes up or sideways.
+
+# Each layer and the layers it may include from (the order is the drawing's, bottom first).
+set(layers protocol algorithm runtime transport routing fsm driver api)
+set(below_protocol "")
+set(below_algorithm protocol)
+set(below_runtime "")
+set(below_transport protocol algorithm runtime)
+set(below_routing protocol algorithm runtime transport)
+set(below_fsm protocol algorithm runtime)
+set(below_driver protocol algorithm runtime transport routing fsm)
+set(below_api protocol algorithm runtime transport routing fsm driver)
+
+file(GLOB_RECURSE files RELATIVE ${SRC} ${SRC}/*.cpp ${SRC}/*.hpp)
+list(SORT files)
+set(problems "")
+set(checked 0)
+set(includes 0)
+foreach(f IN LISTS files)
+    string(FIND "${f}" "/" slash)
+    if(slash EQUAL -1)
+        list(APPEND problems "${f}: in src/'s root, not in a layer's folder")
+        continue()
+    endif()
+    string(SUBSTRING "${f}" 0 ${slash} layer)
+    list(FIND layers "${layer}" known)
+    if(known EQUAL -1)
+        list(APPEND problems "${f}: in '${layer}/', which is not a layer (${layers})")
+        continue()
+    endif()
+    math(EXPR checked "${checked} + 1")
+    file(STRINGS ${SRC}/${f} lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+    foreach(line IN LISTS lines)
+        string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*)\".*" "\\1" target "${line}")
+        math(EXPR includes "${includes} + 1")
+        string(FIND "${target}" "/" tslash)
+        if(tslash EQUAL -1)
+            list(APPEND problems "${f}: includes \"${target}\", which names no layer")
+            continue()
+        endif()
+        string(SUBSTRING "${target}" 0 ${tslash} to)
+        if(to STREQUAL layer)
+            continue()
+        endif()
+        list(FIND below_${layer} "${to}" allowed)
+        if(allowed EQUAL -1)
+            list(APPEND problems "${f}: ${layer}/ includes \"${target}\" from ${to}/, not below it (allowed: ${below_${layer}})")
+        endif()
+    endforeach()
+endforeach()
+list(LENGTH problems n)
+if(n GREATER 0)
+    string(REPLACE ";" "\n  " text "${problems}")
+    message(FATAL_ERROR "${n} layer problem(s) in src/:\n  ${text}")
+endif()
+message(STATUS "src/: ${checked} files in ${layers}; ${includes} quoted includes, each from its own layer or one below")
