@@ -24,7 +24,7 @@
 #include "driver/extend_op.hpp"
 #include "driver/unlock_op.hpp"
 #include "driver/round.hpp"
-#include "transport/master_identity.hpp"
+#include "config/master_identity.hpp"
 
 namespace redlock {
 

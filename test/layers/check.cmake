@@ -8,15 +8,16 @@
 # that goes up or sideways.
 
 # Each layer and the layers it may include from (the order is the drawing's, bottom first).
-set(layers protocol algorithm runtime transport routing fsm driver api)
+set(layers protocol config algorithm runtime transport routing fsm driver api)
 set(below_protocol "")
+set(below_config "")
 set(below_algorithm protocol)
 set(below_runtime "")
-set(below_transport protocol algorithm runtime)
-set(below_routing protocol algorithm runtime transport)
-set(below_fsm protocol algorithm runtime)
-set(below_driver protocol algorithm runtime transport routing fsm)
-set(below_api protocol algorithm runtime transport routing fsm driver)
+set(below_transport protocol config algorithm runtime)
+set(below_routing protocol config algorithm runtime transport)
+set(below_fsm protocol config algorithm runtime)
+set(below_driver protocol config algorithm runtime transport routing fsm)
+set(below_api protocol config algorithm runtime transport routing fsm driver)
 
 file(GLOB_RECURSE files RELATIVE ${SRC} ${SRC}/*.cpp ${SRC}/*.hpp)
 list(SORT files)

@@ -7,7 +7,7 @@
 #include <redlock/client.hpp>
 
 #include "client_refusal.hpp"
-#include "transport/master_identity.hpp"
+#include "config/master_identity.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
-#include "transport/master_identity.hpp"
+#include "config/master_identity.hpp"
 
 #include <filesystem>
 #include <vector>
