@@ -272,7 +272,7 @@ TEST_CASE("client: events: a holder is told when its lock is degraded, recovered
     CHECK(total_keys(m) == 0);
 }
 
-TEST_CASE("client: events: extend_failed with its cause, from async_extend and from a holder; an acquisition "
+TEST_CASE("client: events: extend_failed with its cause, from async_extend and from a holder, and an acquisition "
           "after retries counts them",
           "[live][client][events]")
 {
