@@ -43,6 +43,14 @@ struct claim_state
     std::chrono::steady_clock::time_point valid_until{};
     bool over = false;
     bool offerable = true;  ///< false: rebuilt by lock_from_parts, never handed over
+
+    claim_state() = default;
+    // A copy of a lock_state never carries a claim of its own: derive() makes the copy share
+    // the original's. Not copying it also keeps a copy made on another thread
+    // (lock_holder::current()) from reading what the strand writes here (a data race that
+    // ThreadSanitizer found).
+    claim_state(const claim_state&) noexcept {}
+    claim_state& operator=(const claim_state&) noexcept { return *this; }
 };
 
 /// The immutable state shared by the copies of a lock. Opaque to users: the public header

@@ -131,8 +131,9 @@ TEST_CASE("client: close() waits for a silent master at most close_timeout, and 
           "[live][client][close]")
 {
     // Master 0 paused with an unlock's delete unanswered: the drain can wait for it only until
-    // close_timeout. The io_context is destroyed right after close(): its destructor drains
-    // synchronously, so the time it takes is the drain's.
+    // close_timeout. The client is closed and destroyed, then the io_context (in that order, as
+    // Asio requires): the io_context's destructor drains synchronously, so the time from
+    // close() to the end of that destructor is the drain's.
     local_masters m({.count = 3});
     const auto timeout = GENERATE(std::chrono::milliseconds(0), std::chrono::milliseconds(400));
     CAPTURE(timeout.count());
@@ -141,17 +142,18 @@ TEST_CASE("client: close() waits for a silent master at most close_timeout, and 
         auto io = std::make_unique<asio::io_context>();
         auto cfg = config_for(m);
         cfg.connection.close_timeout = timeout;
-        client c(io->get_executor(), cfg);
-        run_bounded(*io, require_connected(c), 5s);
+        auto c = std::make_unique<client>(io->get_executor(), cfg);
+        run_bounded(*io, require_connected(*c), 5s);
         lock_options o;
         o.ttl = 60000ms;
         lock l;
-        run_bounded(*io, [&]() -> asio::awaitable<void> { l = co_await c.async_lock("drain-silent", o); }(), 5s);
+        run_bounded(*io, [&]() -> asio::awaitable<void> { l = co_await c->async_lock("drain-silent", o); }(), 5s);
         m.pause(0);
-        c.async_unlock(l, [](error_code) {});
+        c->async_unlock(l, [](error_code) {});
         io->run_for(50ms);  // the deletes are written; master 0 does not answer
         const auto t0 = steady::now();
-        c.close();
+        c->close();
+        c.reset();
         io.reset();  // the synchronous drain
         took = steady::now() - t0;
         m.resume(0);
