@@ -24,15 +24,13 @@ in a loop; worker w locks resource w % R. Masters: --spawn 5 unless --master is 
 --shards S each spawned master is a Redis Cluster of S primaries, with --replicas R each
 primary has R replicas.)";
 
-constexpr const char* footer = R"(A progress line is printed every second (rewritten in place on a terminal). Exit status: 0 ok,
+constexpr const char* footer =
+    R"(A progress line is printed every second (rewritten in place on a terminal). Exit status: 0 ok,
 1 counts do not add up, workers not drained, or the JSON or plot not written; 2 bad
 arguments, masters unreachable or not started, or another failure (an exception);
 130 interrupted (the results so far are still printed).)";
 
-[[noreturn]] void usage_error(const std::string& msg)
-{
-    cli::usage_error("redlock-bench", msg);
-}
+[[noreturn]] void usage_error(const std::string& msg) { cli::usage_error("redlock-bench", msg); }
 
 // Whether a given master is a Redis Cluster; a URI that does not parse counts as one, so
 // that the client, not this check, says what is wrong with it.
@@ -53,44 +51,53 @@ config parse_args(int argc, char** argv)
     app.footer(footer);
     app.get_formatter()->column_width(26);
 
-    auto* master = app.add_option("--master", c.masters,
-                                  "a master (repeat for each: redis://, rediss://, unix://, redis-cluster://)")
-                       ->type_name("URI")
-                       ->allow_extra_args(false)
-                       ->group("masters");
-    auto* spawn = app.add_option("--spawn", c.spawn,
-                                 "start N local redis-server masters on loopback, stop them at the end")
-                      ->check(CLI::Range(1, 63))
-                      ->excludes(master)
-                      ->group("masters");
+    auto* master =
+        app.add_option("--master", c.masters,
+                       "a master (repeat for each: redis://, rediss://, unix://, redis-cluster://)")
+            ->type_name("URI")
+            ->allow_extra_args(false)
+            ->group("masters");
+    auto* spawn =
+        app.add_option("--spawn", c.spawn,
+                       "start N local redis-server masters on loopback, stop them at the end")
+            ->check(CLI::Range(1, 63))
+            ->excludes(master)
+            ->group("masters");
     app.add_option("--shards", c.shards,
-                   "with --spawn: each master is a local Redis Cluster of S primaries (S >= 3), given to the "
+                   "with --spawn: each master is a local Redis Cluster of S primaries (S >= 3), "
+                   "given to the "
                    "client as a redis-cluster:// URI; 0: standalone masters")
         ->check(CLI::Range(0, 63))
         ->capture_default_str()
         ->group("masters");
-    app.add_option("--replicas", c.replicas,
-                   "with --spawn and --shards: each shard's primary has R replicas (redis-cli --cluster-replicas "
-                   "R); their CPU counts in the masters' CPU per cycle, and is also shown on its own")
+    app.add_option(
+           "--replicas", c.replicas,
+           "with --spawn and --shards: each shard's primary has R replicas (redis-cli "
+           "--cluster-replicas "
+           "R); their CPU counts in the masters' CPU per cycle, and is also shown on its own")
         ->check(CLI::Range(0, 16))
         ->capture_default_str()
         ->group("masters");
     app.add_option("--cluster-replica-acks", c.cluster_replica_acks,
-                   "client_config::cluster_replica_acks: a cluster master's answer to a write counts once N "
-                   "replicas of its shard acknowledged it (WAIT); needs cluster masters (--spawn with --shards, "
+                   "client_config::cluster_replica_acks: a cluster master's answer to a write "
+                   "counts once N "
+                   "replicas of its shard acknowledged it (WAIT); needs cluster masters (--spawn "
+                   "with --shards, "
                    "or --master redis-cluster://...); 0: off")
         ->check(CLI::Range(0U, 16U))
         ->capture_default_str()
         ->group("masters");
     long ack_timeout_ms = client_config{}.cluster_replica_ack_timeout.count();
-    auto* ack_timeout = app.add_option("--cluster-replica-ack-timeout", ack_timeout_ms,
-                                       "client_config::cluster_replica_ack_timeout (ms): how long each WAIT waits "
-                                       "for the replicas; needs --cluster-replica-acks")
-                            ->check(CLI::Range(1L, 10'000L))
-                            ->capture_default_str()
-                            ->group("masters");
+    auto* ack_timeout =
+        app.add_option("--cluster-replica-ack-timeout", ack_timeout_ms,
+                       "client_config::cluster_replica_ack_timeout (ms): how long each WAIT waits "
+                       "for the replicas; needs --cluster-replica-acks")
+            ->check(CLI::Range(1L, 10'000L))
+            ->capture_default_str()
+            ->group("masters");
     app.add_flag("--serve", c.serve,
-                 "with --spawn (and --shards, --replicas): print the masters' URIs and \"ready\", then wait for SIGINT/SIGTERM "
+                 "with --spawn (and --shards, --replicas): print the masters' URIs and \"ready\", "
+                 "then wait for SIGINT/SIGTERM "
                  "(or for the parent to exit) and stop them")
         ->group("masters");
 
@@ -98,11 +105,15 @@ config parse_args(int argc, char** argv)
         ->check(CLI::Range(1, 1'000'000))
         ->capture_default_str()
         ->group("workload");
-    auto* resources = app.add_option("--resources", c.resources,
-                                     "distinct resources <prefix>0 .. <prefix>R-1 (default: W; R < W: contention)")
-                          ->check(CLI::Range(1, 100'000'000))
-                          ->group("workload");
-    app.add_option("--resource-prefix", c.prefix, "resource name prefix")->capture_default_str()->group("workload");
+    auto* resources =
+        app.add_option(
+               "--resources", c.resources,
+               "distinct resources <prefix>0 .. <prefix>R-1 (default: W; R < W: contention)")
+            ->check(CLI::Range(1, 100'000'000))
+            ->group("workload");
+    app.add_option("--resource-prefix", c.prefix, "resource name prefix")
+        ->capture_default_str()
+        ->group("workload");
     long ttl_ms = c.ttl.count(), hold_ms = c.hold.count();
     app.add_option("--ttl", ttl_ms, "lock TTL in milliseconds")
         ->check(CLI::Range(1L, 86'400'000L))
@@ -121,26 +132,33 @@ config parse_args(int argc, char** argv)
         ->capture_default_str()
         ->group("workload");
     app.add_flag("--observe", c.observe,
-                 "attach client_config::on_event with counters (what a service exporting metrics pays); the "
+                 "attach client_config::on_event with counters (what a service exporting metrics "
+                 "pays); the "
                  "counts are printed at the end")
         ->group("workload");
     app.add_flag("--fencing", c.fencing,
-                 "fenced locks (lock_options::fencing): each resource's holders must get growing fencing tokens; "
+                 "fenced locks (lock_options::fencing): each resource's holders must get growing "
+                 "fencing tokens; "
                  "a violation is reported and exits 1")
         ->group("workload");
-    app.add_flag("--wait", c.wait,
-                 "acquisitions wait for the release, woken by it (lock_options::wait = 60 s; a wait that ends "
-                 "counts as contended); with R < W the summary adds the hand-off time (from a release's start to "
-                 "the next acquisition of the resource completing) and the fairness over the workers")
+    app.add_flag(
+           "--wait", c.wait,
+           "acquisitions wait for the release, woken by it (lock_options::wait = 60 s; a wait that "
+           "ends "
+           "counts as contended); with R < W the summary adds the hand-off time (from a release's "
+           "start to "
+           "the next acquisition of the resource completing) and the fairness over the workers")
         ->group("workload");
-    app.add_flag("--no-handoff", c.no_handoff,
-                 "with --wait: a waiter does not take the lock straight from a holder of this process "
-                 "(lock_options::handoff = false): the holder deletes the keys and the waiter sets them")
+    app.add_flag(
+           "--no-handoff", c.no_handoff,
+           "with --wait: a waiter does not take the lock straight from a holder of this process "
+           "(lock_options::handoff = false): the holder deletes the keys and the waiter sets them")
         ->group("workload")
         ->needs("--wait");
     long handover_delay_us = client_config{}.handover_write_delay.count();
     app.add_option("--handover-write-delay", handover_delay_us,
-                   "client_config::handover_write_delay (us): how long a hand-over may wait to share a write with "
+                   "client_config::handover_write_delay (us): how long a hand-over may wait to "
+                   "share a write with "
                    "what follows it; 0: written at once")
         ->check(CLI::Range(0L, 10'000L))
         ->capture_default_str()
@@ -154,10 +172,12 @@ config parse_args(int argc, char** argv)
         ->check(CLI::Range(0.0, 86400.0))
         ->capture_default_str()
         ->group("measurement");
-    app.add_option("--json", c.json_file, "write the results and the configuration as one JSON object")
+    app.add_option("--json", c.json_file,
+                   "write the results and the configuration as one JSON object")
         ->type_name("FILE")
         ->group("measurement");
-    app.add_option("--plot", c.plot_file, "write a latency-percentile plot; .png or .svg (needs gnuplot)")
+    app.add_option("--plot", c.plot_file,
+                   "write a latency-percentile plot; .png or .svg (needs gnuplot)")
         ->type_name("FILE")
         ->group("measurement");
 
@@ -169,12 +189,16 @@ config parse_args(int argc, char** argv)
     // Checked before the default --spawn 5 applies: a cluster size is a choice about spawned
     // masters, and given masters say what they are in their URIs.
     if (c.shards != 0 && spawn->count() == 0)
-        usage_error("--shards needs --spawn (with --master, give a cluster as redis-cluster://host:port,...)");
+        usage_error("--shards needs --spawn (with --master, give a cluster as "
+                    "redis-cluster://host:port,...)");
     if (c.shards == 1 || c.shards == 2)
-        usage_error("--shards must be 0 (standalone masters) or at least 3 (redis-cli --cluster create needs 3 "
-                    "primaries), got " + std::to_string(c.shards));
+        usage_error("--shards must be 0 (standalone masters) or at least 3 (redis-cli --cluster "
+                    "create needs 3 "
+                    "primaries), got " +
+                    std::to_string(c.shards));
     if (c.replicas != 0 && (spawn->count() == 0 || c.shards == 0))
-        usage_error("--replicas needs --spawn and --shards (replicas of each shard's primary; with --master, a "
+        usage_error("--replicas needs --spawn and --shards (replicas of each shard's primary; with "
+                    "--master, a "
                     "cluster's replicas are its own)");
     if (c.masters.empty() && c.spawn == 0)
         c.spawn = 5;
@@ -184,20 +208,26 @@ config parse_args(int argc, char** argv)
     {
         if (c.serve)
             usage_error("--cluster-replica-acks is a client setting: --serve runs no client");
-        if (c.spawn != 0 ? c.shards == 0 : std::none_of(c.masters.begin(), c.masters.end(), may_be_cluster))
-            usage_error("--cluster-replica-acks needs cluster masters: --spawn N --shards S [--replicas R], or "
+        if (c.spawn != 0 ? c.shards == 0
+                         : std::none_of(c.masters.begin(), c.masters.end(), may_be_cluster))
+            usage_error("--cluster-replica-acks needs cluster masters: --spawn N --shards S "
+                        "[--replicas R], or "
                         "--master redis-cluster://host:port,...");
         if (c.spawn != 0 && c.cluster_replica_acks > c.replicas)
-            std::fprintf(stderr,
-                         "redlock-bench: warning: --cluster-replica-acks %u is more than the %zu replica(s) of each "
-                         "shard (--replicas): every WAIT will time out (after %ld ms, or at the server's next tick), "
-                         "no cluster master's answer to a write will count, and acquisitions will fail "
-                         "(no_quorum)\n",
-                         c.cluster_replica_acks, c.replicas, ack_timeout_ms);
+            std::fprintf(
+                stderr,
+                "redlock-bench: warning: --cluster-replica-acks %u is more than the %zu replica(s) "
+                "of each "
+                "shard (--replicas): every WAIT will time out (after %ld ms, or at the server's "
+                "next tick), "
+                "no cluster master's answer to a write will count, and acquisitions will fail "
+                "(no_quorum)\n",
+                c.cluster_replica_acks, c.replicas, ack_timeout_ms);
     }
     else if (ack_timeout->count() != 0)
     {
-        usage_error("--cluster-replica-ack-timeout needs --cluster-replica-acks N (N >= 1): without acks no WAIT "
+        usage_error("--cluster-replica-ack-timeout needs --cluster-replica-acks N (N >= 1): "
+                    "without acks no WAIT "
                     "is sent");
     }
     if (resources->count() == 0)

@@ -14,11 +14,13 @@ struct config
 {
     std::vector<std::string> masters;
     std::size_t spawn = 0;  // 0: use `masters`
-    std::size_t shards = 0;  // with spawn: 0 standalone masters, else each a cluster of this many primaries
-    std::size_t replicas = 0;  // with spawn and shards: replicas of each shard's primary
+    std::size_t shards =
+        0;  // with spawn: 0 standalone masters, else each a cluster of this many primaries
+    std::size_t replicas = 0;           // with spawn and shards: replicas of each shard's primary
     unsigned cluster_replica_acks = 0;  // client_config::cluster_replica_acks
-    std::chrono::milliseconds cluster_replica_ack_timeout{0};  // client_config's, its default unless given
-    std::chrono::microseconds handover_write_delay{0};         // client_config's, its default unless given
+    std::chrono::milliseconds cluster_replica_ack_timeout{
+        0};                                             // client_config's, its default unless given
+    std::chrono::microseconds handover_write_delay{0};  // client_config's, its default unless given
     std::size_t workers = 128;
     std::size_t resources = 0;  // 0: as many as workers
     std::string prefix = "bench:";
@@ -34,7 +36,8 @@ struct config
     bool observe = false;  // count the client's events (client_config::on_event)
     bool fencing = false;  // fenced locks, each resource's tokens checked to grow
     bool wait = false;     // waiting acquisitions (lock_options::wait), woken by the release
-    bool no_handoff = false;  // with wait: lock_options::handoff off (the lock is released, then taken)
+    bool no_handoff =
+        false;  // with wait: lock_options::handoff off (the lock is released, then taken)
 };
 
 /// Reads the command line; prints the usage and exits (0 for --help, 2 for a bad argument).

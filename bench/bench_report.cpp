@@ -84,7 +84,8 @@ void print_masters_cpu(const result& r)
     const char* name = "masters CPU per cycle";
     if (r.servers.empty())
     {
-        std::printf("  %-22s %14s   (given masters: their processes are not measured)\n", name, "-");
+        std::printf("  %-22s %14s   (given masters: their processes are not measured)\n", name,
+                    "-");
         return;
     }
     std::size_t unknown = 0;
@@ -92,21 +93,22 @@ void print_masters_cpu(const result& r)
         unknown += s.us ? 0 : 1;
     if (unknown)
     {
-        std::printf("  %-22s %14s   (/proc/PID/stat unreadable for %zu of %zu server processes)\n", name,
-                    "unknown", unknown, r.servers.size());
+        std::printf("  %-22s %14s   (/proc/PID/stat unreadable for %zu of %zu server processes)\n",
+                    name, "unknown", unknown, r.servers.size());
         return;
     }
     const auto us = r.masters_cpu_us().value_or(0);
     const auto per_cycle = r.masters_cpu_per_cycle();
-    const auto replicas = static_cast<std::size_t>(
-        std::count_if(r.servers.begin(), r.servers.end(), [](const server_cpu& s) { return s.replica; }));
+    const auto replicas = static_cast<std::size_t>(std::count_if(
+        r.servers.begin(), r.servers.end(), [](const server_cpu& s) { return s.replica; }));
     std::printf("  %-22s %11s us   (user + system %.2f s of %zu server processes%s)\n", name,
                 per_cycle ? with_commas(*per_cycle, 1).c_str() : "-", us / 1e6, r.servers.size(),
                 replicas ? ", replicas included" : "");
     if (replicas == 0)
         return;
     const auto replicas_per_cycle = r.replicas_cpu_per_cycle();
-    std::printf("  %-22s %11s us   (user + system %.2f s of the %zu replicas)\n", "  of which replicas",
+    std::printf("  %-22s %11s us   (user + system %.2f s of the %zu replicas)\n",
+                "  of which replicas",
                 replicas_per_cycle ? with_commas(*replicas_per_cycle, 1).c_str() : "-",
                 r.replicas_cpu_us().value_or(0) / 1e6, replicas);
 }
@@ -139,10 +141,12 @@ std::optional<double> per_cycle(const std::optional<double>& us, std::uint64_t c
 std::optional<result::ceiling_figures> result::ceiling() const
 {
     const auto& c = cfg;
-    if (c.hold.count() <= 0 || c.resources == 0 || c.resources >= c.workers || !t->held.count() || t->held.mean_us() <= 0)
+    if (c.hold.count() <= 0 || c.resources == 0 || c.resources >= c.workers || !t->held.count() ||
+        t->held.mean_us() <= 0)
         return std::nullopt;
     const auto r = static_cast<double>(c.resources);
-    return ceiling_figures{r * 1000.0 / static_cast<double>(c.hold.count()), r * 1e6 / t->held.mean_us()};
+    return ceiling_figures{r * 1000.0 / static_cast<double>(c.hold.count()),
+                           r * 1e6 / t->held.mean_us()};
 }
 
 std::string to_json(const result& r)
@@ -229,12 +233,11 @@ std::string to_json(const result& r)
     {
         json::array per_process;
         for (const auto& s : r.servers)
-            per_process.push_back(
-                {{"master", s.master},
-                 {"node", s.node},
-                 {"role", s.replica ? "replica" : "primary"},
-                 {"pid", s.pid},
-                 {"cpu_us", figure(s.us)}});
+            per_process.push_back({{"master", s.master},
+                                   {"node", s.node},
+                                   {"role", s.replica ? "replica" : "primary"},
+                                   {"pid", s.pid},
+                                   {"cpu_us", figure(s.us)}});
         o["masters_cpu_per_process"] = std::move(per_process);
     }
     o["peak_rss_kib"] = r.rss_kib;
@@ -258,7 +261,10 @@ std::optional<double> result::masters_cpu_us() const
     return servers_cpu_us(servers, [](const server_cpu&) { return true; });
 }
 
-std::optional<double> result::masters_cpu_per_cycle() const { return per_cycle(masters_cpu_us(), t->acquired); }
+std::optional<double> result::masters_cpu_per_cycle() const
+{
+    return per_cycle(masters_cpu_us(), t->acquired);
+}
 
 std::optional<double> result::replicas_cpu_us() const
 {
@@ -267,7 +273,10 @@ std::optional<double> result::replicas_cpu_us() const
     return servers_cpu_us(servers, [](const server_cpu& s) { return s.replica; });
 }
 
-std::optional<double> result::replicas_cpu_per_cycle() const { return per_cycle(replicas_cpu_us(), t->acquired); }
+std::optional<double> result::replicas_cpu_per_cycle() const
+{
+    return per_cycle(replicas_cpu_us(), t->acquired);
+}
 
 fairness fairness::of(const std::vector<std::uint64_t>& per_worker)
 {
@@ -292,21 +301,26 @@ fairness fairness::of(const std::vector<std::uint64_t>& per_worker)
 std::string describe_config(const result& r)
 {
     const auto& c = r.cfg;
-    const std::string replicas =
-        c.replicas ? ", " + std::to_string(c.replicas) + (c.replicas == 1 ? " replica" : " replicas") + " each" : "";
-    const std::string spawned = !c.spawn   ? ""
-                                : c.shards ? " (spawned, each a cluster of " + std::to_string(c.shards) + " shards" +
-                                                 replicas + ")"
-                                           : " (spawned)";
+    const std::string replicas = c.replicas
+                                     ? ", " + std::to_string(c.replicas) +
+                                           (c.replicas == 1 ? " replica" : " replicas") + " each"
+                                     : "";
+    const std::string spawned = !c.spawn ? ""
+                                : c.shards
+                                    ? " (spawned, each a cluster of " + std::to_string(c.shards) +
+                                          " shards" + replicas + ")"
+                                    : " (spawned)";
     std::string s = std::to_string(r.masters.size()) + " masters" + spawned + ", " +
-                    std::to_string(c.workers) + " workers on " + std::to_string(c.resources) + " resources, ttl " +
-                    std::to_string(c.ttl.count()) + " ms, hold " + std::to_string(c.hold.count()) + " ms, retries " +
-                    std::to_string(c.retries) + ", " + std::to_string(c.threads) +
-                    (c.threads == 1 ? " thread" : " threads") + (c.fencing ? ", fenced" : "") +
+                    std::to_string(c.workers) + " workers on " + std::to_string(c.resources) +
+                    " resources, ttl " + std::to_string(c.ttl.count()) + " ms, hold " +
+                    std::to_string(c.hold.count()) + " ms, retries " + std::to_string(c.retries) +
+                    ", " + std::to_string(c.threads) + (c.threads == 1 ? " thread" : " threads") +
+                    (c.fencing ? ", fenced" : "") +
                     (c.wait ? (c.no_handoff ? ", waiting, no hand-off" : ", waiting") : "") +
-                    (c.cluster_replica_acks ? ", replica acks " + std::to_string(c.cluster_replica_acks) + " (WAIT " +
-                                                  std::to_string(c.cluster_replica_ack_timeout.count()) + " ms)"
-                                            : "");
+                    (c.cluster_replica_acks
+                         ? ", replica acks " + std::to_string(c.cluster_replica_acks) + " (WAIT " +
+                               std::to_string(c.cluster_replica_ack_timeout.count()) + " ms)"
+                         : "");
     return s;
 }
 
@@ -317,35 +331,38 @@ void print_summary(const result& r)
     std::printf("measured %.2f s after %.1f s of warm-up%s\n\n", r.elapsed_s, r.cfg.warmup_s,
                 r.interrupted ? " (interrupted)" : "");
     std::printf("  %-22s %14s\n", "cycles/s", with_commas(r.cycles_per_s()).c_str());
-    std::printf("  %-22s %14s   acquired %s, failed %s %s\n", "attempts", commas(t.attempts).c_str(),
-                commas(t.acquired).c_str(), commas(t.failed_sum()).c_str(),
-                breakdown(acquire_fail_names, t.failed).c_str());
+    std::printf("  %-22s %14s   acquired %s, failed %s %s\n", "attempts",
+                commas(t.attempts).c_str(), commas(t.acquired).c_str(),
+                commas(t.failed_sum()).c_str(), breakdown(acquire_fail_names, t.failed).c_str());
     std::printf("  %-22s %14s   release failed %s %s\n", "released", commas(t.released).c_str(),
-                commas(t.release_failed_sum()).c_str(), breakdown(release_fail_names, t.release_failed).c_str());
-    std::printf("  %-22s %11s us   (user + system %.2f s of the whole process)\n", "client CPU per cycle",
-                with_commas(r.cpu_per_cycle(), 1).c_str(), r.cpu_us / 1e6);
+                commas(t.release_failed_sum()).c_str(),
+                breakdown(release_fail_names, t.release_failed).c_str());
+    std::printf("  %-22s %11s us   (user + system %.2f s of the whole process)\n",
+                "client CPU per cycle", with_commas(r.cpu_per_cycle(), 1).c_str(), r.cpu_us / 1e6);
     print_masters_cpu(r);
     if (r.cfg.fencing)
-        std::printf("  %-22s %14s   checked; tokens not above the previous holder's: %llu%s\n", "fencing tokens",
-                    commas(r.fences_checked).c_str(), static_cast<unsigned long long>(r.fence_violations),
+        std::printf("  %-22s %14s   checked; tokens not above the previous holder's: %llu%s\n",
+                    "fencing tokens", commas(r.fences_checked).c_str(),
+                    static_cast<unsigned long long>(r.fence_violations),
                     r.fence_violations ? "  VIOLATION" : "");
     if (r.per_worker.size() > 1)
     {
         const auto f = fairness::of(r.per_worker);
-        std::printf("  %-22s %14s   min %s, max %s per worker; Jain's index %.3f\n", "acquisitions, mean",
-                    with_commas(f.mean, 1).c_str(), commas(f.min).c_str(), commas(f.max).c_str(), f.jain);
+        std::printf("  %-22s %14s   min %s, max %s per worker; Jain's index %.3f\n",
+                    "acquisitions, mean", with_commas(f.mean, 1).c_str(), commas(f.min).c_str(),
+                    commas(f.max).c_str(), f.jain);
     }
     if (const auto ceil = r.ceiling())
         std::printf("  %-22s %14s   %.1f%% of it; R / mean held %s, %.1f%% of that\n", "R / hold",
                     with_commas(ceil->per_hold).c_str(), 100 * r.cycles_per_s() / ceil->per_hold,
                     with_commas(ceil->per_held).c_str(), 100 * r.cycles_per_s() / ceil->per_held);
     std::printf("  %-22s %10s KiB\n\n", "peak RSS", commas(r.rss_kib).c_str());
-    std::printf("  %-16s %10s %10s %10s %10s %10s %10s %12s\n", "latency (us)", "p50", "p90", "p99", "p99.9", "max",
-                "mean", "samples");
+    std::printf("  %-16s %10s %10s %10s %10s %10s %10s %12s\n", "latency (us)", "p50", "p90", "p99",
+                "p99.9", "max", "mean", "samples");
     auto row = [](const char* name, const histogram_data& h) {
-        std::printf("  %-16s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %12s\n", name, h.percentile_us(50),
-                    h.percentile_us(90), h.percentile_us(99), h.percentile_us(99.9), h.max_us(), h.mean_us(),
-                    commas(h.count()).c_str());
+        std::printf("  %-16s %10.1f %10.1f %10.1f %10.1f %10.1f %10.1f %12s\n", name,
+                    h.percentile_us(50), h.percentile_us(90), h.percentile_us(99),
+                    h.percentile_us(99.9), h.max_us(), h.mean_us(), commas(h.count()).c_str());
     };
     row("acquire", t.acquire);
     row("release", t.release);
@@ -358,10 +375,13 @@ void print_summary(const result& r)
     for (const auto& [m, n] : r.other_errors)
         std::printf("  other error: %s (%s)\n", m.c_str(), commas(n).c_str());
     if (!r.counts_ok)
-        std::printf("\n  COUNTS DO NOT ADD UP: attempts %llu, acquired %llu + failed %llu; released %llu + release "
+        std::printf("\n  COUNTS DO NOT ADD UP: attempts %llu, acquired %llu + failed %llu; "
+                    "released %llu + release "
                     "failed %llu\n",
-                    static_cast<unsigned long long>(t.attempts), static_cast<unsigned long long>(t.acquired),
-                    static_cast<unsigned long long>(t.failed_sum()), static_cast<unsigned long long>(t.released),
+                    static_cast<unsigned long long>(t.attempts),
+                    static_cast<unsigned long long>(t.acquired),
+                    static_cast<unsigned long long>(t.failed_sum()),
+                    static_cast<unsigned long long>(t.released),
                     static_cast<unsigned long long>(t.release_failed_sum()));
 }
 
@@ -384,7 +404,9 @@ std::string write_plot(const result& r, const std::string& file)
     auto quoted = [](std::string s) {
         std::string out = "\"";
         for (char ch : s)
-            out += ch == '\n' ? std::string("\\n") : (ch == '"' || ch == '\\') ? std::string("\\") + ch : std::string(1, ch);
+            out += ch == '\n'                  ? std::string("\\n")
+                   : (ch == '"' || ch == '\\') ? std::string("\\") + ch
+                                               : std::string(1, ch);
         return out + "\"";
     };
     const bool svg = fs::path(file).extension() == ".svg";
@@ -394,15 +416,17 @@ std::string write_plot(const result& r, const std::string& file)
                   : "set terminal pngcairo size 900,540 font 'sans,10'\n");
         g << "set termoption noenhanced\n";
         g << "set output " << quoted(fs::absolute(file).string()) << '\n';
-        g << "set title " << quoted("redlock-bench: " + describe_config(r) + "\n" +
-                                    with_commas(r.cycles_per_s()) + " cycles/s, " +
-                                    with_commas(r.cpu_per_cycle(), 1) + " us client CPU per cycle")
+        g << "set title "
+          << quoted("redlock-bench: " + describe_config(r) + "\n" + with_commas(r.cycles_per_s()) +
+                    " cycles/s, " + with_commas(r.cpu_per_cycle(), 1) + " us client CPU per cycle")
           << '\n';
         g << "set logscale xy\nset grid xtics ytics mytics\nset key top left\n";
         g << "set xlabel 'percentile'\nset ylabel 'latency (us)'\n";
-        g << "set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, '99.999%%' 100000)\n";
+        g << "set xtics ('0%%' 1, '90%%' 10, '99%%' 100, '99.9%%' 1000, '99.99%%' 10000, "
+             "'99.999%%' 100000)\n";
         g << "set xrange [1:100000]\n";
-        g << "plot " << quoted(data.string()) << " using 1:3 with lines lw 2 title 'acquire', '' using 1:4 with "
+        g << "plot " << quoted(data.string())
+          << " using 1:3 with lines lw 2 title 'acquire', '' using 1:4 with "
              "lines lw 2 title 'release'\n";
     }
     const std::string cmd = "gnuplot " + quoted(script.string()) + " 2>&1";

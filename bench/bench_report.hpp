@@ -35,7 +35,7 @@ struct server_cpu
     std::size_t master = 0;  // which Redlock master it serves
     std::size_t node = 0;    // its node in that master's cluster (0 for a standalone master)
     pid_t pid = 0;
-    bool replica = false;    // a replica of a shard's primary (--replicas)
+    bool replica = false;      // a replica of a shard's primary (--replicas)
     std::optional<double> us;  // nullopt: its /proc/<pid>/stat was unreadable at one end
 };
 
@@ -56,10 +56,22 @@ struct result
     // processes may be anywhere and are not measured.
     std::vector<server_cpu> servers;
 
-    double cycles_per_s() const { return elapsed_s > 0 ? static_cast<double>(t->acquired) / elapsed_s : 0; }
-    double attempts_per_s() const { return elapsed_s > 0 ? static_cast<double>(t->attempts) / elapsed_s : 0; }
-    double cpu_per_cycle() const { return t->acquired ? cpu_us / static_cast<double>(t->acquired) : 0; }
-    double cpu_per_attempt() const { return t->attempts ? cpu_us / static_cast<double>(t->attempts) : 0; }
+    double cycles_per_s() const
+    {
+        return elapsed_s > 0 ? static_cast<double>(t->acquired) / elapsed_s : 0;
+    }
+    double attempts_per_s() const
+    {
+        return elapsed_s > 0 ? static_cast<double>(t->attempts) / elapsed_s : 0;
+    }
+    double cpu_per_cycle() const
+    {
+        return t->acquired ? cpu_us / static_cast<double>(t->acquired) : 0;
+    }
+    double cpu_per_attempt() const
+    {
+        return t->attempts ? cpu_us / static_cast<double>(t->attempts) : 0;
+    }
     /// All servers' CPU in the window, replicas included (they serve the masters: every write
     /// reaches them); nullopt when not measured or when one server's is unknown (a sum without
     /// it would pass for the whole).

@@ -35,18 +35,37 @@ inline std::atomic<bool> g_interrupted{false};
 class counter
 {
 public:
-    void inc() noexcept { v_.store(v_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+    void inc() noexcept
+    {
+        v_.store(v_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
     std::uint64_t get() const noexcept { return v_.load(std::memory_order_relaxed); }
 
 private:
     std::atomic<std::uint64_t> v_{0};
 };
 
-enum fail_kind : std::size_t { contended, no_quorum, timed_out, other, fail_kinds };
-constexpr const char* acquire_fail_names[fail_kinds] = {"contended", "no_quorum", "timeout", "other"};
+enum fail_kind : std::size_t
+{
+    contended,
+    no_quorum,
+    timed_out,
+    other,
+    fail_kinds
+};
+constexpr const char* acquire_fail_names[fail_kinds] = {"contended", "no_quorum", "timeout",
+                                                        "other"};
 
-enum release_kind : std::size_t { lock_lost, release_no_quorum, release_timed_out, release_other, release_kinds };
-constexpr const char* release_fail_names[release_kinds] = {"lock_lost", "no_quorum", "timeout", "other"};
+enum release_kind : std::size_t
+{
+    lock_lost,
+    release_no_quorum,
+    release_timed_out,
+    release_other,
+    release_kinds
+};
+constexpr const char* release_fail_names[release_kinds] = {"lock_lost", "no_quorum", "timeout",
+                                                           "other"};
 
 inline fail_kind classify_acquire(const redlock::error_code& ec)
 {
@@ -79,7 +98,8 @@ struct alignas(64) thread_stats
     counter release_failed[release_kinds];
     recorder acquire, release, failed_attempt;
     recorder handoff;  // resources shared by workers: a release's start to the next acquisition
-    recorder held;     // --hold: from the acquisition's completion to the release's start (the timer's lateness included)
+    recorder
+        held;  // --hold: from the acquisition's completion to the release's start (the timer's lateness included)
     // Every phase, for the progress line.
     counter all_cycles, all_failed;
     recorder all_acquire;
@@ -87,12 +107,21 @@ struct alignas(64) thread_stats
 
 inline thread_local thread_stats* tls_stats = nullptr;
 
-enum phase_t : int { warming, measuring, stopping };
+enum phase_t : int
+{
+    warming,
+    measuring,
+    stopping
+};
 
 struct run_state
 {
-    run_state(asio::io_context& i, redlock::client& c, const redlock::lock_options& o, std::chrono::milliseconds h)
-        : io(i), client(c), opts(o), hold(h)
+    run_state(asio::io_context& i, redlock::client& c, const redlock::lock_options& o,
+              std::chrono::milliseconds h)
+        : io(i),
+          client(c),
+          opts(o),
+          hold(h)
     {}
 
     asio::io_context& io;
@@ -136,7 +165,10 @@ class worker
 {
 public:
     worker(run_state& rs, std::string resource, std::size_t index)
-        : rs_(rs), resource_(std::move(resource)), index_(index), timer_(rs.io)
+        : rs_(rs),
+          resource_(std::move(resource)),
+          index_(index),
+          timer_(rs.io)
     {}
 
     void start()
@@ -158,8 +190,9 @@ private:
         }
         measured_ = ph == measuring;
         t0_ = clk::now();
-        rs_.client.async_lock(resource_, rs_.opts,
-                              [this](redlock::error_code ec, redlock::lock l) { on_locked(ec, std::move(l)); });
+        rs_.client.async_lock(resource_, rs_.opts, [this](redlock::error_code ec, redlock::lock l) {
+            on_locked(ec, std::move(l));
+        });
     }
 
     void on_locked(const redlock::error_code& ec, redlock::lock l)
@@ -215,7 +248,8 @@ private:
         if (measured_ && rs_.hold.count() > 0)
             tls_stats->held.add(t2_ - t1_);
         if (rs_.released_at)
-            rs_.released_at[index_].store(t2_.time_since_epoch().count(), std::memory_order_release);
+            rs_.released_at[index_].store(t2_.time_since_epoch().count(),
+                                          std::memory_order_release);
         rs_.client.async_unlock(held_, [this](redlock::error_code ec) { on_released(ec); });
     }
 

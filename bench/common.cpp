@@ -43,8 +43,8 @@ std::optional<std::chrono::microseconds> process_cpu_time_of(pid_t pid)
     const long hz = ::sysconf(_SC_CLK_TCK);
     if (hz <= 0)
         return std::nullopt;
-    return std::chrono::microseconds(static_cast<std::int64_t>((utime + stime) * 1'000'000ULL /
-                                                               static_cast<unsigned long long>(hz)));
+    return std::chrono::microseconds(static_cast<std::int64_t>(
+        (utime + stime) * 1'000'000ULL / static_cast<unsigned long long>(hz)));
 }
 
 std::string run_capture(const std::string& cmd)

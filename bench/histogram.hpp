@@ -39,7 +39,7 @@ struct histogram_layout
         if (v < sub_count)
             return static_cast<std::size_t>(v);
         const int msb = static_cast<int>(std::bit_width(v)) - 1;  // >= sub_bits
-        const int shift = msb - (sub_bits - 1);    // keeps the top sub_bits bits: [half, sub_count)
+        const int shift = msb - (sub_bits - 1);  // keeps the top sub_bits bits: [half, sub_count)
         return static_cast<std::size_t>(sub_count + static_cast<std::uint64_t>(shift - 1) * half +
                                         ((v >> shift) - half));
     }
@@ -59,8 +59,10 @@ struct histogram_layout
 static_assert(histogram_layout::index(255) == 255);
 static_assert(histogram_layout::index(256) == 256);
 static_assert(histogram_layout::highest(256) == 257);
-static_assert(histogram_layout::index(histogram_layout::max_value) == histogram_layout::buckets - 1);
-static_assert(histogram_layout::highest(histogram_layout::buckets - 1) == histogram_layout::max_value);
+static_assert(histogram_layout::index(histogram_layout::max_value) ==
+              histogram_layout::buckets - 1);
+static_assert(histogram_layout::highest(histogram_layout::buckets - 1) ==
+              histogram_layout::max_value);
 
 /// @brief Plain counts: merged from recorders, subtracted for an interval, queried.
 class histogram_data
@@ -88,7 +90,8 @@ public:
 
     /// The samples of `now` that are not in `before` (an interval). Min and max are those of
     /// the interval's buckets, not exact.
-    static histogram_data difference(const histogram_data& now, const histogram_data& before) noexcept
+    static histogram_data difference(const histogram_data& now,
+                                     const histogram_data& before) noexcept
     {
         histogram_data d;
         for (std::size_t i = 0; i < d.counts_.size(); ++i)
@@ -115,23 +118,31 @@ public:
             return 0;
         if (p >= 100)
             return max_us();
-        auto rank = static_cast<std::uint64_t>(p / 100.0 * static_cast<double>(total_) + 0.999999999);
+        auto rank =
+            static_cast<std::uint64_t>(p / 100.0 * static_cast<double>(total_) + 0.999999999);
         rank = std::clamp<std::uint64_t>(rank, 1, total_);
         std::uint64_t seen = 0;
         for (std::size_t i = 0; i < counts_.size(); ++i)
         {
             seen += counts_[i];
             if (seen >= rank)
-                return static_cast<double>(std::min(histogram_layout::highest(i), max_ns_)) / 1000.0;
+                return static_cast<double>(std::min(histogram_layout::highest(i), max_ns_)) /
+                       1000.0;
         }
         return max_us();
     }
 
     double max_us() const noexcept { return total_ ? static_cast<double>(max_ns_) / 1000.0 : 0.0; }
     double min_us() const noexcept { return total_ ? static_cast<double>(min_ns_) / 1000.0 : 0.0; }
-    double mean_us() const noexcept { return total_ ? sum_ns_ / static_cast<double>(total_) / 1000.0 : 0.0; }
+    double mean_us() const noexcept
+    {
+        return total_ ? sum_ns_ / static_cast<double>(total_) / 1000.0 : 0.0;
+    }
 
-    const std::array<std::uint64_t, histogram_layout::buckets>& counts() const noexcept { return counts_; }
+    const std::array<std::uint64_t, histogram_layout::buckets>& counts() const noexcept
+    {
+        return counts_;
+    }
 
 private:
     friend class recorder;

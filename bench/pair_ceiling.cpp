@@ -60,14 +60,17 @@ struct options
 class stream
 {
 public:
-    stream(redlock::connection& c, const std::string& sha, std::size_t master, std::size_t first, std::size_t count,
-           long ttl_ms, const bool& measuring, const bool& running)
-        : c_(c), measuring_(measuring), running_(running)
+    stream(redlock::connection& c, const std::string& sha, std::size_t master, std::size_t first,
+           std::size_t count, long ttl_ms, const bool& measuring, const bool& running)
+        : c_(c),
+          measuring_(measuring),
+          running_(running)
     {
         for (std::size_t k = first; k < first + count; ++k)
         {
             const std::string key = "ceiling:" + std::to_string(k);
-            const std::string token = "token-" + std::to_string(master) + "-" + std::to_string(k) + "-0123456789abcdef0123";
+            const std::string token = "token-" + std::to_string(master) + "-" + std::to_string(k) +
+                                      "-0123456789abcdef0123";
             set_.push("SET", key, token, "NX", "PX", ttl_ms);
             release_.push("EVALSHA", sha, 1, key, token);
         }
@@ -76,8 +79,8 @@ public:
 
     void start() { send_set(); }
 
-    std::uint64_t pairs = 0;   // in the measured window
-    std::uint64_t wrong = 0;   // replies a lock cycle does not get
+    std::uint64_t pairs = 0;  // in the measured window
+    std::uint64_t wrong = 0;  // replies a lock cycle does not get
     bool idle = false;
 
 private:
@@ -88,29 +91,31 @@ private:
             idle = true;
             return;
         }
-        c_.async_exec(set_, 0ms, [this](redlock::error_code ec, std::vector<redlock::resp::reply> r) {
-            if (ec || r.size() != count_)
-                wrong += count_;
-            else
-                for (const auto& x : r)
-                    wrong += (x.size() == 1 && x[0].value == "OK") ? 0 : 1;
-            send_release();
-        });
+        c_.async_exec(set_, 0ms,
+                      [this](redlock::error_code ec, std::vector<redlock::resp::reply> r) {
+                          if (ec || r.size() != count_)
+                              wrong += count_;
+                          else
+                              for (const auto& x : r)
+                                  wrong += (x.size() == 1 && x[0].value == "OK") ? 0 : 1;
+                          send_release();
+                      });
     }
 
     void send_release()
     {
         const bool counted = measuring_;
-        c_.async_exec(release_, 0ms, [this, counted](redlock::error_code ec, std::vector<redlock::resp::reply> r) {
-            if (ec || r.size() != count_)
-                wrong += count_;
-            else
-                for (const auto& x : r)
-                    wrong += (x.size() == 1 && x[0].value == "1") ? 0 : 1;
-            if (counted && measuring_)
-                pairs += count_;
-            send_set();
-        });
+        c_.async_exec(release_, 0ms,
+                      [this, counted](redlock::error_code ec, std::vector<redlock::resp::reply> r) {
+                          if (ec || r.size() != count_)
+                              wrong += count_;
+                          else
+                              for (const auto& x : r)
+                                  wrong += (x.size() == 1 && x[0].value == "1") ? 0 : 1;
+                          if (counted && measuring_)
+                              pairs += count_;
+                          send_set();
+                      });
     }
 
     redlock::connection& c_;
@@ -131,9 +136,10 @@ options parse(int argc, char** argv)
 {
     options o;
     // The options that take a count, and those that take seconds.
-    const std::map<std::string, std::size_t*> counts{{"--spawn", &o.spawn}, {"--keys", &o.keys},
-                                                     {"--streams", &o.streams}};
-    const std::map<std::string, double*> seconds{{"--duration", &o.duration_s}, {"--warmup", &o.warmup_s}};
+    const std::map<std::string, std::size_t*> counts{
+        {"--spawn", &o.spawn}, {"--keys", &o.keys}, {"--streams", &o.streams}};
+    const std::map<std::string, double*> seconds{{"--duration", &o.duration_s},
+                                                 {"--warmup", &o.warmup_s}};
     for (int i = 1; i < argc; ++i)
     {
         const std::string a = argv[i];
@@ -154,7 +160,8 @@ options parse(int argc, char** argv)
             usage(("unknown option " + a).c_str());
     }
     if (o.keys == 0 || o.streams == 0 || o.streams > o.keys || o.duration_s <= 0 || o.ttl_ms <= 0)
-        usage("--keys and --streams must be positive, streams <= keys, --duration and --ttl positive");
+        usage("--keys and --streams must be positive, streams <= keys, --duration and --ttl "
+              "positive");
     return o;
 }
 
@@ -198,11 +205,11 @@ int main(int argc, char** argv)
                           ++loaded;
                       });
     while (loaded < n && io.run_one_for(10s))
-    {
-    }
+    {}
     if (failed || loaded < n)
     {
-        std::fprintf(stderr, "redlock-pair-ceiling: a master is unreachable or refused SCRIPT LOAD\n");
+        std::fprintf(stderr,
+                     "redlock-pair-ceiling: a master is unreachable or refused SCRIPT LOAD\n");
         return 2;
     }
 
@@ -214,13 +221,16 @@ int main(int argc, char** argv)
         for (std::size_t s = 0; s < o.streams; ++s)
         {
             const std::size_t count = s + 1 == o.streams ? o.keys - per * s : per;
-            streams.push_back(std::make_unique<stream>(*conns[m], sha, m, per * s, count, o.ttl_ms, measuring, running));
+            streams.push_back(std::make_unique<stream>(*conns[m], sha, m, per * s, count, o.ttl_ms,
+                                                       measuring, running));
         }
     }
     for (auto& s : streams)
         s->start();
 
-    const auto to = [](double s) { return std::chrono::duration_cast<clk::duration>(std::chrono::duration<double>(s)); };
+    const auto to = [](double s) {
+        return std::chrono::duration_cast<clk::duration>(std::chrono::duration<double>(s));
+    };
     io.run_for(to(o.warmup_s));
     const auto cpu0 = redlock::bench::process_cpu_time();
     const auto t0 = clk::now();
@@ -239,8 +249,7 @@ int main(int argc, char** argv)
         return true;
     };
     while (!all_idle() && clk::now() < limit && io.run_one_for(1s))
-    {
-    }
+    {}
 
     std::uint64_t pairs = 0, wrong = 0;
     for (auto& s : streams)
@@ -254,24 +263,31 @@ int main(int argc, char** argv)
 
     const double pairs_per_s = static_cast<double>(pairs) / elapsed;
     const double cycles_per_s = pairs_per_s / static_cast<double>(n);
-    const double cpu_per_cycle = pairs ? cpu_us * static_cast<double>(n) / static_cast<double>(pairs) : 0;
-    std::printf("redlock-pair-ceiling: %zu masters, %zu keys in flight per master in %zu streams, %.2f s\n", n, o.keys,
-                o.streams, elapsed);
+    const double cpu_per_cycle =
+        pairs ? cpu_us * static_cast<double>(n) / static_cast<double>(pairs) : 0;
+    std::printf(
+        "redlock-pair-ceiling: %zu masters, %zu keys in flight per master in %zu streams, %.2f s\n",
+        n, o.keys, o.streams, elapsed);
     std::printf("  cycles/s (pairs / masters / s)  %12.0f\n", cycles_per_s);
-    std::printf("  pairs/s (all masters)           %12.0f   (SET NX PX + release, each a real lock and unlock)\n",
+    std::printf("  pairs/s (all masters)           %12.0f   (SET NX PX + release, each a real lock "
+                "and unlock)\n",
                 pairs_per_s);
     std::printf("  client CPU per cycle            %12.2f us\n", cpu_per_cycle);
-    std::printf("  wrong replies                   %12llu\n", static_cast<unsigned long long>(wrong));
+    std::printf("  wrong replies                   %12llu\n",
+                static_cast<unsigned long long>(wrong));
     if (!o.json_file.empty())
     {
         if (FILE* f = std::fopen(o.json_file.c_str(), "w"))
         {
             std::fprintf(f,
-                         "{\"tool\": \"redlock-pair-ceiling\", \"masters\": %zu, \"keys\": %zu, \"streams\": %zu, "
-                         "\"elapsed_s\": %.3f, \"pairs\": %llu, \"pairs_per_s\": %.1f, \"cycles_per_s\": %.1f, "
+                         "{\"tool\": \"redlock-pair-ceiling\", \"masters\": %zu, \"keys\": %zu, "
+                         "\"streams\": %zu, "
+                         "\"elapsed_s\": %.3f, \"pairs\": %llu, \"pairs_per_s\": %.1f, "
+                         "\"cycles_per_s\": %.1f, "
                          "\"client_cpu_us_per_cycle\": %.3f, \"wrong\": %llu}\n",
-                         n, o.keys, o.streams, elapsed, static_cast<unsigned long long>(pairs), pairs_per_s,
-                         cycles_per_s, cpu_per_cycle, static_cast<unsigned long long>(wrong));
+                         n, o.keys, o.streams, elapsed, static_cast<unsigned long long>(pairs),
+                         pairs_per_s, cycles_per_s, cpu_per_cycle,
+                         static_cast<unsigned long long>(wrong));
             std::fclose(f);
         }
     }

@@ -34,33 +34,36 @@ struct result
     double requests_per_write = 0;
 };
 
-result run_redlock(const std::string& uri, std::chrono::seconds duration, std::size_t batch, std::size_t inflight)
+result run_redlock(const std::string& uri, std::chrono::seconds duration, std::size_t batch,
+                   std::size_t inflight)
 {
     asio::io_context io(1);
     redlock::connection conn(io.get_executor(), uri);
     redlock::request req;
     for (std::size_t i = 0; i < batch; ++i)
-        req.push("SET", "bench:pipe:" + std::to_string(i), "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+        req.push("SET", "bench:pipe:" + std::to_string(i),
+                 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
 
     result r;
     std::chrono::steady_clock::time_point start, stop;
     bool running = true;
     std::function<void()> issue = [&] {
-        conn.async_exec(req, 0ms, [&](redlock::error_code ec, std::vector<redlock::resp::reply> replies) {
-            if (ec)
-                ++r.errors;
-            for (const auto& rep : replies)
-            {
-                if (rep.size() == 1 && rep[0].value == "OK")
-                    ++r.ops;
-                else
-                    ++r.errors;
-            }
-            if (running && std::chrono::steady_clock::now() < stop)
-                issue();
-            else
-                running = false;
-        });
+        conn.async_exec(req, 0ms,
+                        [&](redlock::error_code ec, std::vector<redlock::resp::reply> replies) {
+                            if (ec)
+                                ++r.errors;
+                            for (const auto& rep : replies)
+                            {
+                                if (rep.size() == 1 && rep[0].value == "OK")
+                                    ++r.ops;
+                                else
+                                    ++r.errors;
+                            }
+                            if (running && std::chrono::steady_clock::now() < stop)
+                                issue();
+                            else
+                                running = false;
+                        });
     };
 
     conn.async_wait_connected([&](redlock::error_code ec) {
@@ -85,7 +88,8 @@ result run_redlock(const std::string& uri, std::chrono::seconds duration, std::s
     conn.close();
     io.run_for(100ms);
     r.ops_per_s = static_cast<double>(r.ops) / elapsed;
-    r.requests_per_write = st.writes ? static_cast<double>(st.requests) / static_cast<double>(st.writes) : 0;
+    r.requests_per_write =
+        st.writes ? static_cast<double>(st.requests) / static_cast<double>(st.writes) : 0;
     return r;
 }
 
@@ -101,10 +105,13 @@ int main(int argc, char** argv)
 {
     try
     {
-        auto seconds = std::chrono::seconds(std::stoi(arg_value(argc, argv, "--seconds").value_or("3")));
+        auto seconds =
+            std::chrono::seconds(std::stoi(arg_value(argc, argv, "--seconds").value_or("3")));
         auto rounds = std::stoi(arg_value(argc, argv, "--rounds").value_or("3"));
-        auto batch = static_cast<std::size_t>(std::stoul(arg_value(argc, argv, "--batch").value_or("64")));
-        auto inflight = static_cast<std::size_t>(std::stoul(arg_value(argc, argv, "--inflight").value_or("16")));
+        auto batch =
+            static_cast<std::size_t>(std::stoul(arg_value(argc, argv, "--batch").value_or("64")));
+        auto inflight = static_cast<std::size_t>(
+            std::stoul(arg_value(argc, argv, "--inflight").value_or("16")));
 
         std::optional<redlock::test::local_masters> spawned;
         std::string uri;
@@ -116,9 +123,11 @@ int main(int argc, char** argv)
             uri = spawned->uri(0);
         }
         auto cfg = redlock::parse_master_uri(uri);
-        std::printf("master %s; %d rounds of %lld s, interleaved (A = redlock, B = redis-benchmark)\n",
-                    cfg.to_string().c_str(), rounds, static_cast<long long>(seconds.count()));
-        std::printf("A: one connection, batches of %zu SET, %zu batches in flight\n", batch, inflight);
+        std::printf(
+            "master %s; %d rounds of %lld s, interleaved (A = redlock, B = redis-benchmark)\n",
+            cfg.to_string().c_str(), rounds, static_cast<long long>(seconds.count()));
+        std::printf("A: one connection, batches of %zu SET, %zu batches in flight\n", batch,
+                    inflight);
         std::printf("B: redis-benchmark -t set -P 32 -c 50 (50 connections)\n\n");
 
         std::vector<double> ours, theirs;
@@ -128,13 +137,17 @@ int main(int argc, char** argv)
             auto a = run_redlock(uri, seconds, batch, inflight);
             errors += a.errors;
             ours.push_back(a.ops_per_s);
-            std::printf("round %d  A redlock          %12.0f SET/s  (%llu ops, %.1f requests per write, %llu errors)\n",
-                        i + 1, a.ops_per_s, static_cast<unsigned long long>(a.ops), a.requests_per_write,
-                        static_cast<unsigned long long>(a.errors));
+            std::printf("round %d  A redlock          %12.0f SET/s  (%llu ops, %.1f requests per "
+                        "write, %llu errors)\n",
+                        i + 1, a.ops_per_s, static_cast<unsigned long long>(a.ops),
+                        a.requests_per_write, static_cast<unsigned long long>(a.errors));
             // Size redis-benchmark's run to last about as long as ours.
-            auto n = std::max<std::uint64_t>(100000, static_cast<std::uint64_t>(a.ops_per_s * static_cast<double>(seconds.count())));
-            auto b = redlock::bench::redis_benchmark_rps("-h " + cfg.host + " -p " + std::to_string(cfg.port) +
-                                                          " -t set -P 32 -c 50 -n " + std::to_string(n));
+            auto n = std::max<std::uint64_t>(
+                100000,
+                static_cast<std::uint64_t>(a.ops_per_s * static_cast<double>(seconds.count())));
+            auto b = redlock::bench::redis_benchmark_rps(
+                "-h " + cfg.host + " -p " + std::to_string(cfg.port) + " -t set -P 32 -c 50 -n " +
+                std::to_string(n));
             if (!b)
             {
                 std::fprintf(stderr, "redis-benchmark did not run (is redis-tools installed?)\n");
@@ -144,10 +157,12 @@ int main(int argc, char** argv)
             std::printf("round %d  B redis-benchmark  %12.0f SET/s\n", i + 1, *b);
         }
         double a = median(ours), b = median(theirs);
-        std::printf("\nmedian  redlock %.0f SET/s, redis-benchmark %.0f SET/s, ratio %.2f\n", a, b, b > 0 ? a / b : 0);
+        std::printf("\nmedian  redlock %.0f SET/s, redis-benchmark %.0f SET/s, ratio %.2f\n", a, b,
+                    b > 0 ? a / b : 0);
         if (errors)
         {
-            std::fprintf(stderr, "%llu errors: the counts do not add up\n", static_cast<unsigned long long>(errors));
+            std::fprintf(stderr, "%llu errors: the counts do not add up\n",
+                         static_cast<unsigned long long>(errors));
             return 1;
         }
         return 0;

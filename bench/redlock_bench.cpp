@@ -51,7 +51,8 @@ namespace {
 void on_signal(int) { g_interrupted.store(true); }
 
 // Each server process's CPU time now (nullopt where /proc could not tell).
-std::vector<std::optional<std::chrono::microseconds>> servers_cpu_time(const std::vector<server_process>& servers)
+std::vector<std::optional<std::chrono::microseconds>> servers_cpu_time(
+    const std::vector<server_process>& servers)
 {
     std::vector<std::optional<std::chrono::microseconds>> out;
     out.reserve(servers.size());
@@ -103,9 +104,11 @@ int run(config cfg)
     if (cfg.spawn)
     {
         if (cfg.shards)
-            std::printf("starting %zu local Redis Clusters of %zu shards, %zu replica(s) each (%zu redis-server "
+            std::printf("starting %zu local Redis Clusters of %zu shards, %zu replica(s) each (%zu "
+                        "redis-server "
                         "processes)...\n",
-                        cfg.spawn, cfg.shards, cfg.replicas, cfg.spawn * cfg.shards * (1 + cfg.replicas));
+                        cfg.spawn, cfg.shards, cfg.replicas,
+                        cfg.spawn * cfg.shards * (1 + cfg.replicas));
         else
             std::printf("starting %zu local redis-server masters...\n", cfg.spawn);
         std::fflush(stdout);
@@ -127,7 +130,8 @@ int run(config cfg)
     ccfg.handover_write_delay = cfg.handover_write_delay;
     // --observe: what a metrics exporter does, one relaxed counter per event kind (master_warning
     // is the last), and one of the acquisitions handed over.
-    constexpr std::size_t event_kinds = static_cast<std::size_t>(redlock::event_kind::master_warning) + 1;
+    constexpr std::size_t event_kinds =
+        static_cast<std::size_t>(redlock::event_kind::master_warning) + 1;
     std::array<std::atomic<std::uint64_t>, event_kinds> events{};
     std::atomic<std::uint64_t> handed_over{0};
     if (cfg.observe)
@@ -204,8 +208,8 @@ int run(config cfg)
         auto [ec, n] = f.get();
         if (ec)
         {
-            std::fprintf(stderr, "redlock-bench: only %zu of %zu masters reachable: %s\n", n, cfg.masters.size(),
-                         ec.message().c_str());
+            std::fprintf(stderr, "redlock-bench: only %zu of %zu masters reachable: %s\n", n,
+                         cfg.masters.size(), ec.message().c_str());
             shut_down();
             return 2;
         }
@@ -223,7 +227,8 @@ int run(config cfg)
     std::vector<std::unique_ptr<worker>> workers;
     workers.reserve(cfg.workers);
     for (std::size_t w = 0; w < cfg.workers; ++w)
-        workers.push_back(std::make_unique<worker>(rs, cfg.prefix + std::to_string(w % cfg.resources), w % cfg.resources));
+        workers.push_back(std::make_unique<worker>(
+            rs, cfg.prefix + std::to_string(w % cfg.resources), w % cfg.resources));
 
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
@@ -235,7 +240,9 @@ int run(config cfg)
 
     rs.running.store(cfg.workers);
     const auto t_start = clk::now();
-    const auto to_dur = [](double s) { return std::chrono::duration_cast<clk::duration>(std::chrono::duration<double>(s)); };
+    const auto to_dur = [](double s) {
+        return std::chrono::duration_cast<clk::duration>(std::chrono::duration<double>(s));
+    };
     const auto warm_end = t_start + to_dur(cfg.warmup_s);
     const auto run_end = warm_end + to_dur(cfg.duration_s);
     if (cfg.warmup_s == 0)
@@ -256,12 +263,15 @@ int run(config cfg)
         auto cur = gather(stats);
         const double dt = std::chrono::duration<double>(now - prev_t).count();
         const auto interval = histogram_data::difference(cur->all_acquire, prev->all_acquire);
-        const double cps = dt > 0 ? static_cast<double>(cur->all_cycles - prev->all_cycles) / dt : 0;
+        const double cps =
+            dt > 0 ? static_cast<double>(cur->all_cycles - prev->all_cycles) / dt : 0;
         char line[256];
-        std::snprintf(line, sizeof line, "%7.1f s  %-7s %12s cycles/s   acquire p50 %9.1f us  p99 %9.1f us   failed %s",
-                      std::chrono::duration<double>(now - t_start).count(), measuring_now ? "run" : "warm-up",
-                      with_commas(cps).c_str(), interval.percentile_us(50), interval.percentile_us(99),
-                      with_commas(static_cast<double>(cur->all_failed)).c_str());
+        std::snprintf(
+            line, sizeof line,
+            "%7.1f s  %-7s %12s cycles/s   acquire p50 %9.1f us  p99 %9.1f us   failed %s",
+            std::chrono::duration<double>(now - t_start).count(), measuring_now ? "run" : "warm-up",
+            with_commas(cps).c_str(), interval.percentile_us(50), interval.percentile_us(99),
+            with_commas(static_cast<double>(cur->all_failed)).c_str());
         if (tty)
         {
             std::printf("\r%s\033[K", line);
@@ -301,8 +311,8 @@ int run(config cfg)
         }
         if (now >= run_end)
             break;
-        std::this_thread::sleep_until(std::min({next_tick, run_end, measuring_now ? run_end : warm_end,
-                                                clk::now() + 50ms}));
+        std::this_thread::sleep_until(
+            std::min({next_tick, run_end, measuring_now ? run_end : warm_end, clk::now() + 50ms}));
     }
     rs.phase.store(stopping, std::memory_order_release);
     // Every worker finishes the cycle it is in; those cycles count.
@@ -346,7 +356,8 @@ int run(config cfg)
     if (drained)
         shut_down();
     else
-        std::fprintf(stderr, "redlock-bench: %zu workers did not finish their last cycle\n", rs.running.load());
+        std::fprintf(stderr, "redlock-bench: %zu workers did not finish their last cycle\n",
+                     rs.running.load());
 
     print_summary(r);
     if (cfg.observe)
@@ -354,7 +365,8 @@ int run(config cfg)
         std::printf("  events (whole run)    ");
         for (std::size_t k = 0; k < event_kinds; ++k)
             if (const auto n = events[k].load(std::memory_order_relaxed))
-                std::printf(" %s %llu", std::string(to_string(static_cast<redlock::event_kind>(k))).c_str(),
+                std::printf(" %s %llu",
+                            std::string(to_string(static_cast<redlock::event_kind>(k))).c_str(),
                             static_cast<unsigned long long>(n));
         if (const auto n = handed_over.load(std::memory_order_relaxed))
             std::printf(" (acquired by hand-over %llu)", static_cast<unsigned long long>(n));

@@ -16,7 +16,8 @@ spawned_masters::spawned_masters(std::size_t count, std::size_t shards, std::siz
     // failure stops the clusters already formed (their destructors) before it propagates.
     clusters_.reserve(count);
     for (std::size_t m = 0; m < count; ++m)
-        clusters_.emplace_back(test::local_cluster::options{.shards = shards, .replicas = replicas});
+        clusters_.emplace_back(
+            test::local_cluster::options{.shards = shards, .replicas = replicas});
 }
 
 std::vector<std::string> spawned_masters::uris() const
@@ -42,10 +43,11 @@ std::vector<server_process> spawned_masters::processes() const
     {
         const auto& primaries = clusters_[m].primaries();
         for (std::size_t k = 0; k < clusters_[m].node_count(); ++k)
-            out.push_back({.master = m,
-                           .node = k,
-                           .pid = clusters_[m].pid(k),
-                           .replica = std::find(primaries.begin(), primaries.end(), k) == primaries.end()});
+            out.push_back(
+                {.master = m,
+                 .node = k,
+                 .pid = clusters_[m].pid(k),
+                 .replica = std::find(primaries.begin(), primaries.end(), k) == primaries.end()});
     }
     return out;
 }

@@ -22,7 +22,7 @@ struct server_process
     std::size_t master = 0;  // which Redlock master it serves
     std::size_t node = 0;    // its node in that master's cluster (0 for a standalone master)
     pid_t pid = 0;
-    bool replica = false;    // a replica of a shard's primary (as the cluster was when it formed)
+    bool replica = false;  // a replica of a shard's primary (as the cluster was when it formed)
 };
 
 /// The spawned masters, on loopback; everything is stopped by PID when this goes away.

@@ -20,7 +20,8 @@ class bench_process
 public:
     /// Starts redlock-bench with `args`, in this process's environment, with PATH replaced by
     /// `path` when given.
-    explicit bench_process(const std::vector<std::string>& args, std::optional<std::string> path = {});
+    explicit bench_process(const std::vector<std::string>& args,
+                           std::optional<std::string> path = {});
     ~bench_process();
     bench_process(const bench_process&) = delete;
     bench_process& operator=(const bench_process&) = delete;

@@ -11,10 +11,11 @@ using redlock::bench::printable_uri;
 
 TEST_CASE("format: printable_uri masks the password of every kind of master URI")
 {
-    for (const std::string uri : {"redis://:s3cret@127.0.0.1:6379", "redis://bench:s3cret@127.0.0.1:6379/2",
-                                  "rediss://bench:s3cret@redis.example:6380",
-                                  "redis-cluster://:s3cret@10.0.0.1:7000,10.0.0.2:7000",
-                                  "unix://:s3cret@/run/redis/redis.sock", "redis://:s3cr%40t@127.0.0.1:6379"})
+    for (const std::string uri :
+         {"redis://:s3cret@127.0.0.1:6379", "redis://bench:s3cret@127.0.0.1:6379/2",
+          "rediss://bench:s3cret@redis.example:6380",
+          "redis-cluster://:s3cret@10.0.0.1:7000,10.0.0.2:7000",
+          "unix://:s3cret@/run/redis/redis.sock", "redis://:s3cr%40t@127.0.0.1:6379"})
     {
         INFO(uri);
         const auto shown = printable_uri(uri);

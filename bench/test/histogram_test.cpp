@@ -44,7 +44,8 @@ std::vector<std::uint64_t> samples(std::size_t n, unsigned seed)
 
 }  // namespace
 
-TEST_CASE("histogram: the buckets tile 0 to 2^36 - 1 ns, each at most 1/128 (0.78 %) of its values wide")
+TEST_CASE(
+    "histogram: the buckets tile 0 to 2^36 - 1 ns, each at most 1/128 (0.78 %) of its values wide")
 {
     REQUIRE(histogram_layout::buckets == 3840);
     std::uint64_t expected_lowest = 0;
@@ -67,7 +68,8 @@ TEST_CASE("histogram: the buckets tile 0 to 2^36 - 1 ns, each at most 1/128 (0.7
     CHECK(histogram_layout::highest(256 + 128) - lowest(256 + 128) + 1 == lowest(256 + 128) / 128);
 }
 
-TEST_CASE("histogram: a percentile is the sample's bucket's highest value, within 0.78 %, never above the maximum")
+TEST_CASE("histogram: a percentile is the sample's bucket's highest value, within 0.78 %, never "
+          "above the maximum")
 {
     const auto v = samples(20000, 7);
     histogram_data h;
@@ -82,7 +84,8 @@ TEST_CASE("histogram: a percentile is the sample's bucket's highest value, withi
     {
         INFO("p" << p);
         const auto rank = std::clamp<std::size_t>(
-            static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size()))), 1, sorted.size());
+            static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size()))), 1,
+            sorted.size());
         const double exact_us = static_cast<double>(sorted[rank - 1]) / 1000.0;
         const double got = h.percentile_us(p);
         CHECK(got >= exact_us);
@@ -98,7 +101,8 @@ TEST_CASE("histogram: a percentile is the sample's bucket's highest value, withi
     CHECK(one.percentile_us(100) == 1000.001);
 }
 
-TEST_CASE("histogram: every sample is counted, none dropped, also out of range and through recorders")
+TEST_CASE(
+    "histogram: every sample is counted, none dropped, also out of range and through recorders")
 {
     const auto v = samples(50000, 11);
     histogram_data h;

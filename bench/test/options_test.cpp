@@ -9,7 +9,8 @@
 
 #include <chrono>
 
-TEST_CASE("options: with no option, 5 spawned masters, 128 workers on as many resources, 10 s after 1 s")
+TEST_CASE(
+    "options: with no option, 5 spawned masters, 128 workers on as many resources, 10 s after 1 s")
 {
     using namespace std::chrono_literals;
     char name[] = "redlock-bench";
@@ -45,7 +46,8 @@ TEST_CASE("options: with no option, 5 spawned masters, 128 workers on as many re
 
 TEST_CASE("options: --workers alone leaves R = W, and --resources R sets contention")
 {
-    char name[] = "redlock-bench", workers[] = "--workers", w[] = "8", resources[] = "--resources", r[] = "3";
+    char name[] = "redlock-bench", workers[] = "--workers", w[] = "8", resources[] = "--resources",
+         r[] = "3";
     char* only_workers[] = {name, workers, w, nullptr};
     CHECK(redlock::bench::parse_args(3, only_workers).resources == 8);
     char* both[] = {name, workers, w, resources, r, nullptr};

@@ -46,7 +46,8 @@ std::string closed_port_uri()
     return "redis://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
 }
 
-std::vector<std::string> with_masters(std::vector<std::string> args, const std::vector<std::string>& uris)
+std::vector<std::string> with_masters(std::vector<std::string> args,
+                                      const std::vector<std::string>& uris)
 {
     for (const auto& u : uris)
     {
@@ -103,14 +104,17 @@ TEST_CASE("runs: masters not reachable by a majority exit 2 before any run")
         CHECK(has(p.output(), "only 1 of 3 masters reachable"));
         CHECK_FALSE(has(p.output(), "latency (us)"));
     }
-    SECTION("a master that accepts and never answers: unreachable at the client's connect_timeout (2 s)")
+    SECTION("a master that accepts and never answers: unreachable at the client's connect_timeout "
+            "(2 s)")
     {
         // Not the 30 s readiness bound: the handshake's connect_timeout settles the first
         // connection attempt long before it.
         redlock::test::fake_server silent;
-        silent.set_default(redlock::test::fake_script{}.when_done(redlock::test::fake_script::disposition::stall));
+        silent.set_default(
+            redlock::test::fake_script{}.when_done(redlock::test::fake_script::disposition::stall));
         const auto start = std::chrono::steady_clock::now();
-        bench_process p(with_masters({"--workers", "2", "--duration", "0.2", "--warmup", "0"}, {silent.uri()}));
+        bench_process p(
+            with_masters({"--workers", "2", "--duration", "0.2", "--warmup", "0"}, {silent.uri()}));
         REQUIRE(p.wait_exit(15s) == 2);
         INFO(p.output());
         CHECK(has(p.output(), "only 0 of 1 masters reachable"));
@@ -124,8 +128,8 @@ TEST_CASE("runs: SIGINT or SIGTERM ends the run with exit 130 and the summary")
     INFO("signal " << signo);
     temp_dir dir;
     const auto json = dir.path("out.json");
-    bench_process p({"--spawn", "2", "--workers", "4", "--resources", "2", "--duration", "60", "--warmup", "0",
-                     "--json", json});
+    bench_process p({"--spawn", "2", "--workers", "4", "--resources", "2", "--duration", "60",
+                     "--warmup", "0", "--json", json});
     // The first progress line (after 1 s): the run is measuring, the handlers are in place.
     REQUIRE(p.wait_output("cycles/s", 20s));
     p.signal(signo);
@@ -141,12 +145,14 @@ TEST_CASE("runs: SIGINT or SIGTERM ends the run with exit 130 and the summary")
     CHECK(has(j, "\"counts_add_up\": true"));
 }
 
-TEST_CASE("runs: --fencing checks every holder's token, and a fence counter reset on the masters is a violation")
+TEST_CASE("runs: --fencing checks every holder's token, and a fence counter reset on the masters "
+          "is a violation")
 {
     redlock::test::local_masters m({.count = 3});
     temp_dir dir;
-    const std::vector<std::string> args{"--fencing", "--workers", "4", "--resources", "1", "--warmup", "0",
-                                        "--json", dir.path("out.json")};
+    const std::vector<std::string> args{"--fencing",   "--workers", "4",
+                                        "--resources", "1",         "--warmup",
+                                        "0",           "--json",    dir.path("out.json")};
     SECTION("tokens that grow: exit 0, every acquisition checked")
     {
         auto a = args;
@@ -163,12 +169,14 @@ TEST_CASE("runs: --fencing checks every holder's token, and a fence counter rese
         CHECK_FALSE(has(j, "\"checked\":0,"));
         CHECK(has(j, "\"violations\":0}"));
     }
-    SECTION("the counter deleted on every master mid-run: the next token is lower, reported, exit 1")
+    SECTION(
+        "the counter deleted on every master mid-run: the next token is lower, reported, exit 1")
     {
         auto a = args;
         a.insert(a.end(), {"--duration", "2"});
         bench_process p(with_masters(a, m.uris()));
-        REQUIRE(p.wait_output("cycles/s", 20s));  // a second of fenced locks: tokens in the thousands
+        REQUIRE(
+            p.wait_output("cycles/s", 20s));  // a second of fenced locks: tokens in the thousands
         // Deleted one master after the other while the bench runs, the counter would be healed:
         // each commit sets it on every master again. So the bench is stopped, the commands it
         // sent are left to run, and the counter is deleted with the lock key: a commit still to
@@ -202,7 +210,8 @@ TEST_CASE("runs: --fencing checks every holder's token, and a fence counter rese
     }
 }
 
-TEST_CASE("runs: --plot without gnuplot in PATH stops at once with exit 2, before starting a master")
+TEST_CASE(
+    "runs: --plot without gnuplot in PATH stops at once with exit 2, before starting a master")
 {
     // PATH with redis-server (and redis-cli) but no gnuplot: a missing check would start the
     // master and run.
@@ -211,8 +220,8 @@ TEST_CASE("runs: --plot without gnuplot in PATH stops at once with exit 2, befor
     for (const char* exe : {"redis-server", "redis-cli"})
         if (const auto d = where(exe); !d.empty())
             std::filesystem::create_symlink(d + "/" + exe, bin.path("bin") + "/" + exe);
-    bench_process p({"--spawn", "1", "--workers", "1", "--duration", "0.2", "--warmup", "0", "--plot",
-                     bin.path("plot.png")},
+    bench_process p({"--spawn", "1", "--workers", "1", "--duration", "0.2", "--warmup", "0",
+                     "--plot", bin.path("plot.png")},
                     bin.path("bin"));
     REQUIRE(p.wait_exit(10s) == 2);
     const auto out = p.output();
@@ -222,15 +231,18 @@ TEST_CASE("runs: --plot without gnuplot in PATH stops at once with exit 2, befor
     CHECK_FALSE(std::filesystem::exists(bin.path("plot.png")));
 }
 
-TEST_CASE("runs: against a password-protected master, the output and the JSON never show the password")
+TEST_CASE(
+    "runs: against a password-protected master, the output and the JSON never show the password")
 {
     redlock::test::local_masters m(
         {.count = 1, .extra_config = {"requirepass s3cret"}, .admin_password = "s3cret"});
     temp_dir dir;
     const auto json = dir.path("out.json");
     const auto uri = "redis://:s3cret@127.0.0.1:" + std::to_string(m.port(0));
-    bench_process p({"--master", uri, "--workers", "2", "--duration", "0.3", "--warmup", "0", "--json", json});
-    REQUIRE(p.wait_exit(20s) == 0);  // the password was used: the master refuses commands without it
+    bench_process p(
+        {"--master", uri, "--workers", "2", "--duration", "0.3", "--warmup", "0", "--json", json});
+    REQUIRE(p.wait_exit(20s) ==
+            0);  // the password was used: the master refuses commands without it
     const auto out = p.output();
     const auto j = read_file(json);
     INFO(out << j);

@@ -103,7 +103,8 @@ public:
     auto async_lock(std::string_view resource, lock_options opts, CompletionToken&& token = {})
     {
         return detail::initiate<void(error_code, lock)>(detail::initiate_lock{{this}},
-                                                        std::forward<CompletionToken>(token), std::string(resource), opts);
+                                                        std::forward<CompletionToken>(token),
+                                                        std::string(resource), opts);
     }
 
     /// async_lock with the client's default lock options.
@@ -127,7 +128,8 @@ public:
     auto async_try_lock(std::string_view resource, lock_options opts, CompletionToken&& token = {})
     {
         return detail::initiate<void(error_code, std::optional<lock>)>(
-            detail::initiate_try_lock{{this}}, std::forward<CompletionToken>(token), std::string(resource), opts);
+            detail::initiate_try_lock{{this}}, std::forward<CompletionToken>(token),
+            std::string(resource), opts);
     }
 
     /// async_try_lock with the client's default lock options.
@@ -161,7 +163,8 @@ public:
     template <class CompletionToken = default_token_t>
     auto async_unlock(const lock& l, CompletionToken&& token = {})
     {
-        return detail::initiate<void(error_code)>(detail::initiate_unlock{{this}}, std::forward<CompletionToken>(token), l);
+        return detail::initiate<void(error_code)>(detail::initiate_unlock{{this}},
+                                                  std::forward<CompletionToken>(token), l);
     }
 
     /// @brief Extends `l` to a new TTL: compare-and-PEXPIRE on every master, never re-creating
@@ -185,8 +188,8 @@ public:
     template <class CompletionToken = default_token_t>
     auto async_extend(const lock& l, std::chrono::milliseconds ttl, CompletionToken&& token = {})
     {
-        return detail::initiate<void(error_code, lock)>(detail::initiate_extend{{this}},
-                                                        std::forward<CompletionToken>(token), l, ttl);
+        return detail::initiate<void(error_code, lock)>(
+            detail::initiate_extend{{this}}, std::forward<CompletionToken>(token), l, ttl);
     }
 
     /// @brief Acquires several resources as one lock: on each master one script sets every key
@@ -198,10 +201,12 @@ public:
     /// @par Handler signature
     /// `void(error_code, lock)`
     template <class CompletionToken = default_token_t>
-    auto async_lock_all(std::vector<std::string> resources, lock_options opts, CompletionToken&& token = {})
+    auto async_lock_all(std::vector<std::string> resources, lock_options opts,
+                        CompletionToken&& token = {})
     {
         return detail::initiate<void(error_code, lock)>(detail::initiate_lock_all{{this}},
-                                                        std::forward<CompletionToken>(token), std::move(resources), opts);
+                                                        std::forward<CompletionToken>(token),
+                                                        std::move(resources), opts);
     }
 
     /// @brief Asks every master whether the lock's token is still in its keys.
@@ -216,8 +221,8 @@ public:
     template <class CompletionToken = default_token_t>
     auto async_check(const lock& l, CompletionToken&& token = {})
     {
-        return detail::initiate<void(error_code, check_result)>(detail::initiate_check{{this}},
-                                                                std::forward<CompletionToken>(token), l);
+        return detail::initiate<void(error_code, check_result)>(
+            detail::initiate_check{{this}}, std::forward<CompletionToken>(token), l);
     }
 
     /// @brief Acquires `resource`, runs `work(lock)` while the lock is kept alive by automatic
@@ -259,26 +264,31 @@ public:
         static_assert(traits::invocable,
                       "async_with_lock: `work` must be callable with a redlock::lock, e.g. "
                       "[](redlock::lock l) -> boost::asio::awaitable<void> { ... }");
-        static_assert(!traits::invocable || traits::is_awaitable,
-                      "async_with_lock: `work(lock)` must return boost::asio::awaitable<R> (write `work` as a "
-                      "coroutine: [](redlock::lock l) -> boost::asio::awaitable<R> { ...; co_return ...; })");
-        static_assert(std::is_void_v<result_type> || std::is_default_constructible_v<result_type>,
-                      "the work's result type must be default-constructible (it is produced on failure)");
+        static_assert(
+            !traits::invocable || traits::is_awaitable,
+            "async_with_lock: `work(lock)` must return boost::asio::awaitable<R> (write `work` as "
+            "a "
+            "coroutine: [](redlock::lock l) -> boost::asio::awaitable<R> { ...; co_return ...; })");
+        static_assert(
+            std::is_void_v<result_type> || std::is_default_constructible_v<result_type>,
+            "the work's result type must be default-constructible (it is produced on failure)");
         if constexpr (!traits::is_awaitable)
         {
             return;  // only the static_assert above is reported
         }
         else if constexpr (std::is_void_v<result_type>)
         {
-            return boost::asio::async_initiate<CompletionToken, void(std::exception_ptr, error_code)>(
-                detail::initiate_with_lock<void, client>{this}, token, std::string(resource), opts, hold,
-                std::move(work));
+            return boost::asio::async_initiate<CompletionToken,
+                                               void(std::exception_ptr, error_code)>(
+                detail::initiate_with_lock<void, client>{this}, token, std::string(resource), opts,
+                hold, std::move(work));
         }
         else
         {
-            return boost::asio::async_initiate<CompletionToken, void(std::exception_ptr, error_code, result_type)>(
-                detail::initiate_with_lock<result_type, client>{this}, token, std::string(resource), opts, hold,
-                std::move(work));
+            return boost::asio::async_initiate<CompletionToken,
+                                               void(std::exception_ptr, error_code, result_type)>(
+                detail::initiate_with_lock<result_type, client>{this}, token, std::string(resource),
+                opts, hold, std::move(work));
         }
     }
 
@@ -288,16 +298,17 @@ public:
 
     /// async_with_lock with the lock options `opts` and default hold options.
     template <class Work, class CompletionToken = boost::asio::use_awaitable_t<>>
-        requires(!std::is_convertible_v<Work, hold_options>)
-    auto async_with_lock(std::string_view resource, lock_options opts, Work work, CompletionToken&& token = {})
+    requires(!std::is_convertible_v<Work, hold_options>) auto async_with_lock(
+        std::string_view resource, lock_options opts, Work work, CompletionToken&& token = {})
     {
-        return async_with_lock(resource, opts, hold_options{}, std::move(work), std::forward<CompletionToken>(token));
+        return async_with_lock(resource, opts, hold_options{}, std::move(work),
+                               std::forward<CompletionToken>(token));
     }
 
     /// async_with_lock with the client's default lock options and default hold options.
     template <class Work, class CompletionToken = boost::asio::use_awaitable_t<>>
-        requires(!std::is_convertible_v<Work, lock_options>)
-    auto async_with_lock(std::string_view resource, Work work, CompletionToken&& token = {})
+    requires(!std::is_convertible_v<Work, lock_options>) auto async_with_lock(
+        std::string_view resource, Work work, CompletionToken&& token = {})
     {
         return async_with_lock(resource, default_options(), hold_options{}, std::move(work),
                                std::forward<CompletionToken>(token));
@@ -315,8 +326,8 @@ public:
     template <class CompletionToken = default_token_t>
     auto async_wait_connected(CompletionToken&& token = {})
     {
-        return detail::initiate<void(error_code, std::size_t)>(detail::initiate_wait_connected{{this}},
-                                                               std::forward<CompletionToken>(token));
+        return detail::initiate<void(error_code, std::size_t)>(
+            detail::initiate_wait_connected{{this}}, std::forward<CompletionToken>(token));
     }
 
     /// @brief Each master's connection state and counters, in configuration order (the index
@@ -346,8 +357,8 @@ public:
     /// @throws boost::system::system_error with error::invalid_argument, naming the part, for
     /// an empty resource or token, a non-positive TTL, a key over max_key_size or a resource
     /// named twice.
-    lock lock_from_parts(std::string_view resource, std::string_view token, std::chrono::milliseconds ttl,
-                         std::uint64_t fencing_token = 0) const;
+    lock lock_from_parts(std::string_view resource, std::string_view token,
+                         std::chrono::milliseconds ttl, std::uint64_t fencing_token = 0) const;
 
     /// lock_from_parts for a multi-resource lock (async_lock_all).
     lock lock_from_parts(std::span<const std::string> resources, std::string_view token,

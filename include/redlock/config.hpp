@@ -19,12 +19,12 @@ namespace redlock {
 /// default trust store is used.
 struct tls_options
 {
-    bool verify_peer = true;   ///< Verify the server certificate chain and host name.
-    std::string ca_file;       ///< PEM file of trusted CAs.
-    std::string ca_dir;        ///< Directory of hashed CA certificates (c_rehash layout).
-    std::string cert_file;     ///< Client certificate (PEM), for mutual TLS.
-    std::string key_file;      ///< Client private key (PEM), for mutual TLS.
-    std::string server_name;   ///< Name for SNI and verification; empty: the URI's host.
+    bool verify_peer = true;  ///< Verify the server certificate chain and host name.
+    std::string ca_file;      ///< PEM file of trusted CAs.
+    std::string ca_dir;       ///< Directory of hashed CA certificates (c_rehash layout).
+    std::string cert_file;    ///< Client certificate (PEM), for mutual TLS.
+    std::string key_file;     ///< Client private key (PEM), for mutual TLS.
+    std::string server_name;  ///< Name for SNI and verification; empty: the URI's host.
 };
 
 /// @brief Where one Redis master is and how to log in to it.
@@ -42,19 +42,19 @@ struct master_config
     };
 
     transport_kind transport = transport_kind::tcp;  ///< How the master is reached.
-    std::string host = "127.0.0.1";  ///< Host name or IP literal (tcp, tls).
-    std::uint16_t port = 6379;       ///< TCP port (tcp, tls).
-    std::string path;                ///< Socket path (unix_socket).
-    std::string username;            ///< ACL user; empty with a password: the default user.
-    std::string password;            ///< Empty: no AUTH.
-    int db = 0;                      ///< SELECT this database after connecting (0: no SELECT).
-    tls_options tls;                 ///< TLS settings of a `rediss://` master. For a URI in
-                                     ///< client_config::masters, client_config::tls is used.
+    std::string host = "127.0.0.1";                  ///< Host name or IP literal (tcp, tls).
+    std::uint16_t port = 6379;                       ///< TCP port (tcp, tls).
+    std::string path;                                ///< Socket path (unix_socket).
+    std::string username;  ///< ACL user; empty with a password: the default user.
+    std::string password;  ///< Empty: no AUTH.
+    int db = 0;            ///< SELECT this database after connecting (0: no SELECT).
+    tls_options tls;       ///< TLS settings of a `rediss://` master. For a URI in
+                           ///< client_config::masters, client_config::tls is used.
 
     /// A node of a Redis Cluster, named as a seed (`host:port`).
     struct node_address
     {
-        std::string host;         ///< Host name or IP literal (IPv6 without brackets).
+        std::string host;           ///< Host name or IP literal (IPv6 without brackets).
         std::uint16_t port = 6379;  ///< TCP port.
         /// Equal when host and port are (as written: no name resolution).
         friend bool operator==(const node_address&, const node_address&) = default;

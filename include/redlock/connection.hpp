@@ -22,7 +22,6 @@
 
 namespace redlock {
 
-
 namespace detail {
 class connection_impl;
 }
@@ -39,8 +38,7 @@ public:
 
     /// Each argument is a string (any bytes) or an integer.
     template <command_argument... Args>
-        requires(sizeof...(Args) > 0)
-    explicit command(const Args&... args)
+    requires(sizeof...(Args) > 0) explicit command(const Args&... args)
     {
         begin(sizeof...(Args));
         (add(args), ...);
@@ -57,8 +55,7 @@ private:
     void add(std::string_view arg);
     void add(std::int64_t arg);
     template <std::integral I>
-        requires(!std::same_as<I, std::int64_t>)
-    void add(I arg)
+    requires(!std::same_as<I, std::int64_t>) void add(I arg)
     {
         add(static_cast<std::int64_t>(arg));
     }
@@ -74,8 +71,7 @@ public:
 
     /// Appends one command; each argument is a string (any bytes) or an integer.
     template <command_argument... Args>
-        requires(sizeof...(Args) > 0)
-    request& push(const Args&... args)
+    requires(sizeof...(Args) > 0) request& push(const Args&... args)
     {
         command c(args...);
         bytes_.append(c.bytes());
@@ -198,7 +194,8 @@ public:
     template <class CompletionToken = boost::asio::deferred_t>
     auto async_exec(request req, std::chrono::milliseconds timeout, CompletionToken&& token = {})
     {
-        return boost::asio::async_initiate<CompletionToken, void(error_code, std::vector<resp::reply>)>(
+        return boost::asio::async_initiate<CompletionToken,
+                                           void(error_code, std::vector<resp::reply>)>(
             [this](auto handler, request r, std::chrono::milliseconds t) {
                 async_exec_batch_impl(std::move(r), t, std::move(handler));
             },
@@ -236,8 +233,9 @@ public:
     std::string last_error_detail() const;
 
 private:
-    void async_exec_impl(command cmd, std::chrono::milliseconds timeout,
-                         boost::asio::any_completion_handler<void(error_code, resp::reply)> handler);
+    void async_exec_impl(
+        command cmd, std::chrono::milliseconds timeout,
+        boost::asio::any_completion_handler<void(error_code, resp::reply)> handler);
     void async_exec_batch_impl(
         request req, std::chrono::milliseconds timeout,
         boost::asio::any_completion_handler<void(error_code, std::vector<resp::reply>)> handler);

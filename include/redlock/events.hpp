@@ -44,18 +44,18 @@ std::string_view to_string(event_kind k) noexcept;
 struct event
 {
     event_kind kind = event_kind::acquired;  ///< What happened; it says which fields below are set.
-    std::size_t master = 0;        ///< master_up, master_down, master_warning: the master's index.
-    std::string_view resource;     ///< Lock events: the (first) resource.
-    error_code ec;                 ///< The failures' cause; master_down's; master_warning's warning.
+    std::size_t master = 0;     ///< master_up, master_down, master_warning: the master's index.
+    std::string_view resource;  ///< Lock events: the (first) resource.
+    error_code ec;              ///< The failures' cause; master_down's; master_warning's warning.
     std::chrono::microseconds elapsed{0};  ///< acquired, acquire_failed: from the call to the
                                            ///< completion (retries and backoff included).
-    std::uint32_t attempts = 0;    ///< acquired, acquire_failed: attempts made.
-    bool handed_over = false;      ///< acquired: the lock was handed over by a holder of this
-                                   ///< client that released it (lock_options::handoff), not
-                                   ///< taken by an attempt; `attempts` are those made before
-                                   ///< (0 when it was queued behind another waiter).
-    std::size_t granted = 0;       ///< degraded: masters that hold the lock after the extension.
-    std::size_t masters = 0;       ///< The number of masters.
+    std::uint32_t attempts = 0;            ///< acquired, acquire_failed: attempts made.
+    bool handed_over = false;  ///< acquired: the lock was handed over by a holder of this
+                               ///< client that released it (lock_options::handoff), not
+                               ///< taken by an attempt; `attempts` are those made before
+                               ///< (0 when it was queued behind another waiter).
+    std::size_t granted = 0;   ///< degraded: masters that hold the lock after the extension.
+    std::size_t masters = 0;   ///< The number of masters.
     /// master_down: what the connection saw, e.g. "redis://10.0.0.2:6379: server closed the
     /// connection (idle: no request in flight)" or "...: no reply for 3000 ms (health check)
     /// (2 requests in flight)"; its password masked. Empty when there is nothing to add to `ec`.
@@ -84,14 +84,14 @@ std::string_view to_string(master_state s) noexcept;
 /// @brief One master's connection state and counters (client::master_states()).
 struct master_info
 {
-    std::size_t index = 0;         ///< The master's position in configuration order.
-    std::string endpoint;          ///< The master's URI, its password masked.
+    std::size_t index = 0;  ///< The master's position in configuration order.
+    std::string endpoint;   ///< The master's URI, its password masked.
     master_state state = master_state::connecting;  ///< The connection's state.
-    error_code last_error;         ///< The cause of the last failure (cleared on connect).
-    std::uint64_t requests = 0;    ///< Requests accepted (health PINGs included).
-    std::uint64_t replies = 0;     ///< Replies read.
-    std::uint64_t connects = 0;    ///< Successful connections.
-    std::uint64_t drops = 0;       ///< Connections lost after being ready.
+    error_code last_error;       ///< The cause of the last failure (cleared on connect).
+    std::uint64_t requests = 0;  ///< Requests accepted (health PINGs included).
+    std::uint64_t replies = 0;   ///< Replies read.
+    std::uint64_t connects = 0;  ///< Successful connections.
+    std::uint64_t drops = 0;     ///< Connections lost after being ready.
     /// The deployment warnings of the last successful handshake (client_config::deployment_checks),
     /// in the order of redlock::error; empty when none, when the master did not say
     /// (INFO refused), or before the first connection.

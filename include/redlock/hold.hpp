@@ -20,7 +20,6 @@
 
 namespace redlock {
 
-
 class client;
 
 namespace detail {
@@ -56,7 +55,7 @@ struct hold_options
 /// What async_check found on the masters.
 struct check_result
 {
-    std::size_t holding = 0;             ///< Masters on which every key holds the token.
+    std::size_t holding = 0;                 ///< Masters on which every key holds the token.
     std::chrono::milliseconds min_pttl{-1};  ///< Smallest PTTL among those (-1: none holds it).
     std::vector<master_diagnostic> masters;  ///< Per-master outcome of the check.
 };

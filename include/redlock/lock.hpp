@@ -33,10 +33,10 @@ std::string_view to_string(master_status s) noexcept;
 /// Per-master diagnostics of the last round.
 struct master_diagnostic
 {
-    std::size_t index = 0;       ///< The master's position: client_config::masters, then master_configs.
+    std::size_t index = 0;  ///< The master's position: client_config::masters, then master_configs.
     master_status status = master_status::not_needed;  ///< What the master answered.
-    error_code ec;               ///< Set for status::error (connection or server error).
-    std::string message;         ///< The server's error message or the transport's detail.
+    error_code ec;        ///< Set for status::error (connection or server error).
+    std::string message;  ///< The server's error message or the transport's detail.
     std::chrono::microseconds latency{0};  ///< From the start of the round to the answer.
 };
 

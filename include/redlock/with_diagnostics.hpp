@@ -103,14 +103,16 @@ failure_subject subject_of_arguments(const Args&... args)
 
 /// Builds the exception for a failed operation; `result` is the lock the operation returned
 /// (if it returns one), `masters` the per-master outcome it returned otherwise.
-std::exception_ptr make_operation_error(std::string_view operation, failure_subject subject, error_code ec,
-                                        const lock* result, std::span<const master_diagnostic> masters);
+std::exception_ptr make_operation_error(std::string_view operation, failure_subject subject,
+                                        error_code ec, const lock* result,
+                                        std::span<const master_diagnostic> masters);
 
 inline std::exception_ptr failure_of(std::string_view op, failure_subject s, error_code ec)
 {
     return make_operation_error(op, std::move(s), ec, nullptr, {});
 }
-inline std::exception_ptr failure_of(std::string_view op, failure_subject s, error_code ec, const lock& l)
+inline std::exception_ptr failure_of(std::string_view op, failure_subject s, error_code ec,
+                                     const lock& l)
 {
     return make_operation_error(op, std::move(s), ec, &l, {});
 }
@@ -119,7 +121,8 @@ inline std::exception_ptr failure_of(std::string_view op, failure_subject s, err
 {
     return make_operation_error(op, std::move(s), ec, l ? &*l : nullptr, {});
 }
-inline std::exception_ptr failure_of(std::string_view op, failure_subject s, error_code ec, const check_result& r)
+inline std::exception_ptr failure_of(std::string_view op, failure_subject s, error_code ec,
+                                     const check_result& r)
 {
     return make_operation_error(op, std::move(s), ec, nullptr, r.masters);
 }
@@ -175,9 +178,11 @@ namespace boost::asio {
 
 template <class CompletionToken, class Signature>
 struct async_result<redlock::with_diagnostics_t<CompletionToken>, Signature>
-    : async_result<CompletionToken, typename redlock::detail::diagnostics_signature<Signature>::type>
+    : async_result<CompletionToken,
+                   typename redlock::detail::diagnostics_signature<Signature>::type>
 {
-    using base = async_result<CompletionToken, typename redlock::detail::diagnostics_signature<Signature>::type>;
+    using base = async_result<CompletionToken,
+                              typename redlock::detail::diagnostics_signature<Signature>::type>;
 
     template <class Initiation>
     struct init_wrapper
@@ -187,7 +192,8 @@ struct async_result<redlock::with_diagnostics_t<CompletionToken>, Signature>
         template <class Handler, class... Args>
         void operator()(Handler&& handler, Args&&... args)
         {
-            if constexpr (std::is_same_v<Signature, typename redlock::detail::diagnostics_signature<Signature>::type>)
+            if constexpr (std::is_same_v<Signature, typename redlock::detail::diagnostics_signature<
+                                                        Signature>::type>)
             {
                 std::move(initiation)(std::forward<Handler>(handler), std::forward<Args>(args)...);
             }
@@ -196,8 +202,8 @@ struct async_result<redlock::with_diagnostics_t<CompletionToken>, Signature>
                 auto subject = redlock::detail::subject_of_arguments(args...);
                 std::move(initiation)(
                     redlock::detail::diagnostics_handler<std::decay_t<Handler>>{
-                        std::forward<Handler>(handler), redlock::detail::operation_name_of<Initiation>(),
-                        std::move(subject)},
+                        std::forward<Handler>(handler),
+                        redlock::detail::operation_name_of<Initiation>(), std::move(subject)},
                     std::forward<Args>(args)...);
             }
         }
@@ -209,7 +215,8 @@ struct async_result<redlock::with_diagnostics_t<CompletionToken>, Signature>
         // Through async_initiate, which also serves the tokens of Boost 1.81 that have no
         // initiate() of their own (use_future).
         CompletionToken inner = std::forward<RawCompletionToken>(token).token;
-        return async_initiate<CompletionToken, typename redlock::detail::diagnostics_signature<Signature>::type>(
+        return async_initiate<CompletionToken,
+                              typename redlock::detail::diagnostics_signature<Signature>::type>(
             init_wrapper<std::decay_t<Initiation>>{std::forward<Initiation>(initiation)}, inner,
             std::forward<Args>(args)...);
     }
@@ -219,13 +226,14 @@ template <template <class, class> class Associator, class Handler, class Default
 struct associator<Associator, redlock::detail::diagnostics_handler<Handler>, DefaultCandidate>
     : Associator<Handler, DefaultCandidate>
 {
-    static typename Associator<Handler, DefaultCandidate>::type
-    get(const redlock::detail::diagnostics_handler<Handler>& h) noexcept
+    static typename Associator<Handler, DefaultCandidate>::type get(
+        const redlock::detail::diagnostics_handler<Handler>& h) noexcept
     {
         return Associator<Handler, DefaultCandidate>::get(h.handler);
     }
 
-    static auto get(const redlock::detail::diagnostics_handler<Handler>& h, const DefaultCandidate& c) noexcept
+    static auto get(const redlock::detail::diagnostics_handler<Handler>& h,
+                    const DefaultCandidate& c) noexcept
         -> decltype(Associator<Handler, DefaultCandidate>::get(h.handler, c))
     {
         return Associator<Handler, DefaultCandidate>::get(h.handler, c);

@@ -73,7 +73,8 @@ std::uint64_t xoshiro256ss::uniform_inclusive(std::uint64_t bound) noexcept
 }
 
 retry_schedule::retry_schedule(const retry_policy& policy, std::uint64_t seed) noexcept
-    : policy_(policy), rng_(seed)
+    : policy_(policy),
+      rng_(seed)
 {}
 
 std::optional<std::chrono::milliseconds> retry_schedule::next_delay(
@@ -91,7 +92,8 @@ std::optional<std::chrono::milliseconds> retry_schedule::next_delay(
 
     if (policy_.max_total_wait > milliseconds::zero())
     {
-        const auto elapsed = std::max(elapsed_since_start, std::chrono::steady_clock::duration::zero());
+        const auto elapsed =
+            std::max(elapsed_since_start, std::chrono::steady_clock::duration::zero());
         if (elapsed + delay > policy_.max_total_wait)
             return std::nullopt;
     }

@@ -31,7 +31,8 @@ constexpr std::string_view hashed_part(std::string_view key) noexcept
 /// `}`): it gets `key<suffix>`, in another slot, which matters only to a Redis Cluster.
 inline std::string slot_sibling(std::string_view key, std::string_view suffix)
 {
-    const bool as_is = hashed_part(key).size() != key.size() || key.find('}') != std::string_view::npos;
+    const bool as_is =
+        hashed_part(key).size() != key.size() || key.find('}') != std::string_view::npos;
     std::string out;
     out.reserve(key.size() + suffix.size() + 2);
     if (as_is)

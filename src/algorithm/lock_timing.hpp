@@ -36,7 +36,10 @@ struct lock_timing
         return remaining_validity(ttl, now - t0, drift_factor) > time_point::duration::zero();
     }
     /// The end of that validity: t0 + ttl - drift.
-    time_point valid_until(time_point t0) const noexcept { return validity_deadline(t0, ttl, drift_factor); }
+    time_point valid_until(time_point t0) const noexcept
+    {
+        return validity_deadline(t0, ttl, drift_factor);
+    }
     /// A release's deadline: `now` when it awaits nobody (it ends when that deadline is
     /// echoed), else now + release_timeout.
     time_point release_deadline(time_point now, bool awaits_someone) const noexcept

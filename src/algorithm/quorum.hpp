@@ -21,8 +21,8 @@ enum class master_outcome : std::uint8_t
     /// granted the others (round::send_parts). Counts as held for the decision and its
     /// reason, but, unlike held_by_other, holds keys of ours that a release must delete.
     held_in_part,
-    failed,         ///< Transport or server error.
-    timed_out,      ///< No answer within the per-attempt deadline.
+    failed,     ///< Transport or server error.
+    timed_out,  ///< No answer within the per-attempt deadline.
 };
 
 /// @brief The decision of one round.

@@ -40,7 +40,8 @@ public:
     {
         const bool first = run_id_.empty();
         const auto latest_start = std::min(now - uptime + uptime_resolution, now);
-        const bool restarted = first ? young_is_restarted && latest_start + quarantine > now : run_id != run_id_;
+        const bool restarted =
+            first ? young_is_restarted && latest_start + quarantine > now : run_id != run_id_;
         run_id_.assign(run_id);
         if (!restarted || quarantine <= std::chrono::milliseconds::zero())
             return false;

@@ -39,7 +39,7 @@ public:
     explicit token_source(std::size_t batch_bytes = default_batch_bytes);
     ~token_source();
 
-    token_source(const token_source&) = delete;             // two copies would repeat tokens
+    token_source(const token_source&) = delete;  // two copies would repeat tokens
     token_source& operator=(const token_source&) = delete;
     /// Moving transfers the batch; a moved-from source throws std::logic_error from next().
     token_source(token_source&&) noexcept;
@@ -59,8 +59,8 @@ private:
     void refill();
 
     std::unique_ptr<unsigned char[]> buffer_;
-    std::size_t size_ = 0;   // batch size
-    std::size_t pos_ = 0;    // first unused byte; == size_: empty
+    std::size_t size_ = 0;  // batch size
+    std::size_t pos_ = 0;   // first unused byte; == size_: empty
     std::uint64_t fork_generation_ = 0;
 };
 

@@ -15,16 +15,16 @@
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/backoff.hpp"
 #include "algorithm/validity.hpp"
+#include "config/master_identity.hpp"
+#include "driver/acquire_op.hpp"
+#include "driver/check_op.hpp"
 #include "driver/client_impl.hpp"
+#include "driver/extend_op.hpp"
+#include "driver/round.hpp"
+#include "driver/unlock_op.hpp"
 #include "runtime/completion.hpp"
 #include "runtime/lock_state.hpp"
 #include "runtime/strand.hpp"
-#include "driver/acquire_op.hpp"
-#include "driver/check_op.hpp"
-#include "driver/extend_op.hpp"
-#include "driver/unlock_op.hpp"
-#include "driver/round.hpp"
-#include "config/master_identity.hpp"
 
 namespace redlock {
 
@@ -52,7 +52,8 @@ void connect_cancellation(asio::cancellation_slot slot, const std::shared_ptr<Op
 {
     if (!slot.is_connected())
         return;
-    slot.assign([op = std::weak_ptr<Op>(op), client = std::weak_ptr<client_impl>(c)](asio::cancellation_type) {
+    slot.assign([op = std::weak_ptr<Op>(op),
+                 client = std::weak_ptr<client_impl>(c)](asio::cancellation_type) {
         auto impl = client.lock();
         if (!impl)
             return;
@@ -88,27 +89,30 @@ client::client(executor_type ex, client_config cfg)
         if (m.is_cluster())
         {
             // A cluster master: its seeds say where it is; one database, no Unix socket.
-            const char* wrong = m.transport == master_config::transport_kind::unix_socket ? "a cluster is reached over TCP or TLS, not a Unix socket"
-                                : m.db != 0 ? "a Redis Cluster has only database 0"
-                                : std::any_of(m.cluster_seeds.begin(), m.cluster_seeds.end(),
-                                              [](const auto& s) { return s.host.empty() || s.port == 0; })
-                                    ? "every cluster seed needs a host and a port"
-                                    : nullptr;
+            const char* wrong =
+                m.transport == master_config::transport_kind::unix_socket
+                    ? "a cluster is reached over TCP or TLS, not a Unix socket"
+                : m.db != 0 ? "a Redis Cluster has only database 0"
+                : std::any_of(m.cluster_seeds.begin(), m.cluster_seeds.end(),
+                              [](const auto& s) { return s.host.empty() || s.port == 0; })
+                    ? "every cluster seed needs a host and a port"
+                    : nullptr;
             if (wrong)
                 throw boost::system::system_error(error::invalid_option,
                                                   entry + " (" + m.to_string() + "): " + wrong);
             masters.push_back(m);
             continue;
         }
-        if (m.transport != master_config::transport_kind::unix_socket && (m.host.empty() || m.port == 0))
+        if (m.transport != master_config::transport_kind::unix_socket &&
+            (m.host.empty() || m.port == 0))
             throw boost::system::system_error(error::invalid_option,
                                               "client_config::master_configs: entry " +
-                                                  std::to_string(masters.size()) + " (" + m.to_string() +
-                                                  ") needs a host and a port");
+                                                  std::to_string(masters.size()) + " (" +
+                                                  m.to_string() + ") needs a host and a port");
         if (m.transport == master_config::transport_kind::unix_socket && m.path.empty())
-            throw boost::system::system_error(error::invalid_option,
-                                              "client_config::master_configs: entry " +
-                                                  std::to_string(masters.size()) + " needs a socket path");
+            throw boost::system::system_error(
+                error::invalid_option, "client_config::master_configs: entry " +
+                                           std::to_string(masters.size()) + " needs a socket path");
         masters.push_back(m);
     }
     if (const auto dup = detail::first_duplicate(masters))
@@ -116,8 +120,8 @@ client::client(executor_type ex, client_config cfg)
         const auto [i, j] = *dup;
         throw boost::system::system_error(
             error::invalid_option, "client_config: masters " + std::to_string(i) + " (" +
-                                       masters[i].to_string() + ") and " + std::to_string(j) + " (" +
-                                       masters[j].to_string() +
+                                       masters[i].to_string() + ") and " + std::to_string(j) +
+                                       " (" + masters[j].to_string() +
                                        ") are the same server; a quorum needs independent masters");
     }
     error_code ec;
@@ -128,9 +132,9 @@ client::client(executor_type ex, client_config cfg)
     if (ec)
         throw boost::system::system_error(ec, why);
     if (cfg.cluster_replica_acks > 16)
-        throw boost::system::system_error(error::invalid_option,
-                                          "client_config::cluster_replica_acks (" +
-                                              std::to_string(cfg.cluster_replica_acks) + ") is above 16");
+        throw boost::system::system_error(
+            error::invalid_option, "client_config::cluster_replica_acks (" +
+                                       std::to_string(cfg.cluster_replica_acks) + ") is above 16");
     if (cfg.handover_write_delay < std::chrono::microseconds(0) ||
         cfg.handover_write_delay > std::chrono::milliseconds(10))
         throw boost::system::system_error(error::invalid_option,
@@ -139,22 +143,26 @@ client::client(executor_type ex, client_config cfg)
                                               " us) is outside 0 .. 10 ms");
     if (cfg.cluster_replica_ack_timeout < std::chrono::milliseconds(1) ||
         cfg.cluster_replica_ack_timeout > std::chrono::seconds(10))
-        throw boost::system::system_error(error::invalid_option,
-                                          "client_config::cluster_replica_ack_timeout (" +
-                                              std::to_string(cfg.cluster_replica_ack_timeout.count()) +
-                                              " ms) is outside 1 ms .. 10 s");
+        throw boost::system::system_error(
+            error::invalid_option, "client_config::cluster_replica_ack_timeout (" +
+                                       std::to_string(cfg.cluster_replica_ack_timeout.count()) +
+                                       " ms) is outside 1 ms .. 10 s");
     // A WAIT holds up its connection: past the health check's timeout the connection would be
     // dropped, every time a shard's replicas are gone. A server ends a WAIT that cannot be met
     // at its next tick after the timeout (100 ms at hz 10): that much room is asked for.
     if (cfg.cluster_replica_acks != 0 && cfg.connection.health_check_timeout.count() != 0 &&
-        cfg.cluster_replica_ack_timeout + std::chrono::milliseconds(100) >= cfg.connection.health_check_timeout)
+        cfg.cluster_replica_ack_timeout + std::chrono::milliseconds(100) >=
+            cfg.connection.health_check_timeout)
         throw boost::system::system_error(
             error::invalid_option,
-            "client_config::cluster_replica_ack_timeout (" + std::to_string(cfg.cluster_replica_ack_timeout.count()) +
-                " ms) must end, with the server's tick of 100 ms, before connection.health_check_timeout (" +
+            "client_config::cluster_replica_ack_timeout (" +
+                std::to_string(cfg.cluster_replica_ack_timeout.count()) +
+                " ms) must end, with the server's tick of 100 ms, before "
+                "connection.health_check_timeout (" +
                 std::to_string(cfg.connection.health_check_timeout.count()) +
                 " ms): a WAIT holds up its connection, which the health check would then drop");
-    impl_ = std::make_shared<detail::client_impl>(std::move(ex), std::move(cfg), std::move(masters));
+    impl_ =
+        std::make_shared<detail::client_impl>(std::move(ex), std::move(cfg), std::move(masters));
     asio::dispatch(impl_->strand, [impl = impl_] { impl->start(); });
 }
 
@@ -194,7 +202,8 @@ asio::any_io_executor detail::make_work_strand(const client& c)
     return make_strand_of(inner_executor_of(client_access::impl(c)->strand));
 }
 
-void detail::start_lock(client& self, std::string resource, const lock_options& opts, asio::any_completion_handler<void(error_code, lock)> handler)
+void detail::start_lock(client& self, std::string resource, const lock_options& opts,
+                        asio::any_completion_handler<void(error_code, lock)> handler)
 {
     const auto& c = client_access::impl(self);
     auto op = std::make_shared<acquire_op>(c, std::move(resource), opts);
@@ -202,7 +211,9 @@ void detail::start_lock(client& self, std::string resource, const lock_options& 
     asio::dispatch(c->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
 
-void detail::start_try_lock(client& self, std::string resource, const lock_options& opts, asio::any_completion_handler<void(error_code, std::optional<lock>)> handler)
+void detail::start_try_lock(
+    client& self, std::string resource, const lock_options& opts,
+    asio::any_completion_handler<void(error_code, std::optional<lock>)> handler)
 {
     const auto& c = client_access::impl(self);
     auto op = std::make_shared<acquire_op>(c, std::move(resource), opts);
@@ -210,7 +221,9 @@ void detail::start_try_lock(client& self, std::string resource, const lock_optio
     asio::dispatch(c->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
 
-void detail::start_lock_all(client& self, std::vector<std::string> resources, const lock_options& opts, asio::any_completion_handler<void(error_code, lock)> handler)
+void detail::start_lock_all(client& self, std::vector<std::string> resources,
+                            const lock_options& opts,
+                            asio::any_completion_handler<void(error_code, lock)> handler)
 {
     const auto& c = client_access::impl(self);
     auto op = std::make_shared<acquire_op>(c, std::move(resources), opts);
@@ -218,7 +231,8 @@ void detail::start_lock_all(client& self, std::vector<std::string> resources, co
     asio::dispatch(c->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
 
-void detail::start_check(client& self, const lock& l, asio::any_completion_handler<void(error_code, check_result)> handler)
+void detail::start_check(client& self, const lock& l,
+                         asio::any_completion_handler<void(error_code, check_result)> handler)
 {
     const auto& c = client_access::impl(self);
     auto slot = asio::get_associated_cancellation_slot(handler);
@@ -227,7 +241,8 @@ void detail::start_check(client& self, const lock& l, asio::any_completion_handl
     asio::dispatch(c->strand, [op] { op->start(); });
 }
 
-void detail::start_unlock(client& self, const lock& l, asio::any_completion_handler<void(error_code)> handler)
+void detail::start_unlock(client& self, const lock& l,
+                          asio::any_completion_handler<void(error_code)> handler)
 {
     const auto& c = client_access::impl(self);
     auto slot = asio::get_associated_cancellation_slot(handler);
@@ -236,7 +251,8 @@ void detail::start_unlock(client& self, const lock& l, asio::any_completion_hand
     asio::dispatch(c->strand, [op] { op->start(); });
 }
 
-void detail::start_extend(client& self, const lock& l, std::chrono::milliseconds ttl, asio::any_completion_handler<void(error_code, lock)> handler)
+void detail::start_extend(client& self, const lock& l, std::chrono::milliseconds ttl,
+                          asio::any_completion_handler<void(error_code, lock)> handler)
 {
     const auto& c = client_access::impl(self);
     auto slot = asio::get_associated_cancellation_slot(handler);
@@ -256,7 +272,10 @@ class wait_connected_op : public std::enable_shared_from_this<wait_connected_op>
 public:
     using handler_type = asio::any_completion_handler<void(error_code, std::size_t)>;
 
-    wait_connected_op(std::shared_ptr<client_impl> c, handler_type h) : c_(std::move(c)), h_(std::move(h)) {}
+    wait_connected_op(std::shared_ptr<client_impl> c, handler_type h)
+        : c_(std::move(c)),
+          h_(std::move(h))
+    {}
 
     void start()
     {
@@ -294,7 +313,8 @@ private:
 }  // namespace
 }  // namespace detail
 
-void detail::start_wait_connected(client& self, asio::any_completion_handler<void(error_code, std::size_t)> handler)
+void detail::start_wait_connected(
+    client& self, asio::any_completion_handler<void(error_code, std::size_t)> handler)
 {
     const auto& c = client_access::impl(self);
     auto slot = asio::get_associated_cancellation_slot(handler);
@@ -328,8 +348,8 @@ void validate(const lock_options& o, error_code& ec, std::string& why)
         return bad("lock_options::wait must not be negative");
     if (o.release_timeout.count() <= 0)
         return bad("lock_options::release_timeout must be positive");
-    if (detail::remaining_validity(o.ttl, std::chrono::steady_clock::duration::zero(), o.drift_factor) <=
-        std::chrono::steady_clock::duration::zero())
+    if (detail::remaining_validity(o.ttl, std::chrono::steady_clock::duration::zero(),
+                                   o.drift_factor) <= std::chrono::steady_clock::duration::zero())
         return bad("lock_options::ttl is not longer than the clock drift allowance");
     if (const auto attempt = detail::attempt_timeout_of(o); attempt > o.ttl)
     {

@@ -8,11 +8,11 @@
 #include <boost/asio/strand.hpp>
 #include <boost/system/system_error.hpp>
 
-#include "runtime/completion.hpp"
-#include "runtime/strand.hpp"
-#include "protocol/resp_encoder.hpp"
 #include "driver/connection_impl.hpp"
 #include "driver/exec_op.hpp"
+#include "protocol/resp_encoder.hpp"
+#include "runtime/completion.hpp"
+#include "runtime/strand.hpp"
 #include "transport/node_connection.hpp"
 
 namespace redlock {
@@ -34,7 +34,6 @@ void command::add(std::int64_t arg) { resp::append_bulk(bytes_, arg); }
 
 // ---- connection -----------------------------------------------------------------------------
 
-
 connection::connection(executor_type ex, master_config cfg, connection_options opts)
 {
     error_code ec;
@@ -42,7 +41,8 @@ connection::connection(executor_type ex, master_config cfg, connection_options o
     opts.validate(ec, why);
     if (ec)
         throw boost::system::system_error(ec, why);
-    impl_ = std::make_shared<detail::connection_impl>(detail::make_strand_of(ex), std::move(cfg), std::move(opts));
+    impl_ = std::make_shared<detail::connection_impl>(detail::make_strand_of(ex), std::move(cfg),
+                                                      std::move(opts));
     asio::dispatch(impl_->conn->get_executor(), [conn = impl_->conn] { conn->start(); });
 }
 
@@ -60,7 +60,10 @@ connection::connection(executor_type ex, std::string_view uri)
 
 connection::~connection() { close(); }
 
-connection::executor_type connection::get_executor() const noexcept { return impl_->conn->get_executor(); }
+connection::executor_type connection::get_executor() const noexcept
+{
+    return impl_->conn->get_executor();
+}
 
 void connection::close()
 {
@@ -75,14 +78,14 @@ connection_stats connection::stats() const
 
 std::string connection::last_error_detail() const { return impl_->conn->last_error_detail(); }
 
-void connection::async_exec_impl(command cmd, std::chrono::milliseconds timeout,
-                                 asio::any_completion_handler<void(error_code, resp::reply)> handler)
+void connection::async_exec_impl(
+    command cmd, std::chrono::milliseconds timeout,
+    asio::any_completion_handler<void(error_code, resp::reply)> handler)
 {
     auto op = std::make_shared<detail::exec_op>(impl_, std::move(handler));
     op->bind_cancellation();
-    asio::dispatch(impl_->conn->get_executor(), [op, cmd = std::move(cmd), timeout] {
-        op->start(cmd.bytes(), 1, timeout);
-    });
+    asio::dispatch(impl_->conn->get_executor(),
+                   [op, cmd = std::move(cmd), timeout] { op->start(cmd.bytes(), 1, timeout); });
 }
 
 void connection::async_exec_batch_impl(
@@ -98,14 +101,15 @@ void connection::async_exec_batch_impl(
 
 void connection::async_wait_connected_impl(asio::any_completion_handler<void(error_code)> handler)
 {
-    asio::dispatch(impl_->conn->get_executor(), [impl = impl_->conn, h = std::move(handler)]() mutable {
-        auto shared_h = std::make_shared<decltype(h)>(std::move(h));
-        // The connection keeps the waiter: a reference to it from there would be a cycle that
-        // an io_context destroyed while connecting could not break.
-        impl->wait_settled([ex = impl->get_executor(), shared_h](error_code ec) {
-            detail::dispatch_completion(*shared_h, ex, ec);
-        });
-    });
+    asio::dispatch(impl_->conn->get_executor(),
+                   [impl = impl_->conn, h = std::move(handler)]() mutable {
+                       auto shared_h = std::make_shared<decltype(h)>(std::move(h));
+                       // The connection keeps the waiter: a reference to it from there would be a cycle that
+                       // an io_context destroyed while connecting could not break.
+                       impl->wait_settled([ex = impl->get_executor(), shared_h](error_code ec) {
+                           detail::dispatch_completion(*shared_h, ex, ec);
+                       });
+                   });
 }
 
 }  // namespace redlock

@@ -18,7 +18,8 @@ public:
         case error::invalid_uri: return "invalid master URI";
         case error::invalid_option: return "invalid option value";
         case error::invalid_argument: return "invalid argument";
-        case error::protocol_error: return "protocol error: the server sent invalid or over-limit RESP";
+        case error::protocol_error:
+            return "protocol error: the server sent invalid or over-limit RESP";
         case error::unexpected_reply: return "unexpected reply type for the command";
         case error::resolve_failed: return "could not resolve the master's host name";
         case error::connect_failed: return "could not connect to the master";
@@ -31,7 +32,8 @@ public:
         case error::server_error: return "the master replied with an error";
         case error::noscript: return "NOSCRIPT: script not in the master's cache";
         case error::noauth: return "NOAUTH: the master requires authentication";
-        case error::wrongpass: return "WRONGPASS: authentication failed (wrong user name or password)";
+        case error::wrongpass:
+            return "WRONGPASS: authentication failed (wrong user name or password)";
         case error::noperm: return "NOPERM: the ACL user lacks permission";
         case error::readonly: return "READONLY: the master is a read-only replica";
         case error::oom: return "OOM: the master is out of memory";
@@ -42,22 +44,29 @@ public:
         case error::contended: return "the resource is locked by another owner";
         case error::no_quorum: return "no quorum: too many masters failed or timed out";
         case error::validity_expired: return "validity expired: the majority was reached too late";
-        case error::lock_lost: return "the lock was lost: its keys hold another token or are gone on enough masters";
+        case error::lock_lost:
+            return "the lock was lost: its keys hold another token or are gone on enough masters";
         case error::lock_expired: return "the lock's validity has ended";
-        case error::extension_limit: return "the extension limit was reached; the lock was left to expire";
+        case error::extension_limit:
+            return "the extension limit was reached; the lock was left to expire";
         case error::released: return "the lock was released by its holder";
         case error::master_restarted:
-            return "the master restarted less than the restart quarantine ago: it does not count toward a quorum";
+            return "the master restarted less than the restart quarantine ago: it does not count "
+                   "toward a quorum";
         case error::eviction_can_drop_locks:
-            return "eviction can drop lock keys: the master has a maxmemory and an eviction policy other than noeviction";
+            return "eviction can drop lock keys: the master has a maxmemory and an eviction policy "
+                   "other than noeviction";
         case error::persistence_off:
-            return "persistence is off (no AOF, no RDB save points): a restart of the master forgets its lock keys";
+            return "persistence is off (no AOF, no RDB save points): a restart of the master "
+                   "forgets its lock keys";
         case error::master_has_replicas:
-            return "the master has replicas: a failover can promote one that lacks a lock key (replication is asynchronous)";
+            return "the master has replicas: a failover can promote one that lacks a lock key "
+                   "(replication is asynchronous)";
         case error::master_is_replica:
             return "the master is a replica: lock keys are refused there, or lost at its next sync";
         case error::not_replicated:
-            return "not acknowledged by enough replicas in time: a failover of the shard could lose it";
+            return "not acknowledged by enough replicas in time: a failover of the shard could "
+                   "lose it";
         }
         return "unknown redlock error";
     }
@@ -85,11 +94,16 @@ error error_from_server_reply(std::string_view message) noexcept
         error value;
     };
     static constexpr entry table[] = {
-        {"NOSCRIPT", error::noscript},   {"NOAUTH", error::noauth},
-        {"WRONGPASS", error::wrongpass}, {"NOPERM", error::noperm},
-        {"READONLY", error::readonly},   {"OOM", error::oom},
-        {"BUSY", error::busy},           {"LOADING", error::loading},
-        {"MASTERDOWN", error::masterdown}, {"WRONGTYPE", error::wrongtype},
+        {"NOSCRIPT", error::noscript},
+        {"NOAUTH", error::noauth},
+        {"WRONGPASS", error::wrongpass},
+        {"NOPERM", error::noperm},
+        {"READONLY", error::readonly},
+        {"OOM", error::oom},
+        {"BUSY", error::busy},
+        {"LOADING", error::loading},
+        {"MASTERDOWN", error::masterdown},
+        {"WRONGTYPE", error::wrongtype},
     };
     for (const auto& e : table)
         if (starts_with_word(message, e.prefix))

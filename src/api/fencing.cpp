@@ -25,7 +25,8 @@ command fenced_set(std::string_view key, std::string_view value, std::uint64_t t
 bool fenced_write_accepted(const resp::reply& r, error_code& ec) noexcept
 {
     ec = {};
-    if (r.size() == 1 && r[0].data_type == resp::type::integer && (r[0].value == "1" || r[0].value == "0"))
+    if (r.size() == 1 && r[0].data_type == resp::type::integer &&
+        (r[0].value == "1" || r[0].value == "0"))
         return r[0].value == "1";
     ec = error::unexpected_reply;
     return false;

@@ -13,7 +13,9 @@ namespace asio = boost::asio;
 
 // ---- lock_holder ----------------------------------------------------------------------------
 
-lock_holder::lock_holder(client& c, lock l) : lock_holder(c, std::move(l), hold_options{}, c.get_executor()) {}
+lock_holder::lock_holder(client& c, lock l)
+    : lock_holder(c, std::move(l), hold_options{}, c.get_executor())
+{}
 
 lock_holder::lock_holder(client& c, lock l, hold_options o)
     : lock_holder(c, std::move(l), std::move(o), c.get_executor())
@@ -45,7 +47,10 @@ lock_holder::~lock_holder() { release(); }
 
 lock lock_holder::current() const { return s_ ? s_->current() : lock(); }
 bool lock_holder::held() const { return s_ && s_->held(); }
-error_code lock_holder::status() const { return s_ ? s_->status() : error_code(error::invalid_argument); }
+error_code lock_holder::status() const
+{
+    return s_ ? s_->status() : error_code(error::invalid_argument);
+}
 std::uint32_t lock_holder::extensions() const { return s_ ? s_->extensions() : 0; }
 
 std::size_t lock_holder::masters_holding() const { return s_ ? s_->holding() : 0; }
@@ -89,7 +94,9 @@ void lock_holder::async_release_impl(asio::any_completion_handler<void(error_cod
                         st->cancel_release_waiter(id);
                 });
         });
-    asio::dispatch(s_->strand(), [s = s_, h = std::move(handler), id]() mutable { s->release(std::move(h), id); });
+    asio::dispatch(s_->strand(), [s = s_, h = std::move(handler), id]() mutable {
+        s->release(std::move(h), id);
+    });
 }
 
 }  // namespace redlock

@@ -12,11 +12,20 @@
 
 namespace redlock {
 
-std::string_view lock::resource() const noexcept { return s_ ? std::string_view(s_->resource) : std::string_view(); }
+std::string_view lock::resource() const noexcept
+{
+    return s_ ? std::string_view(s_->resource) : std::string_view();
+}
 
-std::string_view lock::key() const noexcept { return s_ ? std::string_view(s_->key) : std::string_view(); }
+std::string_view lock::key() const noexcept
+{
+    return s_ ? std::string_view(s_->key) : std::string_view();
+}
 
-std::span<const std::string> lock::keys() const noexcept { return s_ ? s_->key_span() : std::span<const std::string>(); }
+std::span<const std::string> lock::keys() const noexcept
+{
+    return s_ ? s_->key_span() : std::span<const std::string>();
+}
 
 std::span<const std::string> lock::resources() const noexcept
 {
@@ -26,13 +35,25 @@ std::span<const std::string> lock::resources() const noexcept
                                  : std::span<const std::string>(s_->resources);
 }
 
-std::string_view lock::token() const noexcept { return s_ ? std::string_view(s_->token) : std::string_view(); }
+std::string_view lock::token() const noexcept
+{
+    return s_ ? std::string_view(s_->token) : std::string_view();
+}
 
-lock::clock::time_point lock::valid_until() const noexcept { return s_ ? s_->valid_until : clock::time_point{}; }
+lock::clock::time_point lock::valid_until() const noexcept
+{
+    return s_ ? s_->valid_until : clock::time_point{};
+}
 
-std::chrono::milliseconds lock::ttl() const noexcept { return s_ ? s_->ttl : std::chrono::milliseconds(0); }
+std::chrono::milliseconds lock::ttl() const noexcept
+{
+    return s_ ? s_->ttl : std::chrono::milliseconds(0);
+}
 
-std::uint64_t lock::fencing_token() const noexcept { return s_ && !s_->fences.empty() ? s_->fences.front() : 0; }
+std::uint64_t lock::fencing_token() const noexcept
+{
+    return s_ && !s_->fences.empty() ? s_->fences.front() : 0;
+}
 
 std::span<const std::uint64_t> lock::fencing_tokens() const noexcept
 {
@@ -41,7 +62,8 @@ std::span<const std::uint64_t> lock::fencing_tokens() const noexcept
 
 std::span<const master_diagnostic> lock::masters() const noexcept
 {
-    return s_ ? std::span<const master_diagnostic>(s_->masters) : std::span<const master_diagnostic>();
+    return s_ ? std::span<const master_diagnostic>(s_->masters)
+              : std::span<const master_diagnostic>();
 }
 
 std::string_view to_string(master_status s) noexcept
@@ -70,14 +92,18 @@ std::string detail::describe_masters(std::span<const master_diagnostic> masters)
     return out;
 }
 
-std::string_view lock::reason() const noexcept { return s_ ? std::string_view(s_->reason) : std::string_view(); }
+std::string_view lock::reason() const noexcept
+{
+    return s_ ? std::string_view(s_->reason) : std::string_view();
+}
 
 std::string lock::describe() const
 {
     std::string out = "lock '" + std::string(resource()) + "': ";
     if (held())
         out += "held, " +
-               std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(remaining()).count()) +
+               std::to_string(
+                   std::chrono::duration_cast<std::chrono::milliseconds>(remaining()).count()) +
                " ms left";
     else
         out += "not held";
@@ -92,8 +118,10 @@ std::string lock::describe() const
 namespace {
 
 // The state of a lock rebuilt from its parts (client::lock_from_parts).
-std::shared_ptr<detail::lock_state> state_from_parts(const std::string& prefix, std::span<const std::string> resources,
-                                                     std::string_view token, std::chrono::milliseconds ttl)
+std::shared_ptr<detail::lock_state> state_from_parts(const std::string& prefix,
+                                                     std::span<const std::string> resources,
+                                                     std::string_view token,
+                                                     std::chrono::milliseconds ttl)
 {
     auto fail = [](std::string why) {
         throw boost::system::system_error(error::invalid_argument, "lock_from_parts: " + why);
@@ -137,11 +165,12 @@ lock client::lock_from_parts(std::span<const std::string> resources, std::string
     return detail::access::make(state_from_parts(impl_->cfg.key_prefix, resources, token, ttl));
 }
 
-lock client::lock_from_parts(std::string_view resource, std::string_view token, std::chrono::milliseconds ttl,
-                             std::uint64_t fencing_token) const
+lock client::lock_from_parts(std::string_view resource, std::string_view token,
+                             std::chrono::milliseconds ttl, std::uint64_t fencing_token) const
 {
     const std::string r(resource);
-    auto st = state_from_parts(impl_->cfg.key_prefix, std::span<const std::string>(&r, 1), token, ttl);
+    auto st =
+        state_from_parts(impl_->cfg.key_prefix, std::span<const std::string>(&r, 1), token, ttl);
     if (fencing_token != 0)
         st->fences.assign(1, fencing_token);
     return detail::access::make(std::move(st));

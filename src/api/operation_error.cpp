@@ -5,14 +5,18 @@
 
 namespace redlock {
 
-operation_error::operation_error(error_code ec, std::string message, std::vector<std::string> resources,
+operation_error::operation_error(error_code ec, std::string message,
+                                 std::vector<std::string> resources,
                                  std::vector<master_diagnostic> masters)
-    : boost::system::system_error(ec), message_(std::move(message)), resources_(std::move(resources)),
+    : boost::system::system_error(ec),
+      message_(std::move(message)),
+      resources_(std::move(resources)),
       masters_(std::move(masters))
 {}
 
-std::exception_ptr detail::make_operation_error(std::string_view operation, failure_subject subject, error_code ec,
-                                                const lock* result, std::span<const master_diagnostic> masters)
+std::exception_ptr detail::make_operation_error(std::string_view operation, failure_subject subject,
+                                                error_code ec, const lock* result,
+                                                std::span<const master_diagnostic> masters)
 {
     if (subject.resources.empty() && result)
         subject.resources.assign(result->resources().begin(), result->resources().end());
@@ -34,8 +38,8 @@ std::exception_ptr detail::make_operation_error(std::string_view operation, fail
         message += " (" + reason + ")";
     if (!masters.empty())
         message += "; masters:" + describe_masters(masters);
-    return std::make_exception_ptr(operation_error(ec, std::move(message), std::move(subject.resources),
-                                                   {masters.begin(), masters.end()}));
+    return std::make_exception_ptr(operation_error(
+        ec, std::move(message), std::move(subject.resources), {masters.begin(), masters.end()}));
 }
 
 }  // namespace redlock

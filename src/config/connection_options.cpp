@@ -36,13 +36,14 @@ void connection_options::validate(error_code& ec, std::string& why) const
     if (connect_timeout <= milliseconds::zero())
         return fail("connect_timeout must be positive (got " + ms(connect_timeout) + ")");
     if (health_check_interval < milliseconds::zero())
-        return fail("health_check_interval must not be negative (got " +
-                    ms(health_check_interval) + "; 0 disables it)");
+        return fail("health_check_interval must not be negative (got " + ms(health_check_interval) +
+                    "; 0 disables it)");
     if (health_check_timeout < milliseconds::zero())
         return fail("health_check_timeout must not be negative (got " + ms(health_check_timeout) +
                     "; 0 disables it)");
     if (close_timeout < milliseconds::zero())
-        return fail("close_timeout must not be negative (got " + ms(close_timeout) + "; 0 closes at once)");
+        return fail("close_timeout must not be negative (got " + ms(close_timeout) +
+                    "; 0 closes at once)");
     if (reconnect_min_delay <= milliseconds::zero())
         return fail("reconnect_min_delay must be positive (got " + ms(reconnect_min_delay) + ")");
     if (reconnect_max_delay < reconnect_min_delay)

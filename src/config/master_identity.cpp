@@ -42,7 +42,8 @@ std::string endpoint_key(const master_config& m)
     return "tcp:" + normalised_host(m.host) + ":" + std::to_string(m.port);
 }
 
-std::optional<std::pair<std::size_t, std::size_t>> first_duplicate(std::span<const master_config> masters)
+std::optional<std::pair<std::size_t, std::size_t>> first_duplicate(
+    std::span<const master_config> masters)
 {
     // A cluster master is every one of its seeds: two masters that share a node are one.
     const auto keys_of = [](const master_config& m) {

@@ -25,7 +25,8 @@ namespace redlock::detail {
 std::string endpoint_key(const master_config& m);
 
 /// The first pair (i, j), i < j, of `masters` with the same endpoint_key; nullopt when none.
-std::optional<std::pair<std::size_t, std::size_t>> first_duplicate(std::span<const master_config> masters);
+std::optional<std::pair<std::size_t, std::size_t>> first_duplicate(
+    std::span<const master_config> masters);
 
 }  // namespace redlock::detail
 

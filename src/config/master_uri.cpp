@@ -46,7 +46,10 @@ bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c
 bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 bool is_alnum(char c) noexcept { return is_alpha(c) || is_digit(c); }
 
-char ascii_lower(char c) noexcept { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+char ascii_lower(char c) noexcept
+{
+    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
 
 bool iequals(std::string_view a, std::string_view b) noexcept
 {
@@ -146,7 +149,9 @@ class uri_parser
 {
 public:
     uri_parser(std::string_view uri, master_config& out, std::string& why)
-        : uri_(uri), cfg_(out), why_(why)
+        : uri_(uri),
+          cfg_(out),
+          why_(why)
     {}
 
     bool parse()
@@ -182,8 +187,8 @@ public:
             return parse_cluster(master_config::transport_kind::tcp, rest);
         if (iequals(scheme, "rediss-cluster"))
             return parse_cluster(master_config::transport_kind::tls, rest);
-        return fail("unknown scheme " + quote_text(scheme) + " (accepted: " +
-                    std::string(accepted_schemes) + ")");
+        return fail("unknown scheme " + quote_text(scheme) +
+                    " (accepted: " + std::string(accepted_schemes) + ")");
     }
 
 private:
@@ -273,7 +278,8 @@ private:
         else
         {
             const auto colon = hp.find(':');
-            if (colon != std::string_view::npos && hp.find(':', colon + 1) != std::string_view::npos)
+            if (colon != std::string_view::npos &&
+                hp.find(':', colon + 1) != std::string_view::npos)
                 return fail("an IPv6 address must be written in brackets, e.g. redis://[::1]:6379");
             const auto host = hp.substr(0, colon);
             if (host.empty())
@@ -397,7 +403,8 @@ private:
         for (std::size_t start = 0;;)
         {
             const auto comma = list.find(',', start);
-            const auto seed = list.substr(start, comma == std::string_view::npos ? comma : comma - start);
+            const auto seed =
+                list.substr(start, comma == std::string_view::npos ? comma : comma - start);
             if (!parse_seed(seed))
                 return false;
             if (comma == std::string_view::npos)
@@ -515,12 +522,24 @@ private:
         {
             switch (c)
             {
-            case '@': return fail("the user name or password contains an unescaped '@' (write it as %40)");
-            case '/': return fail("the user name or password contains an unescaped '/' (write it as %2F)");
-            case '?': return fail("the user name or password contains an unescaped '?' (write it as %3F)");
-            case '#': return fail("the user name or password contains an unescaped '#' (write it as %23)");
-            case '[': return fail("the user name or password contains an unescaped '[' (write it as %5B)");
-            case ']': return fail("the user name or password contains an unescaped ']' (write it as %5D)");
+            case '@':
+                return fail(
+                    "the user name or password contains an unescaped '@' (write it as %40)");
+            case '/':
+                return fail(
+                    "the user name or password contains an unescaped '/' (write it as %2F)");
+            case '?':
+                return fail(
+                    "the user name or password contains an unescaped '?' (write it as %3F)");
+            case '#':
+                return fail(
+                    "the user name or password contains an unescaped '#' (write it as %23)");
+            case '[':
+                return fail(
+                    "the user name or password contains an unescaped '[' (write it as %5B)");
+            case ']':
+                return fail(
+                    "the user name or password contains an unescaped ']' (write it as %5D)");
             default: break;
             }
         }

@@ -32,13 +32,16 @@ void merge_commit(diagnostic_list& attempt, const diagnostic_list& commit)
 }  // namespace
 
 acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o)
-    : c_(std::move(c)), resource_(std::move(resource)), o_(o)
+    : c_(std::move(c)),
+      resource_(std::move(resource)),
+      o_(o)
 {
     key_.reserve(c_->cfg.key_prefix.size() + resource_.size());
     key_.append(c_->cfg.key_prefix).append(resource_);
 }
 
-acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::vector<std::string> resources, const lock_options& o)
+acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::vector<std::string> resources,
+                       const lock_options& o)
     : acquire_op(std::move(c), resources.empty() ? std::string() : resources.front(), o)
 {
     if (resources.size() > 1)
@@ -162,11 +165,11 @@ void acquire_op::execute(const acquire_action& a)
         committing_ = false;
         c_->tokens.next(std::span<char, token_source::token_chars>(token_));
         if (o_.fencing)
-            attempt_.start(*c_, round::kind::acquire_fenced, fenced_keys_, token_view(), o_.ttl.count(),
-                           attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
+            attempt_.start(*c_, round::kind::acquire_fenced, fenced_keys_, token_view(),
+                           o_.ttl.count(), attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
         else
-            attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl.count(), attempt_timeout_of(o_),
-                           this, nullptr, a.deadline, a.at);
+            attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl.count(),
+                           attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
         return;
     case kind::send_commit:
         // The attempt round stays active: a late grant still shows in its diagnostics.
@@ -247,7 +250,8 @@ void acquire_op::on_round_decided(round& r)
     // The time is now, not the replies' batch time: a lock whose validity ran out while the
     // batch was being parsed is not handed out.
     if (&r == &attempt_)
-        drive(decided_events(r.tracker(), c_->closed, attempt_id_, clock::now(), r.values(), r.values_per_master()));
+        drive(decided_events(r.tracker(), c_->closed, attempt_id_, clock::now(), r.values(),
+                             r.values_per_master()));
     else if (&r == &commit_)
         drive(decided_events(r.tracker(), c_->closed, commit_id_, clock::now()));
 }
@@ -270,14 +274,15 @@ void acquire_op::on_turn(bool taken_before)
     drive(acquire_event::turn(clock::now(), taken_before));
 }
 
-bool acquire_op::take_over(const lock_state& from, std::chrono::steady_clock::time_point valid_until,
+bool acquire_op::take_over(const lock_state& from,
+                           std::chrono::steady_clock::time_point valid_until,
                            std::span<char, token_source::token_chars> token)
 {
     // Only a lock of this one key, between rounds (the machine declines during one), and not
     // while the machine is being driven (an event would be queued, and its outcome come late).
     if (done_ || !fsm_ || pump_.driving() || !o_.handoff || o_.fencing || !keys_.empty() ||
-        from.key_span().size() != 1 || from.key != key_ || !from.fences.empty() || attempt_.active() ||
-        commit_.active() || release_.active())
+        from.key_span().size() != 1 || from.key != key_ || !from.fences.empty() ||
+        attempt_.active() || commit_.active() || release_.active())
         return false;
     auto keep = hold();
     // No round uses the token between rounds: the offer's goes there, and a declined one is
@@ -292,7 +297,8 @@ bool acquire_op::take_over(const lock_state& from, std::chrono::steady_clock::ti
         acquire_op& op;
         bool was_initiating;
         offer_scope(acquire_op& o, const lock_state& from)
-            : op(o), was_initiating(std::exchange(o.initiating_, true))
+            : op(o),
+              was_initiating(std::exchange(o.initiating_, true))
         {
             op.handed_ = &from;
         }
@@ -356,7 +362,8 @@ void acquire_op::complete(error_code ec, lock l)
     {
         event e;
         e.kind = ec ? event_kind::acquire_failed : event_kind::acquired;
-        e.resource = resource_.empty() && access::state(l) ? l.resource() : std::string_view(resource_);
+        e.resource =
+            resource_.empty() && access::state(l) ? l.resource() : std::string_view(resource_);
         e.ec = ec;
         e.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - started_);
         e.attempts = fsm_ ? fsm_->attempts() : 0;
@@ -399,13 +406,15 @@ void acquire_op::deliver(Handler& h, Args&&... args)
 
 std::span<const std::string> acquire_op::keys() const
 {
-    return keys_.empty() ? std::span<const std::string>(&key_, 1) : std::span<const std::string>(keys_);
+    return keys_.empty() ? std::span<const std::string>(&key_, 1)
+                         : std::span<const std::string>(keys_);
 }
 
 std::string acquire_op::refused_resources() const
 {
     const auto too_long = [](std::size_t i) {
-        return "the key of resource " + std::to_string(i) + " (key_prefix + resource) is longer than max_key_size (" +
+        return "the key of resource " + std::to_string(i) +
+               " (key_prefix + resource) is longer than max_key_size (" +
                std::to_string(max_key_size) + " bytes)";
     };
     if (resources_.empty())
@@ -423,7 +432,8 @@ std::string acquire_op::refused_resources() const
         if (keys_[i].size() > max_key_size)
             return too_long(i);
         for (std::size_t j = 0; j < i; ++j)
-            if (resources_[i] == resources_[j])  // the same key twice would make the lock its own rival
+            if (resources_[i] ==
+                resources_[j])  // the same key twice would make the lock its own rival
                 return "resource " + std::to_string(i) + " repeats resource " + std::to_string(j);
     }
     return refused_by_cluster();
@@ -440,16 +450,20 @@ std::string acquire_op::refused_by_cluster() const
     if (o_.fencing)
         for (std::size_t i = 1; i < ks.size(); ++i)
             if (key_slot(ks[i]) != key_slot(ks[0]))
-                return "the keys of resources 0 and " + std::to_string(i) + " hash to different slots (" +
-                       std::to_string(key_slot(ks[0])) + ", " + std::to_string(key_slot(ks[i])) +
-                       "), and a fenced lock on a Redis Cluster master needs one slot: give the resources "
+                return "the keys of resources 0 and " + std::to_string(i) +
+                       " hash to different slots (" + std::to_string(key_slot(ks[0])) + ", " +
+                       std::to_string(key_slot(ks[i])) +
+                       "), and a fenced lock on a Redis Cluster master needs one slot: give the "
+                       "resources "
                        "one hash tag (e.g. {order:7}:stock and {order:7}:payment)";
     if (o_.fencing)
         for (std::size_t i = 0; i < ks.size(); ++i)
             if (key_slot(fence_key(ks[i])) != key_slot(ks[i]))
                 return "the key of resource " + std::to_string(i) +
-                       " has a '}' and no hash tag, so its fence counter cannot share its slot on a Redis "
-                       "Cluster master: give it a hash tag of its own, which its counter then shares";
+                       " has a '}' and no hash tag, so its fence counter cannot share its slot on "
+                       "a Redis "
+                       "Cluster master: give it a hash tag of its own, which its counter then "
+                       "shares";
     return {};
 }
 

@@ -15,11 +15,11 @@
 
 #include "algorithm/token.hpp"
 #include "driver/client_impl.hpp"
-#include "fsm/acquire_fsm.hpp"
 #include "driver/fsm_pump.hpp"
 #include "driver/release_watch.hpp"
 #include "driver/round.hpp"
 #include "driver/waiting_room.hpp"
+#include "fsm/acquire_fsm.hpp"
 
 namespace redlock::detail {
 
@@ -46,7 +46,8 @@ public:
 
     acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o);
     /// A multi-resource lock: every key is set (all or none) by one script on each master.
-    acquire_op(std::shared_ptr<client_impl> c, std::vector<std::string> resources, const lock_options& o);
+    acquire_op(std::shared_ptr<client_impl> c, std::vector<std::string> resources,
+               const lock_options& o);
 
     // Boost 1.81's any_completion_handler move-assignment recurses without end (fixed in
     // 1.82), so handlers are only ever move-constructed: here, into an optional.
@@ -100,25 +101,25 @@ private:
     round attempt_;
     round commit_;  // fencing only
     round release_;
-    release_watch watch_;  // waiting (lock_options::wait) only
+    release_watch watch_;           // waiting (lock_options::wait) only
     std::uint64_t attempt_id_ = 0;  // the machine's round ids of the rounds
     std::uint64_t commit_id_ = 0;
     std::uint64_t release_id_ = 0;
     std::uint64_t watch_id_ = 0;
     std::vector<std::string> fenced_keys_;  // fencing only: the keys, then their fence counters
-    diagnostic_list diagnostics_;  // of the last failed attempt
-    const lock_state* handed_ = nullptr;  // during take_over(): the lock offered
-    std::string reason_;                          // of a failure that is not the masters' doing
+    diagnostic_list diagnostics_;           // of the last failed attempt
+    const lock_state* handed_ = nullptr;    // during take_over(): the lock offered
+    std::string reason_;                    // of a failure that is not the masters' doing
     std::chrono::steady_clock::time_point started_{};  // for the acquired event's elapsed
     fsm_pump pump_;
     char token_[token_source::token_chars]{};
     bool try_mode_ = false;
-    bool committing_ = false;  // the attempt under way has reached its commit round
+    bool committing_ = false;       // the attempt under way has reached its commit round
     bool cancelled_early_ = false;  // cancelled before begin()
     bool initiating_ = false;
     bool done_ = false;
-    bool queued_ = false;    // in its resource's queue (waiting_room)
-    bool watching_ = false;  // among the watchers of its keys (waiting_room)
+    bool queued_ = false;      // in its resource's queue (waiting_room)
+    bool watching_ = false;    // among the watchers of its keys (waiting_room)
     bool wait_armed_ = false;  // a retry delay, the wait's end or its fallback is scheduled
 };
 

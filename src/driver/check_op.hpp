@@ -7,8 +7,8 @@
 #include <redlock/hold.hpp>
 
 #include "algorithm/attempt_timeout.hpp"
-#include "fsm/check_fsm.hpp"
 #include "driver/lock_op_driver.hpp"
+#include "fsm/check_fsm.hpp"
 
 namespace redlock::detail {
 
@@ -46,8 +46,8 @@ private:
         {
         case fsm_action::kind::send_attempt:
             check_id_ = a.round_id;
-            check_.start(*c_, round::kind::check, state()->key_span(), state()->token, {}, timeout_, this, nullptr,
-                         a.deadline, a.at);
+            check_.start(*c_, round::kind::check, state()->key_span(), state()->token, {}, timeout_,
+                         this, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::complete:
         {

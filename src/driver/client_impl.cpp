@@ -21,8 +21,12 @@ using clock = std::chrono::steady_clock;
 
 // ---- client_impl ----------------------------------------------------------------------------
 
-client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<master_config> configs)
-    : strand(make_strand_of(ex)), cfg(std::move(c)), deadlines(strand), longest_ttl_(cfg.defaults.ttl),
+client_impl::client_impl(asio::any_io_executor ex, client_config c,
+                         std::vector<master_config> configs)
+    : strand(make_strand_of(ex)),
+      cfg(std::move(c)),
+      deadlines(strand),
+      longest_ttl_(cfg.defaults.ttl),
       registry_(&shutdown_registry::of(ex))
 {
     masters.reserve(configs.size());
@@ -33,7 +37,8 @@ client_impl::client_impl(asio::any_io_executor ex, client_config c, std::vector<
             has_cluster_master = true;
             masters.emplace_back(std::make_shared<cluster_master>(
                 strand, std::move(m), cfg.connection,
-                cluster_master::write_acks{cfg.cluster_replica_acks, cfg.cluster_replica_ack_timeout}));
+                cluster_master::write_acks{cfg.cluster_replica_acks,
+                                           cfg.cluster_replica_ack_timeout}));
         }
         else
         {
@@ -70,22 +75,25 @@ void client_impl::start()
     {
         // Called by a connection after each handshake, before it is ready.
         for (std::size_t i = 0; i < masters.size(); ++i)
-            masters[i].on_identity([weak = weak_from_this(), i](std::size_t node, const server_identity& id) {
-                if (auto self = weak.lock())
-                    self->masters[i].restarts_of(node).observe(id.run_id, std::chrono::seconds(id.uptime_seconds), clock::now(),
-                                              self->restart_quarantine(), self->cfg.quarantine_young_masters);
-            });
+            masters[i].on_identity(
+                [weak = weak_from_this(), i](std::size_t node, const server_identity& id) {
+                    if (auto self = weak.lock())
+                        self->masters[i].restarts_of(node).observe(
+                            id.run_id, std::chrono::seconds(id.uptime_seconds), clock::now(),
+                            self->restart_quarantine(), self->cfg.quarantine_young_masters);
+                });
     }
     if (cfg.deployment_checks)
     {
         // Called after each handshake that finds warnings its previous one did not (after
         // master_up); master_states() has them all.
         for (std::size_t i = 0; i < masters.size(); ++i)
-            masters[i].on_deployment_warnings([weak = weak_from_this(), i](deployment_warnings added) {
-                if (auto self = weak.lock(); self && self->observed())
-                    for (const auto& ec : added.codes())
-                        self->report_master(event_kind::master_warning, i, ec);
-            });
+            masters[i].on_deployment_warnings(
+                [weak = weak_from_this(), i](deployment_warnings added) {
+                    if (auto self = weak.lock(); self && self->observed())
+                        for (const auto& ec : added.codes())
+                            self->report_master(event_kind::master_warning, i, ec);
+                });
     }
     for (std::size_t i = 0; i < masters.size(); ++i)
     {

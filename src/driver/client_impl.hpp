@@ -16,10 +16,10 @@
 #include "algorithm/backoff.hpp"
 #include "algorithm/restart_watch.hpp"
 #include "algorithm/token.hpp"
+#include "driver/waiting_room.hpp"
+#include "routing/master_link.hpp"
 #include "runtime/deadline_list.hpp"
 #include "runtime/op_registry.hpp"
-#include "routing/master_link.hpp"
-#include "driver/waiting_room.hpp"
 
 namespace redlock::detail {
 
@@ -37,7 +37,10 @@ public:
     void close();
 
     /// `op` keeps itself alive through `self` until untrack(op) (op_registry.hpp). On the strand.
-    void track(tracked_op& op, std::shared_ptr<void> self) noexcept { ops_.track(op, std::move(self)); }
+    void track(tracked_op& op, std::shared_ptr<void> self) noexcept
+    {
+        ops_.track(op, std::move(self));
+    }
     /// Drops the self-reference taken by track(): `op` (and this client) may be destroyed by
     /// the time it returns. On the strand.
     void untrack(tracked_op& op) noexcept { ops_.untrack(op); }
@@ -92,7 +95,10 @@ public:
         return cfg.restart_quarantine.count() < 0 ? longest_ttl_ : cfg.restart_quarantine;
     }
     /// An operation sets or extends keys with `ttl`: the automatic quarantine covers it.
-    void note_ttl(std::chrono::milliseconds ttl) noexcept { longest_ttl_ = std::max(longest_ttl_, ttl); }
+    void note_ttl(std::chrono::milliseconds ttl) noexcept
+    {
+        longest_ttl_ = std::max(longest_ttl_, ttl);
+    }
     /// Whether master i's answers are out of acquisitions' quorums at `now` (restart_watch).
     bool quarantined(std::size_t i, std::chrono::steady_clock::time_point now) const noexcept
     {

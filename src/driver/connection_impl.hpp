@@ -16,11 +16,13 @@ namespace redlock::detail {
 /// @brief The state behind a public redlock::connection: its node_connection and the requests
 /// in flight, owned as a client's operations are (op_registry.hpp): each async_exec tracks
 /// itself here, and the execution context's shutdown lets them go and delivers what was sent.
-class connection_impl final : public std::enable_shared_from_this<connection_impl>, public shutdown_participant
+class connection_impl final : public std::enable_shared_from_this<connection_impl>,
+                              public shutdown_participant
 {
 public:
     connection_impl(boost::asio::any_io_executor strand, master_config cfg, connection_options opts)
-        : conn(std::make_shared<node_connection>(strand, std::move(cfg), opts)), close_timeout_(opts.close_timeout),
+        : conn(std::make_shared<node_connection>(strand, std::move(cfg), opts)),
+          close_timeout_(opts.close_timeout),
           registry_(&shutdown_registry::of(strand))
     {
         registry_->add(this);

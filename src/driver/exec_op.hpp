@@ -36,7 +36,9 @@ inline resp::reply to_owning(std::span<const resp::node_view> nodes)
 // destroyed with the request in flight lets it go, its handler destroyed uncalled, like Asio's
 // own. The timer and the cancellation slot hold weak references; the connection holds a raw
 // sink pointer, which the op removes (abandon) before it dies.
-class exec_op final : public reply_sink, public tracked_op, public std::enable_shared_from_this<exec_op>
+class exec_op final : public reply_sink,
+                      public tracked_op,
+                      public std::enable_shared_from_this<exec_op>
 {
 public:
     using single_handler = asio::any_completion_handler<void(error_code, resp::reply)>;
@@ -45,13 +47,17 @@ public:
     // Boost 1.81's any_completion_handler move-assignment recurses without end (fixed in
     // 1.82): handlers are only move-constructed, here into optionals.
     exec_op(std::shared_ptr<detail::connection_impl> owner, single_handler h)
-        : owner_(std::move(owner)), conn_(owner_->conn), timer_(conn_->get_executor())
+        : owner_(std::move(owner)),
+          conn_(owner_->conn),
+          timer_(conn_->get_executor())
     {
         single_.emplace(std::move(h));
     }
 
     exec_op(std::shared_ptr<detail::connection_impl> owner, batch_handler h)
-        : owner_(std::move(owner)), conn_(owner_->conn), timer_(conn_->get_executor())
+        : owner_(std::move(owner)),
+          conn_(owner_->conn),
+          timer_(conn_->get_executor())
     {
         batch_.emplace(std::move(h));
     }
@@ -72,7 +78,9 @@ public:
                     return;
                 // The signal may be emitted from another thread: hop onto the strand.
                 auto ex = self->conn_->get_executor();
-                asio::dispatch(ex, [self = std::move(self)] { self->finish_early(asio::error::operation_aborted); });
+                asio::dispatch(ex, [self = std::move(self)] {
+                    self->finish_early(asio::error::operation_aborted);
+                });
             });
         }
     }
@@ -124,7 +132,8 @@ public:
             conn_->abandon(first_, count_);
     }
 
-    void on_reply(std::uint32_t, const error_code& ec, std::span<const resp::node_view> nodes) override
+    void on_reply(std::uint32_t, const error_code& ec,
+                  std::span<const resp::node_view> nodes) override
     {
         if (done_)
             return;
@@ -200,7 +209,6 @@ private:
     bool done_ = false;
     bool started_ = false;  // submitted: first_ names its requests
 };
-
 
 }  // namespace redlock::detail
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "algorithm/attempt_timeout.hpp"
-#include "fsm/extend_fsm.hpp"
 #include "driver/lock_op_driver.hpp"
+#include "fsm/extend_fsm.hpp"
 
 namespace redlock::detail {
 
@@ -21,7 +21,8 @@ class extend_op final : public lock_op_driver<extend_op, extend_fsm, void(error_
 {
 public:
     extend_op(std::shared_ptr<client_impl> c, lock l, std::chrono::milliseconds ttl, handler h)
-        : lock_op_driver(std::move(c), std::move(l), std::move(h)), ttl_(ttl)
+        : lock_op_driver(std::move(c), std::move(l), std::move(h)),
+          ttl_(ttl)
     {}
 
     void start()
@@ -64,11 +65,12 @@ private:
         case fsm_action::kind::none:
         case fsm_action::kind::wait_until:
         case fsm_action::kind::send_commit:
-        case fsm_action::kind::send_watch: return;  // (no retry delay, fencing or waiting in an extension)
+        case fsm_action::kind::send_watch:
+            return;  // (no retry delay, fencing or waiting in an extension)
         case fsm_action::kind::send_attempt:
             extend_id_ = a.round_id;
-            extend_.start(*c_, round::kind::extend, st->key_span(), st->token, ttl_.count(), a.deadline - a.at, this,
-                          nullptr, a.deadline, a.at);
+            extend_.start(*c_, round::kind::extend, st->key_span(), st->token, ttl_.count(),
+                          a.deadline - a.at, this, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:
             st->claim().over = true;  // the extension failed: its keys are being deleted
@@ -77,8 +79,9 @@ private:
             extend_.stop();
             // Every master gets the release; those that timed out get it queued behind their
             // PEXPIRE (round::start's `previous`), only `a.awaited` are waited for.
-            release_.start(*c_, round::kind::release, st->key_span(), st->token, {}, c_->cfg.defaults.release_timeout,
-                           this, &extend_.tracker(), a.deadline, a.at);
+            release_.start(*c_, round::kind::release, st->key_span(), st->token, {},
+                           c_->cfg.defaults.release_timeout, this, &extend_.tracker(), a.deadline,
+                           a.at);
             return;
         case fsm_action::kind::complete:
             extend_.stop();

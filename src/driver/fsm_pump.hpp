@@ -79,15 +79,17 @@ inline void append_outcomes(fsm_events& out, const quorum_tracker& q, std::uint6
     for (std::size_t i = 0; i < q.masters(); ++i)
         if (q.outcome(i) != master_outcome::pending)
             out.push_back(fsm_event::reply(round_id, i, q.outcome(i), now,
-                                           values.size() >= (i + 1) * per_master ? values.subspan(i * per_master, per_master)
-                                                                                 : std::span<const std::int64_t>{}));
+                                           values.size() >= (i + 1) * per_master
+                                               ? values.subspan(i * per_master, per_master)
+                                               : std::span<const std::int64_t>{}));
 }
 
 /// @brief What a round hands its machine when its outcome is decided: `closed` first when the
 /// client was closed (close() may be what decided it, by failing the requests: the machine
 /// must know that before it counts them as failed masters), then every outcome so far.
 inline fsm_events decided_events(const quorum_tracker& q, bool closed, std::uint64_t round_id,
-                                 fsm_event::time_point now, std::span<const std::int64_t> values = {},
+                                 fsm_event::time_point now,
+                                 std::span<const std::int64_t> values = {},
                                  std::size_t per_master = 1)
 {
     fsm_events evs;

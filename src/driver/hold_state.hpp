@@ -42,9 +42,15 @@ class hold_state final : public timed_entry,
     using clock = std::chrono::steady_clock;
 
 public:
-    hold_state(std::shared_ptr<client_impl> c, lock l, hold_options o, asio::any_io_executor work_ex)
-        : c_(std::move(c)), base_(access::state(l)), o_(std::move(o)), work_ex_(std::move(work_ex)),
-          acquired_at_(clock::now()), valid_until_(l.valid_until()), holding_(c_->size())
+    hold_state(std::shared_ptr<client_impl> c, lock l, hold_options o,
+               asio::any_io_executor work_ex)
+        : c_(std::move(c)),
+          base_(access::state(l)),
+          o_(std::move(o)),
+          work_ex_(std::move(work_ex)),
+          acquired_at_(clock::now()),
+          valid_until_(l.valid_until()),
+          holding_(c_->size())
     {}
 
     // ---- called on the strand ---------------------------------------------------------------
@@ -61,14 +67,16 @@ public:
     }
 
     // `id`: the waiter's number (next_waiter_id()), for a cancellation to find it.
-    void release(std::optional<asio::any_completion_handler<void(error_code)>> h, std::uint64_t id = 0)
+    void release(std::optional<asio::any_completion_handler<void(error_code)>> h,
+                 std::uint64_t id = 0)
     {
         if (h)
             release_waiters_.push_back({id, std::move(*h)});
         if (!fsm_ || fsm_->done())
         {
             // Never started, already released, or lost and cleaned up: report what happened.
-            complete_release_waiters(status() == error::released ? error_code() : error_code(error::lock_lost));
+            complete_release_waiters(status() == error::released ? error_code()
+                                                                 : error_code(error::lock_lost));
             return;
         }
         if (fsm_->releasing())
@@ -140,8 +148,8 @@ private:
 
     hold_settings settings() const
     {
-        return hold_settings::resolve(c_->cfg.defaults, ttl(), o_.extend_before, o_.max_extensions, o_.max_hold,
-                                      c_->size());
+        return hold_settings::resolve(c_->cfg.defaults, ttl(), o_.extend_before, o_.max_extensions,
+                                      o_.max_hold, c_->size());
     }
 
     // The caller keeps the holder alive across the call (an action may end its work and let it
@@ -167,8 +175,8 @@ private:
             ext_.stop();  // the previous extension may still be hearing from its last masters
             ext_id_ = a.round_id;
             c_->deadlines.schedule(*this, a.until);  // while it runs: the end of validity
-            ext_.start(*c_, round::kind::extend, base_->key_span(), base_->token, ttl().count(), a.deadline - a.at,
-                       this, nullptr, a.deadline, a.at);
+            ext_.start(*c_, round::kind::extend, base_->key_span(), base_->token, ttl().count(),
+                       a.deadline - a.at, this, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:
             c_->deadlines.cancel(*this);
@@ -211,7 +219,9 @@ private:
             if (c_->observed())
                 c_->report(event_kind::lost, base_->resource, n.ec);
             set_status(n.ec);
-            asio::post(work_ex_, [self = shared_from_this()] { self->loss_.emit(asio::cancellation_type::terminal); });
+            asio::post(work_ex_, [self = shared_from_this()] {
+                self->loss_.emit(asio::cancellation_type::terminal);
+            });
             return;
         case hold_notice::kind::degraded:
         {
@@ -227,13 +237,13 @@ private:
                 c_->report(e);
             }
             if (o_.on_degraded)
-                asio::post(work_ex_, [fn = o_.on_degraded, holding = n.holding, masters = c_->size()] {
-                    fn(holding, masters);
-                });
+                asio::post(work_ex_, [fn = o_.on_degraded, holding = n.holding,
+                                      masters = c_->size()] { fn(holding, masters); });
             return;
         case hold_notice::kind::released:
             if (c_->observed())
-                c_->report(n.ec ? event_kind::release_failed : event_kind::released, base_->resource, n.ec);
+                c_->report(n.ec ? event_kind::release_failed : event_kind::released,
+                           base_->resource, n.ec);
             return;
         }
     }
@@ -254,7 +264,8 @@ private:
 
     void on_round_finished(round& r) override
     {
-        drive(finished_events(r.tracker(), c_->closed, &r == &ext_ ? ext_id_ : rel_id_, clock::now()));
+        drive(finished_events(r.tracker(), c_->closed, &r == &ext_ ? ext_id_ : rel_id_,
+                              clock::now()));
     }
 
     void set_status(error_code ec)
@@ -289,7 +300,6 @@ public:
     }
 
 private:
-
     std::shared_ptr<client_impl> c_;
     std::shared_ptr<const lock_state> base_;
     hold_options o_;

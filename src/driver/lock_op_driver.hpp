@@ -14,10 +14,10 @@
 #include <redlock/lock.hpp>
 
 #include "driver/client_impl.hpp"
-#include "runtime/completion.hpp"
-#include "runtime/lock_state.hpp"
 #include "driver/fsm_pump.hpp"
 #include "driver/round.hpp"
+#include "runtime/completion.hpp"
+#include "runtime/lock_state.hpp"
 
 namespace redlock::detail {
 
@@ -30,14 +30,18 @@ namespace redlock::detail {
 /// `refuse(error_code)` (answer without a machine: the handler's other arguments empty) and
 /// `abandon()`.
 template <class Derived, class Machine, class Signature>
-class lock_op_driver : public round_listener, public tracked_op, public std::enable_shared_from_this<Derived>
+class lock_op_driver : public round_listener,
+                       public tracked_op,
+                       public std::enable_shared_from_this<Derived>
 {
 public:
     using handler = asio::any_completion_handler<Signature>;
     using clock = std::chrono::steady_clock;
 
     lock_op_driver(std::shared_ptr<client_impl> c, lock l, handler h)
-        : c_(std::move(c)), l_(std::move(l)), h_(std::move(h))
+        : c_(std::move(c)),
+          l_(std::move(l)),
+          h_(std::move(h))
     {}
 
     /// Per-operation cancellation, on the client's strand.

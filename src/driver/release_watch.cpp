@@ -26,8 +26,8 @@ void append_words(std::string& out, std::initializer_list<std::string_view> word
 
 }  // namespace
 
-void release_watch::start(client_impl& c, const master_set& masters, std::span<const std::string> keys,
-                          watch_listener* l)
+void release_watch::start(client_impl& c, const master_set& masters,
+                          std::span<const std::string> keys, watch_listener* l)
 {
     stop();
     c_ = &c;
@@ -50,7 +50,7 @@ void release_watch::send(std::size_t i)
     // A cluster master asks each node for tracking itself and sends each read after CLIENT
     // CACHING on the node of its key (request_mode::tracked_read): one PTTL per key.
     pm.cluster = conn.is_cluster();
-    const auto tracking = pm.cluster            ? waiting_room::tracking::asked
+    const auto tracking = pm.cluster           ? waiting_room::tracking::asked
                           : conn.tracks_keys() ? c_->waiting.tracking_of(i, gen)
                                                : waiting_room::tracking::refused;
     pm.asked_tracking = tracking == waiting_room::tracking::unknown;
@@ -61,7 +61,8 @@ void release_watch::send(std::size_t i)
                             request_mode mode = request_mode::plain) {
         request_ticket t;
         const auto ec = conn.submit(
-            this, tag_of(i, step++), key, [&](std::string& out) { append_words(out, words); }, t, mode);
+            this, tag_of(i, step++), key, [&](std::string& out) { append_words(out, words); }, t,
+            mode);
         if (!ec)
             pm.tickets.push_back(t);
         return !ec;
@@ -69,13 +70,15 @@ void release_watch::send(std::size_t i)
     bool ok = true;
     if (pm.asked_tracking)
     {
-        ok = submit({"HELLO", "3"}, keys_[0]) && submit({"CLIENT", "TRACKING", "on", "OPTIN", "NOLOOP"}, keys_[0]);
+        ok = submit({"HELLO", "3"}, keys_[0]) &&
+             submit({"CLIENT", "TRACKING", "on", "OPTIN", "NOLOOP"}, keys_[0]);
         if (ok)
             c_->waiting.set_tracking(i, gen, waiting_room::tracking::asked);
     }
     for (std::size_t k = 0; ok && k < keys_.size(); ++k)
         ok = pm.cluster ? submit({"PTTL", keys_[k]}, keys_[k], request_mode::tracked_read)
-                        : submit({"CLIENT", "CACHING", "yes"}, keys_[k]) && submit({"PTTL", keys_[k]}, keys_[k]);
+                        : submit({"CLIENT", "CACHING", "yes"}, keys_[k]) &&
+                              submit({"PTTL", keys_[k]}, keys_[k]);
     pm.expected = step;
     if (!ok)
     {
@@ -87,7 +90,8 @@ void release_watch::send(std::size_t i)
     }
 }
 
-void release_watch::on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes)
+void release_watch::on_reply(std::uint32_t tag, const error_code& ec,
+                             std::span<const resp::node_view> nodes)
 {
     const std::size_t i = tag >> 16;
     const std::uint32_t step = tag & 0xffff;
@@ -108,7 +112,8 @@ void release_watch::on_reply(std::uint32_t tag, const error_code& ec, std::span<
         if (error)
         {
             pm.tracked = false;
-            c_->waiting.set_tracking(i, c_->masters[i].generation(), waiting_room::tracking::refused);
+            c_->waiting.set_tracking(i, c_->masters[i].generation(),
+                                     waiting_room::tracking::refused);
         }
     }
     else if (!pm.cluster && (step - first_key_step) % 2 == 0)
@@ -134,7 +139,9 @@ void release_watch::on_reply(std::uint32_t tag, const error_code& ec, std::span<
             pm.failed = true;
         // The smallest time left of a key still there (-1: no expiry), or -2 when none is.
         else if (t != -2)
-            pm.pttl = pm.pttl == -2 ? t : (t == -1 ? pm.pttl : (pm.pttl == -1 ? t : std::min(pm.pttl, t)));
+            pm.pttl = pm.pttl == -2
+                          ? t
+                          : (t == -1 ? pm.pttl : (pm.pttl == -1 ? t : std::min(pm.pttl, t)));
     }
     if (pm.received == pm.expected)
         finish(i, pm.failed ? master_outcome::failed : master_outcome::granted);

@@ -25,7 +25,8 @@ public:
     /// of the keys there in ms, -1 for a key without expiry, -2 when no key is left) or failed
     /// (an error, the connection lost). `tracked`: the master will push an invalidation when
     /// a key changes.
-    virtual void on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked) = 0;
+    virtual void on_watched(std::size_t master, master_outcome o, std::int64_t pttl,
+                            bool tracked) = 0;
     virtual std::shared_ptr<void> hold() = 0;
 
 protected:
@@ -56,12 +57,14 @@ public:
 
     /// Sends to the masters of `masters`; `keys` must stay valid while the watch is active.
     /// May call the listener before returning (a master down).
-    void start(client_impl& c, const master_set& masters, std::span<const std::string> keys, watch_listener* l);
+    void start(client_impl& c, const master_set& masters, std::span<const std::string> keys,
+               watch_listener* l);
     /// No more callbacks; outstanding requests are abandoned (their replies dropped).
     void stop() noexcept;
 
 private:
-    void on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes) override;
+    void on_reply(std::uint32_t tag, const error_code& ec,
+                  std::span<const resp::node_view> nodes) override;
     void send(std::size_t i);
     void finish(std::size_t i, master_outcome o);
 

@@ -5,9 +5,9 @@
 #include <cstdlib>
 
 #include "driver/client_impl.hpp"
-#include "routing/key_slot.hpp"
 #include "protocol/resp_encoder.hpp"
 #include "protocol/scripts.hpp"
+#include "routing/key_slot.hpp"
 
 namespace redlock::detail {
 
@@ -39,12 +39,13 @@ void append_script(std::string& out, const lua_script& script, bool eval,
 }
 
 // The commit of fencing tokens: EVAL(SHA) <script> 2n K1..Kn F1..Fn token t1..tn.
-void append_commit(std::string& out, bool eval, std::span<const std::string> keys, std::string_view token,
-                   std::span<const std::uint64_t> fences)
+void append_commit(std::string& out, bool eval, std::span<const std::string> keys,
+                   std::string_view token, std::span<const std::uint64_t> fences)
 {
     resp::append_array_header(out, 3 + keys.size() + 1 + fences.size());
     resp::append_bulk(out, eval ? "EVAL" : "EVALSHA");
-    resp::append_bulk(out, eval ? std::string_view(fence_commit_script().body) : fence_commit_script().sha1);
+    resp::append_bulk(out, eval ? std::string_view(fence_commit_script().body)
+                                : fence_commit_script().sha1);
     resp::append_bulk(out, static_cast<std::int64_t>(keys.size()));
     for (const auto& k : keys)
         resp::append_bulk(out, k);
@@ -99,7 +100,8 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
         // the slower masters, so a NOSCRIPT from one of them (restarted, SCRIPT FLUSH) would
         // reach no one and leave it unextended. Extensions are rare enough for the longer
         // command. EVALSHA to a cluster master, which answers NOSCRIPT itself.
-        append_script(out, multi ? extend_multi_script() : extend_script(), eval, keys, token, ttl_ms, true);
+        append_script(out, multi ? extend_multi_script() : extend_script(), eval, keys, token,
+                      ttl_ms, true);
         return;
     case round::kind::check:
         append_script(out, check_script(), eval, keys, token, ttl_ms, false);
@@ -111,9 +113,7 @@ void encode(std::string& out, round::kind k, bool eval, std::span<const std::str
     case round::kind::acquire_fenced:
         append_script(out, fenced_acquire_script(), eval, keys, token, ttl_ms, true);
         return;
-    case round::kind::commit_fence:
-        append_commit(out, eval, keys, token, fences);
-        return;
+    case round::kind::commit_fence: append_commit(out, eval, keys, token, fences); return;
     }
 }
 
@@ -163,8 +163,9 @@ static_assert(16384 + 1 < (fallback_bit >> 16), "a part's tag would overflow");
 
 }  // namespace
 
-void round::start_release(client_impl& c, const lock_state& held, std::chrono::steady_clock::duration timeout,
-                          round_listener* l, time_point latest, time_point at)
+void round::start_release(client_impl& c, const lock_state& held,
+                          std::chrono::steady_clock::duration timeout, round_listener* l,
+                          time_point latest, time_point at)
 {
     // The next waiter of this client, if it takes the lock, gets it at once: the keys stay,
     // and each master gives them its token. Everything the waiter sends afterwards goes behind
@@ -176,11 +177,12 @@ void round::start_release(client_impl& c, const lock_state& held, std::chrono::s
     claim.over = true;
     if (live && c.waiting.wants_releases() && held.keys.empty() && held.fences.empty())
         if (auto* next = c.waiting.successor(held.key);
-            next &&
-            next->take_over(held, claim.valid_until, std::span<char, token_source::token_chars>(successor_)))
+            next && next->take_over(held, claim.valid_until,
+                                    std::span<char, token_source::token_chars>(successor_)))
         {
             c.waiting.handed_over(held.key);
-            return start(c, kind::hand_over, held.key_span(), held.token, 0, timeout, l, nullptr, latest, at);
+            return start(c, kind::hand_over, held.key_span(), held.token, 0, timeout, l, nullptr,
+                         latest, at);
         }
     start(c, kind::release, held.key_span(), held.token, 0, timeout, l, nullptr, latest, at);
 }
@@ -264,7 +266,8 @@ void round::group_by_slot()
     groups_ = 1;
     // The kinds whose keys are all lock keys; a fenced lock's keys are kept in one slot by
     // acquire_op (refused_by_cluster).
-    const bool splittable = k_ == kind::acquire || k_ == kind::release || k_ == kind::extend || k_ == kind::check;
+    const bool splittable =
+        k_ == kind::acquire || k_ == kind::release || k_ == kind::extend || k_ == kind::check;
     if (!c_->has_cluster_master || keys_.size() < 2 || !splittable)
         return;
     std::vector<std::pair<std::uint16_t, std::size_t>> order;
@@ -302,16 +305,22 @@ bool round::send_parts(std::size_t i)
     for (std::size_t g = 0; g < groups_; ++g)
     {
         const auto keys = group_keys(g);
-        const auto tag = static_cast<std::uint32_t>(i) | static_cast<std::uint32_t>((g + 1) << 16) | fallback_bit;
+        const auto tag = static_cast<std::uint32_t>(i) | static_cast<std::uint32_t>((g + 1) << 16) |
+                         fallback_bit;
         const auto script = script_for(k_, keys.size());
         const error_code ec =
             script == no_script
                 ? conn.submit(
-                      this, tag, keys[0], [&](std::string& out) { encode(out, k_, true, keys, token_, arg_, fences_, successor_token()); },
+                      this, tag, keys[0],
+                      [&](std::string& out) {
+                          encode(out, k_, true, keys, token_, arg_, fences_, successor_token());
+                      },
                       part_tickets_[i * groups_ + g], mode_of(k_))
                 : conn.submit_script(
                       this, tag, keys[0], script,
-                      [&](std::string& out, bool eval) { encode(out, k_, eval, keys, token_, arg_, fences_, successor_token()); },
+                      [&](std::string& out, bool eval) {
+                          encode(out, k_, eval, keys, token_, arg_, fences_, successor_token());
+                      },
                       part_tickets_[i * groups_ + g], mode_of(k_));
         if (ec)
         {
@@ -323,7 +332,10 @@ bool round::send_parts(std::size_t i)
     return queued(i, true, {});
 }
 
-bool round::split_for(std::size_t i) const noexcept { return groups_ > 1 && c_->masters[i].is_cluster(); }
+bool round::split_for(std::size_t i) const noexcept
+{
+    return groups_ > 1 && c_->masters[i].is_cluster();
+}
 
 void round::abandon_master(std::size_t i) noexcept
 {
@@ -345,7 +357,10 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
         return queued(i, true,
                       conn.submit_script(
                           this, static_cast<std::uint32_t>(i) | fallback_bit, keys_[0], script,
-                          [&](std::string& out, bool eval) { encode(out, k_, eval, keys_, token_, arg_, fences_, successor_token()); },
+                          [&](std::string& out, bool eval) {
+                              encode(out, k_, eval, keys_, token_, arg_, fences_,
+                                     successor_token());
+                          },
                           pm.ticket, mode_of(k_)));
     }
     // An acquisition over several keys and an extension go as EVAL (see encode()). So does a
@@ -359,7 +374,8 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     // script there, and for a release nothing
     // it sends can need a second request from us, so a release may complete at the quorum
     // even when such a master is silent (see runs_without_us). EVALSHA afterwards.
-    if (cached_script() && (!conn.caches_scripts() || !conn.scripts.known(script_id(), conn.generation())))
+    if (cached_script() &&
+        (!conn.caches_scripts() || !conn.scripts.known(script_id(), conn.generation())))
         fallback = true;
     const auto tag = static_cast<std::uint32_t>(i) | (fallback ? fallback_bit : 0u);
     const auto write = [&](std::string& out) {
@@ -376,7 +392,9 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     // A hand-over's bytes may wait to share a write (client_config::handover_write_delay):
     // nobody but the holder's release waits for them, and the new holder's commands queue
     // behind them.
-    return queued(i, fallback, conn.submit(this, tag, keys_[0], write, pm.ticket, mode_of(k_), k_ == kind::hand_over));
+    return queued(
+        i, fallback,
+        conn.submit(this, tag, keys_[0], write, pm.ticket, mode_of(k_), k_ == kind::hand_over));
 }
 
 bool round::queued(std::size_t i, bool fallback, const error_code& ec)
@@ -402,7 +420,8 @@ bool round::runs_without_us() const noexcept
         if (!conn.written(m_[i].ticket))
             return false;
         // An EVALSHA that may meet NOSCRIPT needs us to send the body.
-        if (k_ == kind::release && !m_[i].fallback && !conn.scripts.known(script_id(), conn.generation()))
+        if (k_ == kind::release && !m_[i].fallback &&
+            !conn.scripts.known(script_id(), conn.generation()))
             return false;
     }
     return true;
@@ -440,16 +459,21 @@ void round::stop() noexcept
     outstanding_ = 0;
 }
 
-void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg, time_point at)
+void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg,
+                   time_point at)
 {
     // A master that restarted lately may have forgotten other owners' keys and counters: its
     // grant does not count toward an acquisition (client_config::restart_quarantine).
-    if (o == master_outcome::granted && (k_ == kind::acquire || k_ == kind::acquire_fenced || k_ == kind::commit_fence) &&
+    if (o == master_outcome::granted &&
+        (k_ == kind::acquire || k_ == kind::acquire_fenced || k_ == kind::commit_fence) &&
         c_->quarantined(i, at))
     {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c_->masters[i].quarantine_end() - at);
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            c_->masters[i].quarantine_end() - at);
         return settle(i, master_outcome::failed, error::master_restarted,
-                      "restarted lately: out of the quorum for " + std::to_string(left.count()) + " ms more", at);
+                      "restarted lately: out of the quorum for " + std::to_string(left.count()) +
+                          " ms more",
+                      at);
     }
     auto& d = diag_[i];
     switch (o)
@@ -468,7 +492,8 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
     q_.record(i, o);
 }
 
-void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes)
+void round::on_reply(std::uint32_t tag, const error_code& ec,
+                     std::span<const resp::node_view> nodes)
 {
     const std::size_t i = tag & 0xffffu;
     const bool fallback = (tag & fallback_bit) != 0;
@@ -515,7 +540,8 @@ void round::on_reply(std::uint32_t tag, const error_code& ec, std::span<const re
     notify();
 }
 
-round::verdict round::read_reply(std::size_t i, std::span<const resp::node_view> nodes, std::size_t key_count)
+round::verdict round::read_reply(std::size_t i, std::span<const resp::node_view> nodes,
+                                 std::size_t key_count)
 {
     using resp::type;
     const auto& v = nodes[0];
@@ -530,7 +556,8 @@ round::verdict round::read_reply(std::size_t i, std::span<const resp::node_view>
     {
         // SET NX answers OK or nil; the fenced script, an array of the n counters or nil.
         const bool fenced = k_ == kind::acquire_fenced;
-        const bool set = fenced ? read_counters(i, nodes) : v.data_type == type::simple_string && v.value == "OK";
+        const bool set = fenced ? read_counters(i, nodes)
+                                : v.data_type == type::simple_string && v.value == "OK";
         if (set)
             r.outcome = master_outcome::granted;
         // A script's `false` reads as a null in RESP2 and as `#f` on a connection that
@@ -558,7 +585,8 @@ round::verdict round::read_reply(std::size_t i, std::span<const resp::node_view>
     return r;
 }
 
-void round::on_part_reply(std::size_t i, std::size_t part, const error_code& ec, std::span<const resp::node_view> nodes)
+void round::on_part_reply(std::size_t i, std::size_t part, const error_code& ec,
+                          std::span<const resp::node_view> nodes)
 {
     auto& ps = parts_[i];
     if (!m_[i].outstanding || ps.left == 0)
@@ -576,7 +604,8 @@ void round::on_part_reply(std::size_t i, std::size_t part, const error_code& ec,
         fail(ec, master.last_error_detail());
     else if (resp::is_error(nodes[0].data_type))
         fail(error_from_server_reply(nodes[0].value), nodes[0].value);
-    else if (const auto r = read_reply(i, nodes, group_keys(part).size()); r.outcome == master_outcome::granted)
+    else if (const auto r = read_reply(i, nodes, group_keys(part).size());
+             r.outcome == master_outcome::granted)
     {
         ps.any_granted = true;
         // The smallest PTTL of the parts (-1: no expiry, larger than any).
@@ -611,7 +640,8 @@ void round::on_part_reply(std::size_t i, std::size_t part, const error_code& ec,
 bool round::read_counters(std::size_t i, std::span<const resp::node_view> nodes)
 {
     const auto& head = nodes[0];
-    if (head.data_type != resp::type::array || head.size != per_master_ || nodes.size() != per_master_ + 1)
+    if (head.data_type != resp::type::array || head.size != per_master_ ||
+        nodes.size() != per_master_ + 1)
         return false;
     for (std::size_t r = 0; r < per_master_; ++r)
     {
@@ -640,7 +670,10 @@ void round::on_deadline()
             // delete the key, the EVAL finds nothing and returns 0.
             request_ticket ignored;
             (void)conn.submit(
-                nullptr, 0, keys_[0], [&](std::string& out) { encode(out, k_, true, keys_, token_, arg_, fences_, successor_token()); },
+                nullptr, 0, keys_[0],
+                [&](std::string& out) {
+                    encode(out, k_, true, keys_, token_, arg_, fences_, successor_token());
+                },
                 ignored);
         }
         settle(i, master_outcome::timed_out, error::request_timeout, {});

@@ -17,9 +17,9 @@
 
 #include "algorithm/quorum.hpp"
 #include "algorithm/token.hpp"
-#include "runtime/lock_state.hpp"
-#include "runtime/deadline_list.hpp"
 #include "fsm/master_set.hpp"
+#include "runtime/deadline_list.hpp"
+#include "runtime/lock_state.hpp"
 #include "transport/node_connection.hpp"
 
 namespace redlock::detail {
@@ -102,8 +102,9 @@ public:
     /// client for its key takes the lock over (waiting_room::successor,
     /// lock_options::handoff), a hand_over round to the waiter's token. Ends the claim either
     /// way. `held` must stay valid while the round is active.
-    void start_release(client_impl& c, const lock_state& held, std::chrono::steady_clock::duration timeout,
-                       round_listener* l, time_point latest = time_point::max(), time_point at = time_point{});
+    void start_release(client_impl& c, const lock_state& held,
+                       std::chrono::steady_clock::duration timeout, round_listener* l,
+                       time_point latest = time_point::max(), time_point at = time_point{});
 
     round() = default;
     round(const round&) = delete;
@@ -131,7 +132,10 @@ public:
     const diagnostic_list& diagnostics() const noexcept { return diag_; }
     diagnostic_list take_diagnostics() { return std::move(diag_); }
     /// kind::check: master i's smallest PTTL in ms (-1: no expiry), or -3 when not ours / unknown.
-    std::int64_t value(std::size_t i) const noexcept { return i < values_.size() ? values_[i] : -3; }
+    std::int64_t value(std::size_t i) const noexcept
+    {
+        return i < values_.size() ? values_[i] : -3;
+    }
     /// kind::acquire_fenced: the fence counters each granting master sent, values_per_master()
     /// (one per resource) per master, master after master.
     std::span<const std::int64_t> values() const noexcept { return values_; }
@@ -150,7 +154,8 @@ private:
     // whether it went as EVAL) or refused (`ec`: it failed). Returns whether it was queued.
     bool queued(std::size_t i, bool fallback, const error_code& ec);
     // `at`: when the outcome became known (the read batch's time for a reply).
-    void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg, time_point at);
+    void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg,
+                time_point at);
     void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg)
     {
         settle(i, o, ec, msg, std::chrono::steady_clock::now());
@@ -185,22 +190,28 @@ private:
         std::string_view what;  // error::unexpected_reply: what returned `type`
         resp::type type{};
         std::int64_t pttl = -3;  // kind::check: the smallest PTTL
-        std::string message() const { return std::string(what) + std::string(resp::to_string(type)); }
+        std::string message() const
+        {
+            return std::string(what) + std::string(resp::to_string(type));
+        }
     };
     // Reads a reply (not an error, not NOSCRIPT) to a command over `key_count` keys into a
     // verdict; kind::acquire_fenced also fills master i's counters.
-    verdict read_reply(std::size_t i, std::span<const resp::node_view> nodes, std::size_t key_count);
+    verdict read_reply(std::size_t i, std::span<const resp::node_view> nodes,
+                       std::size_t key_count);
 
     // A cluster master given keys of several hash slots gets one command per slot (a part),
     // and its outcome combines theirs (see send_parts).
     void group_by_slot();
     bool split_for(std::size_t i) const noexcept;
     bool send_parts(std::size_t i);
-    void on_part_reply(std::size_t i, std::size_t part, const error_code& ec, std::span<const resp::node_view> nodes);
+    void on_part_reply(std::size_t i, std::size_t part, const error_code& ec,
+                       std::span<const resp::node_view> nodes);
     void abandon_master(std::size_t i) noexcept;
     std::span<const std::string> group_keys(std::size_t g) const noexcept
     {
-        return std::span<const std::string>(slot_keys_).subspan(group_start_[g], group_start_[g + 1] - group_start_[g]);
+        return std::span<const std::string>(slot_keys_)
+            .subspan(group_start_[g], group_start_[g + 1] - group_start_[g]);
     }
 
     struct per_master
@@ -217,7 +228,7 @@ private:
         bool any_held = false;
         bool failed = false;
         std::int64_t pttl = -3;
-        error_code ec;         // the first failed part's
+        error_code ec;  // the first failed part's
         std::string message;
     };
 
@@ -230,7 +241,8 @@ private:
     char successor_[token_source::token_chars]{};  // kind::hand_over: the new owner's token
     std::string_view successor_token() const noexcept
     {
-        return k_ == kind::hand_over ? std::string_view(successor_, sizeof successor_) : std::string_view();
+        return k_ == kind::hand_over ? std::string_view(successor_, sizeof successor_)
+                                     : std::string_view();
     }
     quorum_tracker q_{1};
     // Inline up to 9 masters: a round is made for every operation, and these would otherwise

@@ -39,7 +39,8 @@ private:
         case fsm_action::kind::send_release:
             release_id_ = a.round_id;
             // A release, or the hand-over of the lock to this client's next waiter for it.
-            release_.start_release(*c_, *state(), c_->cfg.defaults.release_timeout, this, a.deadline, a.at);
+            release_.start_release(*c_, *state(), c_->cfg.defaults.release_timeout, this,
+                                   a.deadline, a.at);
             break;
         case fsm_action::kind::complete: refuse(a.ec); break;
         default: break;  // (an unlock sends no attempt and never waits to retry)

@@ -38,7 +38,8 @@ public:
     /// when the listener takes it, having written its own new token into `token`: the caller
     /// then hands the keys over to that token before anything else is sent to the masters.
     /// The listener's completion is posted, never run inside the call.
-    virtual bool take_over(const lock_state& from, std::chrono::steady_clock::time_point valid_until,
+    virtual bool take_over(const lock_state& from,
+                           std::chrono::steady_clock::time_point valid_until,
                            std::span<char, token_source::token_chars> token) = 0;
     /// Keeps the listener alive while one of its callbacks runs.
     virtual std::shared_ptr<void> hold() = 0;
@@ -58,7 +59,10 @@ class waiting_room
 public:
     waiting_room() = default;
     /// `ex`: the client's strand, where released_here() posts.
-    waiting_room(std::size_t masters, boost::asio::any_io_executor ex) : tracking_(masters), ex_(std::move(ex)) {}
+    waiting_room(std::size_t masters, boost::asio::any_io_executor ex)
+        : tracking_(masters),
+          ex_(std::move(ex))
+    {}
 
     /// Queues `l` for `key`; true when it is first (its turn at once).
     bool enqueue(const std::string& key, release_listener* l);
@@ -118,12 +122,20 @@ public:
 
     /// Client tracking on master i's connection generation `gen`: whether it was asked for
     /// (then the watch does not ask again), and whether the master refused it.
-    enum class tracking : std::uint8_t { unknown, asked, refused };
+    enum class tracking : std::uint8_t
+    {
+        unknown,
+        asked,
+        refused
+    };
     tracking tracking_of(std::size_t i, std::uint64_t gen) const noexcept
     {
         return tracking_[i].gen == gen ? tracking_[i].state : tracking::unknown;
     }
-    void set_tracking(std::size_t i, std::uint64_t gen, tracking t) noexcept { tracking_[i] = {gen, t}; }
+    void set_tracking(std::size_t i, std::uint64_t gen, tracking t) noexcept
+    {
+        tracking_[i] = {gen, t};
+    }
 
 private:
     void tell(std::size_t master, std::vector<release_listener*>& whom);

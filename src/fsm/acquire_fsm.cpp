@@ -19,14 +19,22 @@ acquire_action nothing() { return {}; }
 
 }  // namespace
 
-acquire_fsm::acquire_fsm(const lock_options& o, std::size_t masters, std::uint64_t seed, bool try_mode,
-                         std::size_t resources)
+acquire_fsm::acquire_fsm(const lock_options& o, std::size_t masters, std::uint64_t seed,
+                         bool try_mode, std::size_t resources)
     : timing_(lock_timing::of(o)),
       retry_(retry_policy{o.max_attempts, o.retry_delay, o.retry_jitter, o.max_wait}, seed),
-      attempt_(masters), commit_(masters), largest_(o.fencing ? resources : 0, 0),
-      fences_(o.fencing ? resources : 0, 0), wait_(o.wait), max_wait_(o.max_wait),
-      poll_delay_(o.retry_delay), poll_jitter_(o.retry_jitter), seed_(seed),
-      try_mode_(try_mode), fencing_(o.fencing), waits_(!try_mode && o.wait.count() > 0),
+      attempt_(masters),
+      commit_(masters),
+      largest_(o.fencing ? resources : 0, 0),
+      fences_(o.fencing ? resources : 0, 0),
+      wait_(o.wait),
+      max_wait_(o.max_wait),
+      poll_delay_(o.retry_delay),
+      poll_jitter_(o.retry_jitter),
+      seed_(seed),
+      try_mode_(try_mode),
+      fencing_(o.fencing),
+      waits_(!try_mode && o.wait.count() > 0),
       handoff_(o.handoff)
 {}
 
@@ -92,7 +100,8 @@ acquire_action acquire_fsm::on_attempting(const acquire_event& ev)
     switch (ev.type)
     {
     case acquire_kind::reply:
-    case acquire_kind::deadline: return record(attempt_, ev) ? on_attempt_decided(ev.now) : nothing();
+    case acquire_kind::deadline:
+        return record(attempt_, ev) ? on_attempt_decided(ev.now) : nothing();
     default: return on_interrupted(ev);
     }
 }
@@ -183,8 +192,10 @@ acquire_action acquire_fsm::on_waiting(const acquire_event& ev)
         if (!ev.tracked)
             // No invalidation will come from it: poll it as an acquisition without waiting would.
             return fall_back_at(ev.now + poll_delay_);
-        return ev.value >= 0 ? fall_back_at(ev.now + std::chrono::milliseconds(ev.value)) : nothing();
-    case acquire_kind::invalidated: return blocked_.contains(ev.master) ? unblock(ev.master, ev.now) : nothing();
+        return ev.value >= 0 ? fall_back_at(ev.now + std::chrono::milliseconds(ev.value))
+                             : nothing();
+    case acquire_kind::invalidated:
+        return blocked_.contains(ev.master) ? unblock(ev.master, ev.now) : nothing();
     case acquire_kind::handed: return take_handed(ev);
     case acquire_kind::backoff_elapsed:
         return ev.now < wait_end_ ? begin_attempt(ev.now) : complete(last_error_);
@@ -210,7 +221,8 @@ acquire_action acquire_fsm::begin_wait(time_point now, bool all_masters)
     // rather than holders stopped the attempt: the others are polled at the retry delay.
     const auto n = attempt_.masters();
     const bool failures_too = n - blocked_.count() >= n / 2 + 1;
-    fallback_ = std::min(now + (failures_too ? poll_delay_ : timing_.ttl) + fallback_jitter(), wait_end_);
+    fallback_ =
+        std::min(now + (failures_too ? poll_delay_ : timing_.ttl) + fallback_jitter(), wait_end_);
     // The keys are this process's own: its release tells us (invalidated events from the
     // driver), and they expire within a TTL. Nothing to ask the masters.
     if (all_masters)
@@ -223,7 +235,8 @@ acquire_action acquire_fsm::take_handed(const acquire_event& ev)
     // The holder's keys become ours where they stand, expiry and all: worth it only while half
     // the TTL asked for is left (a fresh acquisition would get nearly all of it), and never
     // for a fenced lock, whose new holder needs a new fencing token. Not once the wait is over.
-    if (!waits_ || !handoff_ || fencing_ || ev.now >= wait_end_ || 2 * (ev.until - ev.now) < timing_.ttl)
+    if (!waits_ || !handoff_ || fencing_ || ev.now >= wait_end_ ||
+        2 * (ev.until - ev.now) < timing_.ttl)
         return nothing();
     return complete({}, ev.until);
 }
@@ -251,8 +264,10 @@ std::chrono::milliseconds acquire_fsm::fallback_jitter()
     // 1 ms past the expiry, plus up to an eighth of retry_jitter.
     const auto spread = static_cast<std::uint64_t>(poll_jitter_.count() / 8);
     if (!jitter_)
-        jitter_.emplace(seed_ ^ 0x9e3779b97f4a7c15u);  // made on first use: most acquisitions never wait
-    return std::chrono::milliseconds(1 + static_cast<std::int64_t>(jitter_->uniform_inclusive(spread)));
+        jitter_.emplace(seed_ ^
+                        0x9e3779b97f4a7c15u);  // made on first use: most acquisitions never wait
+    return std::chrono::milliseconds(1 +
+                                     static_cast<std::int64_t>(jitter_->uniform_inclusive(spread)));
 }
 
 acquire_action acquire_fsm::begin_attempt(time_point now)
@@ -314,7 +329,8 @@ acquire_action acquire_fsm::fail_attempt(error_code reason, time_point now)
     release_waiting_ = release_targets(attempt_);
     // (After a commit round too: the attempt's outcomes say where our key may stand.)
     // Nobody to wait for: a deadline due at once ends the release through the usual path.
-    return acquire_action::release(++round_, release_waiting_, timing_.release_deadline(now, !release_waiting_.empty()));
+    return acquire_action::release(++round_, release_waiting_,
+                                   timing_.release_deadline(now, !release_waiting_.empty()));
 }
 
 acquire_action acquire_fsm::after_release(time_point now)

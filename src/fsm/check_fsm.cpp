@@ -12,7 +12,8 @@ using event_kind = fsm_event::kind;
 }  // namespace
 
 check_fsm::check_fsm(std::chrono::milliseconds timeout, std::size_t masters)
-    : timeout_(timeout), outcomes_(masters == 0 ? throw std::invalid_argument("check_fsm: no master") : masters)
+    : timeout_(timeout),
+      outcomes_(masters == 0 ? throw std::invalid_argument("check_fsm: no master") : masters)
 {}
 
 fsm_action check_fsm::resume(const fsm_event& ev)

@@ -15,8 +15,11 @@ using event_kind = fsm_event::kind;
 }  // namespace
 
 extend_fsm::extend_fsm(const lock_timing& timing, std::size_t masters, time_point valid_until)
-    : timing_(timing), round_outcomes_(masters == 0 ? throw std::invalid_argument("extend_fsm: no master") : masters),
-      release_waiting_(masters), valid_until_(valid_until)
+    : timing_(timing),
+      round_outcomes_(masters == 0 ? throw std::invalid_argument("extend_fsm: no master")
+                                   : masters),
+      release_waiting_(masters),
+      valid_until_(valid_until)
 {}
 
 fsm_action extend_fsm::resume(const fsm_event& ev)
@@ -56,16 +59,15 @@ fsm_action extend_fsm::resume(const fsm_event& ev)
             for (std::size_t i = 0; i < round_outcomes_.masters(); ++i)
                 round_outcomes_.record(i, master_outcome::timed_out);  // the pending ones only
             return on_decided(ev.now);
-        case event_kind::closed:
-            closed_ = true;
-            return release(error::connection_closed, ev.now);
+        case event_kind::closed: closed_ = true; return release(error::connection_closed, ev.now);
         default: return {};
         }
     case phase::releasing:
         switch (ev.type)
         {
         case event_kind::reply:
-            if (ev.round_id != round_ || !release_waiting_.contains(ev.master) || ev.outcome == master_outcome::pending)
+            if (ev.round_id != round_ || !release_waiting_.contains(ev.master) ||
+                ev.outcome == master_outcome::pending)
                 return {};
             release_waiting_.erase(ev.master);
             if (!release_waiting_.empty())
@@ -100,7 +102,8 @@ fsm_action extend_fsm::release(error_code reason, time_point now)
     reason_ = reason;
     release_waiting_ = awaited_after(round_outcomes_);
     // Nobody to wait for: a deadline due at once ends the release through the usual path.
-    return fsm_action::release(++round_, release_waiting_, timing_.release_deadline(now, !release_waiting_.empty()));
+    return fsm_action::release(++round_, release_waiting_,
+                               timing_.release_deadline(now, !release_waiting_.empty()));
 }
 
 fsm_action extend_fsm::complete(error_code ec, time_point valid_until)

@@ -82,8 +82,8 @@ struct fsm_event
     time_point until{};
 
     static fsm_event start(time_point now) noexcept { return {kind::start, now}; }
-    static fsm_event reply(std::uint64_t round_id, std::size_t master, master_outcome o, time_point now,
-                           std::span<const std::int64_t> counters = {}) noexcept
+    static fsm_event reply(std::uint64_t round_id, std::size_t master, master_outcome o,
+                           time_point now, std::span<const std::int64_t> counters = {}) noexcept
     {
         return {kind::reply, now, round_id, master, o, counters};
     }
@@ -91,7 +91,10 @@ struct fsm_event
     {
         return {kind::deadline, now, round_id};
     }
-    static fsm_event backoff_elapsed(time_point now) noexcept { return {kind::backoff_elapsed, now}; }
+    static fsm_event backoff_elapsed(time_point now) noexcept
+    {
+        return {kind::backoff_elapsed, now};
+    }
     static fsm_event cancel(time_point now) noexcept { return {kind::cancel, now}; }
     static fsm_event closed(time_point now) noexcept { return {kind::closed, now}; }
     static fsm_event release(time_point now) noexcept { return {kind::release, now}; }
@@ -100,8 +103,8 @@ struct fsm_event
     {
         return {.type = kind::turn, .now = now, .tracked = taken_before};
     }
-    static fsm_event watched(std::uint64_t round_id, std::size_t master, master_outcome o, std::int64_t pttl,
-                             bool tracked, time_point now) noexcept
+    static fsm_event watched(std::uint64_t round_id, std::size_t master, master_outcome o,
+                             std::int64_t pttl, bool tracked, time_point now) noexcept
     {
         return {kind::watched, now, round_id, master, o, {}, pttl, tracked};
     }
@@ -192,22 +195,39 @@ struct fsm_action
     /// gives it as the round's start instead of reading the clock again.
     time_point at{};
 
-    static fsm_action send(std::uint64_t round_id, time_point deadline, bool new_token = false) noexcept
+    static fsm_action send(std::uint64_t round_id, time_point deadline,
+                           bool new_token = false) noexcept
     {
-        return {.type = kind::send_attempt, .round_id = round_id, .new_token = new_token, .deadline = deadline};
+        return {.type = kind::send_attempt,
+                .round_id = round_id,
+                .new_token = new_token,
+                .deadline = deadline};
     }
-    static fsm_action wait(time_point until) noexcept { return {.type = kind::wait_until, .until = until}; }
-    static fsm_action release(std::uint64_t round_id, const master_set& awaited, time_point deadline) noexcept
+    static fsm_action wait(time_point until) noexcept
     {
-        return {.type = kind::send_release, .round_id = round_id, .deadline = deadline, .awaited = &awaited};
+        return {.type = kind::wait_until, .until = until};
     }
-    static fsm_action commit(std::uint64_t round_id, std::span<const std::uint64_t> fences, time_point deadline) noexcept
+    static fsm_action release(std::uint64_t round_id, const master_set& awaited,
+                              time_point deadline) noexcept
     {
-        return {.type = kind::send_commit, .round_id = round_id, .deadline = deadline, .fences = fences};
+        return {.type = kind::send_release,
+                .round_id = round_id,
+                .deadline = deadline,
+                .awaited = &awaited};
     }
-    static fsm_action watch(std::uint64_t round_id, const master_set& awaited, time_point until) noexcept
+    static fsm_action commit(std::uint64_t round_id, std::span<const std::uint64_t> fences,
+                             time_point deadline) noexcept
     {
-        return {.type = kind::send_watch, .round_id = round_id, .awaited = &awaited, .until = until};
+        return {.type = kind::send_commit,
+                .round_id = round_id,
+                .deadline = deadline,
+                .fences = fences};
+    }
+    static fsm_action watch(std::uint64_t round_id, const master_set& awaited,
+                            time_point until) noexcept
+    {
+        return {
+            .type = kind::send_watch, .round_id = round_id, .awaited = &awaited, .until = until};
     }
     static fsm_action complete(error_code ec, time_point valid_until = {},
                                std::span<const std::uint64_t> fences = {}) noexcept
@@ -216,7 +236,8 @@ struct fsm_action
     }
 };
 
-static_assert(std::is_trivially_copyable_v<fsm_action> && std::is_trivially_destructible_v<fsm_action>,
+static_assert(std::is_trivially_copyable_v<fsm_action> &&
+                  std::is_trivially_destructible_v<fsm_action>,
               "an action is returned on every event: it must stay cheap to make and drop");
 
 /// The masters a release must wait for after `round`: all but those that timed out in it (a

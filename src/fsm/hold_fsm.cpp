@@ -21,16 +21,21 @@ void time_out_pending(quorum_tracker& q)
 }  // namespace
 
 hold_fsm::hold_fsm(const hold_settings& s, time_point acquired_at, time_point valid_until)
-    : s_(s), acquired_at_(acquired_at), valid_until_(valid_until),
+    : s_(s),
+      acquired_at_(acquired_at),
+      valid_until_(valid_until),
       extension_(s.masters == 0 ? throw std::invalid_argument("hold_fsm: no master") : s.masters),
-      release_(s.masters), all_(s.masters), holding_(s.masters)
+      release_(s.masters),
+      all_(s.masters),
+      holding_(s.masters)
 {
     for (std::size_t i = 0; i < s.masters; ++i)
         all_.insert(i);
 }
 
 hold_settings hold_settings::resolve(const lock_options& defaults, std::chrono::milliseconds ttl,
-                                     std::chrono::milliseconds extend_before, std::uint32_t max_extensions,
+                                     std::chrono::milliseconds extend_before,
+                                     std::uint32_t max_extensions,
                                      std::chrono::milliseconds max_hold, std::size_t masters)
 {
     lock_options lo = defaults;
@@ -39,7 +44,8 @@ hold_settings hold_settings::resolve(const lock_options& defaults, std::chrono::
     s.ttl = ttl;
     s.drift_factor = lo.drift_factor;
     s.attempt_timeout = attempt_timeout_of(lo);
-    s.extend_before = extend_before.count() > 0 ? extend_before : std::max(ttl / 3, 3 * s.attempt_timeout);
+    s.extend_before =
+        extend_before.count() > 0 ? extend_before : std::max(ttl / 3, 3 * s.attempt_timeout);
     s.release_timeout = lo.release_timeout;
     s.max_extensions = max_extensions;
     s.max_hold = max_hold;
@@ -71,11 +77,13 @@ fsm_action hold_fsm::resume(const fsm_event& ev)
             extension_sent_ = ev.now;
             counting_round_ = 0;
             {
-                auto a = fsm_action::send(++round_, std::min(ev.now + s_.attempt_timeout, valid_until_));
+                auto a =
+                    fsm_action::send(++round_, std::min(ev.now + s_.attempt_timeout, valid_until_));
                 a.until = valid_until_;
                 return a;
             }
-        case phase::extending: return lose(error::lock_expired, ev.now);  // undecided at the end of validity
+        case phase::extending:
+            return lose(error::lock_expired, ev.now);  // undecided at the end of validity
         case phase::expiring: return lose(error::extension_limit, ev.now);
         default: return {};
         }
@@ -103,7 +111,8 @@ fsm_action hold_fsm::resume(const fsm_event& ev)
         if (phase_ == phase::releasing)
         {
             time_out_pending(release_);
-            return finish(lost_ ? error_code(error::lock_lost) : release_verdict(release_, closed_));
+            return finish(lost_ ? error_code(error::lock_lost)
+                                : release_verdict(release_, closed_));
         }
         if (phase_ == phase::extending)
         {
@@ -148,10 +157,12 @@ fsm_action hold_fsm::schedule_next(time_point now)
 fsm_action hold_fsm::on_extension_decided(time_point now)
 {
     if (extension_.state() == quorum_state::reached &&
-        remaining_validity(s_.ttl, now - extension_sent_, s_.drift_factor) > time_point::duration::zero())
+        remaining_validity(s_.ttl, now - extension_sent_, s_.drift_factor) >
+            time_point::duration::zero())
     {
         // Never move the deadline backwards: a slow extension may end before the old one.
-        valid_until_ = std::max(valid_until_, validity_deadline(extension_sent_, s_.ttl, s_.drift_factor));
+        valid_until_ =
+            std::max(valid_until_, validity_deadline(extension_sent_, s_.ttl, s_.drift_factor));
         ++extensions_;
         notify(hold_notice::kind::extended);
         counting_round_ = round_;  // its round goes on until every master answered

@@ -22,11 +22,11 @@ struct hold_settings
 {
     std::chrono::milliseconds ttl{0};
     double drift_factor = 0.01;
-    std::chrono::milliseconds attempt_timeout{0};   ///< of each extension round
-    std::chrono::milliseconds extend_before{0};     ///< extend this long before the validity ends
+    std::chrono::milliseconds attempt_timeout{0};  ///< of each extension round
+    std::chrono::milliseconds extend_before{0};    ///< extend this long before the validity ends
     std::chrono::milliseconds release_timeout{0};
-    std::uint32_t max_extensions = 0;               ///< 0: no limit
-    std::chrono::milliseconds max_hold{0};          ///< from acquisition; 0: no limit
+    std::uint32_t max_extensions = 0;       ///< 0: no limit
+    std::chrono::milliseconds max_hold{0};  ///< from acquisition; 0: no limit
     std::size_t masters = 1;
 
     /// @brief The settings of a holder of a lock of TTL `ttl` (its acquisition's) on `masters`
@@ -34,8 +34,9 @@ struct hold_settings
     /// and the release timeout, `o` for the schedule and the limits. extend_before 0 means
     /// max(ttl / 3, 3 x attempt_timeout).
     static hold_settings resolve(const lock_options& defaults, std::chrono::milliseconds ttl,
-                                 std::chrono::milliseconds extend_before, std::uint32_t max_extensions,
-                                 std::chrono::milliseconds max_hold, std::size_t masters);
+                                 std::chrono::milliseconds extend_before,
+                                 std::uint32_t max_extensions, std::chrono::milliseconds max_hold,
+                                 std::size_t masters);
 };
 
 /// What a holder's driver must tell the world after a step, besides the action.

@@ -13,9 +13,11 @@ namespace {
 using event_kind = fsm_event::kind;
 }  // namespace
 
-unlock_fsm::unlock_fsm(std::chrono::milliseconds release_timeout, std::size_t masters, time_point valid_until)
+unlock_fsm::unlock_fsm(std::chrono::milliseconds release_timeout, std::size_t masters,
+                       time_point valid_until)
     : release_timeout_(release_timeout),
-      outcomes_(masters == 0 ? throw std::invalid_argument("unlock_fsm: no master") : masters), all_(masters),
+      outcomes_(masters == 0 ? throw std::invalid_argument("unlock_fsm: no master") : masters),
+      all_(masters),
       valid_until_(valid_until)
 {
     for (std::size_t i = 0; i < masters; ++i)
@@ -70,8 +72,8 @@ fsm_action unlock_fsm::resume(const fsm_event& ev)
 
 fsm_action unlock_fsm::on_reply(const fsm_event& ev)
 {
-    if (ev.round_id != round_ || ev.outcome == master_outcome::pending || ev.master >= outcomes_.masters() ||
-        outcomes_.outcome(ev.master) != master_outcome::pending)
+    if (ev.round_id != round_ || ev.outcome == master_outcome::pending ||
+        ev.master >= outcomes_.masters() || outcomes_.outcome(ev.master) != master_outcome::pending)
         return {};
     outcomes_.record(ev.master, ev.outcome);
     if (outcomes_.pending() == 0)
@@ -88,7 +90,8 @@ fsm_action unlock_fsm::finish()
     if (answered)
         return {};
     const error_code verdict = release_verdict(outcomes_, closed_);
-    return fsm_action::complete(verdict == error::lock_lost ? not_held_reason(error::contended, expired_) : verdict);
+    return fsm_action::complete(
+        verdict == error::lock_lost ? not_held_reason(error::contended, expired_) : verdict);
 }
 
 fsm_action unlock_fsm::complete(error_code ec)

@@ -45,7 +45,8 @@ public:
     /// @param valid_until the validity of the lock being released; the epoch when unknown (a
     /// lock rebuilt by lock_from_parts), which never counts as expired.
     /// @throws std::invalid_argument if masters is 0.
-    unlock_fsm(std::chrono::milliseconds release_timeout, std::size_t masters, time_point valid_until = {});
+    unlock_fsm(std::chrono::milliseconds release_timeout, std::size_t masters,
+               time_point valid_until = {});
 
     fsm_action resume(const fsm_event& ev);
 

@@ -11,7 +11,8 @@ std::optional<invalidation> read_invalidation(const resp::reply& push)
     if (push.size() < 3 || push[0].data_type != type::push || push[0].size != 2)
         return std::nullopt;
     const auto& name = push[1];
-    if (name.depth != 1 || (name.data_type != type::bulk_string && name.data_type != type::simple_string) ||
+    if (name.depth != 1 ||
+        (name.data_type != type::bulk_string && name.data_type != type::simple_string) ||
         name.value != "invalidate")
         return std::nullopt;
     const auto& what = push[2];
@@ -27,7 +28,8 @@ std::optional<invalidation> read_invalidation(const resp::reply& push)
     for (std::size_t i = 3; i < push.size(); ++i)
     {
         const auto& k = push[i];
-        if (k.depth != 2 || (k.data_type != type::bulk_string && k.data_type != type::simple_string))
+        if (k.depth != 2 ||
+            (k.data_type != type::bulk_string && k.data_type != type::simple_string))
             return std::nullopt;
         inv.keys.emplace_back(k.value);
     }

@@ -6,7 +6,8 @@
 
 namespace redlock::detail {
 
-multiplexer::multiplexer(resp::parser_limits limits) : slots_(64), rbuf_(32 * 1024), parser_(limits) {}
+multiplexer::multiplexer(resp::parser_limits limits) : slots_(64), rbuf_(32 * 1024), parser_(limits)
+{}
 
 // ---- requests -----------------------------------------------------------------------------------
 
@@ -113,7 +114,8 @@ multiplexer::consumed multiplexer::consume()
         {
             pushes_.emplace_back();
             for (const auto& n : nodes)
-                pushes_.back().push_back(resp::node{n.data_type, n.depth, n.size, std::string(n.value)});
+                pushes_.back().push_back(
+                    resp::node{n.data_type, n.depth, n.size, std::string(n.value)});
             rbeg_ += used;
             continue;
         }
@@ -148,7 +150,8 @@ bool multiplexer::next_reply(reply& out) noexcept
         const slot s = slots_[head_++ & (slots_.size() - 1)];
         if (!s.sink)
             continue;  // abandoned: its reply is dropped
-        out = reply{s.sink, s.tag, std::span<const resp::node_view>(parsed_nodes_.data() + begin, end - begin)};
+        out = reply{s.sink, s.tag,
+                    std::span<const resp::node_view>(parsed_nodes_.data() + begin, end - begin)};
         return true;
     }
     return false;

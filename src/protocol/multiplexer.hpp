@@ -25,7 +25,8 @@ namespace redlock::detail {
 class reply_sink
 {
 public:
-    virtual void on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes) = 0;
+    virtual void on_reply(std::uint32_t tag, const error_code& ec,
+                          std::span<const resp::node_view> nodes) = 0;
 
 protected:
     ~reply_sink() = default;
@@ -62,9 +63,9 @@ public:
     /// Outcome of consume().
     enum class consumed : std::uint8_t
     {
-        ok,              ///< Every complete reply was parsed; the rest waits for more bytes.
-        invalid_reply,   ///< The bytes are not RESP (or exceed a limit): see error().
-        unexpected_reply ///< A reply came with no request pending.
+        ok,               ///< Every complete reply was parsed; the rest waits for more bytes.
+        invalid_reply,    ///< The bytes are not RESP (or exceed a limit): see error().
+        unexpected_reply  ///< A reply came with no request pending.
     };
 
     explicit multiplexer(resp::parser_limits limits = {});

@@ -52,9 +52,9 @@ template <class T>
 concept integer_arg =
     std::integral<T> && !std::same_as<std::remove_cv_t<T>, bool> &&
     !std::same_as<std::remove_cv_t<T>, char> && !std::same_as<std::remove_cv_t<T>, signed char> &&
-    !std::same_as<std::remove_cv_t<T>, unsigned char> && !std::same_as<std::remove_cv_t<T>, wchar_t> &&
-    !std::same_as<std::remove_cv_t<T>, char8_t> && !std::same_as<std::remove_cv_t<T>, char16_t> &&
-    !std::same_as<std::remove_cv_t<T>, char32_t>;
+    !std::same_as<std::remove_cv_t<T>, unsigned char> &&
+    !std::same_as<std::remove_cv_t<T>, wchar_t> && !std::same_as<std::remove_cv_t<T>, char8_t> &&
+    !std::same_as<std::remove_cv_t<T>, char16_t> && !std::same_as<std::remove_cv_t<T>, char32_t>;
 
 template <class T>
 concept string_arg = std::is_convertible_v<const T&, std::string_view>;
@@ -68,10 +68,14 @@ constexpr std::size_t decimal_digits(std::uint64_t v) noexcept
     std::size_t n = 1;
     for (;;)
     {
-        if (v < 10) return n;
-        if (v < 100) return n + 1;
-        if (v < 1000) return n + 2;
-        if (v < 10000) return n + 3;
+        if (v < 10)
+            return n;
+        if (v < 100)
+            return n + 1;
+        if (v < 1000)
+            return n + 2;
+        if (v < 10000)
+            return n + 3;
         v /= 10000;
         n += 4;
     }
@@ -113,20 +117,14 @@ inline char* write_header(char* p, char prefix, std::size_t n) noexcept
     return p;
 }
 
-constexpr std::size_t header_size(std::size_t n) noexcept
-{
-    return 1 + decimal_digits(n) + 2;
-}
+constexpr std::size_t header_size(std::size_t n) noexcept { return 1 + decimal_digits(n) + 2; }
 
 constexpr std::size_t bulk_size(std::string_view s) noexcept
 {
     return header_size(s.size()) + s.size() + 2;
 }
 
-inline std::size_t bulk_size(const encoded_bulks& e) noexcept
-{
-    return e.bytes().size();
-}
+inline std::size_t bulk_size(const encoded_bulks& e) noexcept { return e.bytes().size(); }
 
 template <integer_arg T>
 constexpr std::size_t bulk_size(T v) noexcept
@@ -174,10 +172,7 @@ constexpr std::size_t arg_count(const T&) noexcept
     return 1;
 }
 
-inline std::size_t arg_count(const encoded_bulks& e) noexcept
-{
-    return e.count();
-}
+inline std::size_t arg_count(const encoded_bulks& e) noexcept { return e.count(); }
 
 /// Grows `out` by exactly `n` bytes and returns where they start. A single resize (rather than
 /// a reserve followed by many appends) drops the capacity check from every piece.
@@ -230,16 +225,13 @@ void append_bulk(std::string& out, T v)
 
 /// The int64 overload named in the design; exact matches of other integer types pick the
 /// template above, so no call is ambiguous.
-inline void append_bulk(std::string& out, std::int64_t v)
-{
-    append_bulk<std::int64_t>(out, v);
-}
+inline void append_bulk(std::string& out, std::int64_t v) { append_bulk<std::int64_t>(out, v); }
 
 /// bool, the character types and floating point would otherwise convert silently to the
 /// int64 overload.
 template <class T>
-    requires(std::is_arithmetic_v<T> && !detail::integer_arg<T>)
-void append_bulk(std::string& out, T v) = delete;
+requires(std::is_arithmetic_v<T> && !detail::integer_arg<T>) void append_bulk(std::string& out,
+                                                                              T v) = delete;
 
 /// @brief Appends one command: an array header and one bulk string per argument.
 ///
@@ -247,12 +239,12 @@ void append_bulk(std::string& out, T v) = delete;
 /// integer (sent as its decimal text), or encoded_bulks (copied as they are, counting as the
 /// arguments they hold). `out` grows once, by the exact encoded size.
 template <class... Args>
-    requires(detail::command_arg<Args> && ...)
-void append_command(std::string& out, const Args&... args)
+requires(detail::command_arg<Args>&&...) void append_command(std::string& out, const Args&... args)
 {
     const std::tuple<decltype(detail::as_piece(args))...> pieces{detail::as_piece(args)...};
     const std::size_t argc = std::apply(
-        [](const auto&... piece) { return (std::size_t{0} + ... + detail::arg_count(piece)); }, pieces);
+        [](const auto&... piece) { return (std::size_t{0} + ... + detail::arg_count(piece)); },
+        pieces);
     const std::size_t total = std::apply(
         [argc](const auto&... piece) {
             return detail::header_size(argc) + (std::size_t{0} + ... + detail::bulk_size(piece));
@@ -266,8 +258,8 @@ void append_command(std::string& out, const Args&... args)
 /// Encodes `args` once as bulk strings (no array header), for use as one argument of
 /// append_command that stands for all of them.
 template <class... Args>
-    requires((detail::string_arg<Args> || detail::integer_arg<Args>) && ...)
-encoded_bulks encode_bulks(const Args&... args)
+requires((detail::string_arg<Args> || detail::integer_arg<Args>)&&...) encoded_bulks
+    encode_bulks(const Args&... args)
 {
     std::string bytes;
     (append_bulk(bytes, args), ...);

@@ -19,10 +19,7 @@ namespace {
 // already be in the buffer, and only parse() decides that it needs more.
 constexpr parse_status proceed = parse_status::needs_more;
 
-constexpr bool is_digit(char c) noexcept
-{
-    return c >= '0' && c <= '9';
-}
+constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
 // Skips a run of digits from `i`; false when there is none.
 constexpr bool skip_digits(std::string_view s, std::size_t& i) noexcept
@@ -96,11 +93,22 @@ constexpr bool is_type_byte(char c) noexcept
 {
     switch (c)
     {
-    case '+': case '-': case ':': case '$': case '!': case '=': case ',': case '#': case '(':
-    case '_': case '*': case '%': case '~': case '>': case '|':
-        return true;
-    default:
-        return false;
+    case '+':
+    case '-':
+    case ':':
+    case '$':
+    case '!':
+    case '=':
+    case ',':
+    case '#':
+    case '(':
+    case '_':
+    case '*':
+    case '%':
+    case '~':
+    case '>':
+    case '|': return true;
+    default: return false;
     }
 }
 
@@ -254,7 +262,8 @@ parse_status parser::parse(std::string_view buf)
     }
 }
 
-parse_status parser::on_line(std::string_view buf, char type_byte, std::size_t begin, std::size_t end)
+parse_status parser::on_line(std::string_view buf, char type_byte, std::size_t begin,
+                             std::size_t end)
 {
     const std::string_view text(buf.data() + begin, end - begin);
     pos_ = end + 2;
@@ -297,8 +306,7 @@ parse_status parser::on_line(std::string_view buf, char type_byte, std::size_t b
         return proceed;
     }
 
-    default:
-        return on_aggregate(buf, aggregate_type(type_byte), text, begin);
+    default: return on_aggregate(buf, aggregate_type(type_byte), text, begin);
     }
 
     return finish_element(false) ? complete(buf) : proceed;
@@ -382,7 +390,8 @@ parse_status parser::complete(std::string_view buf)
     {
         const raw_node& r = raw_[i];
         // Offsets were checked against the buffer as they were recorded.
-        views_[i] = node_view{r.data_type, r.depth, r.size, std::string_view(buf.data() + r.offset, r.length)};
+        views_[i] = node_view{r.data_type, r.depth, r.size,
+                              std::string_view(buf.data() + r.offset, r.length)};
     }
     status_ = parse_status::done;
     return status_;

@@ -99,7 +99,8 @@ private:
     parse_status fail(std::string message);
     parse_status on_line(std::string_view buf, char type_byte, std::size_t begin, std::size_t end);
     parse_status on_bulk_payload(std::string_view buf);
-    parse_status on_aggregate(std::string_view buf, type t, std::string_view text, std::size_t begin);
+    parse_status on_aggregate(std::string_view buf, type t, std::string_view text,
+                              std::size_t begin);
     void push_leaf(type t, std::size_t offset, std::size_t length);
     bool finish_element(bool is_attribute) noexcept;
     parse_status complete(std::string_view buf);

@@ -57,21 +57,22 @@ const lua_script& handover_script()
     // and PTTL then SET PX stands in: the expiry may then move later by the script's own run
     // time (the clock can cross a millisecond between the two calls; seen at +1 ms), never
     // earlier, inside the 2 ms the validity already leaves for drift.
-    static const lua_script s = make("if redis.call('get', KEYS[1]) ~= ARGV[1] then\n"
-                                     "    return 0\n"
-                                     "end\n"
-                                     "local kept = redis.pcall('set', KEYS[1], ARGV[2], 'keepttl')\n"
-                                     "if type(kept) == 'table' and kept.err then\n"
-                                     "    local ttl = redis.call('pttl', KEYS[1])\n"
-                                     "    if ttl > 0 then\n"
-                                     "        redis.call('set', KEYS[1], ARGV[2], 'px', ttl)\n"
-                                     "    elseif ttl == -1 then\n"
-                                     "        redis.call('set', KEYS[1], ARGV[2])\n"
-                                     "    else\n"
-                                     "        return 0\n"
-                                     "    end\n"
-                                     "end\n"
-                                     "return 1\n");
+    static const lua_script s =
+        make("if redis.call('get', KEYS[1]) ~= ARGV[1] then\n"
+             "    return 0\n"
+             "end\n"
+             "local kept = redis.pcall('set', KEYS[1], ARGV[2], 'keepttl')\n"
+             "if type(kept) == 'table' and kept.err then\n"
+             "    local ttl = redis.call('pttl', KEYS[1])\n"
+             "    if ttl > 0 then\n"
+             "        redis.call('set', KEYS[1], ARGV[2], 'px', ttl)\n"
+             "    elseif ttl == -1 then\n"
+             "        redis.call('set', KEYS[1], ARGV[2])\n"
+             "    else\n"
+             "        return 0\n"
+             "    end\n"
+             "end\n"
+             "return 1\n");
     return s;
 }
 
@@ -81,58 +82,55 @@ const lua_script& extend_script()
     return s;
 }
 
-
 const lua_script& acquire_multi_script()
 {
-    static const lua_script s = make(
-        "for i = 1, #KEYS do\n"
-        "    if redis.call('exists', KEYS[i]) == 1 then return 0 end\n"
-        "end\n"
-        "for i = 1, #KEYS do\n"
-        "    redis.call('set', KEYS[i], ARGV[1], 'PX', ARGV[2])\n"
-        "end\n"
-        "return 1\n");
+    static const lua_script s = make("for i = 1, #KEYS do\n"
+                                     "    if redis.call('exists', KEYS[i]) == 1 then return 0 end\n"
+                                     "end\n"
+                                     "for i = 1, #KEYS do\n"
+                                     "    redis.call('set', KEYS[i], ARGV[1], 'PX', ARGV[2])\n"
+                                     "end\n"
+                                     "return 1\n");
     return s;
 }
 
 const lua_script& release_multi_script()
 {
-    static const lua_script s = make(
-        "local all = 1\n"
-        "for i = 1, #KEYS do\n"
-        "    if redis.call('get', KEYS[i]) == ARGV[1] then\n"
-        "        redis.call('del', KEYS[i])\n"
-        "    else\n"
-        "        all = 0\n"
-        "    end\n"
-        "end\n"
-        "return all\n");
+    static const lua_script s = make("local all = 1\n"
+                                     "for i = 1, #KEYS do\n"
+                                     "    if redis.call('get', KEYS[i]) == ARGV[1] then\n"
+                                     "        redis.call('del', KEYS[i])\n"
+                                     "    else\n"
+                                     "        all = 0\n"
+                                     "    end\n"
+                                     "end\n"
+                                     "return all\n");
     return s;
 }
 
 const lua_script& extend_multi_script()
 {
-    static const lua_script s = make(
-        "for i = 1, #KEYS do\n"
-        "    if redis.call('get', KEYS[i]) ~= ARGV[1] then return 0 end\n"
-        "end\n"
-        "for i = 1, #KEYS do\n"
-        "    redis.call('pexpire', KEYS[i], ARGV[2])\n"
-        "end\n"
-        "return 1\n");
+    static const lua_script s =
+        make("for i = 1, #KEYS do\n"
+             "    if redis.call('get', KEYS[i]) ~= ARGV[1] then return 0 end\n"
+             "end\n"
+             "for i = 1, #KEYS do\n"
+             "    redis.call('pexpire', KEYS[i], ARGV[2])\n"
+             "end\n"
+             "return 1\n");
     return s;
 }
 
 const lua_script& check_script()
 {
-    static const lua_script s = make(
-        "local least = -1\n"
-        "for i = 1, #KEYS do\n"
-        "    if redis.call('get', KEYS[i]) ~= ARGV[1] then return -3 end\n"
-        "    local t = redis.call('pttl', KEYS[i])\n"
-        "    if least < 0 or t < least then least = t end\n"
-        "end\n"
-        "return least\n");
+    static const lua_script s =
+        make("local least = -1\n"
+             "for i = 1, #KEYS do\n"
+             "    if redis.call('get', KEYS[i]) ~= ARGV[1] then return -3 end\n"
+             "    local t = redis.call('pttl', KEYS[i])\n"
+             "    if least < 0 or t < least then least = t end\n"
+             "end\n"
+             "return least\n");
     return s;
 }
 
@@ -141,37 +139,38 @@ const lua_script& check_script()
 // another program broke (not an integer) fails this master without leaving our keys behind.
 const lua_script& fenced_acquire_script()
 {
-    static const lua_script s = make(
-        "local n = #KEYS / 2\n"
-        "for i = 1, n do\n"
-        "    local c = redis.call('get', KEYS[n + i])\n"
-        "    if c and not string.match(c, '^%d+$') then\n"
-        "        return redis.error_reply('ERR the fence counter ' .. KEYS[n + i] .. ' is not an integer')\n"
-        "    end\n"
-        "end\n"
-        "for i = 1, n do\n"
-        "    if redis.call('exists', KEYS[i]) == 1 then return false end\n"
-        "end\n"
-        "local out = {}\n"
-        "for i = 1, n do\n"
-        "    redis.call('set', KEYS[i], ARGV[1], 'PX', ARGV[2])\n"
-        "    out[i] = tonumber(redis.call('get', KEYS[n + i]) or '0')\n"
-        "end\n"
-        "return out\n");
+    static const lua_script s =
+        make("local n = #KEYS / 2\n"
+             "for i = 1, n do\n"
+             "    local c = redis.call('get', KEYS[n + i])\n"
+             "    if c and not string.match(c, '^%d+$') then\n"
+             "        return redis.error_reply('ERR the fence counter ' .. KEYS[n + i] .. ' is not "
+             "an integer')\n"
+             "    end\n"
+             "end\n"
+             "for i = 1, n do\n"
+             "    if redis.call('exists', KEYS[i]) == 1 then return false end\n"
+             "end\n"
+             "local out = {}\n"
+             "for i = 1, n do\n"
+             "    redis.call('set', KEYS[i], ARGV[1], 'PX', ARGV[2])\n"
+             "    out[i] = tonumber(redis.call('get', KEYS[n + i]) or '0')\n"
+             "end\n"
+             "return out\n");
     return s;
 }
 
 const lua_script& fence_commit_script()
 {
-    static const lua_script s = make(
-        "local n = #KEYS / 2\n"
-        "for i = 1, n do\n"
-        "    if redis.call('get', KEYS[i]) ~= ARGV[1] then return 0 end\n"
-        "    local c = tonumber(redis.call('get', KEYS[n + i]) or '0')\n"
-        "    if c == nil or c >= tonumber(ARGV[i + 1]) then return 0 end\n"
-        "end\n"
-        "for i = 1, n do redis.call('set', KEYS[n + i], ARGV[i + 1]) end\n"
-        "return 1\n");
+    static const lua_script s =
+        make("local n = #KEYS / 2\n"
+             "for i = 1, n do\n"
+             "    if redis.call('get', KEYS[i]) ~= ARGV[1] then return 0 end\n"
+             "    local c = tonumber(redis.call('get', KEYS[n + i]) or '0')\n"
+             "    if c == nil or c >= tonumber(ARGV[i + 1]) then return 0 end\n"
+             "end\n"
+             "for i = 1, n do redis.call('set', KEYS[n + i], ARGV[i + 1]) end\n"
+             "return 1\n");
     return s;
 }
 

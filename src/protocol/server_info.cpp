@@ -85,9 +85,11 @@ server_facts parse_server_facts(std::string_view info)
 std::optional<bool> parse_save_points(std::span<const resp::node_view> reply)
 {
     // RESP2 an array ["save", value], RESP3 a map {save: value}: the same three nodes.
-    if (reply.size() != 3 || (reply[0].data_type != resp::type::array && reply[0].data_type != resp::type::map) ||
+    if (reply.size() != 3 ||
+        (reply[0].data_type != resp::type::array && reply[0].data_type != resp::type::map) ||
         reply[1].value != "save" ||
-        (reply[2].data_type != resp::type::bulk_string && reply[2].data_type != resp::type::simple_string))
+        (reply[2].data_type != resp::type::bulk_string &&
+         reply[2].data_type != resp::type::simple_string))
         return std::nullopt;
     return !reply[2].value.empty();
 }

@@ -31,11 +31,11 @@ std::optional<server_identity> parse_server_identity(std::string_view info);
 /// did not say, or said something unreadable: unknown is never taken for either answer.
 struct server_facts
 {
-    std::optional<std::int64_t> maxmemory;           ///< INFO memory `maxmemory` (bytes; 0: no limit).
-    std::string maxmemory_policy;                    ///< INFO memory `maxmemory_policy`.
-    std::optional<bool> aof_enabled;                 ///< INFO persistence `aof_enabled`.
-    std::optional<bool> rdb_save_points;             ///< `CONFIG GET save` is not empty.
-    std::string role;                                ///< INFO replication `role` ("master", "slave").
+    std::optional<std::int64_t> maxmemory;  ///< INFO memory `maxmemory` (bytes; 0: no limit).
+    std::string maxmemory_policy;           ///< INFO memory `maxmemory_policy`.
+    std::optional<bool> aof_enabled;        ///< INFO persistence `aof_enabled`.
+    std::optional<bool> rdb_save_points;    ///< `CONFIG GET save` is not empty.
+    std::string role;                       ///< INFO replication `role` ("master", "slave").
     std::optional<std::int64_t> connected_replicas;  ///< INFO replication `connected_slaves`.
 };
 

@@ -6,8 +6,8 @@
 
 #include <boost/asio/post.hpp>
 
-#include "routing/reply_route.hpp"
 #include "protocol/resp_encoder.hpp"
+#include "routing/reply_route.hpp"
 
 namespace redlock::detail {
 
@@ -54,7 +54,8 @@ const std::string& cluster_slots_command()
 
 std::string node_name(const std::string& host, std::uint16_t port)
 {
-    return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+    return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+           std::to_string(port);
 }
 
 // What a node's warning means for a cluster master: replicas are how a shard fails over, and
@@ -78,7 +79,11 @@ deployment_warnings for_cluster(const deployment_warnings& w)
 
 cluster_master::cluster_master(asio::any_io_executor ex, master_config cfg, connection_options opts,
                                write_acks acks)
-    : ex_(std::move(ex)), cfg_(std::move(cfg)), opts_(std::move(opts)), acks_(acks), refresh_timer_(ex_)
+    : ex_(std::move(ex)),
+      cfg_(std::move(cfg)),
+      opts_(std::move(opts)),
+      acks_(acks),
+      refresh_timer_(ex_)
 {}
 
 cluster_master::~cluster_master() = default;
@@ -192,7 +197,8 @@ error_code cluster_master::route(std::size_t index, request_ticket& ticket)
     }
     else
     {
-        last_error_detail_ = cfg_.to_string() + ": slot " + std::to_string(r.slot) + " is served by no node";
+        last_error_detail_ =
+            cfg_.to_string() + ": slot " + std::to_string(r.slot) + " is served by no node";
         ec = error::not_connected;
         request_refresh();
     }
@@ -210,17 +216,18 @@ error_code cluster_master::send_to(std::size_t index, std::size_t node, bool ask
         ec = ensure_tracking(node);
     // ASKING, and CLIENT CACHING, apply to the next command on the connection: each leaves
     // with its command (an ASK of a tracked read is not followed: see on_reply).
-    const std::string* prefix = asking                                  ? &asking_command()
+    const std::string* prefix = asking                                 ? &asking_command()
                                 : r.mode == request_mode::tracked_read ? &client_caching_command()
-                                                                        : nullptr;
+                                                                       : nullptr;
     if (!ec && prefix)
     {
         request_ticket ignored;
-        ec = conn.submit(nullptr, 0, [&](std::string& out) { out.append(*prefix); }, ignored);
+        ec = conn.submit(
+            nullptr, 0, [&](std::string& out) { out.append(*prefix); }, ignored);
     }
     // A script the node has run over this connection goes as EVALSHA (see submit_script).
-    const bool by_sha =
-        r.script != no_script && !r.eval_only && nodes_[node].scripts.known(r.script, conn.generation());
+    const bool by_sha = r.script != no_script && !r.eval_only &&
+                        nodes_[node].scripts.known(r.script, conn.generation());
     if (!ec)
         ec = conn.submit(
             this, static_cast<std::uint32_t>(index),
@@ -228,7 +235,8 @@ error_code cluster_master::send_to(std::size_t index, std::size_t node, bool ask
     if (ec)
     {
         last_error_detail_ = conn.last_error_detail().empty()
-                                 ? cfg_.to_string() + ": node " + node_name(nodes_[node].host, nodes_[node].port) +
+                                 ? cfg_.to_string() + ": node " +
+                                       node_name(nodes_[node].host, nodes_[node].port) +
                                        " is not connected"
                                  : conn.last_error_detail();
         return ec;
@@ -263,7 +271,8 @@ void cluster_master::abandon(request_ticket ticket) noexcept
     ++r.use;  // the ticket is spent
 }
 
-void cluster_master::deliver(std::size_t index, const error_code& ec, std::span<const resp::node_view> nodes)
+void cluster_master::deliver(std::size_t index, const error_code& ec,
+                             std::span<const resp::node_view> nodes)
 {
     auto* sink = requests_[index].sink;
     const auto tag = requests_[index].tag;
@@ -278,7 +287,8 @@ void cluster_master::fail(std::size_t index, const error_code& ec, std::string d
     deliver(index, ec, {});
 }
 
-void cluster_master::on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes)
+void cluster_master::on_reply(std::uint32_t tag, const error_code& ec,
+                              std::span<const resp::node_view> nodes)
 {
     if (tag & map_bit)
         return on_map_reply(tag & ~kind_bits, ec, nodes);
@@ -302,8 +312,8 @@ void cluster_master::on_reply(std::uint32_t tag, const error_code& ec, std::span
         request_refresh();
     // An ASK of a tracked read is not followed (see the class comment): its reader does
     // without tracking.
-    const bool follow = decision.follow &&
-                        !(decision.follow->kind == redirect_kind::ask && r.mode == request_mode::tracked_read);
+    const bool follow = decision.follow && !(decision.follow->kind == redirect_kind::ask &&
+                                             r.mode == request_mode::tracked_read);
     if (!follow)
     {
         if (r.mode == request_mode::replicated && !resp::is_error(nodes[0].data_type))
@@ -385,7 +395,8 @@ void cluster_master::send_wait(std::size_t node)
         on_wait_reply(node, ec, {});
 }
 
-void cluster_master::on_wait_reply(std::size_t node, const error_code& ec, std::span<const resp::node_view> nodes)
+void cluster_master::on_wait_reply(std::size_t node, const error_code& ec,
+                                   std::span<const resp::node_view> nodes)
 {
     const auto& n = nodes_[node];
     std::string why;
@@ -433,11 +444,14 @@ error_code cluster_master::ensure_tracking(std::size_t node)
         return {};
     request_ticket ignored;
     auto ec = n.conn->submit(
-        this, tracking_bit, [](std::string& out) { resp::append_command(out, "HELLO", "3"); }, ignored);
+        this, tracking_bit, [](std::string& out) { resp::append_command(out, "HELLO", "3"); },
+        ignored);
     if (!ec)
         ec = n.conn->submit(
             this, tracking_bit,
-            [](std::string& out) { resp::append_command(out, "CLIENT", "TRACKING", "on", "OPTIN", "NOLOOP"); },
+            [](std::string& out) {
+                resp::append_command(out, "CLIENT", "TRACKING", "on", "OPTIN", "NOLOOP");
+            },
             ignored);
     if (!ec)
     {
@@ -552,8 +566,8 @@ void cluster_master::fetch_map()
     last_fetch_ = clock::now();
     request_ticket ignored;
     const auto ec = nodes_[node].conn->submit(
-        this, map_bit | static_cast<std::uint32_t>(node), [](std::string& out) { out.append(cluster_slots_command()); },
-        ignored);
+        this, map_bit | static_cast<std::uint32_t>(node),
+        [](std::string& out) { out.append(cluster_slots_command()); }, ignored);
     if (ec)
         on_map_reply(node, ec, {});
 }
@@ -577,7 +591,8 @@ void cluster_master::request_refresh()
     });
 }
 
-void cluster_master::on_map_reply(std::size_t node, const error_code& ec, std::span<const resp::node_view> nodes)
+void cluster_master::on_map_reply(std::size_t node, const error_code& ec,
+                                  std::span<const resp::node_view> nodes)
 {
     fetching_ = false;
     if (state_ == map_state::closed)
@@ -588,13 +603,15 @@ void cluster_master::on_map_reply(std::size_t node, const error_code& ec, std::s
     std::string detail;
     if (ec)
     {
-        detail = from.conn->last_error_detail().empty() ? cfg_.to_string() + ": node " + name + ": " + ec.message()
-                                                        : from.conn->last_error_detail();
+        detail = from.conn->last_error_detail().empty()
+                     ? cfg_.to_string() + ": node " + name + ": " + ec.message()
+                     : from.conn->last_error_detail();
     }
     else if (resp::is_error(nodes[0].data_type))
     {
         why = error_from_server_reply(nodes[0].value);
-        detail = cfg_.to_string() + ": node " + name + " refused CLUSTER SLOTS: " + std::string(nodes[0].value);
+        detail = cfg_.to_string() + ": node " + name +
+                 " refused CLUSTER SLOTS: " + std::string(nodes[0].value);
     }
     else
     {
@@ -602,7 +619,8 @@ void cluster_master::on_map_reply(std::size_t node, const error_code& ec, std::s
         if (parsed)
             return adopt_map(std::move(*parsed.map));
         why = error::unexpected_reply;
-        detail = cfg_.to_string() + ": node " + name + " sent an unreadable CLUSTER SLOTS reply: " + parsed.error;
+        detail = cfg_.to_string() + ": node " + name +
+                 " sent an unreadable CLUSTER SLOTS reply: " + parsed.error;
     }
     if (map_)
         return;  // the map known so far stays; a later redirection asks again
@@ -666,7 +684,8 @@ void cluster_master::map_failed(const error_code& ec, std::string detail)
                 self->availability_(false, ec);
         });
     // Every seed again, after a delay that doubles up to the connections' longest.
-    retry_delay_ = std::clamp(retry_delay_ * 2, opts_.reconnect_min_delay, opts_.reconnect_max_delay);
+    retry_delay_ =
+        std::clamp(retry_delay_ * 2, opts_.reconnect_min_delay, opts_.reconnect_max_delay);
     seeds_tried_ = 0;
     refresh_armed_ = true;
     refresh_timer_.expires_after(retry_delay_);

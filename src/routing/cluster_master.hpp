@@ -21,11 +21,11 @@
 #include <redlock/events.hpp>
 
 #include "algorithm/deployment_check.hpp"
-#include "routing/replica_acks.hpp"
-#include "routing/slot_map.hpp"
+#include "algorithm/script_cache.hpp"
 #include "protocol/multiplexer.hpp"
 #include "protocol/server_info.hpp"
-#include "algorithm/script_cache.hpp"
+#include "routing/replica_acks.hpp"
+#include "routing/slot_map.hpp"
 #include "transport/node_connection.hpp"
 
 namespace redlock::detail {
@@ -91,7 +91,8 @@ public:
         std::chrono::milliseconds timeout{50};
     };
 
-    cluster_master(asio::any_io_executor ex, master_config cfg, connection_options opts, write_acks acks);
+    cluster_master(asio::any_io_executor ex, master_config cfg, connection_options opts,
+                   write_acks acks);
     ~cluster_master();
     cluster_master(const cluster_master&) = delete;
     cluster_master& operator=(const cluster_master&) = delete;
@@ -122,8 +123,9 @@ public:
     /// promoted replica) has it send the EVAL to the same node, whether or not the owner still
     /// listens, so the owner never sees NOSCRIPT.
     template <class Encode>
-    error_code submit_script(reply_sink* sink, std::uint32_t tag, std::uint16_t slot, unsigned script,
-                             Encode&& encode, request_ticket& ticket, request_mode mode = request_mode::plain)
+    error_code submit_script(reply_sink* sink, std::uint32_t tag, std::uint16_t slot,
+                             unsigned script, Encode&& encode, request_ticket& ticket,
+                             request_mode mode = request_mode::plain)
     {
         const auto index = take_request(sink, tag, slot, mode);
         auto& r = requests_[index];
@@ -156,15 +158,24 @@ public:
 
     /// @brief Called (posted) with `up` when a slot map is learnt while there was none or the
     /// last reads failed, and with `!up` when every seed failed to give one. Before start().
-    void on_availability(std::function<void(bool up, error_code ec)> fn) { availability_ = std::move(fn); }
+    void on_availability(std::function<void(bool up, error_code ec)> fn)
+    {
+        availability_ = std::move(fn);
+    }
     /// @brief As node_connection::on_identity, for every node; `node` numbers the nodes in the
     /// order they were first reached (stable). Before start().
-    void on_identity(std::function<void(std::size_t node, const server_identity&)> fn) { identity_fn_ = std::move(fn); }
+    void on_identity(std::function<void(std::size_t node, const server_identity&)> fn)
+    {
+        identity_fn_ = std::move(fn);
+    }
     /// @brief As node_connection::on_deployment_warnings, for every node, each warning once
     /// per cluster master (the first node to show it), and without master_has_replicas and
     /// master_is_replica: replicas are how a shard fails over, and a node that is one (a seed,
     /// an old primary back after a failover) is sent no lock key. Before start().
-    void on_deployment_warnings(std::function<void(deployment_warnings)> fn) { deployment_fn_ = std::move(fn); }
+    void on_deployment_warnings(std::function<void(deployment_warnings)> fn)
+    {
+        deployment_fn_ = std::move(fn);
+    }
 
     /// @brief Called with each push message of any node (client-tracking invalidations).
     /// Before start().
@@ -188,39 +199,47 @@ private:
         reply_sink* sink = nullptr;
         std::uint32_t tag = 0;
         std::uint16_t slot = 0;
-        std::uint8_t hops = 0;      // redirections followed
+        std::uint8_t hops = 0;  // redirections followed
         bool live = false;
-        bool queued = false;        // waiting for the first slot map
-        std::uint32_t use = 0;      // bumped when abandoned or released: stale tickets miss
+        bool queued = false;    // waiting for the first slot map
+        std::uint32_t use = 0;  // bumped when abandoned or released: stale tickets miss
         request_mode mode = request_mode::plain;
-        bool held = false;          // answered; the answer waits for the WAIT that covers it
+        bool held = false;                // answered; the answer waits for the WAIT that covers it
         std::uint8_t script = no_script;  // submit_script's id
-        bool by_sha = false;        // sent last as EVALSHA
-        bool eval_only = false;     // a node said NOSCRIPT: EVAL from now on
-        bool asking = false;        // sent last behind ASKING
-        std::uint32_t sending = 0;  // bumped at every send: names the send a WAIT covers
-        std::size_t node = 0;       // where it was sent last
-        request_ticket ticket;      // there
-        std::string bytes;          // the command, kept to send again (its capacity reused)
-        std::string sha_bytes;      // a script's EVALSHA form (bytes is its EVAL)
-        resp::reply answer;         // the held answer
+        bool by_sha = false;              // sent last as EVALSHA
+        bool eval_only = false;           // a node said NOSCRIPT: EVAL from now on
+        bool asking = false;              // sent last behind ASKING
+        std::uint32_t sending = 0;        // bumped at every send: names the send a WAIT covers
+        std::size_t node = 0;             // where it was sent last
+        request_ticket ticket;            // there
+        std::string bytes;                // the command, kept to send again (its capacity reused)
+        std::string sha_bytes;            // a script's EVALSHA form (bytes is its EVAL)
+        resp::reply answer;               // the held answer
     };
     struct node_entry
     {
         std::string host;
         std::uint16_t port = 0;
         std::shared_ptr<node_connection> conn;
-        replica_ack_queue acks;              // replicated commands and the WAITs covering them
-        script_cache scripts;                // which scripts ran over the connection
-        std::uint64_t tracking_gen = 0;      // the connection generation tracking was asked on
+        replica_ack_queue acks;          // replicated commands and the WAITs covering them
+        script_cache scripts;            // which scripts ran over the connection
+        std::uint64_t tracking_gen = 0;  // the connection generation tracking was asked on
         bool tracking_asked = false;
     };
-    enum class map_state : std::uint8_t { connecting, ready, down, closed };
+    enum class map_state : std::uint8_t
+    {
+        connecting,
+        ready,
+        down,
+        closed
+    };
     static constexpr std::uint8_t no_script = 0xff;
 
-    void on_reply(std::uint32_t tag, const error_code& ec, std::span<const resp::node_view> nodes) override;
+    void on_reply(std::uint32_t tag, const error_code& ec,
+                  std::span<const resp::node_view> nodes) override;
 
-    std::size_t take_request(reply_sink* sink, std::uint32_t tag, std::uint16_t slot, request_mode mode);
+    std::size_t take_request(reply_sink* sink, std::uint32_t tag, std::uint16_t slot,
+                             request_mode mode);
     void release_request(std::size_t index) noexcept;
     error_code route(std::size_t index, request_ticket& ticket);
     // Sends request `index` to `node` (after ASKING when `asking`).
@@ -234,7 +253,8 @@ private:
     // The answer of a replicated command: kept until the WAIT that covers it answers.
     void hold(std::size_t index, std::span<const resp::node_view> nodes);
     void send_wait(std::size_t node);
-    void on_wait_reply(std::size_t node, const error_code& ec, std::span<const resp::node_view> nodes);
+    void on_wait_reply(std::size_t node, const error_code& ec,
+                       std::span<const resp::node_view> nodes);
     // Asks `node`'s connection for client tracking, once per connection generation.
     error_code ensure_tracking(std::size_t node);
     void on_tracking_reply(const error_code& ec, std::span<const resp::node_view> nodes);
@@ -243,7 +263,8 @@ private:
     std::size_t node_at(const std::string& host, std::uint16_t port);
     void fetch_map();
     void request_refresh();
-    void on_map_reply(std::size_t node, const error_code& ec, std::span<const resp::node_view> nodes);
+    void on_map_reply(std::size_t node, const error_code& ec,
+                      std::span<const resp::node_view> nodes);
     void adopt_map(slot_map map);
     // node_of_shard_ for the shards of map_ it does not cover yet.
     void extend_node_of_shard();
@@ -256,7 +277,7 @@ private:
     master_config cfg_;
     connection_options opts_;
     write_acks acks_;
-    std::vector<node_entry> nodes_;          // guarded by nodes_mutex_ for info()
+    std::vector<node_entry> nodes_;  // guarded by nodes_mutex_ for info()
     mutable std::mutex nodes_mutex_;
     std::optional<slot_map> map_;
     std::vector<std::size_t> node_of_shard_;  // map_'s shard index -> nodes_ index
@@ -266,9 +287,9 @@ private:
     map_state state_ = map_state::connecting;
     std::atomic<map_state> published_state_{map_state::connecting};
     bool fetching_ = false;
-    std::size_t next_seed_ = 0;        // the seed asked next while no map is known
-    std::size_t seeds_tried_ = 0;      // in the current round of seeds
-    std::size_t next_node_ = 0;        // the node asked next once a map is known
+    std::size_t next_seed_ = 0;    // the seed asked next while no map is known
+    std::size_t seeds_tried_ = 0;  // in the current round of seeds
+    std::size_t next_node_ = 0;    // the node asked next once a map is known
     time_point last_fetch_{};
     bool refresh_armed_ = false;
     asio::steady_timer refresh_timer_;

@@ -19,7 +19,7 @@ struct cluster_endpoint
 {
     std::string host;        ///< Host name or IP address, never empty.
     std::uint16_t port = 0;  ///< Client port, 1 to 65535.
-    std::string id;          ///< The 40-character node id; empty when unknown (a redirection has none).
+    std::string id;  ///< The 40-character node id; empty when unknown (a redirection has none).
 
     /// Equal when all three fields are.
     friend bool operator==(const cluster_endpoint&, const cluster_endpoint&) = default;

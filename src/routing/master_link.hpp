@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "algorithm/restart_watch.hpp"
+#include "algorithm/script_cache.hpp"
 #include "routing/cluster_master.hpp"
 #include "routing/key_slot.hpp"
-#include "algorithm/script_cache.hpp"
 #include "transport/node_connection.hpp"
 
 namespace redlock::detail {
@@ -46,20 +46,24 @@ public:
     /// cluster master only: a standalone master sends every command plainly.
     template <class Encode>
     error_code submit(reply_sink* sink, std::uint32_t tag, std::string_view key, Encode&& encode,
-                      request_ticket& ticket, request_mode mode = request_mode::plain, bool lazy = false)
+                      request_ticket& ticket, request_mode mode = request_mode::plain,
+                      bool lazy = false)
     {
         if (cluster_)
-            return cluster_->submit(sink, tag, key_slot(key), std::forward<Encode>(encode), ticket, mode);
+            return cluster_->submit(sink, tag, key_slot(key), std::forward<Encode>(encode), ticket,
+                                    mode);
         return node_->submit(sink, tag, std::forward<Encode>(encode), ticket, lazy);
     }
 
     /// A cluster master's submit_script (`encode(std::string&, bool eval)`); a standalone
     /// master's script goes as the round encodes it, through submit().
     template <class Encode>
-    error_code submit_script(reply_sink* sink, std::uint32_t tag, std::string_view key, unsigned script,
-                             Encode&& encode, request_ticket& ticket, request_mode mode)
+    error_code submit_script(reply_sink* sink, std::uint32_t tag, std::string_view key,
+                             unsigned script, Encode&& encode, request_ticket& ticket,
+                             request_mode mode)
     {
-        return cluster_->submit_script(sink, tag, key_slot(key), script, std::forward<Encode>(encode), ticket, mode);
+        return cluster_->submit_script(sink, tag, key_slot(key), script,
+                                       std::forward<Encode>(encode), ticket, mode);
     }
 
     void abandon(request_ticket ticket) noexcept
@@ -72,7 +76,10 @@ public:
 
     /// Whether the command's outcome no longer needs this process (node_connection::written).
     /// Never for a cluster master: a redirection would need us to send the command again.
-    bool written(request_ticket ticket) const noexcept { return !cluster_ && node_->written(ticket); }
+    bool written(request_ticket ticket) const noexcept
+    {
+        return !cluster_ && node_->written(ticket);
+    }
 
     /// A standalone master's connection generation (node_connection::generation); 0 for a
     /// cluster master, which does not cache scripts and keeps its nodes' tracking itself.
@@ -181,7 +188,8 @@ public:
     /// which one is not tracked, so a restarted shard quarantines the whole master.
     bool quarantined(std::chrono::steady_clock::time_point now) const noexcept
     {
-        return std::any_of(restarts_.begin(), restarts_.end(), [&](const auto& r) { return r.quarantined(now); });
+        return std::any_of(restarts_.begin(), restarts_.end(),
+                           [&](const auto& r) { return r.quarantined(now); });
     }
     /// The end of the latest quarantine of any node.
     std::chrono::steady_clock::time_point quarantine_end() const noexcept

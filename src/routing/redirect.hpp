@@ -45,7 +45,8 @@ struct redirect
 ///         a decimal number below 16384, a port that is not one of 1 to 65535, an empty host
 ///         with an empty `answering_host`, the unknown host `?` (a node told to prefer host
 ///         names that has none: read CLUSTER SLOTS again), missing or extra fields.
-std::optional<redirect> parse_redirect(std::string_view error_text, std::string_view answering_host);
+std::optional<redirect> parse_redirect(std::string_view error_text,
+                                       std::string_view answering_host);
 
 /// @brief Whether the error reply's text (without the leading `-`) says that the cluster
 /// cannot serve the command right now but may soon: its first word is `TRYAGAIN` (a

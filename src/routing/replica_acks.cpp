@@ -40,7 +40,8 @@ error_code read_wait_reply(const resp::node_view& head, unsigned required, std::
     }
     long long replicas = 0;
     if (head.data_type != resp::type::integer ||
-        std::from_chars(head.value.data(), head.value.data() + head.value.size(), replicas).ec != std::errc{})
+        std::from_chars(head.value.data(), head.value.data() + head.value.size(), replicas).ec !=
+            std::errc{})
     {
         detail = "WAIT sent an unreadable reply";
         return error::not_replicated;

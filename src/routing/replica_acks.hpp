@@ -48,8 +48,8 @@ public:
     std::size_t waits_in_flight() const noexcept { return covers_.size(); }
 
 private:
-    std::vector<sent_command> pending_;               // sent since the last WAIT was queued
-    std::deque<std::vector<sent_command>> covers_;    // per WAIT in flight, oldest first
+    std::vector<sent_command> pending_;             // sent since the last WAIT was queued
+    std::deque<std::vector<sent_command>> covers_;  // per WAIT in flight, oldest first
     bool scheduled_ = false;
 };
 

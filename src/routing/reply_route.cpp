@@ -7,7 +7,8 @@ namespace {
 
 bool starts_with_word(std::string_view text, std::string_view word) noexcept
 {
-    return text.substr(0, word.size()) == word && (text.size() == word.size() || text[word.size()] == ' ');
+    return text.substr(0, word.size()) == word &&
+           (text.size() == word.size() || text[word.size()] == ' ');
 }
 
 }  // namespace

@@ -43,7 +43,8 @@ struct reply_route
 ///   for a fresh map (the whole range probably moved, the reply names one slot).
 /// - A redirection that does not parse (the unknown host `?`) or one too many: the answer
 ///   (the vote fails) and a fresh map.
-reply_route route_reply(const resp::node_view& head, std::string_view answering_host, unsigned hops);
+reply_route route_reply(const resp::node_view& head, std::string_view answering_host,
+                        unsigned hops);
 
 }  // namespace redlock::detail
 

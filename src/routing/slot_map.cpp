@@ -16,7 +16,8 @@ using resp::type;
 std::string a_type(type t)
 {
     const std::string_view name = resp::to_string(t);
-    const bool vowel = !name.empty() && std::string_view("aeiou").find(name.front()) != std::string_view::npos;
+    const bool vowel =
+        !name.empty() && std::string_view("aeiou").find(name.front()) != std::string_view::npos;
     return (vowel ? "an " : "a ") + std::string(name);
 }
 
@@ -32,9 +33,9 @@ class slots_reader
 {
 public:
     slots_reader(std::span<const node_view> nodes, std::string_view answering_host)
-        : nodes_(nodes), answering_host_(answering_host)
-    {
-    }
+        : nodes_(nodes),
+          answering_host_(answering_host)
+    {}
 
     /// A slot range and the primary serving it.
     struct range
@@ -121,7 +122,8 @@ private:
     }
 
     /// The integer at `i`, within [min, max].
-    std::optional<std::int64_t> integer(std::size_t i, std::int64_t min, std::int64_t max, const std::string& what)
+    std::optional<std::int64_t> integer(std::size_t i, std::int64_t min, std::int64_t max,
+                                        const std::string& what)
     {
         const node_view& n = nodes_[i];
         if (n.data_type != type::integer)
@@ -132,8 +134,8 @@ private:
         if (ec != std::errc() || p != last)
             return fail(what + " is not a 64-bit integer");
         if (value < min || value > max)
-            return fail(what + " is " + std::to_string(value) + ", outside " + std::to_string(min) + " to " +
-                        std::to_string(max));
+            return fail(what + " is " + std::to_string(value) + ", outside " + std::to_string(min) +
+                        " to " + std::to_string(max));
         return value;
     }
 
@@ -155,8 +157,8 @@ private:
         if (!end)
             return std::nullopt;
         if (*start > *end)
-            return fail(where + ": the slot range " + std::to_string(*start) + "-" + std::to_string(*end) +
-                        " is reversed");
+            return fail(where + ": the slot range " + std::to_string(*start) + "-" +
+                        std::to_string(*end) + " is reversed");
         auto primary = read_node((*elements)[2], where + ": the primary");
         if (!primary)
             return std::nullopt;
@@ -164,7 +166,8 @@ private:
         for (std::size_t k = 3; k < elements->size(); ++k)
             if (!read_node((*elements)[k], where + ": replica " + std::to_string(k - 3)))
                 return std::nullopt;
-        return range{static_cast<std::uint16_t>(*start), static_cast<std::uint16_t>(*end), std::move(*primary)};
+        return range{static_cast<std::uint16_t>(*start), static_cast<std::uint16_t>(*end),
+                     std::move(*primary)};
     }
 
     std::optional<cluster_endpoint> read_node(std::size_t i, const std::string& where)
@@ -191,8 +194,7 @@ private:
         {
             const node_view& id = nodes_[(*elements)[2]];
             if (!is_string(id.data_type))
-                return fail(where + ": the node id is " + a_type(id.data_type) +
-                            ", not a string");
+                return fail(where + ": the node id is " + a_type(id.data_type) + ", not a string");
             node.id.assign(id.value);
         }
 
@@ -217,8 +219,9 @@ private:
         else if (host.value == "?")
         {
             if (!metadata_ip || metadata_ip->empty())
-                return fail(where + " has an unknown endpoint ('?': hostname endpoints without a hostname) "
-                                    "and no ip in its metadata");
+                return fail(where +
+                            " has an unknown endpoint ('?': hostname endpoints without a hostname) "
+                            "and no ip in its metadata");
             node.host.assign(*metadata_ip);
         }
         else
@@ -262,7 +265,8 @@ std::string address_of(const cluster_endpoint& e) { return e.host + ":" + std::t
 
 slot_map::slot_map() : owner_(slot_count, 0) {}
 
-parsed_slot_map slot_map::parse(std::span<const resp::node_view> nodes, std::string_view answering_host)
+parsed_slot_map slot_map::parse(std::span<const resp::node_view> nodes,
+                                std::string_view answering_host)
 {
     slots_reader reader(nodes, answering_host);
     auto ranges = reader.read();
@@ -280,7 +284,8 @@ parsed_slot_map slot_map::parse(std::span<const resp::node_view> nodes, std::str
     {
         auto& r = (*ranges)[k];
         const std::string where = "CLUSTER SLOTS reply: entry " + std::to_string(k) + ": ";
-        const auto [at_address, new_address] = shard_at_address.try_emplace(address_of(r.primary), map.shards_.size());
+        const auto [at_address, new_address] =
+            shard_at_address.try_emplace(address_of(r.primary), map.shards_.size());
         const std::size_t shard = at_address->second;
         if (new_address)
         {
@@ -288,7 +293,8 @@ parsed_slot_map slot_map::parse(std::span<const resp::node_view> nodes, std::str
             // are refused below), so the count stays within slot_count and fits owner_.
             map.shards_.push_back(std::move(r.primary));
         }
-        else if (!r.primary.id.empty() && !map.shards_[shard].id.empty() && r.primary.id != map.shards_[shard].id)
+        else if (!r.primary.id.empty() && !map.shards_[shard].id.empty() &&
+                 r.primary.id != map.shards_[shard].id)
         {
             return {std::nullopt, where + at_address->first + " appears with two node ids"};
         }
@@ -304,7 +310,8 @@ parsed_slot_map slot_map::parse(std::span<const resp::node_view> nodes, std::str
         for (std::size_t slot = r.start; slot <= r.end; ++slot)
         {
             if (map.owner_[slot] != 0)
-                return {std::nullopt, where + "slot " + std::to_string(slot) + " is also in an earlier range"};
+                return {std::nullopt,
+                        where + "slot " + std::to_string(slot) + " is also in an earlier range"};
             map.owner_[slot] = static_cast<std::uint16_t>(shard + 1);
         }
         map.covered_ += std::size_t{r.end} - r.start + 1;

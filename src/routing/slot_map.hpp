@@ -66,7 +66,8 @@ public:
      *         two node ids or one node id at two addresses, nodes nested other than as above.
      *         Never throws for a malformed reply; throws only std::bad_alloc.
      */
-    static parsed_slot_map parse(std::span<const resp::node_view> nodes, std::string_view answering_host);
+    static parsed_slot_map parse(std::span<const resp::node_view> nodes,
+                                 std::string_view answering_host);
 
     /// @brief The number of shards known (those serving no slot included).
     std::size_t shards() const noexcept { return shards_.size(); }

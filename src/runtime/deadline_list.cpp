@@ -47,10 +47,11 @@ void deadline_list::arm(timed_entry::time_point when)
 {
     armed_for_ = when;
     timer_.expires_at(when);
-    timer_.async_wait([this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
-        if (!ec && !alive.expired())
-            on_timer();
-    });
+    timer_.async_wait(
+        [this, alive = std::weak_ptr<int>(alive_)](const boost::system::error_code& ec) {
+            if (!ec && !alive.expired())
+                on_timer();
+        });
 }
 
 void deadline_list::on_timer()

@@ -62,7 +62,8 @@ struct lock_state
     token_text token;
     std::chrono::steady_clock::time_point valid_until{};
     std::chrono::milliseconds ttl{0};  ///< The TTL the keys were last set or extended with.
-    std::vector<std::uint64_t> fences;  ///< The fencing tokens, one per resource (lock_options::fencing).
+    std::vector<std::uint64_t>
+        fences;  ///< The fencing tokens, one per resource (lock_options::fencing).
     diagnostic_list masters;
     std::vector<std::string> resources;  ///< Multi-resource locks only: every resource.
     std::vector<std::string> keys;       ///< Multi-resource locks only: every key.
@@ -81,7 +82,8 @@ struct lock_state
 
     std::span<const std::string> key_span() const noexcept
     {
-        return keys.empty() ? std::span<const std::string>(&key, 1) : std::span<const std::string>(keys);
+        return keys.empty() ? std::span<const std::string>(&key, 1)
+                            : std::span<const std::string>(keys);
     }
 
     /// The same resources and keys, without a token or validity: what a failed operation

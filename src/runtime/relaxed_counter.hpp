@@ -13,7 +13,10 @@ namespace redlock::detail {
 class relaxed_counter
 {
 public:
-    void operator++() noexcept { v_.store(v_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+    void operator++() noexcept
+    {
+        v_.store(v_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
     void operator+=(std::uint64_t n) noexcept
     {
         v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);

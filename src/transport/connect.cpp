@@ -75,9 +75,8 @@ asio::awaitable<error_code> node_connection::connect_once()
     connect_timer_.cancel();
     if (ec && connect_timed_out_)
     {
-        set_error(error::connect_failed,
-                  "connection attempt timed out after " +
-                      std::to_string(opts_.connect_timeout.count()) + " ms");
+        set_error(error::connect_failed, "connection attempt timed out after " +
+                                             std::to_string(opts_.connect_timeout.count()) + " ms");
         ec = error::connect_failed;
     }
     co_return ec;
@@ -103,7 +102,8 @@ asio::awaitable<error_code> node_connection::connect_stream()
         co_await resolver_.async_resolve(cfg_.host, std::to_string(cfg_.port), as_tuple_awaitable);
     if (rec)
     {
-        set_error(error::resolve_failed, "cannot resolve host '" + cfg_.host + "': " + rec.message());
+        set_error(error::resolve_failed,
+                  "cannot resolve host '" + cfg_.host + "': " + rec.message());
         co_return error::resolve_failed;
     }
 
@@ -147,7 +147,8 @@ asio::awaitable<error_code> node_connection::connect_stream()
             SSL_set_tlsext_host_name(tls.native_handle(), name.c_str());
         if (cfg_.tls.verify_peer)
             tls.set_verify_callback(asio::ssl::host_name_verification(name));
-        auto [hec] = co_await tls.async_handshake(asio::ssl::stream_base::client, as_tuple_awaitable);
+        auto [hec] =
+            co_await tls.async_handshake(asio::ssl::stream_base::client, as_tuple_awaitable);
         if (hec)
         {
             set_error(error::tls_handshake_failed, "TLS handshake failed: " + hec.message());
@@ -253,7 +254,8 @@ asio::awaitable<error_code> node_connection::handshake()
             continue;
         }
         const auto space = mux_.read_space(min_read_space);
-        auto [rec, n] = co_await stream_.async_read_some(asio::buffer(space.data(), space.size()), as_tuple_awaitable);
+        auto [rec, n] = co_await stream_.async_read_some(asio::buffer(space.data(), space.size()),
+                                                         as_tuple_awaitable);
         if (rec)
         {
             set_error(error::handshake_failed, "handshake read failed: " + rec.message());

@@ -106,7 +106,8 @@ void node_connection::drain_now(std::span<const std::shared_ptr<node_connection>
     for (const auto& c : conns)
     {
         const bool unfinished =
-            c->draining_ || (c->state_ == state::ready && (c->writing_ || c->mux_.has_output() || c->pending() > 0));
+            c->draining_ || (c->state_ == state::ready &&
+                             (c->writing_ || c->mux_.has_output() || c->pending() > 0));
         const int fd = c->stream_.plain_native_handle();
         if (!unfinished || fd < 0)
             continue;
@@ -129,12 +130,14 @@ void node_connection::drain_now(std::span<const std::shared_ptr<node_connection>
         pfds.clear();
         for (const auto& s : socks)
             if (!s.done)
-                pfds.push_back({s.fd, static_cast<short>(POLLIN | (s.at < s.out.size() ? POLLOUT : 0)), 0});
+                pfds.push_back(
+                    {s.fd, static_cast<short>(POLLIN | (s.at < s.out.size() ? POLLOUT : 0)), 0});
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
             deadline - std::chrono::steady_clock::now());
         if (pfds.empty() || left.count() <= 0)
             break;
-        if (::poll(pfds.data(), pfds.size(), static_cast<int>(left.count()) + 1) < 0 && errno != EINTR)
+        if (::poll(pfds.data(), pfds.size(), static_cast<int>(left.count()) + 1) < 0 &&
+            errno != EINTR)
             break;
         std::size_t k = 0;
         for (auto& s : socks)
@@ -144,7 +147,8 @@ void node_connection::drain_now(std::span<const std::shared_ptr<node_connection>
             const auto revents = pfds[k++].revents;
             if ((revents & POLLOUT) && s.at < s.out.size())
             {
-                const auto n = ::send(s.fd, s.out.data() + s.at, s.out.size() - s.at, MSG_NOSIGNAL | MSG_DONTWAIT);
+                const auto n = ::send(s.fd, s.out.data() + s.at, s.out.size() - s.at,
+                                      MSG_NOSIGNAL | MSG_DONTWAIT);
                 if (n < 0 && errno != EAGAIN && errno != EINTR)
                     s.done = true;
                 else if (n > 0 && (s.at += static_cast<std::size_t>(n)) == s.out.size())

@@ -39,9 +39,18 @@ std::minstd_rand& jitter_source()
 
 node_connection::node_connection(asio::any_io_executor ex, master_config cfg,
                                  connection_options opts)
-    : ex_(std::move(ex)), cfg_(std::move(cfg)), opts_(std::move(opts)), stream_(ex_),
-      resolver_(ex_), connect_timer_(ex_), backoff_timer_(ex_), event_(ex_), health_timer_(ex_),
-      drain_timer_(ex_), lazy_timer_(ex_), mux_(limits_of(opts_))
+    : ex_(std::move(ex)),
+      cfg_(std::move(cfg)),
+      opts_(std::move(opts)),
+      stream_(ex_),
+      resolver_(ex_),
+      connect_timer_(ex_),
+      backoff_timer_(ex_),
+      event_(ex_),
+      health_timer_(ex_),
+      drain_timer_(ex_),
+      lazy_timer_(ex_),
+      mux_(limits_of(opts_))
 {
     auto first = [](std::chrono::milliseconds a, std::chrono::milliseconds b) {
         if (a.count() == 0)
@@ -57,10 +66,7 @@ node_connection::node_connection(asio::any_io_executor ex, master_config cfg,
 
 node_connection::~node_connection() = default;
 
-void node_connection::start()
-{
-    asio::co_spawn(ex_, run(shared_from_this()), asio::detached);
-}
+void node_connection::start() { asio::co_spawn(ex_, run(shared_from_this()), asio::detached); }
 
 void node_connection::wait_settled(std::function<void(error_code)> fn)
 {
@@ -267,29 +273,30 @@ void node_connection::start_write()
     ++stats_.writes;
     // The completion condition records how much has left: a graceful close at the execution
     // context's shutdown writes the rest itself (drain_now).
-    asio::async_write(stream_, asio::buffer(bytes.data(), bytes.size()),
-                      [this, gen = gen_](const error_code& ec, std::size_t n) -> std::size_t {
-                          if (gen == gen_)
-                              mux_.note_written(n);
-                          return ec ? 0 : 65536;
-                      },
-                      [self = shared_from_this(), gen = gen_](const error_code& ec, std::size_t) {
-                          if (gen != self->gen_)
-                              return;
-                          self->writing_ = false;
-                          if (ec)
-                          {
-                              if (self->draining_)
-                                  return self->end_drain();
-                              self->drop(error::connection_lost, "write failed: " + ec.message());
-                              return;
-                          }
-                          self->mux_.commit_write();
-                          if (self->mux_.has_output())
-                              self->start_write();
-                          else if (self->draining_ && self->drain_flushing_)
-                              self->half_close();
-                      });
+    asio::async_write(
+        stream_, asio::buffer(bytes.data(), bytes.size()),
+        [this, gen = gen_](const error_code& ec, std::size_t n) -> std::size_t {
+            if (gen == gen_)
+                mux_.note_written(n);
+            return ec ? 0 : 65536;
+        },
+        [self = shared_from_this(), gen = gen_](const error_code& ec, std::size_t) {
+            if (gen != self->gen_)
+                return;
+            self->writing_ = false;
+            if (ec)
+            {
+                if (self->draining_)
+                    return self->end_drain();
+                self->drop(error::connection_lost, "write failed: " + ec.message());
+                return;
+            }
+            self->mux_.commit_write();
+            if (self->mux_.has_output())
+                self->start_write();
+            else if (self->draining_ && self->drain_flushing_)
+                self->half_close();
+        });
 }
 
 // ---- Reading --------------------------------------------------------------------------------
@@ -297,11 +304,11 @@ void node_connection::start_write()
 void node_connection::start_read()
 {
     const auto space = mux_.read_space(min_read_space);
-    stream_.async_read_some(asio::buffer(space.data(), space.size()),
-                            [self = shared_from_this(), gen = gen_](const error_code& ec,
-                                                                    std::size_t n) {
-                                self->on_read(ec, n, gen);
-                            });
+    stream_.async_read_some(
+        asio::buffer(space.data(), space.size()),
+        [self = shared_from_this(), gen = gen_](const error_code& ec, std::size_t n) {
+            self->on_read(ec, n, gen);
+        });
 }
 
 void node_connection::on_read(const error_code& ec, std::size_t n, std::uint64_t gen)
@@ -320,8 +327,9 @@ void node_connection::on_read(const error_code& ec, std::size_t n, std::uint64_t
     }
     if (ec)
     {
-        drop(error::connection_lost, ec == asio::error::eof ? std::string("server closed the connection")
-                                                            : "read failed: " + ec.message());
+        drop(error::connection_lost, ec == asio::error::eof
+                                         ? std::string("server closed the connection")
+                                         : "read failed: " + ec.message());
         return;
     }
     mux_.commit_read(n);
@@ -431,8 +439,9 @@ void node_connection::drop(const error_code& ec, std::string detail)
         // Whether the drop cost anyone a reply: an idle connection's drop (a server's timeout,
         // a restart between requests) costs nothing but the reconnection.
         const std::size_t n = mux_.awaited();
-        detail += n == 0 ? std::string(" (idle: no request in flight)")
-                         : " (" + std::to_string(n) + (n == 1 ? " request" : " requests") + " in flight)";
+        detail +=
+            n == 0 ? std::string(" (idle: no request in flight)")
+                   : " (" + std::to_string(n) + (n == 1 ? " request" : " requests") + " in flight)";
     }
     if (ec != error::connection_closed && !detail.empty())
         set_error(ec, std::move(detail));

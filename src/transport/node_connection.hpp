@@ -27,9 +27,9 @@
 #include <redlock/resp.hpp>
 
 #include "algorithm/deployment_check.hpp"
-#include "runtime/relaxed_counter.hpp"
 #include "protocol/multiplexer.hpp"
 #include "protocol/server_info.hpp"
+#include "runtime/relaxed_counter.hpp"
 #include "transport/stream.hpp"
 
 namespace redlock::detail {
@@ -112,12 +112,14 @@ public:
     /// commands' (any other request's write takes them at once); for commands whose answer
     /// nobody waits for urgently, and whose order on the connection is all that matters.
     template <class Encode>
-    error_code submit(reply_sink* sink, std::uint32_t tag, Encode&& encode, request_ticket& ticket, bool lazy = false)
+    error_code submit(reply_sink* sink, std::uint32_t tag, Encode&& encode, request_ticket& ticket,
+                      bool lazy = false)
     {
         if (state_ != state::ready && state_ != state::connecting)
         {
             if (draining_ && !half_closed_)
-                encode(mux_.unanswered());  // sent before the drain's shutdown, never answered (close())
+                encode(
+                    mux_.unanswered());  // sent before the drain's shutdown, never answered (close())
             return state_ == state::closed ? error_code(error::connection_closed)
                                            : error_code(error::not_connected);
         }
@@ -176,21 +178,30 @@ public:
     /// @brief Called (posted to the executor, never from inside the connection's own code) when
     /// the master becomes ready (`up`), or unreachable: a ready connection dropped, or the
     /// first attempt after start or after a drop failed (`ec` says why).
-    void on_availability(std::function<void(bool up, error_code ec)> fn) { availability_ = std::move(fn); }
+    void on_availability(std::function<void(bool up, error_code ec)> fn)
+    {
+        availability_ = std::move(fn);
+    }
 
     /// @brief Asks the master who it is (`INFO server`) in every handshake, and calls `fn`
     /// with the answer once the handshake succeeded, before the connection is ready and before
     /// anything queued is written. Synchronous: `fn` must not call back into the connection.
     /// A master that refuses INFO (an ACL rule) or answers something unreadable connects all
     /// the same; `fn` is not called then. Before start().
-    void on_identity(std::function<void(const server_identity&)> fn) { identity_fn_ = std::move(fn); }
+    void on_identity(std::function<void(const server_identity&)> fn)
+    {
+        identity_fn_ = std::move(fn);
+    }
     /// @brief Checks the master's deployment in every handshake (a plain `INFO` instead of
     /// `INFO server`, and `CONFIG GET save`, in the same write; either refused or unreadable
     /// connects all the same, its facts unknown). info() then carries the warnings of the last
     /// handshake, and `fn` is called (posted to the executor, after the master is reported
     /// up) with those that the previous handshake did not find, when there are any.
     /// Before start().
-    void on_deployment_warnings(std::function<void(deployment_warnings)> fn) { deployment_fn_ = std::move(fn); }
+    void on_deployment_warnings(std::function<void(deployment_warnings)> fn)
+    {
+        deployment_fn_ = std::move(fn);
+    }
     /// @brief Called with each push message (RESP3 `>`: a client-tracking invalidation),
     /// on the executor, after the replies read with it have been delivered. It may submit.
     /// Before start().
@@ -267,7 +278,7 @@ private:
     asio::ip::tcp::resolver resolver_;
     asio::steady_timer connect_timer_;
     asio::steady_timer backoff_timer_;
-    asio::steady_timer event_;        // cancelled to wake run() when the connection drops
+    asio::steady_timer event_;  // cancelled to wake run() when the connection drops
     asio::steady_timer health_timer_;
     asio::steady_timer drain_timer_;  // bounds a graceful close (close())
     asio::steady_timer lazy_timer_;   // writes lazy requests' bytes at the latest then
@@ -276,12 +287,12 @@ private:
 
     state state_ = state::connecting;
     bool closed_ = false;
-    std::uint64_t gen_ = 0;           // bumped at every drop; stale handlers check it
+    std::uint64_t gen_ = 0;  // bumped at every drop; stale handlers check it
     bool connect_timed_out_ = false;
-    bool draining_ = false;           // a graceful close is under way (close())
-    bool drain_needed_ = false;       // ... with requests unanswered or unsent at close()
-    bool drain_flushing_ = false;     // ... the handler that started it is over (flush_drain)
-    bool half_closed_ = false;        // ... and the sending side is shut down
+    bool draining_ = false;        // a graceful close is under way (close())
+    bool drain_needed_ = false;    // ... with requests unanswered or unsent at close()
+    bool drain_flushing_ = false;  // ... the handler that started it is over (flush_drain)
+    bool half_closed_ = false;     // ... and the sending side is shut down
 
     // Requests, bytes and replies: the sans-io part. This class moves bytes and keeps time.
     multiplexer mux_;
@@ -311,12 +322,17 @@ private:
     std::function<void(bool, error_code)> availability_;
     std::function<void(const server_identity&)> identity_fn_;
     std::function<void(const resp::reply&)> push_fn_;
-    std::vector<resp::reply> push_batch_;  // the pushes being delivered (their capacity reused)
+    std::vector<resp::reply> push_batch_;      // the pushes being delivered (their capacity reused)
     std::optional<server_identity> identity_;  // learnt by the last handshake
     std::function<void(deployment_warnings)> deployment_fn_;
-    server_facts facts_;               // learnt by the last handshake (on_deployment_warnings)
-    deployment_warnings warnings_;     // of the last successful handshake
-    enum class reported : std::uint8_t { nothing, up, down } reported_ = reported::nothing;
+    server_facts facts_;            // learnt by the last handshake (on_deployment_warnings)
+    deployment_warnings warnings_;  // of the last successful handshake
+    enum class reported : std::uint8_t
+    {
+        nothing,
+        up,
+        down
+    } reported_ = reported::nothing;
 };
 
 }  // namespace redlock::detail

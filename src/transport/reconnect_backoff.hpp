@@ -21,7 +21,9 @@ public:
     using duration = std::chrono::milliseconds;
 
     reconnect_backoff(duration min_delay, duration max_delay) noexcept
-        : min_(min_delay), max_(std::max(min_delay, max_delay)), delay_(min_delay)
+        : min_(min_delay),
+          max_(std::max(min_delay, max_delay)),
+          delay_(min_delay)
     {}
 
     /// The wait before the next attempt, drawn with `rng`; the delay then doubles.

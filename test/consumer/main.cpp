@@ -30,11 +30,12 @@ int main()
     redlock::error_code result;
     bool done = false;
     locks.async_wait_connected([&](redlock::error_code, std::size_t) {
-        locks.async_try_lock("consumer-check", [&](redlock::error_code ec, std::optional<redlock::lock> l) {
-            result = ec;
-            done = !l.has_value();
-            locks.close();
-        });
+        locks.async_try_lock("consumer-check",
+                             [&](redlock::error_code ec, std::optional<redlock::lock> l) {
+                                 result = ec;
+                                 done = !l.has_value();
+                                 locks.close();
+                             });
     });
     io.run_for(std::chrono::seconds(10));
     std::printf("try_lock against a closed port: %s\n", result.message().c_str());

@@ -96,7 +96,8 @@ inline std::size_t walk(std::span<const node_view> nodes, std::size_t i, std::ui
     while (i < nodes.size() && nodes[i].data_type == type::attribute)
     {
         if (nodes[i].depth != d)
-            return fail("attribute depth " + std::to_string(nodes[i].depth) + ", expected " + std::to_string(d));
+            return fail("attribute depth " + std::to_string(nodes[i].depth) + ", expected " +
+                        std::to_string(d));
         if (d + 1 > lim.max_depth)
             return fail("attribute nested beyond the limit");
         if (!nodes[i].value.empty())
@@ -165,8 +166,7 @@ inline std::size_t walk(std::span<const node_view> nodes, std::size_t i, std::ui
         if (v.size() < 4 || v[3] != ':' || v.size() > lim.max_bulk_length)
             return fail("verbatim string without its format prefix or over the limit");
         break;
-    default:
-        return fail("unknown type " + std::to_string(static_cast<int>(n.data_type)));
+    default: return fail("unknown type " + std::to_string(static_cast<int>(n.data_type)));
     }
     return i + 1;
 }
@@ -177,14 +177,15 @@ std::string check_reply(const Parser& p, std::string_view buf, const resp::parse
 {
     const auto nodes = p.nodes();
     if (p.consumed() == 0 || p.consumed() > buf.size())
-        return "consumed() = " + std::to_string(p.consumed()) + " outside [1, " + std::to_string(buf.size()) + "]";
+        return "consumed() = " + std::to_string(p.consumed()) + " outside [1, " +
+               std::to_string(buf.size()) + "]";
     if (nodes.empty())
         return "done with no node";
     if (!p.error_message().empty())
         return "done with an error message";
     for (const auto& n : nodes)
-        if (!n.value.empty() &&
-            (n.value.data() < buf.data() || n.value.data() + n.value.size() > buf.data() + p.consumed()))
+        if (!n.value.empty() && (n.value.data() < buf.data() ||
+                                 n.value.data() + n.value.size() > buf.data() + p.consumed()))
             return "a node's value lies outside the consumed bytes";
     std::string err;
     const std::size_t end = walk(nodes, 0, 0, lim, err);
@@ -280,14 +281,17 @@ std::string check_parser_on(const std::uint8_t* data, std::size_t size)
     }
 
     stream_result whole;
-    if (auto e = feed<Parser>(in, lim, [] { return std::size_t{0}; }, whole); !e.empty())
+    if (auto e = feed<Parser>(
+            in, lim, [] { return std::size_t{0}; }, whole);
+        !e.empty())
         return "whole: " + e;
     if (whole.consumed > size)
         return "consumed more than the input";
 
     std::uint64_t seed = h;
     stream_result chunked;
-    if (auto e = feed<Parser>(in, lim, [&] { return static_cast<std::size_t>(1 + next_random(seed) % 17); }, chunked);
+    if (auto e = feed<Parser>(
+            in, lim, [&] { return static_cast<std::size_t>(1 + next_random(seed) % 17); }, chunked);
         !e.empty())
         return "chunked: " + e;
     if (!(chunked == whole))
@@ -296,7 +300,9 @@ std::string check_parser_on(const std::uint8_t* data, std::size_t size)
                std::to_string(whole.replies.size()) + " replies)";
 
     stream_result bytewise;
-    if (auto e = feed<Parser>(in, lim, [] { return std::size_t{1}; }, bytewise); !e.empty())
+    if (auto e = feed<Parser>(
+            in, lim, [] { return std::size_t{1}; }, bytewise);
+        !e.empty())
         return "byte by byte: " + e;
     if (!(bytewise == whole))
         return "byte-by-byte feeding differs from whole feeding (error '" + bytewise.error +

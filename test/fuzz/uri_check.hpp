@@ -48,11 +48,16 @@ inline char rotate(char c)
         return static_cast<char>(static_cast<unsigned char>(c) ^ 0x40);
     auto in = [c](char lo, char hi) { return c >= lo && c <= hi; };
     auto rot = [c](char lo, char hi) { return static_cast<char>(c == hi ? lo : c + 1); };
-    if (in('0', '9')) return rot('0', '9');
-    if (in('a', 'f')) return rot('a', 'f');
-    if (in('g', 'z')) return rot('g', 'z');
-    if (in('A', 'F')) return rot('A', 'F');
-    if (in('G', 'Z')) return rot('G', 'Z');
+    if (in('0', '9'))
+        return rot('0', '9');
+    if (in('a', 'f'))
+        return rot('a', 'f');
+    if (in('g', 'z'))
+        return rot('g', 'z');
+    if (in('A', 'F'))
+        return rot('A', 'F');
+    if (in('G', 'Z'))
+        return rot('G', 'Z');
     return c;
 }
 
@@ -120,18 +125,15 @@ std::string check_any(std::string_view uri, const parsed& p, Print print = {})
     return {};
 }
 
-inline std::string check_raw(std::string_view uri)
-{
-    return check_any(uri, parse(uri));
-}
+inline std::string check_raw(std::string_view uri) { return check_any(uri, parse(uri)); }
 
 inline std::string check_with_password(const std::uint8_t* data, std::size_t size)
 {
     if (size < 3)
         return {};
     // Modulo 6, so that the inputs written when there were four schemes (0 to 3) keep theirs.
-    static constexpr std::string_view schemes[] = {"redis://", "rediss://", "unix://", "REDIS://",
-                                                   "redis-cluster://", "rediss-cluster://"};
+    static constexpr std::string_view schemes[] = {
+        "redis://", "rediss://", "unix://", "REDIS://", "redis-cluster://", "rediss-cluster://"};
     const std::string_view scheme = schemes[data[0] % 6];
     const bool unix_socket = data[0] % 6 == 2;
     std::string_view rest(reinterpret_cast<const char*>(data + 3), size - 3);
@@ -146,8 +148,9 @@ inline std::string check_with_password(const std::uint8_t* data, std::size_t siz
     rest.remove_prefix(pass_len);
     // unix:// ends the user info at the last "@/": a rest that starts with '/' keeps the whole
     // password before the cut, wherever its own "@/" are.
-    const std::string tail = unix_socket && (rest.empty() || rest.front() != '/') ? "/" + std::string(rest)
-                                                                                    : std::string(rest);
+    const std::string tail = unix_socket && (rest.empty() || rest.front() != '/')
+                                 ? "/" + std::string(rest)
+                                 : std::string(rest);
 
     auto build = [&](std::string_view pw) {
         std::string u(scheme);
@@ -223,11 +226,12 @@ inline std::string check_options(const std::uint8_t* data, std::size_t size)
         if (static_cast<unsigned char>(c) <= 0x20 || static_cast<unsigned char>(c) >= 0x7f)
             name_ok = false;
     using std::chrono::milliseconds;
-    const bool valid = name_ok && o.connect_timeout > milliseconds(0) &&
-                       o.health_check_interval >= milliseconds(0) && o.health_check_timeout >= milliseconds(0) &&
-                       o.reconnect_min_delay > milliseconds(0) && o.reconnect_max_delay >= o.reconnect_min_delay &&
-                       o.max_nesting_depth >= 1 && o.max_nesting_depth <= 1024 && o.max_bulk_length >= 1 &&
-                       o.max_aggregate_size >= 1;
+    const bool valid =
+        name_ok && o.connect_timeout > milliseconds(0) &&
+        o.health_check_interval >= milliseconds(0) && o.health_check_timeout >= milliseconds(0) &&
+        o.reconnect_min_delay > milliseconds(0) && o.reconnect_max_delay >= o.reconnect_min_delay &&
+        o.max_nesting_depth >= 1 && o.max_nesting_depth <= 1024 && o.max_bulk_length >= 1 &&
+        o.max_aggregate_size >= 1;
 
     error_code ec = error::server_error;
     std::string why = "not cleared";
@@ -237,7 +241,8 @@ inline std::string check_options(const std::uint8_t* data, std::size_t size)
     if (ec.failed() == why.empty())
         return ec ? "validate() failed without a message" : "validate() succeeded with a message";
     if (valid == ec.failed())
-        return std::string("validate() ") + (valid ? "rejected valid options: " + why : "accepted invalid options");
+        return std::string("validate() ") +
+               (valid ? "rejected valid options: " + why : "accepted invalid options");
     if (ec && why.find(' ') == std::string::npos)
         return "validate()'s message does not look like a sentence";
     return {};

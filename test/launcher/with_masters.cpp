@@ -55,13 +55,15 @@ int main(int argc, char** argv)
             uris_as_arguments = true;
         else
         {
-            std::fprintf(stderr, "usage: redlock-with-masters [--count N] [--store] [--uris-as-arguments] -- PROGRAM [ARG...]\n");
+            std::fprintf(stderr, "usage: redlock-with-masters [--count N] [--store] "
+                                 "[--uris-as-arguments] -- PROGRAM [ARG...]\n");
             return 2;
         }
     }
     if (i + 1 >= argc || count == 0)
     {
-        std::fprintf(stderr, "usage: redlock-with-masters [--count N] [--store] [--uris-as-arguments] -- PROGRAM [ARG...]\n");
+        std::fprintf(stderr, "usage: redlock-with-masters [--count N] [--store] "
+                             "[--uris-as-arguments] -- PROGRAM [ARG...]\n");
         return 2;
     }
     try
@@ -83,15 +85,15 @@ int main(int argc, char** argv)
         args.push_back(nullptr);
 
         pid_t pid = -1;
-        if (int rc = ::posix_spawnp(&pid, argv[i + 1], nullptr, nullptr, args.data(), environ); rc != 0)
+        if (int rc = ::posix_spawnp(&pid, argv[i + 1], nullptr, nullptr, args.data(), environ);
+            rc != 0)
         {
             std::fprintf(stderr, "redlock-with-masters: %s: %s\n", argv[i + 1], std::strerror(rc));
             return 2;
         }
         int status = 0;
         while (::waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        {
-        }
+        {}
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
     catch (const std::exception& e)

@@ -222,8 +222,8 @@ struct background
         if (excess > worst_excess_ms)
         {
             worst_excess_ms = excess;
-            worst = std::string(what) + " took " + std::to_string(took) + " ms (" + ec.message() + ", lag " +
-                    std::to_string(lag) + " ms)";
+            worst = std::string(what) + " took " + std::to_string(took) + " ms (" + ec.message() +
+                    ", lag " + std::to_string(lag) + " ms)";
         }
     }
 };
@@ -263,48 +263,54 @@ void minority_out(outage o)
     std::size_t acquired = 0, attempts = 0, starved = 0;
     constexpr int count = 40;
 
-    run_bounded(r.io, [&]() -> asio::awaitable<void> {
-        co_await start_load(r, bg, stop);
-        r.impair(1, o);
-        r.impair(3, o);
+    run_bounded(
+        r.io,
+        [&]() -> asio::awaitable<void> {
+            co_await start_load(r, bg, stop);
+            r.impair(1, o);
+            r.impair(3, o);
 
-        // Spread over 4 s: past the health check's 3 s, a paused or stalled master's
-        // connection is declared dead and reconnected, and acquisitions must not notice.
-        for (int k = 0; k < count; ++k)
-        {
-            auto a = co_await lock_timed(r, "minority:" + std::to_string(k));
-            ++attempts;
-            INFO(name_of(o) << " acquisition " << k << " took " << a.took << " ms, lag " << a.lag
-                            << " ms: " << a.ec.message() << "; " << a.l.describe());
-            if (a.ec && a.lag > ms(attempt_deadline) / 2)
+            // Spread over 4 s: past the health check's 3 s, a paused or stalled master's
+            // connection is declared dead and reconnected, and acquisitions must not notice.
+            for (int k = 0; k < count; ++k)
             {
-                ++starved;  // the process was starved for most of a deadline: not the library's doing
-                continue;
+                auto a = co_await lock_timed(r, "minority:" + std::to_string(k));
+                ++attempts;
+                INFO(name_of(o) << " acquisition " << k << " took " << a.took << " ms, lag "
+                                << a.lag << " ms: " << a.ec.message() << "; " << a.l.describe());
+                if (a.ec && a.lag > ms(attempt_deadline) / 2)
+                {
+                    ++starved;  // the process was starved for most of a deadline: not the library's doing
+                    continue;
+                }
+                REQUIRE_FALSE(a.ec);
+                ++acquired;
+                lock_ms.add(a.took);
+                CHECK(a.took <= ms(attempt_deadline) + a.lag + deadline_slack_ms);
+                CHECK(count_status(a.l, master_status::granted) >= 3);
+
+                const auto u = co_await unlock_timed(r, a.l);
+                unlock_ms.add(u.took);
+                CHECK_FALSE(u.ec);
+                CHECK(u.took <= ms(release_deadline) + u.lag + deadline_slack_ms);
+                co_await sleep_for(100ms);
             }
-            REQUIRE_FALSE(a.ec);
-            ++acquired;
-            lock_ms.add(a.took);
-            CHECK(a.took <= ms(attempt_deadline) + a.lag + deadline_slack_ms);
-            CHECK(count_status(a.l, master_status::granted) >= 3);
+            stop = true;
+            co_await sleep_for(attempt_deadline + release_deadline + 100ms);
+            r.restore(1, o);
+            r.restore(3, o);
+        }(),
+        60s);
 
-            const auto u = co_await unlock_timed(r, a.l);
-            unlock_ms.add(u.took);
-            CHECK_FALSE(u.ec);
-            CHECK(u.took <= ms(release_deadline) + u.lag + deadline_slack_ms);
-            co_await sleep_for(100ms);
-        }
-        stop = true;
-        co_await sleep_for(attempt_deadline + release_deadline + 100ms);
-        r.restore(1, o);
-        r.restore(3, o);
-    }(), 60s);
-
-    std::printf("[availability] 2 of 5 masters %-7s: %zu/%zu acquired at the first attempt (%zu starved); "
-                "lock p50 %.2f ms, max %.2f ms (deadline %lld ms); unlock p50 %.2f ms, max %.2f ms "
-                "(deadline %lld ms); background: %zu ops, %zu acquired, %zu late; worst event-loop lag %.1f ms\n",
-                name_of(o), acquired, attempts, starved, lock_ms.p50(), lock_ms.max(),
-                static_cast<long long>(attempt_deadline.count()), unlock_ms.p50(), unlock_ms.max(),
-                static_cast<long long>(release_deadline.count()), bg.ops, bg.acquired, bg.late, r.lag.worst_ms());
+    std::printf(
+        "[availability] 2 of 5 masters %-7s: %zu/%zu acquired at the first attempt (%zu starved); "
+        "lock p50 %.2f ms, max %.2f ms (deadline %lld ms); unlock p50 %.2f ms, max %.2f ms "
+        "(deadline %lld ms); background: %zu ops, %zu acquired, %zu late; worst event-loop lag "
+        "%.1f ms\n",
+        name_of(o), acquired, attempts, starved, lock_ms.p50(), lock_ms.max(),
+        static_cast<long long>(attempt_deadline.count()), unlock_ms.p50(), unlock_ms.max(),
+        static_cast<long long>(release_deadline.count()), bg.ops, bg.acquired, bg.late,
+        r.lag.worst_ms());
     std::fflush(stdout);
     INFO("worst background operation: " << bg.worst);
     CHECK(acquired + starved == static_cast<std::size_t>(count));
@@ -326,86 +332,94 @@ void majority_out(outage o)
     constexpr int count = 10;
     const std::array<std::size_t, 3> out{0, 2, 4};
 
-    run_bounded(r.io, [&]() -> asio::awaitable<void> {
-        co_await start_load(r, bg, stop);
-        for (auto i : out)
-            r.impair(i, o);
-        co_await sleep_for(50ms);
-
-        for (int k = 0; k < count; ++k)
-        {
-            const auto a = co_await lock_timed(r, "majority:" + std::to_string(k));
-            const auto& l = a.l;
-            INFO(name_of(o) << " attempt " << k << " took " << a.took << " ms, lag " << a.lag
-                            << " ms: " << a.ec.message() << "; " << l.describe());
-            CHECK(a.ec == error::no_quorum);
-            CHECK_FALSE(l.held());
-            // One attempt, then the release of what it set (its own deadline).
-            CHECK(a.took <= ms(attempt_deadline + release_deadline) + a.lag + deadline_slack_ms);
-            fail_ms.add(a.took);
-            ++failed;
-            // Every master that is out says why.
-            REQUIRE(l.masters().size() == 5);
+    run_bounded(
+        r.io,
+        [&]() -> asio::awaitable<void> {
+            co_await start_load(r, bg, stop);
             for (auto i : out)
-            {
-                const auto& d = l.masters()[i];
-                INFO("master " << i << ": " << to_string(d.status) << " " << d.ec.message());
-                CHECK((d.status == master_status::error || d.status == master_status::timed_out));
-                CHECK(d.ec);
-                if (d.status == master_status::timed_out)
-                    CHECK(d.ec == error::request_timeout);
-                else
-                    CHECK((d.ec == error::not_connected || d.ec == error::connection_lost ||
-                           d.ec == error::connect_failed || d.ec == error::handshake_failed));
-            }
-            if (first_causes.empty())
-                first_causes = causes(l);
-            co_await sleep_for(100ms);
-        }
+                r.impair(i, o);
+            co_await sleep_for(50ms);
 
-        // Back: the client recovers without being told.
-        for (auto i : out)
-            r.restore(i, o);
-        const auto t_back = steady::now();
-        std::size_t k = 0;
-        for (;;)
-        {
-            auto [ec, l] = co_await r.c->async_lock("recovery:" + std::to_string(k++), tuple_awaitable);
-            if (!ec)
+            for (int k = 0; k < count; ++k)
             {
-                recovery_ms.add(ms(steady::now() - t_back));
-                co_await r.c->async_unlock(l, tuple_awaitable);
-                break;
+                const auto a = co_await lock_timed(r, "majority:" + std::to_string(k));
+                const auto& l = a.l;
+                INFO(name_of(o) << " attempt " << k << " took " << a.took << " ms, lag " << a.lag
+                                << " ms: " << a.ec.message() << "; " << l.describe());
+                CHECK(a.ec == error::no_quorum);
+                CHECK_FALSE(l.held());
+                // One attempt, then the release of what it set (its own deadline).
+                CHECK(a.took <=
+                      ms(attempt_deadline + release_deadline) + a.lag + deadline_slack_ms);
+                fail_ms.add(a.took);
+                ++failed;
+                // Every master that is out says why.
+                REQUIRE(l.masters().size() == 5);
+                for (auto i : out)
+                {
+                    const auto& d = l.masters()[i];
+                    INFO("master " << i << ": " << to_string(d.status) << " " << d.ec.message());
+                    CHECK(
+                        (d.status == master_status::error || d.status == master_status::timed_out));
+                    CHECK(d.ec);
+                    if (d.status == master_status::timed_out)
+                        CHECK(d.ec == error::request_timeout);
+                    else
+                        CHECK((d.ec == error::not_connected || d.ec == error::connection_lost ||
+                               d.ec == error::connect_failed || d.ec == error::handshake_failed));
+                }
+                if (first_causes.empty())
+                    first_causes = causes(l);
+                co_await sleep_for(100ms);
             }
-            REQUIRE(steady::now() - t_back < 10s);
-            co_await sleep_for(20ms);
-        }
-        for (int j = 0; j < 10; ++j)
-        {
-            auto a = co_await lock_timed(r, "after:" + std::to_string(j));
-            INFO("after recovery " << j << ": " << a.ec.message() << "; " << a.l.describe());
-            if (a.ec && a.lag > ms(attempt_deadline) / 2)
-            {
-                ++starved;
-                continue;
-            }
-            CHECK_FALSE(a.ec);
-            recovered_ok += a.ec ? 0 : 1;
-            after_ms.add(a.took);
-            co_await r.c->async_unlock(a.l, tuple_awaitable);
-        }
-        stop = true;
-        co_await sleep_for(attempt_deadline + release_deadline + 100ms);
-    }(), 60s);
 
-    std::printf("[availability] 3 of 5 masters %-7s: %zu/%d failed with no_quorum in %.2f..%.2f ms "
-                "(attempt %lld ms + release %lld ms); causes:%s; first success %.0f ms after the masters "
-                "came back, then %zu/10 acquired (max %.2f ms, %zu starved); background: %zu ops, %zu late; "
-                "worst event-loop lag %.1f ms\n",
-                name_of(o), failed, count, fail_ms.min(), fail_ms.max(),
-                static_cast<long long>(attempt_deadline.count()), static_cast<long long>(release_deadline.count()),
-                first_causes.c_str(), recovery_ms.max(), recovered_ok, after_ms.max(), starved, bg.ops, bg.late,
-                r.lag.worst_ms());
+            // Back: the client recovers without being told.
+            for (auto i : out)
+                r.restore(i, o);
+            const auto t_back = steady::now();
+            std::size_t k = 0;
+            for (;;)
+            {
+                auto [ec, l] =
+                    co_await r.c->async_lock("recovery:" + std::to_string(k++), tuple_awaitable);
+                if (!ec)
+                {
+                    recovery_ms.add(ms(steady::now() - t_back));
+                    co_await r.c->async_unlock(l, tuple_awaitable);
+                    break;
+                }
+                REQUIRE(steady::now() - t_back < 10s);
+                co_await sleep_for(20ms);
+            }
+            for (int j = 0; j < 10; ++j)
+            {
+                auto a = co_await lock_timed(r, "after:" + std::to_string(j));
+                INFO("after recovery " << j << ": " << a.ec.message() << "; " << a.l.describe());
+                if (a.ec && a.lag > ms(attempt_deadline) / 2)
+                {
+                    ++starved;
+                    continue;
+                }
+                CHECK_FALSE(a.ec);
+                recovered_ok += a.ec ? 0 : 1;
+                after_ms.add(a.took);
+                co_await r.c->async_unlock(a.l, tuple_awaitable);
+            }
+            stop = true;
+            co_await sleep_for(attempt_deadline + release_deadline + 100ms);
+        }(),
+        60s);
+
+    std::printf(
+        "[availability] 3 of 5 masters %-7s: %zu/%d failed with no_quorum in %.2f..%.2f ms "
+        "(attempt %lld ms + release %lld ms); causes:%s; first success %.0f ms after the masters "
+        "came back, then %zu/10 acquired (max %.2f ms, %zu starved); background: %zu ops, %zu "
+        "late; "
+        "worst event-loop lag %.1f ms\n",
+        name_of(o), failed, count, fail_ms.min(), fail_ms.max(),
+        static_cast<long long>(attempt_deadline.count()),
+        static_cast<long long>(release_deadline.count()), first_causes.c_str(), recovery_ms.max(),
+        recovered_ok, after_ms.max(), starved, bg.ops, bg.late, r.lag.worst_ms());
     std::fflush(stdout);
     INFO("worst background operation: " << bg.worst);
     CHECK(failed == static_cast<std::size_t>(count));
@@ -419,10 +433,12 @@ void majority_out(outage o)
 
 }  // namespace
 
-TEST_CASE("availability: 2 of 5 masters out, every acquisition succeeds at the first attempt", "[live][availability]")
+TEST_CASE("availability: 2 of 5 masters out, every acquisition succeeds at the first attempt",
+          "[live][availability]")
 {
     const auto o = GENERATE(outage::killed, outage::paused, outage::stalled);
-    DYNAMIC_SECTION("availability: 2 of 5 masters " << name_of(o) << ", every acquisition succeeds at the first attempt")
+    DYNAMIC_SECTION("availability: 2 of 5 masters "
+                    << name_of(o) << ", every acquisition succeeds at the first attempt")
     {
         minority_out(o);
     }
@@ -432,8 +448,8 @@ TEST_CASE("availability: 3 of 5 masters out, acquisitions fail within their dead
           "[live][availability]")
 {
     const auto o = GENERATE(outage::killed, outage::paused, outage::stalled);
-    DYNAMIC_SECTION("availability: 3 of 5 masters " << name_of(o)
-                                                   << ", acquisitions fail within their deadline, then recover")
+    DYNAMIC_SECTION("availability: 3 of 5 masters "
+                    << name_of(o) << ", acquisitions fail within their deadline, then recover")
     {
         majority_out(o);
     }

@@ -28,24 +28,27 @@ asio::awaitable<std::optional<lock>> lock_within(client& locks, std::string reso
 
 }  // namespace
 
-TEST_CASE_METHOD(masters_rig<3>, "client: co_await (async_lock || timer) with awaitable operators", "[live][client]")
+TEST_CASE_METHOD(masters_rig<3>, "client: co_await (async_lock || timer) with awaitable operators",
+                 "[live][client]")
 {
-    run([&]() -> asio::awaitable<void> {
-        // Free: the lock wins.
-        auto first = co_await lock_within(c, "ops", 2000ms);
-        REQUIRE(first.has_value());
-        CHECK(first->held());
-        // Held by `first`, retried until the timer wins: no lock, and nothing of ours left.
-        lock_options patient = c.default_options();
-        patient.max_attempts = 1000;
-        patient.retry_delay = 5ms;
-        asio::steady_timer timer(co_await asio::this_coro::executor, 50ms);
-        auto second = co_await (c.async_lock("ops", patient, asio::use_awaitable) ||
-                                timer.async_wait(asio::use_awaitable));
-        CHECK(second.index() == 1);
-        co_await c.async_unlock(*first, asio::use_awaitable);
-        CHECK(co_await settled_keys(m) == 0);
-    }, 10s);
+    run(
+        [&]() -> asio::awaitable<void> {
+            // Free: the lock wins.
+            auto first = co_await lock_within(c, "ops", 2000ms);
+            REQUIRE(first.has_value());
+            CHECK(first->held());
+            // Held by `first`, retried until the timer wins: no lock, and nothing of ours left.
+            lock_options patient = c.default_options();
+            patient.max_attempts = 1000;
+            patient.retry_delay = 5ms;
+            asio::steady_timer timer(co_await asio::this_coro::executor, 50ms);
+            auto second = co_await (c.async_lock("ops", patient, asio::use_awaitable) ||
+                                    timer.async_wait(asio::use_awaitable));
+            CHECK(second.index() == 1);
+            co_await c.async_unlock(*first, asio::use_awaitable);
+            CHECK(co_await settled_keys(m) == 0);
+        },
+        10s);
 }
 
 }  // namespace redlock::test

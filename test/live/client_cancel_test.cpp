@@ -27,7 +27,8 @@ struct cancelled_at_once
     void start(client& c, const std::string& resource, const lock_options& o)
     {
         t0 = steady::now();
-        c.async_lock(resource, o, asio::bind_cancellation_slot(sig.slot(), [this](error_code ec, lock) {
+        c.async_lock(resource, o,
+                     asio::bind_cancellation_slot(sig.slot(), [this](error_code ec, lock) {
                          result = ec;
                          done = true;
                      }));
@@ -37,181 +38,207 @@ struct cancelled_at_once
 
 }  // namespace
 
-TEST_CASE_METHOD(masters_rig<5>, "client: cancellation during an attempt completes promptly with operation_aborted",
-          "[live][client]")
+TEST_CASE_METHOD(masters_rig<5>,
+                 "client: cancellation during an attempt completes promptly with operation_aborted",
+                 "[live][client]")
 {
     lock_options opts;
     opts.attempt_timeout = 2000ms;  // far beyond the cancellation: only the signal can end it
     opts.release_timeout = 200ms;
     opts.max_attempts = 3;
 
-    run([&]() -> asio::awaitable<void> {
-        for (std::size_t i = 0; i < m.size(); ++i)
-            m.pause(i);
+    run(
+        [&]() -> asio::awaitable<void> {
+            for (std::size_t i = 0; i < m.size(); ++i)
+                m.pause(i);
 
-        asio::cancellation_signal sig;
-        asio::steady_timer t(co_await asio::this_coro::executor, 50ms);
-        steady::time_point emitted{};
-        t.async_wait([&](error_code) {
-            emitted = steady::now();
-            sig.emit(asio::cancellation_type::terminal);
-        });
-        const auto t0 = steady::now();
-        auto [ec, l] = co_await c.async_lock("cancel-attempt", opts,
-                                             asio::bind_cancellation_slot(sig.slot(), tuple_awaitable));
-        const auto done = steady::now();
-        INFO("completed " << ms(done - t0) << " ms after the start, " << ms(done - emitted)
-                          << " ms after the signal: " << l.describe());
-        CHECK(ec == asio::error::operation_aborted);
-        CHECK_FALSE(l.held());
-        // The release after the cancelled attempt keeps its own deadline (200 ms).
-        CHECK(ms(done - emitted) <= 200.0 + 100.0);
-        CHECK(ms(done - t0) < 1000.0);
-
-        co_await expect_no_keys_after_resume(m);
-    }, 10s);
-}
-
-TEST_CASE_METHOD(rivals_rig<5>, "client: cancellation during a backoff delay completes at once", "[live][client]")
-{
-    auto opts = retrying(10, 1000ms);
-
-    run([&]() -> asio::awaitable<void> {
-        lock held = co_await acquired(theirs, "cancel-backoff");
-        REQUIRE(co_await eventually([&] { return on_every_master(m, "cancel-backoff", held.token()); }));
-
-        for (const auto type : {asio::cancellation_type::terminal, asio::cancellation_type::partial,
-                                asio::cancellation_type::total})
-        {
-            INFO("cancellation type " << static_cast<int>(type));
             asio::cancellation_signal sig;
-            asio::steady_timer t(co_await asio::this_coro::executor, 200ms);
+            asio::steady_timer t(co_await asio::this_coro::executor, 50ms);
             steady::time_point emitted{};
             t.async_wait([&](error_code) {
                 emitted = steady::now();
-                sig.emit(type);
+                sig.emit(asio::cancellation_type::terminal);
             });
             const auto t0 = steady::now();
-            auto [ec, l] = co_await ours.async_lock(
-                "cancel-backoff", opts, asio::bind_cancellation_slot(sig.slot(), tuple_awaitable));
+            auto [ec, l] = co_await c.async_lock(
+                "cancel-attempt", opts, asio::bind_cancellation_slot(sig.slot(), tuple_awaitable));
             const auto done = steady::now();
             INFO("completed " << ms(done - t0) << " ms after the start, " << ms(done - emitted)
                               << " ms after the signal: " << l.describe());
             CHECK(ec == asio::error::operation_aborted);
-            CHECK(emitted != steady::time_point{});
-            CHECK(ms(done - emitted) < 100.0);
-        }
+            CHECK_FALSE(l.held());
+            // The release after the cancelled attempt keeps its own deadline (200 ms).
+            CHECK(ms(done - emitted) <= 200.0 + 100.0);
+            CHECK(ms(done - t0) < 1000.0);
 
-        // Only the holder's key is there.
-        for (std::size_t i = 0; i < m.size(); ++i)
-            CHECK(get_on(m, i, "cancel-backoff") == std::string(held.token()));
-        auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
-        CHECK_FALSE(uec);
-    }, 10s);
+            co_await expect_no_keys_after_resume(m);
+        },
+        10s);
 }
 
-TEST_CASE_METHOD(rivals_rig<3>, "client: awaitable_operators || with a timer times out a lock", "[live][client]")
+TEST_CASE_METHOD(rivals_rig<5>, "client: cancellation during a backoff delay completes at once",
+                 "[live][client]")
+{
+    auto opts = retrying(10, 1000ms);
+
+    run(
+        [&]() -> asio::awaitable<void> {
+            lock held = co_await acquired(theirs, "cancel-backoff");
+            REQUIRE(co_await eventually(
+                [&] { return on_every_master(m, "cancel-backoff", held.token()); }));
+
+            for (const auto type :
+                 {asio::cancellation_type::terminal, asio::cancellation_type::partial,
+                  asio::cancellation_type::total})
+            {
+                INFO("cancellation type " << static_cast<int>(type));
+                asio::cancellation_signal sig;
+                asio::steady_timer t(co_await asio::this_coro::executor, 200ms);
+                steady::time_point emitted{};
+                t.async_wait([&](error_code) {
+                    emitted = steady::now();
+                    sig.emit(type);
+                });
+                const auto t0 = steady::now();
+                auto [ec, l] = co_await ours.async_lock(
+                    "cancel-backoff", opts,
+                    asio::bind_cancellation_slot(sig.slot(), tuple_awaitable));
+                const auto done = steady::now();
+                INFO("completed " << ms(done - t0) << " ms after the start, " << ms(done - emitted)
+                                  << " ms after the signal: " << l.describe());
+                CHECK(ec == asio::error::operation_aborted);
+                CHECK(emitted != steady::time_point{});
+                CHECK(ms(done - emitted) < 100.0);
+            }
+
+            // Only the holder's key is there.
+            for (std::size_t i = 0; i < m.size(); ++i)
+                CHECK(get_on(m, i, "cancel-backoff") == std::string(held.token()));
+            auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
+            CHECK_FALSE(uec);
+        },
+        10s);
+}
+
+TEST_CASE_METHOD(rivals_rig<3>, "client: awaitable_operators || with a timer times out a lock",
+                 "[live][client]")
 {
     using namespace asio::experimental::awaitable_operators;
 
     auto opts = retrying(100, 20ms, 20ms);
 
-    run([&]() -> asio::awaitable<void> {
-        lock held = co_await acquired(theirs, "or-timer");
+    run(
+        [&]() -> asio::awaitable<void> {
+            lock held = co_await acquired(theirs, "or-timer");
 
-        // Contended: the timer wins, and the lock operation is cancelled.
-        {
-            asio::steady_timer timer(co_await asio::this_coro::executor, 150ms);
-            const auto t0 = steady::now();
-            auto result = co_await (ours.async_lock("or-timer", opts, asio::use_awaitable) ||
-                                    timer.async_wait(asio::use_awaitable));
-            const auto elapsed = ms(steady::now() - t0);
-            INFO("took " << elapsed << " ms");
-            CHECK(result.index() == 1);
-            CHECK(elapsed < 150.0 + 100.0);
-        }
-        co_await unlock_and_expect_no_keys(theirs, held, m);
+            // Contended: the timer wins, and the lock operation is cancelled.
+            {
+                asio::steady_timer timer(co_await asio::this_coro::executor, 150ms);
+                const auto t0 = steady::now();
+                auto result = co_await (ours.async_lock("or-timer", opts, asio::use_awaitable) ||
+                                        timer.async_wait(asio::use_awaitable));
+                const auto elapsed = ms(steady::now() - t0);
+                INFO("took " << elapsed << " ms");
+                CHECK(result.index() == 1);
+                CHECK(elapsed < 150.0 + 100.0);
+            }
+            co_await unlock_and_expect_no_keys(theirs, held, m);
 
-        // Free: the lock wins and the timer is cancelled.
-        {
-            asio::steady_timer timer(co_await asio::this_coro::executor, 5s);
-            auto result = co_await (ours.async_lock("or-timer", opts, asio::use_awaitable) ||
-                                    timer.async_wait(asio::use_awaitable));
-            REQUIRE(result.index() == 0);
-            lock l = std::get<0>(result);
-            CHECK(l.held());
-            co_await ours.async_unlock(l);
-        }
-        CHECK(co_await settled_keys(m) == 0);
-    }, 10s);
+            // Free: the lock wins and the timer is cancelled.
+            {
+                asio::steady_timer timer(co_await asio::this_coro::executor, 5s);
+                auto result = co_await (ours.async_lock("or-timer", opts, asio::use_awaitable) ||
+                                        timer.async_wait(asio::use_awaitable));
+                REQUIRE(result.index() == 0);
+                lock l = std::get<0>(result);
+                CHECK(l.held());
+                co_await ours.async_unlock(l);
+            }
+            CHECK(co_await settled_keys(m) == 0);
+        },
+        10s);
 }
 
 // Asio's rule: an operation honours a cancellation emitted at any time after its initiating
 // function has returned. The slot must therefore be connected during initiation.
-TEST_CASE_METHOD(rivals_rig<3>, "client: a cancellation emitted right after initiation is honoured", "[live][client]")
+TEST_CASE_METHOD(rivals_rig<3>, "client: a cancellation emitted right after initiation is honoured",
+                 "[live][client]")
 {
     auto opts = retrying(5, 200ms);
 
-    run([&]() -> asio::awaitable<void> {
-        lock held = co_await acquired(theirs, "early-cancel");
+    run(
+        [&]() -> asio::awaitable<void> {
+            lock held = co_await acquired(theirs, "early-cancel");
 
-        cancelled_at_once op;
-        op.start(ours, "early-cancel", opts);
-        while (!op.done && steady::now() - op.t0 < 3s)
-            co_await sleep_for(2ms);
-        const auto elapsed = ms(steady::now() - op.t0);
-        INFO("completed after " << elapsed << " ms with " << op.result.message());
-        REQUIRE(op.done);
-        CHECK(op.result == asio::error::operation_aborted);
-        // Without the cancellation: 5 attempts and 4 delays of 200 ms, then contended.
-        CHECK(elapsed < 100.0);
+            cancelled_at_once op;
+            op.start(ours, "early-cancel", opts);
+            while (!op.done && steady::now() - op.t0 < 3s)
+                co_await sleep_for(2ms);
+            const auto elapsed = ms(steady::now() - op.t0);
+            INFO("completed after " << elapsed << " ms with " << op.result.message());
+            REQUIRE(op.done);
+            CHECK(op.result == asio::error::operation_aborted);
+            // Without the cancellation: 5 attempts and 4 delays of 200 ms, then contended.
+            CHECK(elapsed < 100.0);
 
-        auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
-        CHECK_FALSE(uec);
-    }, 10s);
+            auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
+            CHECK_FALSE(uec);
+        },
+        10s);
 }
 
 // client.hpp: async_try_lock's cancellation is async_lock's: a cancellation during its one
 // attempt completes with operation_aborted, and the keys it may have set are released.
-TEST_CASE_METHOD(masters_rig<3>, "client: async_try_lock honours a cancellation during its attempt, and leaves no key",
-                 "[live][client]")
+TEST_CASE_METHOD(
+    masters_rig<3>,
+    "client: async_try_lock honours a cancellation during its attempt, and leaves no key",
+    "[live][client]")
 {
     const auto type = GENERATE(asio::cancellation_type::terminal, asio::cancellation_type::partial,
                                asio::cancellation_type::total);
     CAPTURE(static_cast<int>(type));
-    run([&]() -> asio::awaitable<void> {
-        asio::cancellation_signal sig;
-        bool done = false;
-        error_code result = error::server_error;
-        std::optional<lock> got;
-        c.async_try_lock("try-cancel", asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, std::optional<lock> l) {
-                             result = ec;
-                             got = std::move(l);
-                             done = true;
-                         }));
-        // The attempt needs a round trip: the cancellation comes while it waits for it.
-        sig.emit(type);
-        CHECK(co_await eventually([&] { return done; }, 2s));
-        CHECK(result == asio::error::operation_aborted);
-        CHECK_FALSE(got);
-        CHECK(co_await eventually([&] { return total_keys(m) == 0; }, 2s));
-    }, 10s);
+    run(
+        [&]() -> asio::awaitable<void> {
+            asio::cancellation_signal sig;
+            bool done = false;
+            error_code result = error::server_error;
+            std::optional<lock> got;
+            c.async_try_lock(
+                "try-cancel",
+                asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, std::optional<lock> l) {
+                    result = ec;
+                    got = std::move(l);
+                    done = true;
+                }));
+            // The attempt needs a round trip: the cancellation comes while it waits for it.
+            sig.emit(type);
+            CHECK(co_await eventually([&] { return done; }, 2s));
+            CHECK(result == asio::error::operation_aborted);
+            CHECK_FALSE(got);
+            CHECK(co_await eventually([&] { return total_keys(m) == 0; }, 2s));
+        },
+        10s);
 }
 
 // The same, initiated from a thread that is not running the io_context (so the initiation
 // cannot run the operation inline), e.g. the caller of a use_future operation.
-TEST_CASE_METHOD(rivals_rig<3>, "client: a cancellation emitted right after initiation from outside the io_context",
-          "[live][client]")
+TEST_CASE_METHOD(
+    rivals_rig<3>,
+    "client: a cancellation emitted right after initiation from outside the io_context",
+    "[live][client]")
 {
     auto opts = retrying(5, 200ms);
 
     lock held;
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(ours);
-        co_await require_connected(theirs);
-        lock l = co_await acquired(theirs, "early-cancel");
-        held = l;
-    }(), 10s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            co_await require_connected(ours);
+            co_await require_connected(theirs);
+            lock l = co_await acquired(theirs, "early-cancel");
+            held = l;
+        }(),
+        10s);
 
     // Not inside io.run(): the initiation cannot complete inline.
     cancelled_at_once op;
@@ -226,20 +253,27 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: a cancellation emitted right after init
     CHECK(op.result == asio::error::operation_aborted);
     CHECK(elapsed < 100.0);
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
-        CHECK_FALSE(uec);
-    }(), 10s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
+            CHECK_FALSE(uec);
+        }(),
+        10s);
 }
 
-TEST_CASE_METHOD(masters_rig<3>, "client: unlock and extend honour a cancellation emitted right after initiation",
-          "[live][client]")
+TEST_CASE_METHOD(masters_rig<3>,
+                 "client: unlock and extend honour a cancellation emitted right after initiation",
+                 "[live][client]")
 {
     lock held;
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        lock l = co_await acquired(c, "early-cancel");
-        held = l;
-    }(), 10s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            lock l = co_await acquired(c, "early-cancel");
+            held = l;
+        }(),
+        10s);
 
     auto run_until = [&](const bool& done) {
         const auto deadline = steady::now() + 5s;
@@ -253,7 +287,8 @@ TEST_CASE_METHOD(masters_rig<3>, "client: unlock and extend honour a cancellatio
         bool done = false;
         error_code result = error::server_error;
         lock extended;
-        c.async_extend(held, 20000ms, asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, lock l) {
+        c.async_extend(held, 20000ms,
+                       asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, lock l) {
                            result = ec;
                            extended = l;
                            done = true;
@@ -279,16 +314,21 @@ TEST_CASE_METHOD(masters_rig<3>, "client: unlock and extend honour a cancellatio
     // "The release requests already sent still execute on the masters": whether they were
     // sent before the cancellation arrived is not specified, so a second release may find
     // the keys gone.
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        auto [uec] = co_await c.async_unlock(held, tuple_awaitable);
-        CHECK((!uec || uec == error::lock_lost));
-    }(), 10s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            auto [uec] = co_await c.async_unlock(held, tuple_awaitable);
+            CHECK((!uec || uec == error::lock_lost));
+        }(),
+        10s);
     CHECK(settled_keys_sync(io, m) == 0);
 }
 
 // client.hpp: async_wait_connected, per-operation cancellation: completes at once with
 // operation_aborted and the masters connected so far; the connections go on.
-TEST_CASE("client: async_wait_connected honours a cancellation while the masters' handshakes go unanswered", "[live][client]")
+TEST_CASE("client: async_wait_connected honours a cancellation while the masters' handshakes go "
+          "unanswered",
+          "[live][client]")
 {
     const auto type = GENERATE(asio::cancellation_type::terminal, asio::cancellation_type::partial,
                                asio::cancellation_type::total);
@@ -308,11 +348,12 @@ TEST_CASE("client: async_wait_connected honours a cancellation while the masters
     bool done = false;
     error_code result = error::server_error;
     std::size_t ready = 99;
-    c.async_wait_connected(asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, std::size_t n) {
-        result = ec;
-        ready = n;
-        done = true;
-    }));
+    c.async_wait_connected(
+        asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, std::size_t n) {
+            result = ec;
+            ready = n;
+            done = true;
+        }));
     auto run_until = [&](auto pred) {
         const auto deadline = steady::now() + 5s;
         while (!pred() && steady::now() < deadline)

@@ -49,7 +49,8 @@ private:
 
 // n concurrent lock+unlock pairs, then the ending from the handler of the last to complete.
 // Returns the number of unlocks that succeeded; the keys are checked by the caller.
-std::size_t lock_unlock_then_end(local_masters& m, std::size_t n, ending how, bool unix_sockets = false)
+std::size_t lock_unlock_then_end(local_masters& m, std::size_t n, ending how,
+                                 bool unix_sockets = false)
 {
     std::size_t unlocked = 0;
     std::size_t done = 0;
@@ -88,10 +89,12 @@ std::size_t lock_unlock_then_end(local_masters& m, std::size_t n, ending how, bo
 
 }  // namespace
 
-TEST_CASE("client: closing right after 1,000 unlocks leaves no key on any master", "[live][client][close]")
+TEST_CASE("client: closing right after 1,000 unlocks leaves no key on any master",
+          "[live][client][close]")
 {
     local_masters m({.count = 5});
-    const auto how = GENERATE(ending::close_and_run, ending::destroy_and_run, ending::close_and_destroy);
+    const auto how =
+        GENERATE(ending::close_and_run, ending::destroy_and_run, ending::close_and_destroy);
     CAPTURE(static_cast<int>(how));
     const char* env = std::getenv("REDLOCK_CLOSE_RUNS");
     const int runs = env ? std::atoi(env) : 20;
@@ -105,7 +108,8 @@ TEST_CASE("client: closing right after 1,000 unlocks leaves no key on any master
         const auto left = settled_keys_sync(m, 2s);
         std::string where;
         for (std::size_t i = 0; i < m.size() && left != 0; ++i)
-            where += "master " + std::to_string(i) + ": " + std::to_string(keys_on(m, i).size()) + " keys; ";
+            where += "master " + std::to_string(i) + ": " + std::to_string(keys_on(m, i).size()) +
+                     " keys; ";
         INFO(where);
         REQUIRE(left == 0);
     }
@@ -147,7 +151,10 @@ TEST_CASE("client: close() waits for a silent master at most close_timeout, and 
         lock_options o;
         o.ttl = 60000ms;
         lock l;
-        run_bounded(*io, [&]() -> asio::awaitable<void> { l = co_await c->async_lock("drain-silent", o); }(), 5s);
+        run_bounded(
+            *io,
+            [&]() -> asio::awaitable<void> { l = co_await c->async_lock("drain-silent", o); }(),
+            5s);
         m.pause(0);
         c->async_unlock(l, [](error_code) {});
         io->run_for(50ms);  // the deletes are written; master 0 does not answer
@@ -161,14 +168,16 @@ TEST_CASE("client: close() waits for a silent master at most close_timeout, and 
     INFO(ms(took) << " ms");
     CHECK(took < timeout + 300ms);
     if (timeout.count() > 0)
-        CHECK(took >= timeout - 50ms);  // it did wait for the silent master: nothing is cut short early
+        CHECK(took >=
+              timeout - 50ms);  // it did wait for the silent master: nothing is cut short early
 }
 
 }  // namespace redlock::test
 
 namespace redlock::test {
 
-TEST_CASE("client: an io_context destroyed with acquisitions still queued sends none of them", "[live][client][close]")
+TEST_CASE("client: an io_context destroyed with acquisitions still queued sends none of them",
+          "[live][client][close]")
 {
     // The operations are abandoned with the io_context, so no release would follow an
     // attempt that went out now: what had not left the client stays unsent (before, the
@@ -224,7 +233,9 @@ std::vector<std::string> keys_not_held(const local_masters& m, const std::set<st
 // closed before that, whose SET has left (issue 29: 3,000 to 4,000 keys were left in 3 of 18
 // runs of 1,000 acquisitions closed 1 ms in). The locks that were granted before close() stay
 // held (close() does not release them): only their keys may remain.
-TEST_CASE("client: close() during 1,000 acquisitions leaves no key but those of the locks it granted", "[live][client][close]")
+TEST_CASE(
+    "client: close() during 1,000 acquisitions leaves no key but those of the locks it granted",
+    "[live][client][close]")
 {
     local_masters m({.count = 5});
     const auto when = GENERATE(cut::first_grant, cut::after_1ms);
@@ -267,9 +278,11 @@ TEST_CASE("client: close() during 1,000 acquisitions leaves no key but those of 
         }
         // What left the client reaches the masters after it is gone; give them a moment.
         auto left = keys_not_held(m, held);
-        for (auto until = steady::now() + 2s; !left.empty() && steady::now() < until; left = keys_not_held(m, held))
+        for (auto until = steady::now() + 2s; !left.empty() && steady::now() < until;
+             left = keys_not_held(m, held))
             std::this_thread::sleep_for(5ms);
-        INFO(left.size() << " keys of attempts close() cut short, e.g. " << (left.empty() ? "" : left.front()));
+        INFO(left.size() << " keys of attempts close() cut short, e.g. "
+                         << (left.empty() ? "" : left.front()));
         REQUIRE(left.empty());
         // ... and close() released none of the locks it granted: each still on a majority.
         for (const auto& name : held)

@@ -9,8 +9,8 @@
 #include "io_helpers.hpp"
 #include "local_cluster.hpp"
 
-#include "routing/key_slot.hpp"
 #include "protocol/server_info.hpp"
+#include "routing/key_slot.hpp"
 
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -39,7 +39,8 @@ namespace {
 
 /// A master that is the whole of `cluster`, seeded with all its nodes, or with node `only_seed`
 /// alone: the client then reaches the other nodes only through the slot map.
-master_config cluster_master_of(const local_cluster& cluster, std::optional<std::size_t> only_seed = std::nullopt)
+master_config cluster_master_of(const local_cluster& cluster,
+                                std::optional<std::size_t> only_seed = std::nullopt)
 {
     master_config m;
     for (std::size_t i = 0; i < cluster.node_count(); ++i)
@@ -100,10 +101,13 @@ void move_slot(const local_cluster& cluster, const std::string& key, std::size_t
 {
     const auto from = owner_of(cluster, key);
     const auto slot = std::to_string(key_slot(key));
-    REQUIRE(cluster.command(to, {"CLUSTER", "SETSLOT", slot, "IMPORTING", cluster.id(from)}) == "+OK\r\n");
-    REQUIRE(cluster.command(from, {"CLUSTER", "SETSLOT", slot, "MIGRATING", cluster.id(to)}) == "+OK\r\n");
+    REQUIRE(cluster.command(to, {"CLUSTER", "SETSLOT", slot, "IMPORTING", cluster.id(from)}) ==
+            "+OK\r\n");
+    REQUIRE(cluster.command(from, {"CLUSTER", "SETSLOT", slot, "MIGRATING", cluster.id(to)}) ==
+            "+OK\r\n");
     REQUIRE(cluster.command(to, {"CLUSTER", "SETSLOT", slot, "NODE", cluster.id(to)}) == "+OK\r\n");
-    REQUIRE(cluster.command(from, {"CLUSTER", "SETSLOT", slot, "NODE", cluster.id(to)}) == "+OK\r\n");
+    REQUIRE(cluster.command(from, {"CLUSTER", "SETSLOT", slot, "NODE", cluster.id(to)}) ==
+            "+OK\r\n");
     const auto redirect_to = " 127.0.0.1:" + std::to_string(cluster.port(to)) + "\r\n";
     const auto deadline = steady::now() + 10s;
     for (std::size_t i = 0; i < cluster.node_count(); ++i)
@@ -123,7 +127,8 @@ void move_slot(const local_cluster& cluster, const std::string& key, std::size_t
 /// Node `i`'s run_id (INFO server): a new one at each start of its process.
 std::string run_id_of(const local_cluster& cluster, std::size_t i)
 {
-    const auto identity = redlock::detail::parse_server_identity(cluster.command(i, {"INFO", "server"}));
+    const auto identity =
+        redlock::detail::parse_server_identity(cluster.command(i, {"INFO", "server"}));
     REQUIRE(identity);
     return identity->run_id;
 }
@@ -146,7 +151,8 @@ std::size_t replica_of(const local_cluster& cluster, std::size_t primary)
 {
     const auto primary_port = "master_port:" + std::to_string(cluster.port(primary)) + "\r\n";
     for (std::size_t i = 0; i < cluster.node_count(); ++i)
-        if (i != primary && cluster.command(i, {"INFO", "replication"}).find(primary_port) != std::string::npos)
+        if (i != primary &&
+            cluster.command(i, {"INFO", "replication"}).find(primary_port) != std::string::npos)
             return i;
     throw std::runtime_error("node " + std::to_string(primary) + " has no replica");
 }
@@ -161,168 +167,186 @@ std::uint16_t closed_port()
 
 }  // namespace
 
-TEST_CASE("cluster: three cluster masters of three shards lock, extend, check and release keys of every shard, "
+TEST_CASE("cluster: three cluster masters of three shards lock, extend, check and release keys of "
+          "every shard, "
           "on the node that serves each key's slot",
           "[live][cluster]")
 {
     three_clusters cl;
     asio::io_context io;
     client c(io.get_executor(), cl.config());
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
-        REQUIRE_FALSE(cec);
-        CHECK(ready == 3);
-        for (const auto& m : c.master_states())
-        {
-            CHECK(m.state == master_state::ready);
-            CHECK(m.endpoint.find(std::string("127.0.0.1")) != std::string::npos);
-        }
-
-        // Enough resources to cover the three shards of each cluster.
-        std::vector<std::string> resources;
-        for (int r = 0; r < 12; ++r)
-            resources.push_back("cluster-res-" + std::to_string(r));
-        for (const auto& res : resources)
-        {
-            auto l = co_await acquired(c, res);
-            for (std::size_t k = 0; k < 3; ++k)
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
+            REQUIRE_FALSE(cec);
+            CHECK(ready == 3);
+            for (const auto& m : c.master_states())
             {
-                INFO(std::string("cluster ") + std::to_string(k) + std::string(", key ") + std::string(l.key()));
-                const auto owner = owner_of(cl[k], std::string(l.key()));
-                CHECK(get_on(cl[k].masters(), owner, l.key()) == std::string(l.token()));
+                CHECK(m.state == master_state::ready);
+                CHECK(m.endpoint.find(std::string("127.0.0.1")) != std::string::npos);
             }
-            auto [eec, extended] = co_await c.async_extend(l, 20s, tuple_awaitable);
-            INFO(extended.describe());
-            REQUIRE_FALSE(eec);
-            auto [kec, checked] = co_await c.async_check(extended, tuple_awaitable);
-            REQUIRE_FALSE(kec);
-            CHECK(checked.holding == 3);
-            CHECK(checked.min_pttl > 10s);
-            auto [uec] = co_await c.async_unlock(extended, tuple_awaitable);
-            REQUIRE_FALSE(uec);
-        }
-        // Every node of every cluster served some of them; none is left.
-        co_await sleep_for(50ms);  // the releases not awaited land (each node is one connection)
-        CHECK(cl.total_keys() == 0);
 
-        // A multi-resource lock within one slot (a hash tag); across slots it is refused.
-        // (Vectors built by push_back: GCC 12 cannot compile an initializer list in a coroutine.)
-        std::vector<std::string> tagged;
-        tagged.push_back("{order:7}:stock");
-        tagged.push_back("{order:7}:payment");
-        auto [mec, multi] = co_await c.async_lock_all(tagged, c.default_options(), tuple_awaitable);
-        INFO(multi.describe());
-        REQUIRE_FALSE(mec);
-        auto [muec] = co_await c.async_unlock(multi, tuple_awaitable);
-        CHECK_FALSE(muec);
-        REQUIRE(key_slot(std::string("stock")) != key_slot(std::string("payment")));
-        // Across slots, each cluster master gets one command per slot, all or nothing.
-        std::vector<std::string> untagged;
-        untagged.push_back("stock");
-        untagged.push_back("payment");
-        untagged.push_back("{order:7}:invoice");
-        REQUIRE(key_slot(std::string("stock")) != key_slot(std::string("payment")));
-        auto [xec, cross] = co_await c.async_lock_all(untagged, c.default_options(), tuple_awaitable);
-        INFO(cross.describe());
-        REQUIRE_FALSE(xec);
-        for (std::size_t k = 0; k < 3; ++k)
-            for (const auto& key : cross.keys())
-                CHECK(get_on(cl[k].masters(), owner_of(cl[k], key), key) == std::string(cross.token()));
-        auto [xcec, xheld] = co_await c.async_check(cross, tuple_awaitable);
-        CHECK_FALSE(xcec);
-        CHECK(xheld.holding == 3);
-        CHECK(xheld.min_pttl > 1s);
-        auto [xxec, xextended] = co_await c.async_extend(cross, 20s, tuple_awaitable);
-        CHECK_FALSE(xxec);
+            // Enough resources to cover the three shards of each cluster.
+            std::vector<std::string> resources;
+            for (int r = 0; r < 12; ++r)
+                resources.push_back("cluster-res-" + std::to_string(r));
+            for (const auto& res : resources)
+            {
+                auto l = co_await acquired(c, res);
+                for (std::size_t k = 0; k < 3; ++k)
+                {
+                    INFO(std::string("cluster ") + std::to_string(k) + std::string(", key ") +
+                         std::string(l.key()));
+                    const auto owner = owner_of(cl[k], std::string(l.key()));
+                    CHECK(get_on(cl[k].masters(), owner, l.key()) == std::string(l.token()));
+                }
+                auto [eec, extended] = co_await c.async_extend(l, 20s, tuple_awaitable);
+                INFO(extended.describe());
+                REQUIRE_FALSE(eec);
+                auto [kec, checked] = co_await c.async_check(extended, tuple_awaitable);
+                REQUIRE_FALSE(kec);
+                CHECK(checked.holding == 3);
+                CHECK(checked.min_pttl > 10s);
+                auto [uec] = co_await c.async_unlock(extended, tuple_awaitable);
+                REQUIRE_FALSE(uec);
+            }
+            // Every node of every cluster served some of them; none is left.
+            co_await sleep_for(
+                50ms);  // the releases not awaited land (each node is one connection)
+            CHECK(cl.total_keys() == 0);
 
-        // Another owner holding one of the keys: every cluster master is held in part, the lock
-        // is contended, and what was granted on the other slots is released.
-        std::vector<std::string> overlapping;
-        overlapping.push_back("payment-2");
-        overlapping.push_back("payment");
-        REQUIRE(key_slot(overlapping[0]) != key_slot(overlapping[1]));
-        lock_options once = c.default_options();
-        once.max_attempts = 1;
-        auto [oec, refused] = co_await c.async_lock_all(overlapping, once, tuple_awaitable);
-        CHECK(oec == error::contended);
-        auto [xuec] = co_await c.async_unlock(xextended, tuple_awaitable);
-        CHECK_FALSE(xuec);
-        co_await sleep_for(50ms);
-        CHECK(cl.total_keys() == 0);
+            // A multi-resource lock within one slot (a hash tag); across slots it is refused.
+            // (Vectors built by push_back: GCC 12 cannot compile an initializer list in a coroutine.)
+            std::vector<std::string> tagged;
+            tagged.push_back("{order:7}:stock");
+            tagged.push_back("{order:7}:payment");
+            auto [mec, multi] =
+                co_await c.async_lock_all(tagged, c.default_options(), tuple_awaitable);
+            INFO(multi.describe());
+            REQUIRE_FALSE(mec);
+            auto [muec] = co_await c.async_unlock(multi, tuple_awaitable);
+            CHECK_FALSE(muec);
+            REQUIRE(key_slot(std::string("stock")) != key_slot(std::string("payment")));
+            // Across slots, each cluster master gets one command per slot, all or nothing.
+            std::vector<std::string> untagged;
+            untagged.push_back("stock");
+            untagged.push_back("payment");
+            untagged.push_back("{order:7}:invoice");
+            REQUIRE(key_slot(std::string("stock")) != key_slot(std::string("payment")));
+            auto [xec, cross] =
+                co_await c.async_lock_all(untagged, c.default_options(), tuple_awaitable);
+            INFO(cross.describe());
+            REQUIRE_FALSE(xec);
+            for (std::size_t k = 0; k < 3; ++k)
+                for (const auto& key : cross.keys())
+                    CHECK(get_on(cl[k].masters(), owner_of(cl[k], key), key) ==
+                          std::string(cross.token()));
+            auto [xcec, xheld] = co_await c.async_check(cross, tuple_awaitable);
+            CHECK_FALSE(xcec);
+            CHECK(xheld.holding == 3);
+            CHECK(xheld.min_pttl > 1s);
+            auto [xxec, xextended] = co_await c.async_extend(cross, 20s, tuple_awaitable);
+            CHECK_FALSE(xxec);
 
-        // A fenced lock across slots is refused: its two rounds go as one script each.
-        lock_options fenced_multi = c.default_options();
-        fenced_multi.fencing = true;
-        auto [fec, fcross] = co_await c.async_lock_all(untagged, fenced_multi, tuple_awaitable);
-        CHECK(fec == error::invalid_argument);
-        CHECK(std::string(fcross.reason()).find(std::string("hash tag")) != std::string::npos);
+            // Another owner holding one of the keys: every cluster master is held in part, the lock
+            // is contended, and what was granted on the other slots is released.
+            std::vector<std::string> overlapping;
+            overlapping.push_back("payment-2");
+            overlapping.push_back("payment");
+            REQUIRE(key_slot(overlapping[0]) != key_slot(overlapping[1]));
+            lock_options once = c.default_options();
+            once.max_attempts = 1;
+            auto [oec, refused] = co_await c.async_lock_all(overlapping, once, tuple_awaitable);
+            CHECK(oec == error::contended);
+            auto [xuec] = co_await c.async_unlock(xextended, tuple_awaitable);
+            CHECK_FALSE(xuec);
+            co_await sleep_for(50ms);
+            CHECK(cl.total_keys() == 0);
 
-        // A fenced lock: its counter shares the key's slot.
-        lock_options fenced = c.default_options();
-        fenced.fencing = true;
-        auto f1 = co_await acquired(c, std::string("fenced-job"), fenced);
-        co_await c.async_unlock(f1, tuple_awaitable);
-        auto f2 = co_await acquired(c, std::string("fenced-job"), fenced);
-        CHECK(f2.fencing_token() > f1.fencing_token());
-        co_await c.async_unlock(f2, tuple_awaitable);
-    }(), 60s);
+            // A fenced lock across slots is refused: its two rounds go as one script each.
+            lock_options fenced_multi = c.default_options();
+            fenced_multi.fencing = true;
+            auto [fec, fcross] = co_await c.async_lock_all(untagged, fenced_multi, tuple_awaitable);
+            CHECK(fec == error::invalid_argument);
+            CHECK(std::string(fcross.reason()).find(std::string("hash tag")) != std::string::npos);
+
+            // A fenced lock: its counter shares the key's slot.
+            lock_options fenced = c.default_options();
+            fenced.fencing = true;
+            auto f1 = co_await acquired(c, std::string("fenced-job"), fenced);
+            co_await c.async_unlock(f1, tuple_awaitable);
+            auto f2 = co_await acquired(c, std::string("fenced-job"), fenced);
+            CHECK(f2.fencing_token() > f1.fencing_token());
+            co_await c.async_unlock(f2, tuple_awaitable);
+        }(),
+        60s);
 }
 
-TEST_CASE("cluster: a slot moved after the client read the map is followed (MOVED), and a slot being migrated "
+TEST_CASE("cluster: a slot moved after the client read the map is followed (MOVED), and a slot "
+          "being migrated "
           "is asked of the importing node (ASK)",
           "[live][cluster]")
 {
     three_clusters cl;
     asio::io_context io;
     client c(io.get_executor(), cl.config(one_attempt(500ms, 500ms)));
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
-        REQUIRE_FALSE(cec);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
+            REQUIRE_FALSE(cec);
 
-        // MOVED: in cluster 0, the empty slot of "moving" goes to another node, which the
-        // client learns only from the redirection.
-        const std::string moving = "moving";
-        auto& c0 = cl[0];
-        const auto from = owner_of(c0, moving);
-        const auto to = (from + 1) % c0.node_count();
-        move_slot(c0, moving, to);
-        auto l = co_await acquired(c, moving);
-        // The lock is decided at the quorum; a check hears from every master.
-        auto [mcheck_ec, mheld] = co_await c.async_check(l, tuple_awaitable);
-        CHECK_FALSE(mcheck_ec);
-        CHECK(mheld.holding == 3);
-        CHECK(get_on(c0.masters(), to, moving) == std::string(l.token()));
-        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-        CHECK_FALSE(uec);
-        CHECK(get_on(c0.masters(), to, moving) == std::nullopt);
+            // MOVED: in cluster 0, the empty slot of "moving" goes to another node, which the
+            // client learns only from the redirection.
+            const std::string moving = "moving";
+            auto& c0 = cl[0];
+            const auto from = owner_of(c0, moving);
+            const auto to = (from + 1) % c0.node_count();
+            move_slot(c0, moving, to);
+            auto l = co_await acquired(c, moving);
+            // The lock is decided at the quorum; a check hears from every master.
+            auto [mcheck_ec, mheld] = co_await c.async_check(l, tuple_awaitable);
+            CHECK_FALSE(mcheck_ec);
+            CHECK(mheld.holding == 3);
+            CHECK(get_on(c0.masters(), to, moving) == std::string(l.token()));
+            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+            CHECK_FALSE(uec);
+            CHECK(get_on(c0.masters(), to, moving) == std::nullopt);
 
-        // ASK: in cluster 1, the slot of "asking" is migrating; the key is not on the source,
-        // which sends the client to the importing node.
-        const std::string asking = "asking";
-        auto& c1 = cl[1];
-        const auto src = owner_of(c1, asking);
-        const auto dst = (src + 1) % c1.node_count();
-        const auto aslot = std::to_string(key_slot(asking));
-        REQUIRE(c1.command(dst, {"CLUSTER", "SETSLOT", aslot, "IMPORTING", c1.id(src)}) == "+OK\r\n");
-        REQUIRE(c1.command(src, {"CLUSTER", "SETSLOT", aslot, "MIGRATING", c1.id(dst)}) == "+OK\r\n");
-        auto a = co_await acquired(c, asking);
-        // Only an ASKING connection sees the key on the importing node; the source, which
-        // lacks it, sends readers there.
-        CHECK_THAT(c1.command(dst, {"GET", asking}), Contains("MOVED"));
-        CHECK_THAT(c1.command(src, {"GET", asking}), Contains("ASK"));
-        auto [check_ec, held] = co_await c.async_check(a, tuple_awaitable);
-        CHECK_FALSE(check_ec);
-        CHECK(held.holding == 3);
-        auto [aec] = co_await c.async_unlock(a, tuple_awaitable);
-        CHECK_FALSE(aec);
-        // The migration ends: the slot is the importing node's, and the release left nothing.
-        REQUIRE(c1.command(dst, {"CLUSTER", "SETSLOT", aslot, "NODE", c1.id(dst)}) == "+OK\r\n");
-        REQUIRE(c1.command(src, {"CLUSTER", "SETSLOT", aslot, "NODE", c1.id(dst)}) == "+OK\r\n");
-        CHECK(get_on(c1.masters(), dst, asking) == std::nullopt);
-    }(), 60s);
+            // ASK: in cluster 1, the slot of "asking" is migrating; the key is not on the source,
+            // which sends the client to the importing node.
+            const std::string asking = "asking";
+            auto& c1 = cl[1];
+            const auto src = owner_of(c1, asking);
+            const auto dst = (src + 1) % c1.node_count();
+            const auto aslot = std::to_string(key_slot(asking));
+            REQUIRE(c1.command(dst, {"CLUSTER", "SETSLOT", aslot, "IMPORTING", c1.id(src)}) ==
+                    "+OK\r\n");
+            REQUIRE(c1.command(src, {"CLUSTER", "SETSLOT", aslot, "MIGRATING", c1.id(dst)}) ==
+                    "+OK\r\n");
+            auto a = co_await acquired(c, asking);
+            // Only an ASKING connection sees the key on the importing node; the source, which
+            // lacks it, sends readers there.
+            CHECK_THAT(c1.command(dst, {"GET", asking}), Contains("MOVED"));
+            CHECK_THAT(c1.command(src, {"GET", asking}), Contains("ASK"));
+            auto [check_ec, held] = co_await c.async_check(a, tuple_awaitable);
+            CHECK_FALSE(check_ec);
+            CHECK(held.holding == 3);
+            auto [aec] = co_await c.async_unlock(a, tuple_awaitable);
+            CHECK_FALSE(aec);
+            // The migration ends: the slot is the importing node's, and the release left nothing.
+            REQUIRE(c1.command(dst, {"CLUSTER", "SETSLOT", aslot, "NODE", c1.id(dst)}) ==
+                    "+OK\r\n");
+            REQUIRE(c1.command(src, {"CLUSTER", "SETSLOT", aslot, "NODE", c1.id(dst)}) ==
+                    "+OK\r\n");
+            CHECK(get_on(c1.masters(), dst, asking) == std::nullopt);
+        }(),
+        60s);
 }
 
-TEST_CASE("cluster: a cluster master whose seeds cannot be reached is one master down: the others still make "
+TEST_CASE("cluster: a cluster master whose seeds cannot be reached is one master down: the others "
+          "still make "
           "the quorum, and its state names why",
           "[live][cluster]")
 {
@@ -339,22 +363,27 @@ TEST_CASE("cluster: a cluster master whose seeds cannot be reached is one master
     cfg.master_configs.push_back(dead);
     asio::io_context io;
     client c(io.get_executor(), cfg);
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
-        CHECK_FALSE(cec);  // two of three
-        CHECK(ready == 2);
-        const auto states = c.master_states();
-        CHECK(states[2].state == master_state::down);
-        CHECK(states[2].last_error);
-        auto l = co_await acquired(c, std::string("two-of-three"));
-        CHECK(l.masters()[2].status == master_status::error);
-        INFO(l.describe());
-        CHECK_THAT(std::string(l.masters()[2].message), Contains(std::to_string(dead.cluster_seeds[1].port)));
-        co_await c.async_unlock(l, tuple_awaitable);
-    }(), 30s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
+            CHECK_FALSE(cec);  // two of three
+            CHECK(ready == 2);
+            const auto states = c.master_states();
+            CHECK(states[2].state == master_state::down);
+            CHECK(states[2].last_error);
+            auto l = co_await acquired(c, std::string("two-of-three"));
+            CHECK(l.masters()[2].status == master_status::error);
+            INFO(l.describe());
+            CHECK_THAT(std::string(l.masters()[2].message),
+                       Contains(std::to_string(dead.cluster_seeds[1].port)));
+            co_await c.async_unlock(l, tuple_awaitable);
+        }(),
+        30s);
 }
 
-TEST_CASE("cluster: clients contending while slots are resharded under them: every redirection is followed, "
+TEST_CASE("cluster: clients contending while slots are resharded under them: every redirection is "
+          "followed, "
           "no extension fails, no two holders overlap",
           "[live][cluster]")
 {
@@ -385,7 +414,8 @@ TEST_CASE("cluster: clients contending while slots are resharded under them: eve
                     for (int n = k; !stop; ++n)
                     {
                         const int r = (n * 7 + id) % n_resources;
-                        auto [ec, l] = co_await c.async_lock("reshard-" + std::to_string(r), opts, tuple_awaitable);
+                        auto [ec, l] = co_await c.async_lock("reshard-" + std::to_string(r), opts,
+                                                             tuple_awaitable);
                         if (ec == error::contended)
                             continue;
                         if (ec)
@@ -449,9 +479,11 @@ TEST_CASE("cluster: clients contending while slots are resharded under them: eve
     CHECK(cl.total_keys() == 0);
 }
 
-TEST_CASE("cluster: a shard primary killed is replaced by its replica: that cluster master fails its votes until the "
-          "failover, then grants again, and a key the replica never received is gone, as the docs say",
-          "[live][cluster]")
+TEST_CASE(
+    "cluster: a shard primary killed is replaced by its replica: that cluster master fails its "
+    "votes until the "
+    "failover, then grants again, and a key the replica never received is gone, as the docs say",
+    "[live][cluster]")
 {
     local_cluster cluster({.shards = 3, .replicas = 1});
     local_masters standalone({.count = 2});
@@ -462,66 +494,72 @@ TEST_CASE("cluster: a shard primary killed is replaced by its replica: that clus
     const auto primary = owner_of(cluster, held);
     const std::optional<std::size_t> replica = replica_of(cluster, primary);
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
-        REQUIRE_FALSE(cec);
-        REQUIRE(ready == 3);
-        // The replica stops, and the primary drops its link, before the lock is taken:
-        // replication never brings it the key (a stopped replica would still read what its
-        // socket had received).
-        cluster.pause(*replica);
-        CHECK(cluster.command(primary, {"CLIENT", "KILL", "TYPE", "replica"}) == ":1\r\n");
-        lock_options long_ttl = c.default_options();
-        long_ttl.ttl = 60s;
-        auto l = co_await acquired(c, held, long_ttl);
-        auto [ec0, before] = co_await c.async_check(l, tuple_awaitable);
-        REQUIRE_FALSE(ec0);
-        CHECK(before.holding == 3);
-        cluster.kill(primary);
-        cluster.resume(*replica);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
+            REQUIRE_FALSE(cec);
+            REQUIRE(ready == 3);
+            // The replica stops, and the primary drops its link, before the lock is taken:
+            // replication never brings it the key (a stopped replica would still read what its
+            // socket had received).
+            cluster.pause(*replica);
+            CHECK(cluster.command(primary, {"CLIENT", "KILL", "TYPE", "replica"}) == ":1\r\n");
+            lock_options long_ttl = c.default_options();
+            long_ttl.ttl = 60s;
+            auto l = co_await acquired(c, held, long_ttl);
+            auto [ec0, before] = co_await c.async_check(l, tuple_awaitable);
+            REQUIRE_FALSE(ec0);
+            CHECK(before.holding == 3);
+            cluster.kill(primary);
+            cluster.resume(*replica);
 
-        // Until the replica is promoted, that master's votes fail; the standalone two still
-        // make the quorum.
-        auto during = co_await acquired(c, std::string("{failover-held}:during"));
-        co_await c.async_unlock(during, tuple_awaitable);
+            // Until the replica is promoted, that master's votes fail; the standalone two still
+            // make the quorum.
+            auto during = co_await acquired(c, std::string("{failover-held}:during"));
+            co_await c.async_unlock(during, tuple_awaitable);
 
-        // Once promoted, it grants again (MOVED or CLUSTERDOWN have the map read again).
-        const auto deadline = steady::now() + 30s;
-        std::size_t holding = 0;
-        while (holding < 3 && steady::now() < deadline)
-        {
-            auto [ec, probe] = co_await c.async_lock(std::string("{failover-held}:after"), c.default_options(),
-                                                     tuple_awaitable);
-            if (!ec)
+            // Once promoted, it grants again (MOVED or CLUSTERDOWN have the map read again).
+            const auto deadline = steady::now() + 30s;
+            std::size_t holding = 0;
+            while (holding < 3 && steady::now() < deadline)
             {
-                auto [kec, checked] = co_await c.async_check(probe, tuple_awaitable);
-                holding = kec ? 0 : checked.holding;
-                co_await c.async_unlock(probe, tuple_awaitable);
+                auto [ec, probe] = co_await c.async_lock(std::string("{failover-held}:after"),
+                                                         c.default_options(), tuple_awaitable);
+                if (!ec)
+                {
+                    auto [kec, checked] = co_await c.async_check(probe, tuple_awaitable);
+                    holding = kec ? 0 : checked.holding;
+                    co_await c.async_unlock(probe, tuple_awaitable);
+                }
+                if (holding < 3)
+                    co_await sleep_for(200ms);
             }
-            if (holding < 3)
-                co_await sleep_for(200ms);
-        }
-        CHECK(holding == 3);
-        CHECK(cluster.command(*replica, {"ROLE"}).find("master") != std::string::npos);
+            CHECK(holding == 3);
+            CHECK(cluster.command(*replica, {"ROLE"}).find("master") != std::string::npos);
 
-        // The lock taken before the failover is on the standalone masters only: the promoted
-        // replica never had its key. One more lost master and another client could take it.
-        auto [ec1, after] = co_await c.async_check(l, tuple_awaitable);
-        CHECK(after.holding == 2);
-        CHECK(get_on(cluster.masters(), *replica, held) == std::nullopt);
-        co_await c.async_unlock(l, tuple_awaitable);
-    }(), 90s);
+            // The lock taken before the failover is on the standalone masters only: the promoted
+            // replica never had its key. One more lost master and another client could take it.
+            auto [ec1, after] = co_await c.async_check(l, tuple_awaitable);
+            CHECK(after.holding == 2);
+            CHECK(get_on(cluster.masters(), *replica, held) == std::nullopt);
+            co_await c.async_unlock(l, tuple_awaitable);
+        }(),
+        90s);
 }
 
-TEST_CASE("cluster: with cluster_replica_acks a cluster master's answer counts once a replica acknowledged it: a "
-          "shard whose replica is paused fails that master's vote with not_replicated, and no key is left",
+TEST_CASE("cluster: with cluster_replica_acks a cluster master's answer counts once a replica "
+          "acknowledged it: a "
+          "shard whose replica is paused fails that master's vote with not_replicated, and no key "
+          "is left",
           "[live][cluster]")
 {
     local_cluster cluster({.shards = 3, .replicas = 1});
     local_masters standalone({.count = 2});
     client_config cfg = cluster_after_two(cluster, standalone);
     cfg.cluster_replica_acks = 1;
-    cfg.cluster_replica_ack_timeout = 50ms;  // below the attempt timeout (200 ms at the default TTL)
+    cfg.cluster_replica_ack_timeout =
+        50ms;  // below the attempt timeout (200 ms at the default TTL)
     cfg.defaults.max_attempts = 1;
     // One standalone master down: every quorum (2 of 3) needs the cluster master's vote.
     standalone.kill(1);
@@ -537,55 +575,60 @@ TEST_CASE("cluster: with cluster_replica_acks a cluster master's answer counts o
         return n;
     };
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
-        REQUIRE_FALSE(cec);
-        REQUIRE(ready == 2);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
+            REQUIRE_FALSE(cec);
+            REQUIRE(ready == 2);
 
-        // Acknowledged: the grant counted once the replica had the key, so it has it now.
-        auto l = co_await acquired(c, key);
-        CHECK(l.masters()[clustered].status == master_status::granted);
-        CHECK(keys_on(cluster.masters(), replica) == std::vector<std::string>{key});
-        auto [eec, extended] = co_await c.async_extend(l, 20s, tuple_awaitable);
-        CHECK_FALSE(eec);  // an extension is acknowledged as well
-        co_await c.async_unlock(l, tuple_awaitable);
+            // Acknowledged: the grant counted once the replica had the key, so it has it now.
+            auto l = co_await acquired(c, key);
+            CHECK(l.masters()[clustered].status == master_status::granted);
+            CHECK(keys_on(cluster.masters(), replica) == std::vector<std::string>{key});
+            auto [eec, extended] = co_await c.async_extend(l, 20s, tuple_awaitable);
+            CHECK_FALSE(eec);  // an extension is acknowledged as well
+            co_await c.async_unlock(l, tuple_awaitable);
 
-        // The replica stopped: the primary still writes the key, but WAIT times out, so the
-        // cluster master's grant does not count and the attempt fails; its release takes the
-        // unacknowledged key off the primary too.
-        cluster.pause(replica);
-        std::optional<operation_error> failed;
-        try
-        {
-            co_await c.async_lock(key, asio::use_awaitable);
-        }
-        catch (const operation_error& e)
-        {
-            failed = e;
-        }
-        cluster.resume(replica);
-        REQUIRE(failed);
-        CHECK(failed->code() == error::no_quorum);
-        REQUIRE(failed->masters().size() == 3);
-        CHECK(failed->masters()[clustered].status == master_status::error);
-        CHECK(failed->masters()[clustered].ec == error::not_replicated);
-        CHECK_THAT(std::string(failed->masters()[clustered].message), Contains("WAIT saw 0 of the 1"));
-        CHECK(failed->masters()[0].status == master_status::granted);
-        // The releases of a failed attempt are not awaited: give them a moment to land.
-        for (const auto until = steady::now() + 2s; keys_left() != 0 && steady::now() < until;)
-            co_await sleep_for(10ms);
-        CHECK(keys_left() == 0);
+            // The replica stopped: the primary still writes the key, but WAIT times out, so the
+            // cluster master's grant does not count and the attempt fails; its release takes the
+            // unacknowledged key off the primary too.
+            cluster.pause(replica);
+            std::optional<operation_error> failed;
+            try
+            {
+                co_await c.async_lock(key, asio::use_awaitable);
+            }
+            catch (const operation_error& e)
+            {
+                failed = e;
+            }
+            cluster.resume(replica);
+            REQUIRE(failed);
+            CHECK(failed->code() == error::no_quorum);
+            REQUIRE(failed->masters().size() == 3);
+            CHECK(failed->masters()[clustered].status == master_status::error);
+            CHECK(failed->masters()[clustered].ec == error::not_replicated);
+            CHECK_THAT(std::string(failed->masters()[clustered].message),
+                       Contains("WAIT saw 0 of the 1"));
+            CHECK(failed->masters()[0].status == master_status::granted);
+            // The releases of a failed attempt are not awaited: give them a moment to land.
+            for (const auto until = steady::now() + 2s; keys_left() != 0 && steady::now() < until;)
+                co_await sleep_for(10ms);
+            CHECK(keys_left() == 0);
 
-        // The replica back: the cluster master counts again.
-        auto again = co_await acquired(c, key);
-        CHECK(again.masters()[clustered].status == master_status::granted);
-        co_await c.async_unlock(again, tuple_awaitable);
-    }(), 60s);
+            // The replica back: the cluster master counts again.
+            auto again = co_await acquired(c, key);
+            CHECK(again.masters()[clustered].status == master_status::granted);
+            co_await c.async_unlock(again, tuple_awaitable);
+        }(),
+        60s);
     std::this_thread::sleep_for(50ms);
     CHECK(keys_left() == 0);
 }
 
-TEST_CASE("cluster: a waiter on cluster masters is woken by the release: the node serving the key tracks it for the "
+TEST_CASE("cluster: a waiter on cluster masters is woken by the release: the node serving the key "
+          "tracks it for the "
           "client and pushes the invalidation",
           "[live][cluster]")
 {
@@ -595,59 +638,65 @@ TEST_CASE("cluster: a waiter on cluster masters is woken by the release: the nod
     client waiter(io.get_executor(), cl.config());
     const std::string key = "waited";
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        lock_options long_ttl = holder.default_options();
-        long_ttl.ttl = 60s;
-        auto held = co_await acquired(holder, key, long_ttl);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            lock_options long_ttl = holder.default_options();
+            long_ttl.ttl = 60s;
+            auto held = co_await acquired(holder, key, long_ttl);
 
-        // Neither a poll (every 20 s), nor the keys' expiry (60 s), nor the waiter's guess of
-        // it before it read their PTTL (its own TTL, 30 s) comes within the wait of 15 s:
-        // only an invalidation pushed by the nodes can wake the waiter in time.
-        lock_options o = waiter.default_options();
-        o.ttl = 30s;
-        o.wait = 15s;
-        o.retry_delay = 20s;
-        o.retry_jitter = 0ms;
-        bool woken = false;
-        asio::co_spawn(
-            io,
-            [&]() -> asio::awaitable<void> {
-                auto [ec, l] = co_await waiter.async_lock(key, o, tuple_awaitable);
-                INFO(l.describe());
-                CHECK_FALSE(ec);
-                woken = !ec;
-                if (!ec)
-                    co_await waiter.async_unlock(l, tuple_awaitable);
-            },
-            asio::detached);
+            // Neither a poll (every 20 s), nor the keys' expiry (60 s), nor the waiter's guess of
+            // it before it read their PTTL (its own TTL, 30 s) comes within the wait of 15 s:
+            // only an invalidation pushed by the nodes can wake the waiter in time.
+            lock_options o = waiter.default_options();
+            o.ttl = 30s;
+            o.wait = 15s;
+            o.retry_delay = 20s;
+            o.retry_jitter = 0ms;
+            bool woken = false;
+            asio::co_spawn(
+                io,
+                [&]() -> asio::awaitable<void> {
+                    auto [ec, l] = co_await waiter.async_lock(key, o, tuple_awaitable);
+                    INFO(l.describe());
+                    CHECK_FALSE(ec);
+                    woken = !ec;
+                    if (!ec)
+                        co_await waiter.async_unlock(l, tuple_awaitable);
+                },
+                asio::detached);
 
-        // The waiter was refused (its attempt is decided by two refusals; the third master's
-        // answer may come after), then read the key on the node that serves it in each
-        // cluster that refused, which now lists a client with tracking on ("t" in its flags).
-        const auto tracking_clusters = [&] {
-            std::size_t n = 0;
+            // The waiter was refused (its attempt is decided by two refusals; the third master's
+            // answer may come after), then read the key on the node that serves it in each
+            // cluster that refused, which now lists a client with tracking on ("t" in its flags).
+            const auto tracking_clusters = [&] {
+                std::size_t n = 0;
+                for (std::size_t k = 0; k < 3; ++k)
+                    if (cl[k].command(owner_of(cl[k], key), {"CLIENT", "LIST"}).find(" flags=t ") !=
+                        std::string::npos)
+                        ++n;
+                return n;
+            };
+            for (const auto until = steady::now() + 10s;
+                 tracking_clusters() < 2 && steady::now() < until;)
+                co_await sleep_for(20ms);
+            CHECK(tracking_clusters() >= 2);
+
+            // A release by someone else, by hand: a DEL on each cluster's node.
             for (std::size_t k = 0; k < 3; ++k)
-                if (cl[k].command(owner_of(cl[k], key), {"CLIENT", "LIST"}).find(" flags=t ") != std::string::npos)
-                    ++n;
-            return n;
-        };
-        for (const auto until = steady::now() + 10s; tracking_clusters() < 2 && steady::now() < until;)
-            co_await sleep_for(20ms);
-        CHECK(tracking_clusters() >= 2);
-
-        // A release by someone else, by hand: a DEL on each cluster's node.
-        for (std::size_t k = 0; k < 3; ++k)
-            CHECK(cl[k].command(owner_of(cl[k], key), {"DEL", key}) == ":1\r\n");
-        for (const auto until = steady::now() + 15s; !woken && steady::now() < until;)
-            co_await sleep_for(20ms);
-        CHECK(woken);
-        co_await holder.async_unlock(held, tuple_awaitable);
-    }(), 60s);
+                CHECK(cl[k].command(owner_of(cl[k], key), {"DEL", key}) == ":1\r\n");
+            for (const auto until = steady::now() + 15s; !woken && steady::now() < until;)
+                co_await sleep_for(20ms);
+            CHECK(woken);
+            co_await holder.async_unlock(held, tuple_awaitable);
+        }(),
+        60s);
     std::this_thread::sleep_for(50ms);
     CHECK(cl.total_keys() == 0);
 }
 
-TEST_CASE("cluster: a waiter whose key's slot is migrating on every cluster is not tracked there, and polls at "
+TEST_CASE("cluster: a waiter whose key's slot is migrating on every cluster is not tracked there, "
+          "and polls at "
           "retry_delay",
           "[live][cluster]")
 {
@@ -667,39 +716,46 @@ TEST_CASE("cluster: a waiter whose key's slot is migrating on every cluster is n
     {
         const auto src = owner_of(cl[k], key);
         const auto dst = (src + 1) % cl[k].node_count();
-        REQUIRE(cl[k].command(dst, {"CLUSTER", "SETSLOT", slot, "IMPORTING", cl[k].id(src)}) == "+OK\r\n");
-        REQUIRE(cl[k].command(src, {"CLUSTER", "SETSLOT", slot, "MIGRATING", cl[k].id(dst)}) == "+OK\r\n");
+        REQUIRE(cl[k].command(dst, {"CLUSTER", "SETSLOT", slot, "IMPORTING", cl[k].id(src)}) ==
+                "+OK\r\n");
+        REQUIRE(cl[k].command(src, {"CLUSTER", "SETSLOT", slot, "MIGRATING", cl[k].id(dst)}) ==
+                "+OK\r\n");
     }
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        for (client* c : {&holder, &waiter})
-            REQUIRE_FALSE(std::get<0>(co_await c->async_wait_connected(tuple_awaitable)));
-        lock_options short_ttl = holder.default_options();
-        short_ttl.ttl = 1500ms;
-        const auto t0 = steady::now();
-        auto held = co_await acquired(holder, key, short_ttl);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            for (client* c : {&holder, &waiter})
+                REQUIRE_FALSE(std::get<0>(co_await c->async_wait_connected(tuple_awaitable)));
+            lock_options short_ttl = holder.default_options();
+            short_ttl.ttl = 1500ms;
+            const auto t0 = steady::now();
+            auto held = co_await acquired(holder, key, short_ttl);
 
-        lock_options o = waiter.default_options();
-        o.ttl = 30s;
-        o.wait = 15s;
-        o.retry_delay = 2s;
-        o.retry_jitter = 0ms;
-        auto [ec, l] = co_await waiter.async_lock(key, o, tuple_awaitable);
-        const auto took = steady::now() - t0;
-        INFO(l.describe() << "; taken " << ms(took) << " ms after the holder's acquisition");
-        REQUIRE_FALSE(ec);
-        CHECK(took >= 1400ms);  // not before the holder's keys expired
-        CHECK(took < 9000ms);   // a poll, not the end of the wait (15 s)
-        co_await waiter.async_unlock(l, tuple_awaitable);
-        (void)held;
-    }(), 60s);
+            lock_options o = waiter.default_options();
+            o.ttl = 30s;
+            o.wait = 15s;
+            o.retry_delay = 2s;
+            o.retry_jitter = 0ms;
+            auto [ec, l] = co_await waiter.async_lock(key, o, tuple_awaitable);
+            const auto took = steady::now() - t0;
+            INFO(l.describe() << "; taken " << ms(took) << " ms after the holder's acquisition");
+            REQUIRE_FALSE(ec);
+            CHECK(took >= 1400ms);  // not before the holder's keys expired
+            CHECK(took < 9000ms);   // a poll, not the end of the wait (15 s)
+            co_await waiter.async_unlock(l, tuple_awaitable);
+            (void)held;
+        }(),
+        60s);
     std::this_thread::sleep_for(50ms);
     CHECK(cl.total_keys() == 0);
 }
 
-TEST_CASE("cluster: a shard primary restarted without persistence quarantines the whole cluster master: its grant "
-          "of a key that another shard serves counts as master_restarted while the other masters grant",
-          "[live][cluster][restart]")
+TEST_CASE(
+    "cluster: a shard primary restarted without persistence quarantines the whole cluster master: "
+    "its grant "
+    "of a key that another shard serves counts as master_restarted while the other masters grant",
+    "[live][cluster][restart]")
 {
     local_cluster cluster;
     local_masters standalone({.count = 2});
@@ -722,60 +778,72 @@ TEST_CASE("cluster: a shard primary restarted without persistence quarantines th
     REQUIRE(restarted);
 
     std::optional<std::pair<error_code, lock>> result;  // outlives the body: the callback writes it
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
-        const auto before = c.master_states()[clustered];
-        const auto owner_run_id = run_id_of(cluster, owner);
-        const auto old_run_id = run_id_of(cluster, *restarted);
-        cluster.restart(*restarted);
-        // A new process on the same port, still a shard primary; the key's shard untouched.
-        CHECK(run_id_of(cluster, *restarted) != old_run_id);
-        CHECK(std::count(cluster.primaries().begin(), cluster.primaries().end(), *restarted) == 1);
-        CHECK(run_id_of(cluster, owner) == owner_run_id);
-        CHECK(owner_of(cluster, key) == owner);
-        CHECK(cluster.command(owner, {"CLUSTER", "KEYSLOT", key}) == ":" + std::to_string(key_slot(key)) + "\r\n");
-        // The client reconnects to it (its other node connections never dropped).
-        REQUIRE(co_await eventually([&] {
-            const auto s = c.master_states()[clustered];
-            return s.connects == before.connects + 1 && s.state == master_state::ready;
-        }, 10s));
-        CHECK(c.master_states()[clustered].drops == before.drops + 1);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            co_await require_connected(c);
+            const auto before = c.master_states()[clustered];
+            const auto owner_run_id = run_id_of(cluster, owner);
+            const auto old_run_id = run_id_of(cluster, *restarted);
+            cluster.restart(*restarted);
+            // A new process on the same port, still a shard primary; the key's shard untouched.
+            CHECK(run_id_of(cluster, *restarted) != old_run_id);
+            CHECK(std::count(cluster.primaries().begin(), cluster.primaries().end(), *restarted) ==
+                  1);
+            CHECK(run_id_of(cluster, owner) == owner_run_id);
+            CHECK(owner_of(cluster, key) == owner);
+            CHECK(cluster.command(owner, {"CLUSTER", "KEYSLOT", key}) ==
+                  ":" + std::to_string(key_slot(key)) + "\r\n");
+            // The client reconnects to it (its other node connections never dropped).
+            REQUIRE(co_await eventually(
+                [&] {
+                    const auto s = c.master_states()[clustered];
+                    return s.connects == before.connects + 1 && s.state == master_state::ready;
+                },
+                10s));
+            CHECK(c.master_states()[clustered].drops == before.drops + 1);
 
-        // The standalone masters answer only once the cluster master's answer has been read:
-        // the round then needs both their grants, and every master's outcome is recorded.
-        const auto replies = c.master_states()[clustered].replies;
-        standalone.pause(0);
-        standalone.pause(1);
-        c.async_lock(key, one_attempt(5000ms, 2000ms),
-                     [&](error_code ec, lock l) { result.emplace(ec, std::move(l)); });
-        const bool cluster_answered = co_await eventually([&] {
-            return get_on(cluster.masters(), owner, key) && c.master_states()[clustered].replies > replies;
-        }, 5s);
-        standalone.resume(0);
-        standalone.resume(1);
-        REQUIRE(cluster_answered);
-        REQUIRE(co_await eventually([&] { return result.has_value(); }, 5s));
-        const auto& [ec, l] = *result;
-        INFO(l.describe());
-        REQUIRE_FALSE(ec);
-        CHECK(count_status(l, master_status::granted) == 2);
-        const auto& verdict = l.masters()[clustered];
-        CHECK(verdict.status == master_status::error);
-        CHECK(verdict.ec == error::master_restarted);
-        CHECK_THAT(verdict.message, Contains("restarted lately"));
-        // The shard that serves the key, which did not restart, did grant it.
-        CHECK(get_on(cluster.masters(), owner, key) == std::string(l.token()));
+            // The standalone masters answer only once the cluster master's answer has been read:
+            // the round then needs both their grants, and every master's outcome is recorded.
+            const auto replies = c.master_states()[clustered].replies;
+            standalone.pause(0);
+            standalone.pause(1);
+            c.async_lock(key, one_attempt(5000ms, 2000ms),
+                         [&](error_code ec, lock l) { result.emplace(ec, std::move(l)); });
+            const bool cluster_answered = co_await eventually(
+                [&] {
+                    return get_on(cluster.masters(), owner, key) &&
+                           c.master_states()[clustered].replies > replies;
+                },
+                5s);
+            standalone.resume(0);
+            standalone.resume(1);
+            REQUIRE(cluster_answered);
+            REQUIRE(co_await eventually([&] { return result.has_value(); }, 5s));
+            const auto& [ec, l] = *result;
+            INFO(l.describe());
+            REQUIRE_FALSE(ec);
+            CHECK(count_status(l, master_status::granted) == 2);
+            const auto& verdict = l.masters()[clustered];
+            CHECK(verdict.status == master_status::error);
+            CHECK(verdict.ec == error::master_restarted);
+            CHECK_THAT(verdict.message, Contains("restarted lately"));
+            // The shard that serves the key, which did not restart, did grant it.
+            CHECK(get_on(cluster.masters(), owner, key) == std::string(l.token()));
 
-        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-        CHECK_FALSE(uec);
-        CHECK(co_await settled_keys(standalone) == 0);
-        CHECK(co_await settled_keys(cluster.masters()) == 0);
-    }(), 30s);
+            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+            CHECK_FALSE(uec);
+            CHECK(co_await settled_keys(standalone) == 0);
+            CHECK(co_await settled_keys(cluster.masters()) == 0);
+        }(),
+        30s);
     drain(io, c);
 }
 
-TEST_CASE("cluster: deployment checks run on every node of a cluster master, without master_has_replicas and "
-          "master_is_replica, each warning once: an evicting shard primary reached through the slot map is "
+TEST_CASE("cluster: deployment checks run on every node of a cluster master, without "
+          "master_has_replicas and "
+          "master_is_replica, each warning once: an evicting shard primary reached through the "
+          "slot map is "
           "reported, its shards' replicas and a replica seed are not",
           "[live][cluster][deployment]")
 {
@@ -785,10 +853,12 @@ TEST_CASE("cluster: deployment checks run on every node of a cluster master, wit
     const auto seed = replica_of(cluster, primaries.at(0));
     const auto evicting = primaries.at(1);
     REQUIRE(cluster.command(evicting, {"CONFIG", "SET", "maxmemory", "100mb"}) == "+OK\r\n");
-    REQUIRE(cluster.command(evicting, {"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}) == "+OK\r\n");
+    REQUIRE(cluster.command(evicting, {"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}) ==
+            "+OK\r\n");
     // Every primary has its replica attached: a standalone master would be reported for it.
     for (const auto p : primaries)
-        REQUIRE_THAT(cluster.command(p, {"INFO", "replication"}), Contains("connected_slaves:1\r\n"));
+        REQUIRE_THAT(cluster.command(p, {"INFO", "replication"}),
+                     Contains("connected_slaves:1\r\n"));
 
     local_masters standalone({.count = 2});
     std::vector<std::pair<std::size_t, error_code>> warned;  // (master, warning)
@@ -800,34 +870,44 @@ TEST_CASE("cluster: deployment checks run on every node of a cluster master, wit
     asio::io_context io;
     client c(io.get_executor(), cfg);
     const auto of_cluster = [&](error_code w) {
-        return std::count(warned.begin(), warned.end(), std::pair<std::size_t, error_code>(clustered, w));
+        return std::count(warned.begin(), warned.end(),
+                          std::pair<std::size_t, error_code>(clustered, w));
     };
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
-        CHECK(co_await eventually([&] { return of_cluster(error::eviction_can_drop_locks) > 0; }, 5s));
-        co_await sleep_for(50ms);  // the other handshakes' events, posted as that one was
-        const auto warnings = c.master_states()[clustered].warnings;
-        std::string seen;
-        for (const auto& [master, w] : warned)
-            seen += " master " + std::to_string(master) + ": " + w.message() + ";";
-        INFO("events:" << seen << " master_states() of the cluster master: " << warnings.size() << " warnings");
-        CHECK(of_cluster(error::eviction_can_drop_locks) == 1);
-        CHECK(std::count(warnings.begin(), warnings.end(), error::eviction_can_drop_locks) == 1);
-        CHECK(of_cluster(error::master_has_replicas) == 0);
-        CHECK(std::count(warnings.begin(), warnings.end(), error::master_has_replicas) == 0);
-        CHECK(of_cluster(error::master_is_replica) == 0);
-        CHECK(std::count(warnings.begin(), warnings.end(), error::master_is_replica) == 0);
-        // Every node runs without persistence, as the fixture starts them: one warning for
-        // the cluster master, not one per node.
-        REQUIRE_THAT(cluster.command(evicting, {"CONFIG", "GET", "appendonly"}), Contains("\r\nno\r\n"));
-        CHECK(of_cluster(error::persistence_off) == 1);
-        // Neither is the seed's doing: it has no maxmemory.
-        CHECK_THAT(cluster.command(seed, {"CONFIG", "GET", "maxmemory"}), Contains("\r\n0\r\n"));
-    }(), 30s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            co_await require_connected(c);
+            CHECK(co_await eventually(
+                [&] { return of_cluster(error::eviction_can_drop_locks) > 0; }, 5s));
+            co_await sleep_for(50ms);  // the other handshakes' events, posted as that one was
+            const auto warnings = c.master_states()[clustered].warnings;
+            std::string seen;
+            for (const auto& [master, w] : warned)
+                seen += " master " + std::to_string(master) + ": " + w.message() + ";";
+            INFO("events:" << seen << " master_states() of the cluster master: " << warnings.size()
+                           << " warnings");
+            CHECK(of_cluster(error::eviction_can_drop_locks) == 1);
+            CHECK(std::count(warnings.begin(), warnings.end(), error::eviction_can_drop_locks) ==
+                  1);
+            CHECK(of_cluster(error::master_has_replicas) == 0);
+            CHECK(std::count(warnings.begin(), warnings.end(), error::master_has_replicas) == 0);
+            CHECK(of_cluster(error::master_is_replica) == 0);
+            CHECK(std::count(warnings.begin(), warnings.end(), error::master_is_replica) == 0);
+            // Every node runs without persistence, as the fixture starts them: one warning for
+            // the cluster master, not one per node.
+            REQUIRE_THAT(cluster.command(evicting, {"CONFIG", "GET", "appendonly"}),
+                         Contains("\r\nno\r\n"));
+            CHECK(of_cluster(error::persistence_off) == 1);
+            // Neither is the seed's doing: it has no maxmemory.
+            CHECK_THAT(cluster.command(seed, {"CONFIG", "GET", "maxmemory"}),
+                       Contains("\r\n0\r\n"));
+        }(),
+        30s);
     drain(io, c);
 }
 
-TEST_CASE("cluster: a script goes as EVALSHA to a node that has run it, and a node that lost it (SCRIPT FLUSH) gets "
+TEST_CASE("cluster: a script goes as EVALSHA to a node that has run it, and a node that lost it "
+          "(SCRIPT FLUSH) gets "
           "the body again without the lock seeing NOSCRIPT",
           "[live][cluster]")
 {
@@ -846,28 +926,31 @@ TEST_CASE("cluster: a script goes as EVALSHA to a node that has run it, and a no
     };
     REQUIRE(cluster.command(node, {"CONFIG", "RESETSTAT"}) == "+OK\r\n");
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
-        // Three releases: the first sends the body, the next two its SHA1 only.
-        for (int k = 0; k < 3; ++k)
-        {
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            co_await require_connected(c);
+            // Three releases: the first sends the body, the next two its SHA1 only.
+            for (int k = 0; k < 3; ++k)
+            {
+                auto l = co_await acquired(c, key);
+                auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+                CHECK_FALSE(uec);
+            }
+            CHECK(calls("eval") == 1);
+            CHECK(calls("evalsha") == 2);
+
+            // The node forgets its scripts. The extension's script is new there (EVAL); the
+            // release's EVALSHA meets NOSCRIPT, and the body follows to the same node.
+            REQUIRE(cluster.command(node, {"SCRIPT", "FLUSH"}) == "+OK\r\n");
             auto l = co_await acquired(c, key);
+            auto [eec, extended] = co_await c.async_extend(l, 20s, tuple_awaitable);
+            CHECK_FALSE(eec);
             auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
             CHECK_FALSE(uec);
-        }
-        CHECK(calls("eval") == 1);
-        CHECK(calls("evalsha") == 2);
-
-        // The node forgets its scripts. The extension's script is new there (EVAL); the
-        // release's EVALSHA meets NOSCRIPT, and the body follows to the same node.
-        REQUIRE(cluster.command(node, {"SCRIPT", "FLUSH"}) == "+OK\r\n");
-        auto l = co_await acquired(c, key);
-        auto [eec, extended] = co_await c.async_extend(l, 20s, tuple_awaitable);
-        CHECK_FALSE(eec);
-        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-        CHECK_FALSE(uec);
-        CHECK(co_await eventually([&] { return calls("eval") == 3; }, 2s));
-        CHECK(calls("evalsha") == 3);
-        CHECK(keys_on(cluster.masters(), node).empty());
-    }(), 30s);
+            CHECK(co_await eventually([&] { return calls("eval") == 3; }, 2s));
+            CHECK(calls("evalsha") == 3);
+            CHECK(keys_on(cluster.masters(), node).empty());
+        }(),
+        30s);
 }

@@ -62,10 +62,12 @@ void kill_clients(const local_masters& m, std::size_t i)
 /// posted (the master_warning events) run.
 asio::awaitable<void> require_reconnected(client& c, std::size_t i, std::uint64_t n)
 {
-    REQUIRE(co_await eventually([&] {
-        const auto s = c.master_states()[i];
-        return s.connects == n && s.state == master_state::ready;
-    }, 10s));
+    REQUIRE(co_await eventually(
+        [&] {
+            const auto s = c.master_states()[i];
+            return s.connects == n && s.state == master_state::ready;
+        },
+        10s));
     co_await sleep_for(20ms);
 }
 
@@ -79,53 +81,58 @@ bool replication_shows(const local_masters& m, std::size_t i, std::string_view l
 TEST_CASE("client: deployment checks warn of eviction and of persistence off, once per new warning",
           "[live][client][deployment]")
 {
-    local_masters evicting({.count = 1,
-                            .extra_config = {"maxmemory 100mb", "maxmemory-policy allkeys-lru", "appendonly yes"}});
+    local_masters evicting(
+        {.count = 1,
+         .extra_config = {"maxmemory 100mb", "maxmemory-policy allkeys-lru", "appendonly yes"}});
     local_masters persistent({.count = 1, .extra_config = {"appendonly yes"}});
     local_masters plain({.count = 1});  // the fixture's: save "" and appendonly no
     asio::io_context io;
     warning_log log;
     client c(io.get_executor(), config_of({evicting.uri(0), persistent.uri(0), plain.uri(0)}, log));
     warning_log unchecked_log;
-    auto unchecked_cfg = config_of({evicting.uri(0), persistent.uri(0), plain.uri(0)}, unchecked_log);
+    auto unchecked_cfg =
+        config_of({evicting.uri(0), persistent.uri(0), plain.uri(0)}, unchecked_log);
     unchecked_cfg.deployment_checks = false;
     client unchecked(io.get_executor(), std::move(unchecked_cfg));
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
-        co_await require_connected(unchecked);
-        REQUIRE(co_await eventually([&] { return log.seen.size() >= 2; }, 5s));
-        auto states = c.master_states();
-        CHECK(states[0].warnings == codes{error::eviction_can_drop_locks});
-        CHECK(states[1].warnings.empty());
-        CHECK(states[2].warnings == codes{error::persistence_off});
-        const warned first{{0, error::eviction_can_drop_locks}, {2, error::persistence_off}};
-        CHECK(log.sorted() == first);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            co_await require_connected(c);
+            co_await require_connected(unchecked);
+            REQUIRE(co_await eventually([&] { return log.seen.size() >= 2; }, 5s));
+            auto states = c.master_states();
+            CHECK(states[0].warnings == codes{error::eviction_can_drop_locks});
+            CHECK(states[1].warnings.empty());
+            CHECK(states[2].warnings == codes{error::persistence_off});
+            const warned first{{0, error::eviction_can_drop_locks}, {2, error::persistence_off}};
+            CHECK(log.sorted() == first);
 
-        // A reconnection that finds the same warnings reports nothing new.
-        kill_clients(plain, 0);
-        co_await require_reconnected(c, 2, 2);
-        CHECK(c.master_states()[2].warnings == codes{error::persistence_off});
-        CHECK(log.sorted() == first);
+            // A reconnection that finds the same warnings reports nothing new.
+            kill_clients(plain, 0);
+            co_await require_reconnected(c, 2, 2);
+            CHECK(c.master_states()[2].warnings == codes{error::persistence_off});
+            CHECK(log.sorted() == first);
 
-        // AOF turned off behind the client's back: the next handshake finds it, once.
-        REQUIRE(persistent.command(0, {"CONFIG", "SET", "appendonly", "no"}) == "+OK\r\n");
-        kill_clients(persistent, 0);
-        co_await require_reconnected(c, 1, 2);
-        CHECK(c.master_states()[1].warnings == codes{error::persistence_off});
-        REQUIRE(log.seen.size() == 3);
-        CHECK(log.sorted(2) == warned{{1, error::persistence_off}});
+            // AOF turned off behind the client's back: the next handshake finds it, once.
+            REQUIRE(persistent.command(0, {"CONFIG", "SET", "appendonly", "no"}) == "+OK\r\n");
+            kill_clients(persistent, 0);
+            co_await require_reconnected(c, 1, 2);
+            CHECK(c.master_states()[1].warnings == codes{error::persistence_off});
+            REQUIRE(log.seen.size() == 3);
+            CHECK(log.sorted(2) == warned{{1, error::persistence_off}});
 
-        // Checks off: nothing asked, nothing reported.
-        for (const auto& s : unchecked.master_states())
-            CHECK(s.warnings.empty());
-        CHECK(unchecked_log.seen.empty());
+            // Checks off: nothing asked, nothing reported.
+            for (const auto& s : unchecked.master_states())
+                CHECK(s.warnings.empty());
+            CHECK(unchecked_log.seen.empty());
 
-        // The warnings never stand in the way of a lock.
-        auto [ec, l] = co_await c.async_lock("deployment-checked", tuple_awaitable);
-        CHECK_FALSE(ec);
-        co_await c.async_unlock(l, tuple_awaitable);
-    }(), 30s);
+            // The warnings never stand in the way of a lock.
+            auto [ec, l] = co_await c.async_lock("deployment-checked", tuple_awaitable);
+            CHECK_FALSE(ec);
+            co_await c.async_unlock(l, tuple_awaitable);
+        }(),
+        30s);
     drain(io, unchecked);
     drain(io, c);
 }
@@ -139,28 +146,36 @@ TEST_CASE("client: a master with a replica and the replica itself are reported a
     warning_log log;
     client c(io.get_executor(), config_of(m.uris(), log));
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
-        REQUIRE(co_await eventually([&] { return log.seen.size() == 2; }, 5s));
-        CHECK(log.sorted() == warned{{0, error::persistence_off}, {1, error::persistence_off}});
-        for (const auto& s : c.master_states())
-            CHECK(s.warnings == codes{error::persistence_off});
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            co_await require_connected(c);
+            REQUIRE(co_await eventually([&] { return log.seen.size() == 2; }, 5s));
+            CHECK(log.sorted() == warned{{0, error::persistence_off}, {1, error::persistence_off}});
+            for (const auto& s : c.master_states())
+                CHECK(s.warnings == codes{error::persistence_off});
 
-        REQUIRE(m.command(1, {"REPLICAOF", "127.0.0.1", std::to_string(m.port(0))}) == "+OK\r\n");
-        REQUIRE(co_await eventually([&] {
-            return replication_shows(m, 0, "connected_slaves:1") && replication_shows(m, 1, "master_link_status:up");
-        }, 20s));
-        kill_clients(m, 0);
-        kill_clients(m, 1);
-        co_await require_reconnected(c, 0, 2);
-        co_await require_reconnected(c, 1, 2);
+            REQUIRE(m.command(1, {"REPLICAOF", "127.0.0.1", std::to_string(m.port(0))}) ==
+                    "+OK\r\n");
+            REQUIRE(co_await eventually(
+                [&] {
+                    return replication_shows(m, 0, "connected_slaves:1") &&
+                           replication_shows(m, 1, "master_link_status:up");
+                },
+                20s));
+            kill_clients(m, 0);
+            kill_clients(m, 1);
+            co_await require_reconnected(c, 0, 2);
+            co_await require_reconnected(c, 1, 2);
 
-        const auto states = c.master_states();
-        CHECK(states[0].warnings == codes{error::persistence_off, error::master_has_replicas});
-        CHECK(states[1].warnings == codes{error::persistence_off, error::master_is_replica});
-        // Only what is new: persistence_off was reported at the first connection.
-        CHECK(log.sorted(2) == warned{{0, error::master_has_replicas}, {1, error::master_is_replica}});
-    }(), 60s);
+            const auto states = c.master_states();
+            CHECK(states[0].warnings == codes{error::persistence_off, error::master_has_replicas});
+            CHECK(states[1].warnings == codes{error::persistence_off, error::master_is_replica});
+            // Only what is new: persistence_off was reported at the first connection.
+            CHECK(log.sorted(2) ==
+                  warned{{0, error::master_has_replicas}, {1, error::master_is_replica}});
+        }(),
+        60s);
     drain(io, c);
 }
 
@@ -176,16 +191,19 @@ TEST_CASE("client: a master that refuses CONFIG connects, its persistence unknow
     warning_log log;
     client c(io.get_executor(), config_of(m.uris(), log));
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
-        REQUIRE(co_await eventually([&] { return !log.seen.empty(); }, 5s));
-        const auto s = c.master_states()[0];
-        CHECK(s.state == master_state::ready);
-        CHECK(s.warnings == codes{error::eviction_can_drop_locks});
-        auto [ec, l] = co_await c.async_lock("config-refused", tuple_awaitable);
-        CHECK_FALSE(ec);
-        co_await c.async_unlock(l, tuple_awaitable);
-    }(), 30s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            co_await require_connected(c);
+            REQUIRE(co_await eventually([&] { return !log.seen.empty(); }, 5s));
+            const auto s = c.master_states()[0];
+            CHECK(s.state == master_state::ready);
+            CHECK(s.warnings == codes{error::eviction_can_drop_locks});
+            auto [ec, l] = co_await c.async_lock("config-refused", tuple_awaitable);
+            CHECK_FALSE(ec);
+            co_await c.async_unlock(l, tuple_awaitable);
+        }(),
+        30s);
     drain(io, c);
     CHECK(log.seen == warned{{0, error::eviction_can_drop_locks}});
 }

@@ -37,7 +37,8 @@ struct one_of_three
     {
         client_config cfg;
         for (std::size_t i = 0; i < m.size(); ++i)
-            cfg.masters.push_back("redis://:" + std::string(password) + "@127.0.0.1:" + std::to_string(m.port(i)));
+            cfg.masters.push_back("redis://:" + std::string(password) +
+                                  "@127.0.0.1:" + std::to_string(m.port(i)));
         cfg.defaults.max_attempts = 1;
         m.kill(1);
         m.kill(2);
@@ -46,8 +47,8 @@ struct one_of_three
 
     /// The what() of a failed operation must name the operation, the resource, the error, and
     /// the masters (0 granted and released, 1 and 2 failed), and never the password.
-    static void check_message(const operation_error& e, std::string_view op, std::string_view resource,
-                              bool with_masters = true)
+    static void check_message(const operation_error& e, std::string_view op,
+                              std::string_view resource, bool with_masters = true)
     {
         const std::string_view what = e.what();
         INFO(what);
@@ -73,47 +74,50 @@ TEST_CASE("client: diagnostics: the default token's exception names the resource
           "[live][client][diagnostics]")
 {
     one_of_three f;
-    run_bounded(f.io, [&]() -> asio::awaitable<void> {
-        bool threw = false;
-        try
-        {
-            co_await f.c->async_lock("diag-default");
-        }
-        catch (const operation_error& e)
-        {
-            threw = true;
-            one_of_three::check_message(e, "async_lock", "diag-default");
-        }
-        CHECK(threw);
+    run_bounded(
+        f.io,
+        [&]() -> asio::awaitable<void> {
+            bool threw = false;
+            try
+            {
+                co_await f.c->async_lock("diag-default");
+            }
+            catch (const operation_error& e)
+            {
+                threw = true;
+                one_of_three::check_message(e, "async_lock", "diag-default");
+            }
+            CHECK(threw);
 
-        // try_lock, whose optional is empty on failure, names its resource but has no
-        // per-master outcome to show.
-        threw = false;
-        try
-        {
-            co_await f.c->async_try_lock("diag-try");
-        }
-        catch (const operation_error& e)
-        {
-            threw = true;
-            one_of_three::check_message(e, "async_try_lock", "diag-try", false);
-        }
-        CHECK(threw);
+            // try_lock, whose optional is empty on failure, names its resource but has no
+            // per-master outcome to show.
+            threw = false;
+            try
+            {
+                co_await f.c->async_try_lock("diag-try");
+            }
+            catch (const operation_error& e)
+            {
+                threw = true;
+                one_of_three::check_message(e, "async_try_lock", "diag-try", false);
+            }
+            CHECK(threw);
 
-        // A system_error handler still catches it, with the same code.
-        threw = false;
-        try
-        {
-            co_await f.c->async_lock("diag-default", asio::use_awaitable);
-        }
-        catch (const boost::system::system_error& e)
-        {
-            threw = true;
-            CHECK(e.code() == error::no_quorum);
-            CHECK(contains(e.what(), "diag-default"));
-        }
-        CHECK(threw);
-    }(), 20s);
+            // A system_error handler still catches it, with the same code.
+            threw = false;
+            try
+            {
+                co_await f.c->async_lock("diag-default", asio::use_awaitable);
+            }
+            catch (const boost::system::system_error& e)
+            {
+                threw = true;
+                CHECK(e.code() == error::no_quorum);
+                CHECK(contains(e.what(), "diag-default"));
+            }
+            CHECK(threw);
+        }(),
+        20s);
 }
 
 TEST_CASE("client: diagnostics: use_future's exception names the resource and the masters",
@@ -153,7 +157,8 @@ TEST_CASE("client: diagnostics: with_diagnostics around a callback", "[live][cli
                     }));
     // Until the handler has run: the client's timers keep the io_context busy, so that
     // run_for(20s) would always take the whole 20 s.
-    REQUIRE(run_until(f.io, [&] { return called; }, 20s));
+    REQUIRE(run_until(
+        f.io, [&] { return called; }, 20s));
     REQUIRE(failure);
     try
     {
@@ -175,67 +180,75 @@ TEST_CASE("client: diagnostics: an invalid per-operation option says which field
     bad.ttl = std::chrono::milliseconds(3);  // the derived 10 ms attempt timeout is longer
     const std::vector<std::string> repeated{"a", "b", "a"};  // (built outside: GCC 12 coroutines)
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        // Handlers that take the error_code find the reason in the lock.
-        auto [ec, l] = co_await c.async_lock("diag-option", bad, tuple_awaitable);
-        CHECK(ec == error::invalid_option);
-        CHECK(contains(l.reason(), "lock_options::attempt_timeout"));
-        CHECK(contains(l.describe(), "lock_options::attempt_timeout"));
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            // Handlers that take the error_code find the reason in the lock.
+            auto [ec, l] = co_await c.async_lock("diag-option", bad, tuple_awaitable);
+            CHECK(ec == error::invalid_option);
+            CHECK(contains(l.reason(), "lock_options::attempt_timeout"));
+            CHECK(contains(l.describe(), "lock_options::attempt_timeout"));
 
-        // The exception carries it, for async_lock and for async_try_lock (no lock there).
-        for (int round = 0; round < 2; ++round)  // (no initializer list: GCC 12 coroutines)
-        {
-            const bool try_mode = round == 1;
-            bool threw = false;
-            try
+            // The exception carries it, for async_lock and for async_try_lock (no lock there).
+            for (int round = 0; round < 2; ++round)  // (no initializer list: GCC 12 coroutines)
             {
-                if (try_mode)
-                    co_await c.async_try_lock("diag-option", bad);
-                else
-                    co_await c.async_lock("diag-option", bad);
+                const bool try_mode = round == 1;
+                bool threw = false;
+                try
+                {
+                    if (try_mode)
+                        co_await c.async_try_lock("diag-option", bad);
+                    else
+                        co_await c.async_lock("diag-option", bad);
+                }
+                catch (const operation_error& e)
+                {
+                    threw = true;
+                    INFO(e.what());
+                    CHECK(e.code() == error::invalid_option);
+                    CHECK(contains(e.what(), "lock_options::attempt_timeout"));
+                    CHECK(contains(e.what(), "must not be longer than lock_options::ttl"));
+                }
+                CHECK(threw);
             }
-            catch (const operation_error& e)
-            {
-                threw = true;
-                INFO(e.what());
-                CHECK(e.code() == error::invalid_option);
-                CHECK(contains(e.what(), "lock_options::attempt_timeout"));
-                CHECK(contains(e.what(), "must not be longer than lock_options::ttl"));
-            }
-            CHECK(threw);
-        }
 
-        // An extension to an unusable TTL says why, and leaves the lock as it was.
-        lock held = co_await acquired(c, "diag-extend");
-        auto [xec, same] = co_await c.async_extend(held, std::chrono::milliseconds(3), tuple_awaitable);
-        CHECK(xec == error::invalid_argument);
-        CHECK(contains(same.reason(), "lock_options::attempt_timeout"));
-        CHECK(same.token() == held.token());
-        auto [rec] = co_await c.async_unlock(held, tuple_awaitable);
-        CHECK_FALSE(rec);
+            // An extension to an unusable TTL says why, and leaves the lock as it was.
+            lock held = co_await acquired(c, "diag-extend");
+            auto [xec, same] =
+                co_await c.async_extend(held, std::chrono::milliseconds(3), tuple_awaitable);
+            CHECK(xec == error::invalid_argument);
+            CHECK(contains(same.reason(), "lock_options::attempt_timeout"));
+            CHECK(same.token() == held.token());
+            auto [rec] = co_await c.async_unlock(held, tuple_awaitable);
+            CHECK_FALSE(rec);
 
-        // An invalid resource says which one and why.
-        auto [aec, al] = co_await c.async_lock_all(repeated, lock_options{}, tuple_awaitable);
-        CHECK(aec == error::invalid_argument);
-        CHECK(al.reason() == "resource 2 repeats resource 0");
-        auto [eec, el] = co_await c.async_lock("", tuple_awaitable);
-        CHECK(eec == error::invalid_argument);
-        CHECK(contains(el.reason(), "empty"));
-        CHECK(co_await settled_keys(m) == 0);
-    }(), 10s);
+            // An invalid resource says which one and why.
+            auto [aec, al] = co_await c.async_lock_all(repeated, lock_options{}, tuple_awaitable);
+            CHECK(aec == error::invalid_argument);
+            CHECK(al.reason() == "resource 2 repeats resource 0");
+            auto [eec, el] = co_await c.async_lock("", tuple_awaitable);
+            CHECK(eec == error::invalid_argument);
+            CHECK(contains(el.reason(), "empty"));
+            CHECK(co_await settled_keys(m) == 0);
+        }(),
+        10s);
 }
 
-TEST_CASE("client: diagnostics: an acquisition on a closed client says so in reason()", "[live][client][diagnostics]")
+TEST_CASE("client: diagnostics: an acquisition on a closed client says so in reason()",
+          "[live][client][diagnostics]")
 {
     local_masters m({.count = 3});
     asio::io_context io;
     client c(io.get_executor(), config_for(m));
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
-        c.close();
-        auto [ec, l] = co_await c.async_lock("diag-closed", tuple_awaitable);
-        CHECK(ec == error::connection_closed);
-        CHECK(l.reason() == "the client was closed before the operation started");
-        CHECK(contains(l.describe(), "closed before the operation started"));
-    }(), 10s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            co_await require_connected(c);
+            c.close();
+            auto [ec, l] = co_await c.async_lock("diag-closed", tuple_awaitable);
+            CHECK(ec == error::connection_closed);
+            CHECK(l.reason() == "the client was closed before the operation started");
+            CHECK(contains(l.describe(), "closed before the operation started"));
+        }(),
+        10s);
 }

@@ -12,7 +12,8 @@
 using namespace redlock;
 using namespace redlock::test;
 
-TEST_CASE("client: handlers run on their executor, events on the client's strand, a loss on the holder's executor",
+TEST_CASE("client: handlers run on their executor, events on the client's strand, a loss on the "
+          "holder's executor",
           "[live][client]")
 {
     local_masters m({.count = 3});
@@ -44,11 +45,11 @@ TEST_CASE("client: handlers run on their executor, events on the client's strand
     lock_options o;
     o.ttl = 1000ms;
     c.async_lock("exec:a", o, asio::bind_executor(mine, [&](error_code ec, lock got) {
-        on_mine = mine.running_in_this_thread();
-        CHECK_FALSE(ec);
-        l = std::move(got);
-        acquired = true;
-    }));
+                     on_mine = mine.running_in_this_thread();
+                     CHECK_FALSE(ec);
+                     l = std::move(got);
+                     acquired = true;
+                 }));
     REQUIRE(run_until(acquired));
     CHECK(on_mine);
 

@@ -56,7 +56,8 @@ inline asio::awaitable<void> sleep_for(steady::duration d)
 }
 
 /// Lock options of a single attempt with the given attempt and release deadlines.
-inline lock_options one_attempt(std::chrono::milliseconds attempt_timeout, std::chrono::milliseconds release_timeout)
+inline lock_options one_attempt(std::chrono::milliseconds attempt_timeout,
+                                std::chrono::milliseconds release_timeout)
 {
     lock_options o;
     o.attempt_timeout = attempt_timeout;
@@ -94,9 +95,11 @@ inline lock_options retrying(std::uint32_t attempts, std::chrono::milliseconds d
 
 /// Acquires `resource` with `o` (the client's defaults when not given), failing the test, with
 /// the lock's diagnostics, if it cannot.
-inline asio::awaitable<lock> acquired(client& c, std::string resource, std::optional<lock_options> o = {})
+inline asio::awaitable<lock> acquired(client& c, std::string resource,
+                                      std::optional<lock_options> o = {})
 {
-    auto [ec, l] = co_await c.async_lock(resource, o.value_or(c.default_options()), tuple_awaitable);
+    auto [ec, l] =
+        co_await c.async_lock(resource, o.value_or(c.default_options()), tuple_awaitable);
     INFO(l.describe());
     REQUIRE_FALSE(ec);
     co_return l;
@@ -137,7 +140,9 @@ void run_bounded(asio::io_context& io, Awaitable aw, steady::duration limit)
 /// Parses a raw RESP2 reply that is an array of bulk strings (KEYS *) into its strings.
 inline std::vector<std::string> parse_bulk_array(std::string_view raw)
 {
-    auto fail = [&] { throw std::runtime_error("not an array of bulk strings: " + std::string(raw)); };
+    auto fail = [&] {
+        throw std::runtime_error("not an array of bulk strings: " + std::string(raw));
+    };
     auto read_line = [&](std::string_view& s) {
         const auto eol = s.find("\r\n");
         if (eol == std::string_view::npos)
@@ -173,7 +178,8 @@ inline std::vector<std::string> keys_on(const local_masters& m, std::size_t i)
 }
 
 /// The value of `key` on master `i`; nullopt when the key does not exist.
-inline std::optional<std::string> get_on(const local_masters& m, std::size_t i, std::string_view key)
+inline std::optional<std::string> get_on(const local_masters& m, std::size_t i,
+                                         std::string_view key)
 {
     const std::string raw = m.command(i, {"GET", key});
     if (raw == "$-1\r\n" || raw == "_\r\n")
@@ -208,7 +214,8 @@ inline std::size_t settled_keys_sync(const local_masters& m, steady::duration li
     return total_keys(m);
 }
 
-inline std::size_t settled_keys_sync(asio::io_context& io, const local_masters& m, steady::duration limit = 1s)
+inline std::size_t settled_keys_sync(asio::io_context& io, const local_masters& m,
+                                     steady::duration limit = 1s)
 {
     const auto deadline = steady::now() + limit;
     while (total_keys(m) != 0 && steady::now() < deadline)
@@ -273,7 +280,8 @@ asio::awaitable<bool> eventually(Pred pred, steady::duration limit = 1s)
 
 /// settled_keys_sync for coroutines: the io_context keeps running meanwhile, so that a
 /// release still going on in the background (a NOSCRIPT answered by an EVAL) can finish.
-inline asio::awaitable<std::size_t> settled_keys(const local_masters& m, steady::duration limit = 1s)
+inline asio::awaitable<std::size_t> settled_keys(const local_masters& m,
+                                                 steady::duration limit = 1s)
 {
     co_await eventually([&] { return total_keys(m) == 0; }, limit);
     co_return total_keys(m);
@@ -316,8 +324,9 @@ inline long watch_reads(const local_masters& m)
 /// - one queued behind another: once it has started (a post to the client's strand runs after
 ///   the initiation's own).
 /// Fails the test if the acquisition completes meanwhile.
-inline asio::awaitable<void> start_waiter(client& c, const local_masters& m, std::string resource, lock_options o,
-                                          bool first, std::optional<error_code>& ec, lock& l)
+inline asio::awaitable<void> start_waiter(client& c, const local_masters& m, std::string resource,
+                                          lock_options o, bool first, std::optional<error_code>& ec,
+                                          lock& l)
 {
     const auto before = first ? watch_reads(m) : 0;
     c.async_lock(std::move(resource), o, [&](error_code e, lock got) {
@@ -360,7 +369,8 @@ struct live_client
     client c;
 
     explicit live_client(local_masters::options masters, lock_options defaults = {})
-        : m(std::move(masters)), c(io.get_executor(), config_for(m, defaults))
+        : m(std::move(masters)),
+          c(io.get_executor(), config_for(m, defaults))
     {}
 
     /// Runs the coroutine `body()` once every master is connected, failing the test if it
@@ -405,7 +415,8 @@ inline asio::awaitable<lock> refused_as_contended(client& c, std::string resourc
 
 /// Unlocks `l` with `c`, which must succeed, then checks that no key is left on `m`'s masters
 /// once the releases in flight have landed.
-inline asio::awaitable<void> unlock_and_expect_no_keys(client& c, const lock& l, const local_masters& m)
+inline asio::awaitable<void> unlock_and_expect_no_keys(client& c, const lock& l,
+                                                       const local_masters& m)
 {
     auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
     CHECK_FALSE(uec);
@@ -441,7 +452,8 @@ struct live_rivals : live_client
     client theirs;
 
     explicit live_rivals(local_masters::options masters, lock_options defaults = {})
-        : live_client(std::move(masters), defaults), theirs(io.get_executor(), config_for(m))
+        : live_client(std::move(masters), defaults),
+          theirs(io.get_executor(), config_for(m))
     {}
 
     template <class Body>

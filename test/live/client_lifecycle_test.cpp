@@ -3,8 +3,8 @@
 // after the client is gone.
 #include "client_fixture.hpp"
 
-#include <vector>
 #include "io_helpers.hpp"
+#include <vector>
 
 #include <memory>
 
@@ -12,7 +12,8 @@
 
 namespace redlock::test {
 
-TEST_CASE("client: close completes an acquisition that is in flight or in a retry delay", "[live][client]")
+TEST_CASE("client: close completes an acquisition that is in flight or in a retry delay",
+          "[live][client]")
 {
     local_masters m({.count = 3});
     const auto attempts = GENERATE(1u, 3u);
@@ -25,7 +26,7 @@ TEST_CASE("client: close completes an acquisition that is in flight or in a retr
 
     lock_options o = c->default_options();
     o.max_attempts = attempts;
-    o.attempt_timeout = 20ms;     // the first attempt fails fast, then a retry delay follows
+    o.attempt_timeout = 20ms;  // the first attempt fails fast, then a retry delay follows
     o.retry_delay = 1000ms;
     std::optional<error_code> result;
     c->async_lock("r", o, [&](error_code ec, lock) { result = ec; });
@@ -45,7 +46,8 @@ TEST_CASE("client: close completes an acquisition that is in flight or in a retr
         CHECK((*result == error::no_quorum || *result == error::connection_closed));
 }
 
-TEST_CASE("client: close completes the unlock and the extension and the check in flight with connection_closed",
+TEST_CASE("client: close completes the unlock and the extension and the check in flight with "
+          "connection_closed",
           "[live][client]")
 {
     local_masters m({.count = 3});
@@ -60,7 +62,8 @@ TEST_CASE("client: close completes the unlock and the extension and the check in
         held = std::move(l);
     });
     // Until the lock is held (run_for would take the whole 5 s: the client keeps timers).
-    REQUIRE(run_until(io, [&] { return held.has_value(); }, 5s));
+    REQUIRE(run_until(
+        io, [&] { return held.has_value(); }, 5s));
     io.restart();
 
     for (std::size_t i = 0; i < m.size(); ++i)
@@ -120,7 +123,9 @@ TEST_CASE("client: destroying a client as its attempt deadline expires is safe",
 
 // client.hpp, object lifetimes: destroying the client closes the connections, and the
 // operations still in progress complete with connection_closed once the io_context runs.
-TEST_CASE("client: destroying the client, closed twice or not, completes its operations in progress with connection_closed", "[live][client]")
+TEST_CASE("client: destroying the client, closed twice or not, completes its operations in "
+          "progress with connection_closed",
+          "[live][client]")
 {
     // Destroyed as it is, or after close() twice (close() is idempotent; the destructor calls it).
     const bool close_twice_first = GENERATE(false, true);
@@ -170,7 +175,8 @@ std::size_t connected_clients(const local_masters& m, std::size_t i)
 
 // Waits until master i counts `n` connected clients (the query's own included) or `limit`
 // passes; returns the last count.
-std::size_t settled_clients(const local_masters& m, std::size_t i, std::size_t n, steady::duration limit = 2s)
+std::size_t settled_clients(const local_masters& m, std::size_t i, std::size_t n,
+                            steady::duration limit = 2s)
 {
     const auto deadline = steady::now() + limit;
     auto count = connected_clients(m, i);
@@ -193,7 +199,8 @@ bool run_handlers_until(asio::io_context& io, Pred done, steady::duration limit 
 
 }  // namespace
 
-TEST_CASE("client: destroying the io_context with operations in flight destroys their handlers and the client",
+TEST_CASE("client: destroying the io_context with operations in flight destroys their handlers and "
+          "the client",
           "[live][client]")
 {
     // Asio's rule: handlers still pending when the execution context is destroyed are destroyed
@@ -234,7 +241,8 @@ TEST_CASE("client: destroying the io_context with operations in flight destroys 
         for (std::size_t i = 0; i < m.size(); ++i)
             m.pause(i);  // every request from now on stays unanswered
         c->async_lock("life:c", [&, s = sentinel](error_code, lock) { ++called; });
-        c->async_try_lock("life:d", [&, s = sentinel](error_code, std::optional<lock>) { ++called; });
+        c->async_try_lock("life:d",
+                          [&, s = sentinel](error_code, std::optional<lock>) { ++called; });
         c->async_extend(*a, 20s, [&, s = sentinel](error_code, lock) { ++called; });
         c->async_check(*a, [&, s = sentinel](error_code, check_result) { ++called; });
         c->async_unlock(*a, [&, s = sentinel](error_code) { ++called; });
@@ -245,7 +253,7 @@ TEST_CASE("client: destroying the io_context with operations in flight destroys 
         }
         io.run_for(50ms);  // everything is sent; nothing is answered
         const auto in_flight = sentinel.use_count() - 1;
-        c.reset();  // its close() is queued on the strand, which never runs again
+        c.reset();           // its close() is queued on the strand, which never runs again
         CHECK(called == 1);  // async_wait_connected: the connections were up
         CHECK(in_flight == 6);
     }
@@ -256,11 +264,13 @@ TEST_CASE("client: destroying the io_context with operations in flight destroys 
     for (std::size_t i = 0; i < m.size(); ++i)
     {
         CAPTURE(i);
-        CHECK(settled_clients(m, i, baseline[i]) == baseline[i]);  // the client's sockets were closed
+        CHECK(settled_clients(m, i, baseline[i]) ==
+              baseline[i]);  // the client's sockets were closed
     }
 }
 
-TEST_CASE("client: an unlock completes at the quorum and destroying everything during its background part leaks nothing",
+TEST_CASE("client: an unlock completes at the quorum and destroying everything during its "
+          "background part leaks nothing",
           "[live][client]")
 {
     // The release completes once a majority deleted the key and the delete to every other
@@ -333,7 +343,8 @@ TEST_CASE("client: an unlock completes at the quorum and destroying everything d
     }
 }
 
-TEST_CASE("connection: destroying the io_context with requests in flight destroys their handlers and the connection",
+TEST_CASE("connection: destroying the io_context with requests in flight destroys their handlers "
+          "and the connection",
           "[live][connection]")
 {
     local_masters m({.count = 1});
@@ -349,14 +360,17 @@ TEST_CASE("connection: destroying the io_context with requests in flight destroy
         m.pause(0);
         asio::cancellation_signal never_emitted;
         conn->async_exec(command("PING"), [&, s = sentinel](error_code, resp::reply) { ++called; });
-        conn->async_exec(command("PING"), 5000ms, [&, s = sentinel](error_code, resp::reply) { ++called; });
+        conn->async_exec(command("PING"), 5000ms,
+                         [&, s = sentinel](error_code, resp::reply) { ++called; });
         request batch;
         batch.push("PING");
         batch.push("ECHO", "x");
-        conn->async_exec(std::move(batch), 0ms, [&, s = sentinel](error_code, std::vector<resp::reply>) { ++called; });
-        conn->async_exec(command("PING"),
-                         asio::bind_cancellation_slot(never_emitted.slot(),
-                                                      [&, s = sentinel](error_code, resp::reply) { ++called; }));
+        conn->async_exec(std::move(batch), 0ms,
+                         [&, s = sentinel](error_code, std::vector<resp::reply>) { ++called; });
+        conn->async_exec(
+            command("PING"),
+            asio::bind_cancellation_slot(never_emitted.slot(),
+                                         [&, s = sentinel](error_code, resp::reply) { ++called; }));
         io.run_for(50ms);  // sent, unanswered
         CHECK(sentinel.use_count() == 5);
         conn.reset();

@@ -79,14 +79,15 @@ TEST_CASE("client: concurrent clients never hold one resource at once", "[live][
                     }
                     const int now_holding = holders.fetch_add(1) + 1;
                     int seen = max_holders.load();
-                    while (now_holding > seen && !max_holders.compare_exchange_weak(seen, now_holding))
-                    {
-                    }
+                    while (now_holding > seen &&
+                           !max_holders.compare_exchange_weak(seen, now_holding))
+                    {}
                     if (!l.held() || l.remaining() <= steady::duration::zero())
                         errors.add("acquired a lock that is not held: " + l.describe());
                     co_await sleep_for(1ms);
                     if (holders.load() != 1)
-                        errors.add("holders = " + std::to_string(holders.load()) + " while holding");
+                        errors.add("holders = " + std::to_string(holders.load()) +
+                                   " while holding");
                     holders.fetch_sub(1);
                     auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
                     if (uec)

@@ -21,28 +21,32 @@ error_code lock_once(client_config cfg)
     asio::io_context io;
     client c(io.get_executor(), std::move(cfg));
     error_code result;
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        auto [wec, ready] = co_await c.async_wait_connected(tuple_awaitable);
-        if (wec)
-        {
-            result = wec;
-            co_return;
-        }
-        auto [ec, l] = co_await c.async_lock("tls", tuple_awaitable);
-        if (ec)
-        {
-            result = ec;
-            co_return;
-        }
-        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-        result = uec;
-    }(), 10s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            auto [wec, ready] = co_await c.async_wait_connected(tuple_awaitable);
+            if (wec)
+            {
+                result = wec;
+                co_return;
+            }
+            auto [ec, l] = co_await c.async_lock("tls", tuple_awaitable);
+            if (ec)
+            {
+                result = ec;
+                co_return;
+            }
+            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+            result = uec;
+        }(),
+        10s);
     return result;
 }
 
 }  // namespace
 
-TEST_CASE("client: TLS masters with a private CA given in client_config::tls", "[live][client][tls]")
+TEST_CASE("client: TLS masters with a private CA given in client_config::tls",
+          "[live][client][tls]")
 {
     local_masters m({.count = 3, .tls = true});
     client_config cfg;
@@ -58,7 +62,8 @@ TEST_CASE("client: TLS masters with a private CA given in client_config::tls", "
     CHECK_FALSE(lock_once(cfg));
 }
 
-TEST_CASE("client: mutual TLS with per-master settings in client_config::master_configs", "[live][client][tls]")
+TEST_CASE("client: mutual TLS with per-master settings in client_config::master_configs",
+          "[live][client][tls]")
 {
     local_masters m({.count = 3, .tls = true, .extra_config = {"tls-auth-clients yes"}});
     auto with_certificate = [&](bool certificate) {
@@ -67,7 +72,8 @@ TEST_CASE("client: mutual TLS with per-master settings in client_config::master_
         {
             auto mc = parse_master_uri(m.tls_uri(i));
             mc.tls.ca_file = m.ca_file();
-            mc.tls.server_name = "localhost";  // the certificate's DNS name, for SNI and verification
+            mc.tls.server_name =
+                "localhost";  // the certificate's DNS name, for SNI and verification
             if (certificate)
             {
                 mc.tls.cert_file = m.cert_file();
@@ -77,7 +83,8 @@ TEST_CASE("client: mutual TLS with per-master settings in client_config::master_
         }
         return cfg;
     };
-    CHECK(lock_once(with_certificate(false)) == error::no_quorum);  // the servers want a certificate
+    CHECK(lock_once(with_certificate(false)) ==
+          error::no_quorum);  // the servers want a certificate
     CHECK_FALSE(lock_once(with_certificate(true)));
     CHECK(total_keys(m) == 0);
 
@@ -85,7 +92,8 @@ TEST_CASE("client: mutual TLS with per-master settings in client_config::master_
     auto both = with_certificate(true);
     both.masters = {m.tls_uri(0)};
     CHECK_THROWS_WITH(client(asio::io_context().get_executor(), both),
-                      Catch::Contains("masters 0 (rediss://127.0.0.1:" + std::to_string(m.tls_port(0)) + ") and 1"));
+                      Catch::Contains("masters 0 (rediss://127.0.0.1:" +
+                                      std::to_string(m.tls_port(0)) + ") and 1"));
 }
 
 }  // namespace redlock::test

@@ -16,33 +16,37 @@ TEST_CASE("client: completion tokens: default (deferred) co_awaited", "[live][cl
     asio::io_context io;
     client c(io.get_executor(), config_for(m));
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        lock l = co_await c.async_lock("tok-default");
-        CHECK(l.held());
-        CHECK(co_await eventually([&] { return on_every_master(m, "tok-default", l.token()); }));
-        co_await c.async_unlock(l);
-        CHECK(co_await settled_keys(m) == 0);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            lock l = co_await c.async_lock("tok-default");
+            CHECK(l.held());
+            CHECK(
+                co_await eventually([&] { return on_every_master(m, "tok-default", l.token()); }));
+            co_await c.async_unlock(l);
+            CHECK(co_await settled_keys(m) == 0);
 
-        // try_lock and extend with the default token as well.
-        std::optional<lock> t = co_await c.async_try_lock("tok-default");
-        REQUIRE(t.has_value());
-        lock e = co_await c.async_extend(*t, 20000ms);
-        CHECK(e.remaining() > 15s);
-        co_await c.async_unlock(e);
+            // try_lock and extend with the default token as well.
+            std::optional<lock> t = co_await c.async_try_lock("tok-default");
+            REQUIRE(t.has_value());
+            lock e = co_await c.async_extend(*t, 20000ms);
+            CHECK(e.remaining() > 15s);
+            co_await c.async_unlock(e);
 
-        // The error of a default-token operation is thrown as system_error.
-        bool threw = false;
-        try
-        {
-            co_await c.async_unlock(lock{});
-        }
-        catch (const boost::system::system_error& ex)
-        {
-            threw = true;
-            CHECK(ex.code() == error::invalid_argument);
-        }
-        CHECK(threw);
-    }(), 10s);
+            // The error of a default-token operation is thrown as system_error.
+            bool threw = false;
+            try
+            {
+                co_await c.async_unlock(lock{});
+            }
+            catch (const boost::system::system_error& ex)
+            {
+                threw = true;
+                CHECK(ex.code() == error::invalid_argument);
+            }
+            CHECK(threw);
+        }(),
+        10s);
 }
 
 TEST_CASE("client: completion tokens: use_awaitable", "[live][client]")
@@ -51,13 +55,17 @@ TEST_CASE("client: completion tokens: use_awaitable", "[live][client]")
     asio::io_context io;
     client c(io.get_executor(), config_for(m));
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        lock l = co_await c.async_lock("tok-awaitable", asio::use_awaitable);
-        CHECK(l.held());
-        CHECK(co_await eventually([&] { return on_every_master(m, "tok-awaitable", l.token()); }));
-        co_await c.async_unlock(l, asio::use_awaitable);
-        CHECK(co_await settled_keys(m) == 0);
-    }(), 10s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            lock l = co_await c.async_lock("tok-awaitable", asio::use_awaitable);
+            CHECK(l.held());
+            CHECK(co_await eventually(
+                [&] { return on_every_master(m, "tok-awaitable", l.token()); }));
+            co_await c.async_unlock(l, asio::use_awaitable);
+            CHECK(co_await settled_keys(m) == 0);
+        }(),
+        10s);
 }
 
 TEST_CASE("client: completion tokens: plain callback", "[live][client]")
@@ -142,8 +150,9 @@ TEST_CASE("client: completion tokens: use_future with the io_context on another 
     }
 }
 
-TEST_CASE("client: completion tokens: the default token composed by hand gives (exception_ptr, lock)",
-          "[live][client]")
+TEST_CASE(
+    "client: completion tokens: the default token composed by hand gives (exception_ptr, lock)",
+    "[live][client]")
 {
     local_masters m({.count = 3});
     asio::io_context io;
@@ -198,17 +207,20 @@ TEST_CASE("client: completion tokens: asio::deferred composed", "[live][client]"
 
     SECTION("co_await a stored deferred operation")
     {
-        run_bounded(io, [&]() -> asio::awaitable<void> {
-            auto op = c.async_lock("tok-deferred", asio::deferred);
-            // Nothing is sent before the operation is launched.
-            co_await sleep_for(20ms);
-            CHECK(co_await settled_keys(m) == 0);
-            lock l = co_await std::move(op);
-            CHECK(l.held());
-            auto unlock_op = c.async_unlock(l, asio::deferred);
-            co_await std::move(unlock_op);
-            CHECK(co_await settled_keys(m) == 0);
-        }(), 10s);
+        run_bounded(
+            io,
+            [&]() -> asio::awaitable<void> {
+                auto op = c.async_lock("tok-deferred", asio::deferred);
+                // Nothing is sent before the operation is launched.
+                co_await sleep_for(20ms);
+                CHECK(co_await settled_keys(m) == 0);
+                lock l = co_await std::move(op);
+                CHECK(l.held());
+                auto unlock_op = c.async_unlock(l, asio::deferred);
+                co_await std::move(unlock_op);
+                CHECK(co_await settled_keys(m) == 0);
+            }(),
+            10s);
     }
     SECTION("launch a deferred operation with a handler")
     {
@@ -233,8 +245,8 @@ TEST_CASE("client: completion tokens: asio::deferred composed", "[live][client]"
     }
     SECTION("deferred composition: lock, then unlock, as one operation")
     {
-        auto both = c.async_lock("tok-deferred", asio::deferred)(
-            asio::deferred([&](error_code ec, lock l) {
+        auto both =
+            c.async_lock("tok-deferred", asio::deferred)(asio::deferred([&](error_code ec, lock l) {
                 return asio::deferred.when(!ec)
                     .then(c.async_unlock(l, asio::deferred))
                     .otherwise(asio::deferred.values(ec));

@@ -3,10 +3,10 @@
 #include "local_cluster.hpp"
 #include "process_status.hpp"
 
+#include "protocol/resp_parser.hpp"
 #include "routing/key_slot.hpp"
 #include "routing/redirect.hpp"
 #include "routing/slot_map.hpp"
-#include "protocol/resp_parser.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -20,6 +20,7 @@
 #include <vector>
 
 namespace resp = redlock::resp;
+using Catch::Matchers::Contains;
 using redlock::detail::key_slot;
 using redlock::detail::parse_redirect;
 using redlock::detail::redirect_kind;
@@ -27,7 +28,6 @@ using redlock::detail::slot_map;
 using redlock::test::has_children;
 using redlock::test::local_cluster;
 using redlock::test::process_gone;
-using Catch::Matchers::Contains;
 
 namespace {
 
@@ -47,7 +47,8 @@ struct reply
 
 }  // namespace
 
-TEST_CASE("harness: a local cluster of 3 shards starts, covers every slot, answers MOVED for a foreign key, "
+TEST_CASE("harness: a local cluster of 3 shards starts, covers every slot, answers MOVED for a "
+          "foreign key, "
           "and stops everything it started",
           "[harness][cluster]")
 {
@@ -87,7 +88,8 @@ TEST_CASE("harness: a local cluster of 3 shards starts, covers every slot, answe
         CHECK(owners.size() == 3);
 
         // Our slot computation agrees with the server's.
-        for (const std::string key : {"foo", "{user1000}.following", "lock:orders", "{lock:orders}:fence"})
+        for (const std::string key :
+             {"foo", "{user1000}.following", "lock:orders", "{lock:orders}:fence"})
         {
             const reply slot(cluster.command(0, {"CLUSTER", "KEYSLOT", key}));
             CHECK(slot.top().value == std::to_string(key_slot(key)));
@@ -123,7 +125,8 @@ TEST_CASE("harness: a local cluster of 3 shards starts, covers every slot, answe
     CHECK_FALSE(has_children());
 }
 
-TEST_CASE("harness: a local cluster that cannot form stops the nodes it started", "[harness][cluster]")
+TEST_CASE("harness: a local cluster that cannot form stops the nodes it started",
+          "[harness][cluster]")
 {
     SECTION("too few shards for redis-cli is refused before anything starts")
     {

@@ -49,7 +49,8 @@ inline outcome exec(boost::asio::io_context& io, connection& conn, command cmd,
 {
     auto o = std::make_shared<outcome>();
     conn.async_exec(std::move(cmd), timeout, record(o));
-    REQUIRE(run_until(io, [&] { return o->done; }, limit));
+    REQUIRE(run_until(
+        io, [&] { return o->done; }, limit));
     return *o;
 }
 
@@ -60,7 +61,8 @@ inline error_code wait_connected(boost::asio::io_context& io, connection& conn,
 {
     auto r = std::make_shared<std::optional<error_code>>();
     conn.async_wait_connected([r](error_code ec) { *r = ec; });
-    REQUIRE(run_until(io, [&] { return r->has_value(); }, limit));
+    REQUIRE(run_until(
+        io, [&] { return r->has_value(); }, limit));
     return **r;
 }
 

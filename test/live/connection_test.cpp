@@ -59,7 +59,9 @@ namespace {
 /// One master of its own, an io_context and a connection to it: what most tests start from.
 struct one_master
 {
-    explicit one_master(const connection_options& opts = {}) : conn(io.get_executor(), masters.uri(0), opts) {}
+    explicit one_master(const connection_options& opts = {})
+        : conn(io.get_executor(), masters.uri(0), opts)
+    {}
 
     local_masters masters{{.count = 1}};
     asio::io_context io;
@@ -119,7 +121,8 @@ bool ping_until_ok(asio::io_context& io, connection& conn, std::chrono::millisec
     {
         auto o = std::make_shared<outcome>();
         conn.async_exec(command("PING"), 500ms, record(o));
-        if (!run_until(io, [&] { return o->done; }, 2s))
+        if (!run_until(
+                io, [&] { return o->done; }, 2s))
             return false;
         if (!o->ec && o->reply.size() == 1 && o->reply[0].value == "PONG")
             return true;
@@ -129,7 +132,8 @@ bool ping_until_ok(asio::io_context& io, connection& conn, std::chrono::millisec
 }
 
 /// Sends ECHO with `n` distinct payloads and checks that each request gets its own back.
-void check_fifo_in_sync(asio::io_context& io, connection& conn, const std::string& prefix, int n = 20)
+void check_fifo_in_sync(asio::io_context& io, connection& conn, const std::string& prefix,
+                        int n = 20)
 {
     std::vector<std::shared_ptr<outcome>> outs;
     for (int i = 0; i < n; ++i)
@@ -137,7 +141,9 @@ void check_fifo_in_sync(asio::io_context& io, connection& conn, const std::strin
         outs.push_back(std::make_shared<outcome>());
         conn.async_exec(command("ECHO", prefix + std::to_string(i)), 2s, record(outs.back()));
     }
-    REQUIRE(run_until(io, [&] { return std::all_of(outs.begin(), outs.end(), [](auto& o) { return o->done; }); }, 5s));
+    REQUIRE(run_until(
+        io, [&] { return std::all_of(outs.begin(), outs.end(), [](auto& o) { return o->done; }); },
+        5s));
     for (int i = 0; i < n; ++i)
     {
         INFO("request " << i << ": " << outs[i]->ec.message());
@@ -176,8 +182,9 @@ private:
 
 // ---- 1. Pipelining and write coalescing ---------------------------------------------------
 
-TEST_CASE("connection: 10000 concurrent requests on one connection complete in order and are coalesced",
-          "[live][connection]")
+TEST_CASE(
+    "connection: 10000 concurrent requests on one connection complete in order and are coalesced",
+    "[live][connection]")
 {
     connected_master m;
     auto& [masters, io, conn] = m;
@@ -198,9 +205,9 @@ TEST_CASE("connection: 10000 concurrent requests on one connection complete in o
     for (int i = 0; i < n; ++i)
     {
         const std::string s = std::to_string(i);
-        command cmd = i % 3 == 0 ? command("SET", "k" + s, "v" + s)
-                    : i % 3 == 1 ? command("INCR", "counter")
-                                 : command("ECHO", "e" + s);
+        command cmd = i % 3 == 0   ? command("SET", "k" + s, "v" + s)
+                      : i % 3 == 1 ? command("INCR", "counter")
+                                   : command("ECHO", "e" + s);
         conn.async_exec(std::move(cmd), [&, i](error_code ec, resp::reply r) {
             if (launched_at_first_completion < 0)
                 launched_at_first_completion = launched;
@@ -210,28 +217,35 @@ TEST_CASE("connection: 10000 concurrent requests on one connection complete in o
         });
         ++launched;
     }
-    REQUIRE(run_until(io, [&] { return completion_order.size() == n; }, 20s));
+    REQUIRE(run_until(
+        io, [&] { return completion_order.size() == n; }, 20s));
     const auto elapsed = ms_since(t0);
 
     CHECK(launched_at_first_completion == n);
     CHECK(std::is_sorted(completion_order.begin(), completion_order.end()));
-    CHECK(std::adjacent_find(completion_order.begin(), completion_order.end()) == completion_order.end());
+    CHECK(std::adjacent_find(completion_order.begin(), completion_order.end()) ==
+          completion_order.end());
 
     int bad = 0;
     std::int64_t next_incr = 1;
     for (int i = 0; i < n && bad < 5; ++i)
     {
         const std::string s = std::to_string(i);
-        const std::string expected = i % 3 == 0 ? "OK" : i % 3 == 1 ? std::to_string(next_incr++) : "e" + s;
-        const auto type = i % 3 == 0 ? resp::type::simple_string
-                        : i % 3 == 1 ? resp::type::integer
-                                     : resp::type::bulk_string;
+        const std::string expected = i % 3 == 0   ? "OK"
+                                     : i % 3 == 1 ? std::to_string(next_incr++)
+                                                  : "e" + s;
+        const auto type = i % 3 == 0   ? resp::type::simple_string
+                          : i % 3 == 1 ? resp::type::integer
+                                       : resp::type::bulk_string;
         if (errors[i] || replies[i].size() != 1 || replies[i][0].value != expected ||
             replies[i][0].data_type != type)
         {
             ++bad;
-            FAIL_CHECK("request " << i << ": " << errors[i].message() << ", expected '" << expected << "' got '"
-                                  << (replies[i].empty() ? std::string("<none>") : replies[i][0].value) << "'");
+            FAIL_CHECK(
+                "request " << i << ": " << errors[i].message() << ", expected '" << expected
+                           << "' got '"
+                           << (replies[i].empty() ? std::string("<none>") : replies[i][0].value)
+                           << "'");
         }
     }
     CHECK(bad == 0);
@@ -244,8 +258,8 @@ TEST_CASE("connection: 10000 concurrent requests on one connection complete in o
     const auto after = conn.stats();
     const auto requests = after.requests - before.requests;
     const auto writes = after.writes - before.writes;
-    INFO("requests " << requests << ", writes " << writes << ", replies " << after.replies - before.replies
-                     << ", elapsed " << elapsed << " ms");
+    INFO("requests " << requests << ", writes " << writes << ", replies "
+                     << after.replies - before.replies << ", elapsed " << elapsed << " ms");
     CHECK(requests >= n);
     CHECK(writes >= 1);
     CHECK(writes < n / 10);
@@ -255,7 +269,8 @@ TEST_CASE("connection: 10000 concurrent requests on one connection complete in o
 
 // ---- 2. A master dies with requests in flight, and comes back ------------------------------
 
-TEST_CASE("connection: requests in flight fail promptly when the master dies and the connection recovers by itself",
+TEST_CASE("connection: requests in flight fail promptly when the master dies and the connection "
+          "recovers by itself",
           "[live][connection]")
 {
     pinged_master m;
@@ -272,17 +287,22 @@ TEST_CASE("connection: requests in flight fail promptly when the master dies and
         outs.push_back(std::make_shared<outcome>());
         conn.async_exec(command("ECHO", "inflight" + std::to_string(i)), record(outs.back()));
     }
-    REQUIRE(run_until(io, [&] { return conn.stats().writes > before.writes; }, 1s));
+    REQUIRE(run_until(
+        io, [&] { return conn.stats().writes > before.writes; }, 1s));
     run_for(io, 50ms);
     REQUIRE(std::none_of(outs.begin(), outs.end(), [](auto& o) { return o->done; }));
 
     masters.kill(0);
     const auto killed_at = clock_type::now();
-    REQUIRE(run_until(io, [&] { return std::all_of(outs.begin(), outs.end(), [](auto& o) { return o->done; }); }, 3s));
+    REQUIRE(run_until(
+        io, [&] { return std::all_of(outs.begin(), outs.end(), [](auto& o) { return o->done; }); },
+        3s));
     long long slowest = 0;
     for (int i = 0; i < n; ++i)
     {
-        slowest = std::max<long long>(slowest, std::chrono::duration_cast<std::chrono::milliseconds>(outs[i]->at - killed_at).count());
+        slowest = std::max<long long>(
+            slowest,
+            std::chrono::duration_cast<std::chrono::milliseconds>(outs[i]->at - killed_at).count());
         INFO("request " << i << ": " << outs[i]->ec.message());
         REQUIRE(outs[i]->ec == error::connection_lost);
         REQUIRE(outs[i]->reply.empty());
@@ -308,15 +328,16 @@ TEST_CASE("connection: requests in flight fail promptly when the master dies and
     CHECK(conn.stats().connects > before.connects);
     CHECK(conn.last_error_detail().empty());
     check_fifo_in_sync(io, conn, "back");
-    WARN("SIGKILL: 200 in-flight requests failed within " << slowest << " ms; reconnected "
-                                                           << ms_since(restarted_at) << " ms after restart");
+    WARN("SIGKILL: 200 in-flight requests failed within "
+         << slowest << " ms; reconnected " << ms_since(restarted_at) << " ms after restart");
     shut(io, conn);
 }
 
 // ---- 3. Per-request deadlines on a stalled master --------------------------------------------
 
 TEST_CASE_METHOD(pausable_master,
-                 "connection: request deadlines on a paused master and late replies never reach the wrong request",
+                 "connection: request deadlines on a paused master and late replies never reach "
+                 "the wrong request",
                  "[live][connection]")
 {
     const auto before = conn.stats();
@@ -330,17 +351,22 @@ TEST_CASE_METHOD(pausable_master,
     for (int i = 0; i < n; ++i)
     {
         outs[i] = std::make_shared<outcome>();
-        timers.push_back(std::make_unique<asio::steady_timer>(io, std::chrono::milliseconds(i * 17)));
+        timers.push_back(
+            std::make_unique<asio::steady_timer>(io, std::chrono::milliseconds(i * 17)));
         timers.back()->async_wait([&, i](error_code) {
             submitted[i] = clock_type::now();
             conn.async_exec(command("ECHO", "late" + std::to_string(i)), deadline, record(outs[i]));
         });
     }
-    REQUIRE(run_until(io, [&] { return std::all_of(outs.begin(), outs.end(), [](auto& o) { return o->done; }); }, 5s));
+    REQUIRE(run_until(
+        io, [&] { return std::all_of(outs.begin(), outs.end(), [](auto& o) { return o->done; }); },
+        5s));
     long long min_wait = 1'000'000, max_wait = 0;
     for (int i = 0; i < n; ++i)
     {
-        const long long waited = std::chrono::duration_cast<std::chrono::milliseconds>(outs[i]->at - submitted[i]).count();
+        const long long waited =
+            std::chrono::duration_cast<std::chrono::milliseconds>(outs[i]->at - submitted[i])
+                .count();
         min_wait = std::min(min_wait, waited);
         max_wait = std::max(max_wait, waited);
         INFO("request " << i << ": " << outs[i]->ec.message() << " after " << waited << " ms");
@@ -363,8 +389,9 @@ TEST_CASE_METHOD(pausable_master,
 
 // ---- 4. Health check --------------------------------------------------------------------------
 
-TEST_CASE("connection: the health check declares a stalled master dead and the connection comes back",
-          "[live][connection]")
+TEST_CASE(
+    "connection: the health check declares a stalled master dead and the connection comes back",
+    "[live][connection]")
 {
     pinged_master m(health_timeout(300ms));
     auto& [masters, io, conn] = m;
@@ -387,8 +414,8 @@ TEST_CASE("connection: the health check declares a stalled master dead and the c
     INFO("recovered " << ms_since(resumed_at) << " ms after SIGCONT");
     CHECK(conn.stats().connects > before.connects);
     check_fifo_in_sync(io, conn, "healthy");
-    WARN("health check: stall detected after " << detected << " ms; recovered " << ms_since(resumed_at)
-                                               << " ms after SIGCONT");
+    WARN("health check: stall detected after " << detected << " ms; recovered "
+                                               << ms_since(resumed_at) << " ms after SIGCONT");
     shut(io, conn);
 }
 
@@ -408,7 +435,8 @@ TEST_CASE("connection: the idle health PING detects a stalled master with no req
     masters.pause(0);
     const auto t0 = clock_type::now();
     // interval (200) + timeout (300) + a tick or two of slack.
-    const bool dropped = run_until(io, [&] { return conn.stats().drops > before.drops; }, 2s);
+    const bool dropped = run_until(
+        io, [&] { return conn.stats().drops > before.drops; }, 2s);
     const auto detected = ms_since(t0);
     INFO("detected after " << detected << " ms: " << conn.last_error_detail());
     REQUIRE(dropped);
@@ -423,13 +451,15 @@ TEST_CASE("connection: the idle health PING detects a stalled master with no req
 
 // ---- 5. Per-operation cancellation -------------------------------------------------------------
 
-TEST_CASE_METHOD(pausable_master,
-                 "connection: cancellation completes at once and the cancelled request's reply is consumed",
-                 "[live][connection]")
+TEST_CASE_METHOD(
+    pausable_master,
+    "connection: cancellation completes at once and the cancelled request's reply is consumed",
+    "[live][connection]")
 {
     masters.pause(0);
     const auto before = conn.stats();
-    const asio::cancellation_type types[] = {asio::cancellation_type::terminal, asio::cancellation_type::partial,
+    const asio::cancellation_type types[] = {asio::cancellation_type::terminal,
+                                             asio::cancellation_type::partial,
                                              asio::cancellation_type::total};
     asio::cancellation_signal signals[3];
     std::shared_ptr<outcome> outs[3];
@@ -440,7 +470,8 @@ TEST_CASE_METHOD(pausable_master,
                         asio::bind_cancellation_slot(signals[i].slot(), record(outs[i])));
     }
     // Let the requests go out (they sit in the paused server's socket buffer).
-    REQUIRE(run_until(io, [&] { return conn.stats().writes > before.writes; }, 1s));
+    REQUIRE(run_until(
+        io, [&] { return conn.stats().writes > before.writes; }, 1s));
     run_for(io, 30ms);
     for (int i = 0; i < 3; ++i)
     {
@@ -448,7 +479,8 @@ TEST_CASE_METHOD(pausable_master,
         REQUIRE_FALSE(outs[i]->done);
         const auto t0 = clock_type::now();
         signals[i].emit(types[i]);
-        REQUIRE(run_until(io, [&] { return outs[i]->done; }, 1s));
+        REQUIRE(run_until(
+            io, [&] { return outs[i]->done; }, 1s));
         CHECK(ms_since(t0) < 50);
         CHECK(outs[i]->ec == asio::error::operation_aborted);
         CHECK(outs[i]->reply.empty());
@@ -461,7 +493,8 @@ TEST_CASE_METHOD(pausable_master,
     shut(io, conn);
 }
 
-TEST_CASE_METHOD(pausable_master, "connection: cancellation emitted right after async_exec returns is honoured",
+TEST_CASE_METHOD(pausable_master,
+                 "connection: cancellation emitted right after async_exec returns is honoured",
                  "[live][connection]")
 {
     // Per-operation cancellation applies from the moment the initiating function returns.
@@ -470,16 +503,19 @@ TEST_CASE_METHOD(pausable_master, "connection: cancellation emitted right after 
     masters.pause(0);
     asio::cancellation_signal sig;
     auto o = std::make_shared<outcome>();
-    conn.async_exec(command("ECHO", "cancelled-early"), asio::bind_cancellation_slot(sig.slot(), record(o)));
+    conn.async_exec(command("ECHO", "cancelled-early"),
+                    asio::bind_cancellation_slot(sig.slot(), record(o)));
     sig.emit(asio::cancellation_type::terminal);
     const auto t0 = clock_type::now();
-    const bool completed = run_until(io, [&] { return o->done; }, 1s);
+    const bool completed = run_until(
+        io, [&] { return o->done; }, 1s);
     INFO("completed: " << completed << " after " << ms_since(t0) << " ms, " << o->ec.message());
     CHECK(completed);
     CHECK(o->ec == asio::error::operation_aborted);
 
     masters.resume(0);
-    REQUIRE(run_until(io, [&] { return o->done; }, 2s));  // in case it was not cancelled
+    REQUIRE(run_until(
+        io, [&] { return o->done; }, 2s));  // in case it was not cancelled
     check_fifo_in_sync(io, conn, "after-early-cancel");
     shut(io, conn);
 }
@@ -504,7 +540,8 @@ TEST_CASE("connection: TLS with the right CA works and a wrong CA is refused", "
         check_fifo_in_sync(io, conn, "tls");
         shut(io, conn);
     }
-    SECTION("the host name is verified: the URI's host by default, tls_options::server_name when set")
+    SECTION(
+        "the host name is verified: the URI's host by default, tls_options::server_name when set")
     {
         // The certificate names 127.0.0.1 and localhost. "127.1" reaches the same address
         // (the classic inet_aton form) but is neither: with the right CA the handshake is
@@ -524,7 +561,8 @@ TEST_CASE("connection: TLS with the right CA works and a wrong CA is refused", "
         for (const auto& [host, server_name, ok] : cases)
         {
             INFO("host " << host << ", server_name '" << server_name << "'");
-            auto cfg = redlock::parse_master_uri("rediss://" + host + ":" + std::to_string(masters.tls_port(0)));
+            auto cfg = redlock::parse_master_uri("rediss://" + host + ":" +
+                                                 std::to_string(masters.tls_port(0)));
             cfg.tls.ca_file = masters.ca_file();
             cfg.tls.server_name = server_name;
             connection conn(io.get_executor(), cfg);
@@ -547,7 +585,8 @@ TEST_CASE("connection: TLS with the right CA works and a wrong CA is refused", "
         for (const bool right_ca : {true, false})
         {
             INFO("SSL_CERT_FILE is the " << (right_ca ? "right" : "unrelated") << " CA");
-            ::setenv("SSL_CERT_FILE", (right_ca ? masters.ca_file() : masters.other_ca_file()).c_str(), 1);
+            ::setenv("SSL_CERT_FILE",
+                     (right_ca ? masters.ca_file() : masters.other_ca_file()).c_str(), 1);
             connection conn(io.get_executor(), masters.tls_uri(0));
             const auto ec = wait_connected(io, conn);
             INFO(ec.message() << ": " << conn.last_error_detail());
@@ -635,16 +674,19 @@ TEST_CASE("connection: ACL user login and a wrong password is reported without l
     asio::io_context io;
     const auto port = std::to_string(masters.port(0));
     check_login(io, "redis://alice:s3cret@127.0.0.1:" + port, "alice");
-    check_refused_login(io, "redis://alice:wr0ngpw@127.0.0.1:" + port, error::wrongpass, {"wr0ngpw", "s3cret"});
+    check_refused_login(io, "redis://alice:wr0ngpw@127.0.0.1:" + port, error::wrongpass,
+                        {"wr0ngpw", "s3cret"});
 }
 
 TEST_CASE("connection: password-only AUTH for the default user (requirepass)", "[live][connection]")
 {
-    local_masters masters({.count = 1, .extra_config = {"requirepass hunter22"}, .admin_password = "hunter22"});
+    local_masters masters(
+        {.count = 1, .extra_config = {"requirepass hunter22"}, .admin_password = "hunter22"});
     asio::io_context io;
     const auto port = std::to_string(masters.port(0));
     check_login(io, "redis://:hunter22@127.0.0.1:" + port, "default");
-    check_refused_login(io, "redis://:letmein@127.0.0.1:" + port, error::wrongpass, {"letmein", "hunter22"});
+    check_refused_login(io, "redis://:letmein@127.0.0.1:" + port, error::wrongpass,
+                        {"letmein", "hunter22"});
     // No password: the handshake's CLIENT SETNAME is refused with NOAUTH.
     check_refused_login(io, masters.uri(0), error::noauth, {"hunter22"});
 }
@@ -680,21 +722,24 @@ TEST_CASE("connection: Unix socket and the db of the URI is selected", "[live][c
         CHECK(value_of(exec(io, conn, command("GET", "in-db3"))) == "three");
         // Not in db 0 (where the harness's fresh connection lands), but in db 3.
         CHECK(masters.command(0, {"EXISTS", "in-db3"}) == ":0\r\n");
-        CHECK(masters.command(0, {"EVAL", "redis.call('SELECT', 3) return redis.call('GET', KEYS[1])", "1",
-                                  "in-db3"}) == "$5\r\nthree\r\n");
+        CHECK(
+            masters.command(0, {"EVAL", "redis.call('SELECT', 3) return redis.call('GET', KEYS[1])",
+                                "1", "in-db3"}) == "$5\r\nthree\r\n");
         shut(io, conn);
     }
 }
 
 // ---- 9. Server error replies --------------------------------------------------------------------
 
-TEST_CASE("connection: server error replies complete with the error of their prefix and the message",
-          "[live][connection]")
+TEST_CASE(
+    "connection: server error replies complete with the error of their prefix and the message",
+    "[live][connection]")
 {
     connected_master m;
     auto& [masters, io, conn] = m;
 
-    const auto noscript = exec(io, conn, command("EVALSHA", "0000000000000000000000000000000000000000", "0"));
+    const auto noscript =
+        exec(io, conn, command("EVALSHA", "0000000000000000000000000000000000000000", "0"));
     CHECK(noscript.ec == error::noscript);
     REQUIRE(noscript.reply.size() == 1);
     CHECK(resp::is_error(noscript.reply[0].data_type));
@@ -719,7 +764,8 @@ TEST_CASE("connection: server error replies complete with the error of their pre
     shut(io, conn);
 }
 
-TEST_CASE("connection: a batch gives every reply in order, the first server error with all replies, an empty one at once",
+TEST_CASE("connection: a batch gives every reply in order, the first server error with all "
+          "replies, an empty one at once",
           "[live][connection]")
 {
     connected_master m;
@@ -738,7 +784,8 @@ TEST_CASE("connection: a batch gives every reply in order, the first server erro
                             o->ec = ec;
                             o->replies = std::move(r);
                         });
-        REQUIRE(run_until(io, [&] { return o->done; }, std::chrono::milliseconds(5000)));
+        REQUIRE(run_until(
+            io, [&] { return o->done; }, std::chrono::milliseconds(5000)));
         return *o;
     };
 
@@ -756,7 +803,7 @@ TEST_CASE("connection: a batch gives every reply in order, the first server erro
     // Server errors: the first one's code, every reply still there (the commands after it ran).
     request bad;
     bad.push("SET", "batch:s", "x")
-        .push("LPUSH", "batch:s", "y")                                            // WRONGTYPE
+        .push("LPUSH", "batch:s", "y")                                     // WRONGTYPE
         .push("EVALSHA", "0000000000000000000000000000000000000000", "0")  // NOSCRIPT
         .push("INCRBY", "batch:n", 5);
     const auto errs = run_batch(bad);
@@ -771,12 +818,14 @@ TEST_CASE("connection: a batch gives every reply in order, the first server erro
     bool empty_done = false;
     error_code empty_ec = error::server_error;
     std::size_t empty_replies = 99;
-    conn.async_exec(request{}, std::chrono::milliseconds(0), [&](error_code ec, std::vector<resp::reply> r) {
-        empty_done = true;
-        empty_ec = ec;
-        empty_replies = r.size();
-    });
-    REQUIRE(run_until(io, [&] { return empty_done; }, std::chrono::milliseconds(1000)));
+    conn.async_exec(request{}, std::chrono::milliseconds(0),
+                    [&](error_code ec, std::vector<resp::reply> r) {
+                        empty_done = true;
+                        empty_ec = ec;
+                        empty_replies = r.size();
+                    });
+    REQUIRE(run_until(
+        io, [&] { return empty_done; }, std::chrono::milliseconds(1000)));
     CHECK_FALSE(empty_ec);
     CHECK(empty_replies == 0);
     CHECK(value_of(exec(io, conn, command("GET", "batch:a"))) == "2");  // still in step
@@ -791,7 +840,8 @@ TEST_CASE("connection: bad URI / unresolvable host / refused port", "[live][conn
 
     SECTION("a bad URI throws invalid_uri")
     {
-        for (const char* uri : {"redis://127.0.0.1:notaport", "http://127.0.0.1:6379", "redis://alice@127.0.0.1"})
+        for (const char* uri :
+             {"redis://127.0.0.1:notaport", "http://127.0.0.1:6379", "redis://alice@127.0.0.1"})
         {
             INFO(uri);
             try
@@ -841,7 +891,8 @@ TEST_CASE("connection: bad URI / unresolvable host / refused port", "[live][conn
         INFO(ec.message() << " after " << ms_since(t0) << " ms: " << conn.last_error_detail());
         CHECK(ec == error::connect_failed);
         CHECK(ms_since(t0) < 500);
-        CHECK_THAT(conn.last_error_detail(), Contains("127.0.0.1:" + std::to_string(closed.port())));
+        CHECK_THAT(conn.last_error_detail(),
+                   Contains("127.0.0.1:" + std::to_string(closed.port())));
         const auto o = exec(io, conn, command("PING"), 0ms, 3s);
         CHECK((o.ec == error::not_connected || o.ec == error::connect_failed));
         shut(io, conn);
@@ -850,8 +901,9 @@ TEST_CASE("connection: bad URI / unresolvable host / refused port", "[live][conn
 
 // ---- close() -------------------------------------------------------------------------------------
 
-TEST_CASE("connection: close() fails outstanding requests with connection_closed and refuses new ones",
-          "[live][connection]")
+TEST_CASE(
+    "connection: close() fails outstanding requests with connection_closed and refuses new ones",
+    "[live][connection]")
 {
     local_masters masters({.count = 1});
     asio::io_context io;
@@ -869,13 +921,15 @@ TEST_CASE("connection: close() fails outstanding requests with connection_closed
     SECTION("close()")
     {
         conn->close();
-        REQUIRE(run_until(io, [&] { return pending->done; }, 1s));
+        REQUIRE(run_until(
+            io, [&] { return pending->done; }, 1s));
         CHECK(pending->ec == error::connection_closed);
         const auto after = exec(io, *conn, command("PING"), 0ms, 1s);
         CHECK(after.ec == error::connection_closed);
         auto waited = std::make_shared<std::optional<error_code>>();
         conn->async_wait_connected([waited](error_code ec) { *waited = ec; });
-        REQUIRE(run_until(io, [&] { return waited->has_value(); }, 1s));
+        REQUIRE(run_until(
+            io, [&] { return waited->has_value(); }, 1s));
         CHECK(**waited == error::connection_closed);
         conn->close();  // idempotent
         run_for(io, 20ms);
@@ -883,7 +937,8 @@ TEST_CASE("connection: close() fails outstanding requests with connection_closed
     SECTION("destruction")
     {
         conn.reset();
-        REQUIRE(run_until(io, [&] { return pending->done; }, 1s));
+        REQUIRE(run_until(
+            io, [&] { return pending->done; }, 1s));
         CHECK(pending->ec == error::connection_closed);
     }
     masters.resume(0);
@@ -927,8 +982,9 @@ TEST_CASE("connection: every completion-token style works with async_exec", "[li
         REQUIRE(r.size() == 1);
         CHECK(r[0].value == "future");
 
-        auto bad = conn.async_exec(command("EVALSHA", "0000000000000000000000000000000000000000", "0"), 2s,
-                                   asio::use_future);
+        auto bad =
+            conn.async_exec(command("EVALSHA", "0000000000000000000000000000000000000000", "0"), 2s,
+                            asio::use_future);
         REQUIRE(wait(bad));
         try
         {
@@ -945,7 +1001,8 @@ TEST_CASE("connection: every completion-token style works with async_exec", "[li
         auto f = asio::co_spawn(
             io,
             [&]() -> asio::awaitable<std::string> {
-                auto r = co_await conn.async_exec(command("ECHO", "awaitable"), asio::use_awaitable);
+                auto r =
+                    co_await conn.async_exec(command("ECHO", "awaitable"), asio::use_awaitable);
                 std::string out = r.at(0).value;
                 try
                 {
@@ -973,7 +1030,9 @@ TEST_CASE("connection: every completion-token style works with async_exec", "[li
 
                 // A deferred operation is a value: compose two, launch once.
                 auto set_then_get = conn.async_exec(command("SET", "dk", "composed"))(
-                    asio::deferred([&conn](error_code, resp::reply) { return conn.async_exec(command("GET", "dk")); }));
+                    asio::deferred([&conn](error_code, resp::reply) {
+                        return conn.async_exec(command("GET", "dk"));
+                    }));
                 auto g = co_await std::move(set_then_get);
                 out += ":" + g.at(0).value;
                 co_return out;
@@ -993,9 +1052,12 @@ TEST_CASE("connection: every completion-token style works with async_exec", "[li
         auto f = asio::co_spawn(
             io,
             [&]() -> asio::awaitable<std::string> {
-                auto [ec, r] = co_await conn.async_exec(command("NOSUCHCOMMAND"), asio::as_tuple(asio::use_awaitable));
-                std::string out = ec == error::server_error && !r.empty() ? "error-as-value" : "wrong";
-                auto [ec2, r2] = co_await conn.async_exec(command("ECHO", "tuple"), asio::as_tuple(asio::deferred));
+                auto [ec, r] = co_await conn.async_exec(command("NOSUCHCOMMAND"),
+                                                        asio::as_tuple(asio::use_awaitable));
+                std::string out =
+                    ec == error::server_error && !r.empty() ? "error-as-value" : "wrong";
+                auto [ec2, r2] = co_await conn.async_exec(command("ECHO", "tuple"),
+                                                          asio::as_tuple(asio::deferred));
                 out += ":" + (ec2 ? ec2.message() : r2.at(0).value);
                 co_return out;
             },
@@ -1011,8 +1073,9 @@ TEST_CASE("connection: every completion-token style works with async_exec", "[li
 
 // ---- 12. Many threads ---------------------------------------------------------------------------
 
-TEST_CASE("connection: 8 threads x 2000 requests on one connection with the io_context on 4 threads",
-          "[live][connection]")
+TEST_CASE(
+    "connection: 8 threads x 2000 requests on one connection with the io_context on 4 threads",
+    "[live][connection]")
 {
     one_master m;
     auto& [masters, io, conn] = m;
@@ -1050,15 +1113,16 @@ TEST_CASE("connection: 8 threads x 2000 requests on one connection with the io_c
                 for (int i = 0; i < per_thread; ++i)
                 {
                     std::string payload = "t" + std::to_string(t) + "-" + std::to_string(i);
-                    conn.async_exec(command("ECHO", payload), [&, t, i, payload](error_code ec, resp::reply r) {
-                        auto& res = results[t];
-                        if (ec)
-                            ++res.errors;
-                        else if (r.size() != 1 || r[0].value != payload)
-                            ++res.mismatches;
-                        res.order.push_back(i);
-                        completed.fetch_add(1, std::memory_order_release);
-                    });
+                    conn.async_exec(command("ECHO", payload),
+                                    [&, t, i, payload](error_code ec, resp::reply r) {
+                                        auto& res = results[t];
+                                        if (ec)
+                                            ++res.errors;
+                                        else if (r.size() != 1 || r[0].value != payload)
+                                            ++res.mismatches;
+                                        res.order.push_back(i);
+                                        completed.fetch_add(1, std::memory_order_release);
+                                    });
                 }
             });
         }

@@ -44,7 +44,8 @@ client_config config_of(const std::vector<std::string>& uris)
 /// quorum is reached (else the round decides without it and its status stays `pending`).
 struct three_fakes
 {
-    explicit three_fakes(std::optional<fake_script> bad = std::nullopt, std::string_view slow = "SET")
+    explicit three_fakes(std::optional<fake_script> bad = std::nullopt,
+                         std::string_view slow = "SET")
     {
         if (bad)
             m[0].push(*bad);
@@ -66,11 +67,14 @@ void with_client(const std::vector<std::string>& uris, Body body, bool connect_f
 {
     asio::io_context io;
     client c(io.get_executor(), config_of(uris));
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        if (connect_first)
-            co_await require_connected(c);
-        co_await body(c);
-    }(), 20s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            if (connect_first)
+                co_await require_connected(c);
+            co_await body(c);
+        }(),
+        20s);
     c.close();
     io.run_for(20ms);
 }
@@ -100,7 +104,8 @@ asio::awaitable<bool> recovers_eventually(client& c, std::string resource, std::
                     seen[i] = true;
             auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
             CHECK_FALSE(uec);
-            if (std::all_of(seen.begin(), seen.begin() + static_cast<std::ptrdiff_t>(bad), [](bool b) { return b; }))
+            if (std::all_of(seen.begin(), seen.begin() + static_cast<std::ptrdiff_t>(bad),
+                            [](bool b) { return b; }))
                 co_return true;
         }
         co_await sleep_for(20ms);
@@ -124,20 +129,29 @@ std::vector<master_fault> set_faults()
     };
     // Well-formed replies that SET NX cannot return.
     add("integer to SET", on_first("SET", ":1\r\n"), master_status::error, error::unexpected_reply);
-    add("bulk string to SET", on_first("SET", "$2\r\nOK\r\n"), master_status::error, error::unexpected_reply);
-    add("array to SET", on_first("SET", "*1\r\n+OK\r\n"), master_status::error, error::unexpected_reply);
-    add("other status to SET", on_first("SET", "+QUEUED\r\n"), master_status::error, error::unexpected_reply);
+    add("bulk string to SET", on_first("SET", "$2\r\nOK\r\n"), master_status::error,
+        error::unexpected_reply);
+    add("array to SET", on_first("SET", "*1\r\n+OK\r\n"), master_status::error,
+        error::unexpected_reply);
+    add("other status to SET", on_first("SET", "+QUEUED\r\n"), master_status::error,
+        error::unexpected_reply);
     add("boolean to SET", on_first("SET", "#t\r\n"), master_status::error, error::unexpected_reply);
     // Server errors.
-    add("-READONLY to SET", on_first("SET", "-READONLY You can't write against a read only replica.\r\n"),
+    add("-READONLY to SET",
+        on_first("SET", "-READONLY You can't write against a read only replica.\r\n"),
         master_status::error, error::readonly);
-    add("-OOM to SET", on_first("SET", "-OOM command not allowed\r\n"), master_status::error, error::oom);
-    add("-WRONGTYPE to SET", on_first("SET", "-WRONGTYPE wrong kind\r\n"), master_status::error, error::wrongtype);
+    add("-OOM to SET", on_first("SET", "-OOM command not allowed\r\n"), master_status::error,
+        error::oom);
+    add("-WRONGTYPE to SET", on_first("SET", "-WRONGTYPE wrong kind\r\n"), master_status::error,
+        error::wrongtype);
     add("-ERR to SET", on_first("SET", "-ERR oops\r\n"), master_status::error, error::server_error);
     // Broken streams.
-    add("garbage to SET", on_first("SET", "<html>\r\n"), master_status::error, error::protocol_error);
-    add("huge length to SET", on_first("SET", "$99999999999\r\n"), master_status::error, error::protocol_error);
-    add("huge array to SET", on_first("SET", "*4294967295\r\n"), master_status::error, error::protocol_error);
+    add("garbage to SET", on_first("SET", "<html>\r\n"), master_status::error,
+        error::protocol_error);
+    add("huge length to SET", on_first("SET", "$99999999999\r\n"), master_status::error,
+        error::protocol_error);
+    add("huge array to SET", on_first("SET", "*4294967295\r\n"), master_status::error,
+        error::protocol_error);
     {
         fake_script s;
         s.at("SET").reply("+O").close();
@@ -168,30 +182,33 @@ TEST_CASE("fake server: a master that answers SET badly counts as failed and the
         three_fakes fakes(f.script);
         asio::io_context io;
         client c(io.get_executor(), config_of(fakes.uris()));
-        run_bounded(io, [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
-            auto [ec, l] = co_await c.async_lock("res", tuple_awaitable);
-            INFO("lock: " << ec.message() << " " << l.describe());
-            REQUIRE_FALSE(ec);
-            REQUIRE(l.held());
-            const redlock::master_diagnostic bad = l.masters()[0];
-            CHECK(bad.status == f.status);
-            CHECK(bad.ec == f.ec);
-            if (f.status == master_status::error)
-                CHECK_FALSE(bad.message.empty());
-            CHECK(l.masters()[1].status == master_status::granted);
-            CHECK(l.masters()[2].status == master_status::granted);
-            CHECK(fakes.m[1].value_of("res") == std::string(l.token()));
-            CHECK(fakes.m[2].value_of("res") == std::string(l.token()));
+        run_bounded(
+            io,
+            [&]() -> asio::awaitable<void> {
+                co_await require_connected(c);
+                auto [ec, l] = co_await c.async_lock("res", tuple_awaitable);
+                INFO("lock: " << ec.message() << " " << l.describe());
+                REQUIRE_FALSE(ec);
+                REQUIRE(l.held());
+                const redlock::master_diagnostic bad = l.masters()[0];
+                CHECK(bad.status == f.status);
+                CHECK(bad.ec == f.ec);
+                if (f.status == master_status::error)
+                    CHECK_FALSE(bad.message.empty());
+                CHECK(l.masters()[1].status == master_status::granted);
+                CHECK(l.masters()[2].status == master_status::granted);
+                CHECK(fakes.m[1].value_of("res") == std::string(l.token()));
+                CHECK(fakes.m[2].value_of("res") == std::string(l.token()));
 
-            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-            CHECK_FALSE(uec);
-            CHECK_FALSE(fakes.m[1].value_of("res"));
-            CHECK_FALSE(fakes.m[2].value_of("res"));
+                auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+                CHECK_FALSE(uec);
+                CHECK_FALSE(fakes.m[1].value_of("res"));
+                CHECK_FALSE(fakes.m[2].value_of("res"));
 
-            // The bad master comes back by itself: soon every master grants.
-            CHECK(co_await recovers_eventually(c, "res2"));
-        }(), 20s);
+                // The bad master comes back by itself: soon every master grants.
+                CHECK(co_await recovers_eventually(c, "res2"));
+            }(),
+            20s);
         for (auto& m : fakes.m)
             CHECK(m.errors().empty());
         c.close();
@@ -199,8 +216,9 @@ TEST_CASE("fake server: a master that answers SET badly counts as failed and the
     }
 }
 
-TEST_CASE("fake server: two bad masters of three: no quorum with both causes, keys released, recovery",
-          "[live][fake][client]")
+TEST_CASE(
+    "fake server: two bad masters of three: no quorum with both causes, keys released, recovery",
+    "[live][fake][client]")
 {
     fake_server fakes_m[3];
     fakes_m[0].push(on_first("SET", ":1\r\n"));
@@ -237,8 +255,10 @@ TEST_CASE("fake server: bad replies to the release and the extension count as fa
     // need the script to be known there), so that is where the faults are placed.
     std::vector<release_case> cases;
     cases.push_back({"+OK to the release", on_first("EVAL", "+OK\r\n"), error::unexpected_reply});
-    cases.push_back({"garbage to the release", on_first("EVAL", "\x7f\x7f\r\n"), error::protocol_error});
-    cases.push_back({"-ERR to the release", on_first("EVAL", "-ERR Error running script\r\n"), error::server_error});
+    cases.push_back(
+        {"garbage to the release", on_first("EVAL", "\x7f\x7f\r\n"), error::protocol_error});
+    cases.push_back({"-ERR to the release", on_first("EVAL", "-ERR Error running script\r\n"),
+                     error::server_error});
     {
         fake_script s;
         s.at("EVAL").close();
@@ -262,7 +282,8 @@ TEST_CASE("fake server: bad replies to the release and the extension count as fa
 
     SECTION("-NOSCRIPT to EVALSHA is answered with EVAL, which deletes the key")
     {
-        three_fakes fakes(on_first("EVALSHA", "-NOSCRIPT No matching script. Please use EVAL.\r\n"));
+        three_fakes fakes(
+            on_first("EVALSHA", "-NOSCRIPT No matching script. Please use EVAL.\r\n"));
         with_client(fakes.uris(), [&](client& c) -> asio::awaitable<void> {
             // The first release on a connection goes as EVAL (the script is not known to be
             // there yet); the second as EVALSHA, which master 0 answers NOSCRIPT: EVAL follows.
@@ -315,20 +336,24 @@ TEST_CASE("fake server: a master whose handshake breaks fails the first lock wit
             s.expect("CLIENT").reply("-ERR unknown subcommand\r\n");
         else
             s.close_on_accept();
-        const error_code expected = variant == 1 ? error_code(error::server_error) : error_code(error::handshake_failed);
+        const error_code expected =
+            variant == 1 ? error_code(error::server_error) : error_code(error::handshake_failed);
         INFO("variant " << variant);
         three_fakes fakes(s);
-        with_client(fakes.uris(), [&](client& c) -> asio::awaitable<void> {
-            // Started at once: the request is queued while the first attempt runs.
-            auto [ec, l] = co_await c.async_lock("res", tuple_awaitable);
-            INFO(l.describe());
-            REQUIRE_FALSE(ec);
-            CHECK(l.masters()[0].status == master_status::error);
-            CHECK(l.masters()[0].ec == expected);
-            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-            CHECK_FALSE(uec);
-            CHECK(co_await recovers_eventually(c, "res2"));
-        }, false);
+        with_client(
+            fakes.uris(),
+            [&](client& c) -> asio::awaitable<void> {
+                // Started at once: the request is queued while the first attempt runs.
+                auto [ec, l] = co_await c.async_lock("res", tuple_awaitable);
+                INFO(l.describe());
+                REQUIRE_FALSE(ec);
+                CHECK(l.masters()[0].status == master_status::error);
+                CHECK(l.masters()[0].ec == expected);
+                auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+                CHECK_FALSE(uec);
+                CHECK(co_await recovers_eventually(c, "res2"));
+            },
+            false);
     }
 }
 
@@ -340,24 +365,27 @@ TEST_CASE("fake server: a fake master that answers SET with :1 beside two real m
     fake.push(on_first("SET", ":1\r\n"));
     asio::io_context io;
     client c(io.get_executor(), config_of({real.uri(0), fake.uri(), real.uri(1)}));
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        co_await require_connected(c);
-        // The first real master is paused for 50 ms, so that the quorum needs it and the
-        // fake's answer is in before the round is decided (else it could stay `pending`).
-        real.pause(0);
-        asio::steady_timer resume(io, 50ms);
-        resume.async_wait([&](error_code) { real.resume(0); });
-        auto [ec, l] = co_await c.async_lock("mixed", tuple_awaitable);
-        INFO(l.describe());
-        REQUIRE_FALSE(ec);
-        CHECK(l.masters()[1].status == master_status::error);
-        CHECK(l.masters()[1].ec == error::unexpected_reply);
-        CHECK(get_on(real, 0, "mixed") == std::string(l.token()));
-        CHECK(get_on(real, 1, "mixed") == std::string(l.token()));
-        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-        CHECK_FALSE(uec);
-        CHECK(co_await settled_keys(real) == 0);
-    }(), 20s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            co_await require_connected(c);
+            // The first real master is paused for 50 ms, so that the quorum needs it and the
+            // fake's answer is in before the round is decided (else it could stay `pending`).
+            real.pause(0);
+            asio::steady_timer resume(io, 50ms);
+            resume.async_wait([&](error_code) { real.resume(0); });
+            auto [ec, l] = co_await c.async_lock("mixed", tuple_awaitable);
+            INFO(l.describe());
+            REQUIRE_FALSE(ec);
+            CHECK(l.masters()[1].status == master_status::error);
+            CHECK(l.masters()[1].ec == error::unexpected_reply);
+            CHECK(get_on(real, 0, "mixed") == std::string(l.token()));
+            CHECK(get_on(real, 1, "mixed") == std::string(l.token()));
+            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+            CHECK_FALSE(uec);
+            CHECK(co_await settled_keys(real) == 0);
+        }(),
+        20s);
     c.close();
     io.run_for(20ms);
 }

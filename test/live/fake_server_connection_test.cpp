@@ -43,7 +43,8 @@ outcome exec_with_deadline(asio::io_context& io, connection& conn, command cmd,
 
 /// Retries PING until it answers PONG (each try bounded) or `limit` passes: the connection
 /// came back by itself.
-bool ping_until_recovered(asio::io_context& io, connection& conn, std::chrono::milliseconds limit = 5s)
+bool ping_until_recovered(asio::io_context& io, connection& conn,
+                          std::chrono::milliseconds limit = 5s)
 {
     const auto deadline = clock_type::now() + limit;
     while (clock_type::now() < deadline)
@@ -60,7 +61,8 @@ redlock::connection_stats stats_of(asio::io_context& io, connection& conn)
 {
     std::optional<redlock::connection_stats> s;
     asio::post(conn.get_executor(), [&] { s = conn.stats(); });
-    REQUIRE(run_until(io, [&] { return s.has_value(); }, 2s));
+    REQUIRE(run_until(
+        io, [&] { return s.has_value(); }, 2s));
     return *s;
 }
 
@@ -127,17 +129,20 @@ std::vector<bad_reply> bad_replies()
     };
     // Not RESP at all.
     add("garbage text", ping_answer("hello world\r\n"), error::protocol_error, true);
-    add("garbage bytes", ping_answer(std::string("\x16\x03\x01\x00\xff\r\n", 7)), error::protocol_error, true);
+    add("garbage bytes", ping_answer(std::string("\x16\x03\x01\x00\xff\r\n", 7)),
+        error::protocol_error, true);
     add("LF without CR", ping_answer("+PONG\n"), error::protocol_error, true);
     add("CR without LF", ping_answer("+PONG\rX"), error::protocol_error, true);
-    add("bulk payload longer than its length", ping_answer("$3\r\nabcde\r\n"), error::protocol_error, true);
+    add("bulk payload longer than its length", ping_answer("$3\r\nabcde\r\n"),
+        error::protocol_error, true);
     add("integer that is not one", ping_answer(":12abc\r\n"), error::protocol_error, true);
     add("streamed string", ping_answer("$?\r\n;4\r\nPONG\r\n;0\r\n"), error::protocol_error, true);
     add("negative length", ping_answer("$-5\r\n"), error::protocol_error, true);
     // Lengths and sizes past the limits: refused at the header, nothing is allocated.
     add("huge bulk length", ping_answer("$99999999999\r\n"), error::protocol_error, true);
     add("huge array size", ping_answer("*4294967295\r\n"), error::protocol_error, true);
-    add("length past 64 bits", ping_answer("$99999999999999999999999\r\n"), error::protocol_error, true);
+    add("length past 64 bits", ping_answer("$99999999999999999999999\r\n"), error::protocol_error,
+        true);
     add("huge map size", ping_answer("%2147483648\r\n"), error::protocol_error, true);
     {
         std::string deep;
@@ -145,7 +150,8 @@ std::vector<bad_reply> bad_replies()
             deep += "*1\r\n";
         add("nesting past the limit", ping_answer(deep + ":1\r\n"), error::protocol_error, true);
     }
-    add("line without end past 64 KiB", ping_answer("+" + std::string(70000, 'a')), error::protocol_error, true);
+    add("line without end past 64 KiB", ping_answer("+" + std::string(70000, 'a')),
+        error::protocol_error, true);
     // Truncated replies, then the server closes (FIN) or resets (RST).
     {
         fake_script s;
@@ -189,14 +195,18 @@ std::vector<bad_reply> bad_replies()
     // Server errors: the error of their prefix, and the connection stays up.
     add("-ERR", ping_answer("-ERR something went wrong\r\n"), error::server_error, false);
     add("-NOSCRIPT", ping_answer("-NOSCRIPT No matching script\r\n"), error::noscript, false);
-    add("-WRONGTYPE", ping_answer("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"),
+    add("-WRONGTYPE",
+        ping_answer("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"),
         error::wrongtype, false);
-    add("-READONLY", ping_answer("-READONLY You can't write against a read only replica.\r\n"), error::readonly,
-        false);
-    add("-OOM", ping_answer("-OOM command not allowed when used memory > 'maxmemory'.\r\n"), error::oom, false);
+    add("-READONLY", ping_answer("-READONLY You can't write against a read only replica.\r\n"),
+        error::readonly, false);
+    add("-OOM", ping_answer("-OOM command not allowed when used memory > 'maxmemory'.\r\n"),
+        error::oom, false);
     add("-BUSY", ping_answer("-BUSY Redis is busy running a script.\r\n"), error::busy, false);
-    add("-LOADING", ping_answer("-LOADING Redis is loading the dataset in memory\r\n"), error::loading, false);
-    add("-MASTERDOWN", ping_answer("-MASTERDOWN Link with MASTER is down\r\n"), error::masterdown, false);
+    add("-LOADING", ping_answer("-LOADING Redis is loading the dataset in memory\r\n"),
+        error::loading, false);
+    add("-MASTERDOWN", ping_answer("-MASTERDOWN Link with MASTER is down\r\n"), error::masterdown,
+        false);
     add("-NOPERM", ping_answer("-NOPERM this user has no permissions\r\n"), error::noperm, false);
     add("-NOAUTH", ping_answer("-NOAUTH Authentication required.\r\n"), error::noauth, false);
     add("bulk error", ping_answer("!20\r\nWRONGTYPE wrong kind\r\n"), error::wrongtype, false);
@@ -234,7 +244,8 @@ TEST_CASE("fake server: a bad reply gives the request a clear error and the conn
             CHECK(o.reply.back().value == "PONG");
             CHECK(o.reply.back().depth == 0);
         }
-        else if (o.ec.category() == redlock::category() && o.ec.value() >= static_cast<int>(error::server_error))
+        else if (o.ec.category() == redlock::category() &&
+                 o.ec.value() >= static_cast<int>(error::server_error))
         {
             // A server error comes with the server's message.
             REQUIRE(o.reply.size() == 1);
@@ -248,7 +259,8 @@ TEST_CASE("fake server: a bad reply gives the request a clear error and the conn
         if (c.drops)
         {
             // The drop is seen, the next connection answers normally.
-            CHECK(run_until(io, [&] { return srv.connections() >= 2; }, 5s));
+            CHECK(run_until(
+                io, [&] { return srv.connections() >= 2; }, 5s));
             CHECK(ping_until_recovered(io, conn));
             CHECK(stats_of(io, conn).drops >= 1);
         }
@@ -330,8 +342,9 @@ TEST_CASE("fake server: a fault at every step of a conversation, handshake inclu
             {
                 // The attempt fails with a cause that says what happened; the password is
                 // never in what the user sees.
-                const error_code expected = f == fault::garbage ? error_code(error::protocol_error)
-                                                                : error_code(error::handshake_failed);
+                const error_code expected = f == fault::garbage
+                                                ? error_code(error::protocol_error)
+                                                : error_code(error::handshake_failed);
                 INFO("got: " << connected.message() << " / " << conn.last_error_detail());
                 CHECK(connected == expected);
                 CHECK_THAT(conn.last_error_detail(), !Catch::Matchers::Contains("s3cret"));
@@ -340,8 +353,8 @@ TEST_CASE("fake server: a fault at every step of a conversation, handshake inclu
             else
             {
                 REQUIRE_FALSE(connected);
-                const std::vector<command> requests = {command("SET", "k", "v"), command("GET", "k"),
-                                                       command("PING")};
+                const std::vector<command> requests = {command("SET", "k", "v"),
+                                                       command("GET", "k"), command("PING")};
                 for (std::size_t j = handshake_steps; j <= k; ++j)
                 {
                     const auto o = exec_with_deadline(io, conn, requests[j - handshake_steps]);
@@ -350,8 +363,9 @@ TEST_CASE("fake server: a fault at every step of a conversation, handshake inclu
                         CHECK_FALSE(o.ec);
                         continue;
                     }
-                    const error_code expected = f == fault::garbage ? error_code(error::protocol_error)
-                                                                    : error_code(error::connection_lost);
+                    const error_code expected = f == fault::garbage
+                                                    ? error_code(error::protocol_error)
+                                                    : error_code(error::connection_lost);
                     INFO("got: " << o.ec.message());
                     CHECK(o.ec == expected);
                 }
@@ -395,7 +409,8 @@ TEST_CASE("fake server: handshake rejections and odd servers give the cause, the
     };
     {
         fake_script s;
-        s.expect("AUTH").reply("-WRONGPASS invalid username-password pair or user is disabled.\r\n");
+        s.expect("AUTH").reply(
+            "-WRONGPASS invalid username-password pair or user is disabled.\r\n");
         add("wrong password", std::move(s), error::wrongpass);
     }
     {
@@ -405,7 +420,8 @@ TEST_CASE("fake server: handshake rejections and odd servers give the cause, the
     }
     {
         fake_script s;
-        s.expect("AUTH").normal().expect("SELECT").normal().expect("CLIENT").reply("-NOPERM no permission\r\n");
+        s.expect("AUTH").normal().expect("SELECT").normal().expect("CLIENT").reply(
+            "-NOPERM no permission\r\n");
         add("CLIENT SETNAME refused", std::move(s), error::noperm);
     }
     {
@@ -457,7 +473,8 @@ TEST_CASE("fake server: handshake rejections and odd servers give the cause, the
         INFO("got: " << connected.message() << " / " << conn.last_error_detail());
         const bool also = c.also && connected == c.also;
         CHECK((connected == c.expected || also));
-        REQUIRE(run_until(io, [&] { return queued->done; }, 5s));
+        REQUIRE(run_until(
+            io, [&] { return queued->done; }, 5s));
         CHECK(queued->ec == (also ? c.also : c.expected));
         CHECK_THAT(conn.last_error_detail(), !Catch::Matchers::Contains("s3cret"));
         REQUIRE(ping_until_recovered(io, conn));
@@ -488,15 +505,17 @@ TEST_CASE("fake server: garbage in the middle of a pipeline fails exactly the re
         outs.push_back(std::make_shared<outcome>());
         conn.async_exec(command("ECHO", "m" + std::to_string(i)), 5s, record(outs.back()));
     }
-    REQUIRE(run_until(io, [&] { return std::all_of(outs.begin(), outs.end(), [](auto& o) { return o->done; }); },
-                      10s));
+    REQUIRE(run_until(
+        io, [&] { return std::all_of(outs.begin(), outs.end(), [](auto& o) { return o->done; }); },
+        10s));
     for (int i = 0; i < 50; ++i)
     {
         INFO("request " << i << ": " << outs[i]->ec.message());
         if (i < 10)
         {
             CHECK_FALSE(outs[i]->ec);
-            CHECK((outs[i]->reply.size() == 1 && outs[i]->reply[0].value == "m" + std::to_string(i)));
+            CHECK(
+                (outs[i]->reply.size() == 1 && outs[i]->reply[0].value == "m" + std::to_string(i)));
         }
         else
         {
@@ -529,7 +548,8 @@ TEST_CASE("fake server: a batch whose second reply is garbage fails as a whole, 
         ec = e;
         replies = std::move(r);
     });
-    REQUIRE(run_until(io, [&] { return done; }, 5s));
+    REQUIRE(run_until(
+        io, [&] { return done; }, 5s));
     CHECK(ec == error::protocol_error);
     CHECK(replies.empty());
     CHECK(ping_until_recovered(io, conn));
@@ -538,8 +558,9 @@ TEST_CASE("fake server: a batch whose second reply is garbage fails as a whole, 
 
 // ---- 5. Size limits --------------------------------------------------------------------------
 
-TEST_CASE("fake server: a large valid reply arrives whole, one over the configured limit is refused",
-          "[live][fake][connection]")
+TEST_CASE(
+    "fake server: a large valid reply arrives whole, one over the configured limit is refused",
+    "[live][fake][connection]")
 {
     asio::io_context io;
     {
@@ -557,9 +578,10 @@ TEST_CASE("fake server: a large valid reply arrives whole, one over the configur
     opts.max_bulk_length = 1024;
     opts.max_aggregate_size = 4;
     opts.max_nesting_depth = 2;
-    for (const std::string& reply : {"$2048\r\n" + std::string(2048, 'y') + "\r\n",
-                                     std::string("*5\r\n:1\r\n:2\r\n:3\r\n:4\r\n:5\r\n"),
-                                     std::string("%3\r\n"), std::string("*1\r\n*1\r\n*1\r\n:1\r\n")})
+    for (const std::string& reply :
+         {"$2048\r\n" + std::string(2048, 'y') + "\r\n",
+          std::string("*5\r\n:1\r\n:2\r\n:3\r\n:4\r\n:5\r\n"), std::string("%3\r\n"),
+          std::string("*1\r\n*1\r\n*1\r\n:1\r\n")})
     {
         INFO("reply: " << escaped(reply));
         fake_server srv;
@@ -579,15 +601,23 @@ TEST_CASE("fake server: answers normally like a small Redis", "[live][fake]")
     fake_server srv;
     asio::io_context io;
     connection conn(io.get_executor(), srv.uri(), fast_options());
-    CHECK(first_value(exec_with_deadline(io, conn, command("SET", "k", "t1", "NX", "PX", 10000))) == "OK");
-    CHECK(exec_with_deadline(io, conn, command("SET", "k", "t2", "NX", "PX", 10000)).reply.at(0).data_type ==
-          resp::type::null);
+    CHECK(first_value(exec_with_deadline(io, conn, command("SET", "k", "t1", "NX", "PX", 10000))) ==
+          "OK");
+    CHECK(exec_with_deadline(io, conn, command("SET", "k", "t2", "NX", "PX", 10000))
+              .reply.at(0)
+              .data_type == resp::type::null);
     CHECK(exec_with_deadline(io, conn, command("GET", "k")).reply.at(0).value == "t1");
     CHECK(srv.value_of("k") == "t1");
     // redlock's scripts, told apart by their argument count.
-    CHECK(exec_with_deadline(io, conn, command("EVALSHA", "sha", "1", "k", "t2")).reply.at(0).value == "0");
-    CHECK(exec_with_deadline(io, conn, command("EVAL", "body", "1", "k", "t1", "5000")).reply.at(0).value == "1");
-    CHECK(exec_with_deadline(io, conn, command("EVALSHA", "sha", "1", "k", "t1")).reply.at(0).value == "1");
+    CHECK(
+        exec_with_deadline(io, conn, command("EVALSHA", "sha", "1", "k", "t2")).reply.at(0).value ==
+        "0");
+    CHECK(exec_with_deadline(io, conn, command("EVAL", "body", "1", "k", "t1", "5000"))
+              .reply.at(0)
+              .value == "1");
+    CHECK(
+        exec_with_deadline(io, conn, command("EVALSHA", "sha", "1", "k", "t1")).reply.at(0).value ==
+        "1");
     CHECK_FALSE(srv.value_of("k"));
     CHECK(exec_with_deadline(io, conn, command("NOSUCH")).ec == error::server_error);
     // Expiry.

@@ -86,9 +86,10 @@ client_config fast_config(std::vector<std::string> uris)
 
 }  // namespace
 
-TEST_CASE("threads: lock/unlock from many coroutines on a multi-threaded io_context, a breaking master, "
-          "contention and cancellation from another thread",
-          "[live][fake][client][tsan]")
+TEST_CASE(
+    "threads: lock/unlock from many coroutines on a multi-threaded io_context, a breaking master, "
+    "contention and cancellation from another thread",
+    "[live][fake][client][tsan]")
 {
     const int threads = io_thread_count();
     fake_server good1, good2, flaky;
@@ -97,8 +98,8 @@ TEST_CASE("threads: lock/unlock from many coroutines on a multi-threaded io_cont
     asio::io_context io(threads);
     client c(io.get_executor(), fast_config({good1.uri(), flaky.uri(), good2.uri()}));
 
-    constexpr int n_workers = 32;      // each on its own strand
-    constexpr int n_contenders = 8;    // of which these share 2 resources
+    constexpr int n_workers = 32;    // each on its own strand
+    constexpr int n_contenders = 8;  // of which these share 2 resources
     constexpr int iterations = 40;
     std::atomic<int> holders[2] = {0, 0};
     std::atomic<int> overlaps{0};
@@ -121,8 +122,9 @@ TEST_CASE("threads: lock/unlock from many coroutines on a multi-threaded io_cont
         const bool contender = k < n_contenders;
         for (int j = 0; j < iterations; ++j)
         {
-            const std::string resource =
-                contender ? "shared:" + std::to_string(k % 2) : "own:" + std::to_string(k) + ":" + std::to_string(j);
+            const std::string resource = contender
+                                             ? "shared:" + std::to_string(k % 2)
+                                             : "own:" + std::to_string(k) + ":" + std::to_string(j);
             auto [ec, l] = co_await c.async_lock(
                 resource, asio::bind_cancellation_slot(w.signal.slot(), tuple_awaitable));
             if (ec == asio::error::operation_aborted)
@@ -156,11 +158,12 @@ TEST_CASE("threads: lock/unlock from many coroutines on a multi-threaded io_cont
         co_return;
     };
     for (int k = 0; k < n_workers; ++k)
-        asio::co_spawn(workers[static_cast<std::size_t>(k)].strand, body(k), [&](std::exception_ptr e) {
-            if (e)
-                errors.add("a worker threw");
-            ++finished;
-        });
+        asio::co_spawn(workers[static_cast<std::size_t>(k)].strand, body(k),
+                       [&](std::exception_ptr e) {
+                           if (e)
+                               errors.add("a worker threw");
+                           ++finished;
+                       });
 
     const auto t0 = steady::now();
     {
@@ -193,8 +196,8 @@ TEST_CASE("threads: lock/unlock from many coroutines on a multi-threaded io_cont
     CHECK(overlaps.load() == 0);
     CHECK(acquired.load() > n_workers * iterations / 4);
     CHECK(flaky.connections() > 1);  // it did break and come back
-    WARN(threads << " io threads: " << acquired << " acquired, " << aborted << " aborted, " << failed
-                 << " failed, in " << ms(elapsed) << " ms; the flaky master accepted "
+    WARN(threads << " io threads: " << acquired << " acquired, " << aborted << " aborted, "
+                 << failed << " failed, in " << ms(elapsed) << " ms; the flaky master accepted "
                  << flaky.connections() << " connections");
     for (auto* m : {&good1, &good2, &flaky})
         CHECK(m->errors().empty());
@@ -225,21 +228,22 @@ TEST_CASE("threads: a connection shared by 8 submitting threads while its master
                 for (int i = 0; i < per_thread; ++i)
                 {
                     std::string payload = std::to_string(t) + ":" + std::to_string(i);
-                    conn.async_exec(command("ECHO", payload), 2s, [&, payload](error_code ec, resp::reply r) {
-                        if (!ec)
-                        {
-                            if (r.size() == 1 && r[0].value == payload)
-                                ++ok;
-                            else
-                                ++wrong;
-                        }
-                        else if (ec != error::protocol_error && ec != error::not_connected &&
-                                 ec != error::connection_lost && ec != error::request_timeout)
-                        {
-                            ++unexpected;
-                        }
-                        ++completed;
-                    });
+                    conn.async_exec(
+                        command("ECHO", payload), 2s, [&, payload](error_code ec, resp::reply r) {
+                            if (!ec)
+                            {
+                                if (r.size() == 1 && r[0].value == payload)
+                                    ++ok;
+                                else
+                                    ++wrong;
+                            }
+                            else if (ec != error::protocol_error && ec != error::not_connected &&
+                                     ec != error::connection_lost && ec != error::request_timeout)
+                            {
+                                ++unexpected;
+                            }
+                            ++completed;
+                        });
                     if (i % 10 == 0)
                         std::this_thread::sleep_for(1ms);
                 }
@@ -258,42 +262,47 @@ TEST_CASE("threads: a connection shared by 8 submitting threads while its master
             << " connections");
 }
 
-TEST_CASE("threads: close() from a thread that runs nothing, with operations in flight on 4 threads",
-          "[live][fake][client][tsan]")
+TEST_CASE(
+    "threads: close() from a thread that runs nothing, with operations in flight on 4 threads",
+    "[live][fake][client][tsan]")
 {
     const int threads = io_thread_count();
     fake_server m1, m2, m3;
     asio::io_context io(threads);
-    auto c = std::make_unique<client>(io.get_executor(), fast_config({m1.uri(), m2.uri(), m3.uri()}));
+    auto c =
+        std::make_unique<client>(io.get_executor(), fast_config({m1.uri(), m2.uri(), m3.uri()}));
     std::atomic<int> finished{0};
     std::atomic<long> ops{0};
     error_log errors;
     constexpr int n = 16;
     for (int k = 0; k < n; ++k)
-        asio::co_spawn(asio::make_strand(io), [&, k]() -> asio::awaitable<void> {
-            for (int j = 0;; ++j)
-            {
-                auto [ec, l] = co_await c->async_lock("r" + std::to_string(k) + ":" + std::to_string(j),
-                                                      tuple_awaitable);
-                ++ops;
-                if (ec == error::connection_closed)
-                    co_return;
-                if (ec)
+        asio::co_spawn(
+            asio::make_strand(io),
+            [&, k]() -> asio::awaitable<void> {
+                for (int j = 0;; ++j)
                 {
-                    errors.add("lock: " + ec.message());
-                    co_return;
+                    auto [ec, l] = co_await c->async_lock(
+                        "r" + std::to_string(k) + ":" + std::to_string(j), tuple_awaitable);
+                    ++ops;
+                    if (ec == error::connection_closed)
+                        co_return;
+                    if (ec)
+                    {
+                        errors.add("lock: " + ec.message());
+                        co_return;
+                    }
+                    auto [uec] = co_await c->async_unlock(l, tuple_awaitable);
+                    if (uec == error::connection_closed)
+                        co_return;
+                    if (uec)
+                        errors.add("unlock: " + uec.message());
                 }
-                auto [uec] = co_await c->async_unlock(l, tuple_awaitable);
-                if (uec == error::connection_closed)
-                    co_return;
-                if (uec)
-                    errors.add("unlock: " + uec.message());
-            }
-        }, [&](std::exception_ptr e) {
-            if (e)
-                errors.add("a worker threw");
-            ++finished;
-        });
+            },
+            [&](std::exception_ptr e) {
+                if (e)
+                    errors.add("a worker threw");
+                ++finished;
+            });
     io_threads runner(io, threads);
     CHECK(wait_for([&] { return ops.load() > 200; }, 30s));
     c->close();  // from the test thread, which runs none of the io_context
@@ -305,9 +314,10 @@ TEST_CASE("threads: close() from a thread that runs nothing, with operations in 
     CHECK(errors.size() == 0);
 }
 
-TEST_CASE("threads: a holder's accessors and master_states() from threads that run nothing, while the "
-          "extensions run on 4 threads",
-          "[live][client][tsan]")
+TEST_CASE(
+    "threads: a holder's accessors and master_states() from threads that run nothing, while the "
+    "extensions run on 4 threads",
+    "[live][client][tsan]")
 {
     // hold.hpp and client.hpp promise both may be called from any thread: under TSan, any
     // unsynchronised access between these readers and the extensions is a reported race.

@@ -44,13 +44,20 @@ public:
 
     void send(std::string_view bytes)
     {
-        REQUIRE(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
+        REQUIRE(::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+                static_cast<ssize_t>(bytes.size()));
     }
 
     /// What the peer did within `limit`: bytes, end of stream (""), reset, or nothing.
     struct outcome
     {
-        enum kind_t { data, eof, reset, timeout } kind;
+        enum kind_t
+        {
+            data,
+            eof,
+            reset,
+            timeout
+        } kind;
         std::string bytes;
     };
 
@@ -61,7 +68,8 @@ public:
         const auto deadline = steady::now() + limit;
         while (out.bytes.size() < want)
         {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now());
+            const auto left =
+                std::chrono::duration_cast<std::chrono::milliseconds>(deadline - steady::now());
             if (left.count() <= 0)
                 return out;
             pollfd p{fd_, POLLIN, 0};
@@ -85,7 +93,7 @@ private:
 
 /// The reply of `cmd` over `c`, or its error, within `timeout`.
 asio::awaitable<std::pair<error_code, std::string>> exec(connection& c, command cmd,
-                                                          std::chrono::milliseconds timeout = 2000ms)
+                                                         std::chrono::milliseconds timeout = 2000ms)
 {
     auto [ec, r] = co_await c.async_exec(std::move(cmd), timeout, tuple_awaitable);
     std::string value;
@@ -129,7 +137,6 @@ connection_options quiet_options()
 
 constexpr double latency_slack_ms = 60.0;
 
-
 /// One master behind a fault proxy and a connection through it: the setting of most tests here.
 struct proxied
 {
@@ -156,24 +163,26 @@ struct proxied
 
 TEST_CASE_METHOD(proxied, "fault_proxy: forwards commands and replies both ways", "[live][proxy]")
 {
-    run([&]() -> asio::awaitable<void> {
-        auto [sec, sv] = co_await exec(c, command("SET", "proxied", "value"));
-        REQUIRE_FALSE(sec);
-        CHECK(sv == "OK");
-        auto [gec, gv] = co_await exec(c, command("GET", "proxied"));
-        REQUIRE_FALSE(gec);
-        CHECK(gv == "value");
-        // The command really went to the master behind the proxy.
-        CHECK(get_on(m, 0, "proxied") == std::string("value"));
+    run(
+        [&]() -> asio::awaitable<void> {
+            auto [sec, sv] = co_await exec(c, command("SET", "proxied", "value"));
+            REQUIRE_FALSE(sec);
+            CHECK(sv == "OK");
+            auto [gec, gv] = co_await exec(c, command("GET", "proxied"));
+            REQUIRE_FALSE(gec);
+            CHECK(gv == "value");
+            // The command really went to the master behind the proxy.
+            CHECK(get_on(m, 0, "proxied") == std::string("value"));
 
-        // A large value crosses in many chunks and comes back whole.
-        const std::string big(1 << 20, 'x');
-        auto [bec, bv] = co_await exec(c, command("SET", "big", big));
-        REQUIRE_FALSE(bec);
-        auto [g2ec, g2v] = co_await exec(c, command("GET", "big"));
-        REQUIRE_FALSE(g2ec);
-        CHECK(g2v == big);
-    }, 10s);
+            // A large value crosses in many chunks and comes back whole.
+            const std::string big(1 << 20, 'x');
+            auto [bec, bv] = co_await exec(c, command("SET", "big", big));
+            REQUIRE_FALSE(bec);
+            auto [g2ec, g2v] = co_await exec(c, command("GET", "big"));
+            REQUIRE_FALSE(g2ec);
+            CHECK(g2v == big);
+        },
+        10s);
 
     const auto s = proxy.stats();
     CHECK(s.accepted == 1);
@@ -185,108 +194,119 @@ TEST_CASE_METHOD(proxied, "fault_proxy: forwards commands and replies both ways"
     CHECK(s.bytes_dropped == 0);
 }
 
-TEST_CASE_METHOD(proxied, "fault_proxy: latency delays each direction by the set time, in order", "[live][proxy]")
+TEST_CASE_METHOD(proxied, "fault_proxy: latency delays each direction by the set time, in order",
+                 "[live][proxy]")
 {
-    run([&]() -> asio::awaitable<void> {
-        const double base = co_await ping_ms(c);
-        INFO("baseline PING " << base << " ms");
-        CHECK(base < 20.0);
+    run(
+        [&]() -> asio::awaitable<void> {
+            const double base = co_await ping_ms(c);
+            INFO("baseline PING " << base << " ms");
+            CHECK(base < 20.0);
 
-        struct step
-        {
-            std::chrono::milliseconds up, down;
-        };
-        for (const auto s : {step{100ms, 0ms}, step{0ms, 80ms}, step{50ms, 50ms}})
-        {
-            proxy.set_latency(s.up, s.down);
-            const double expected = static_cast<double>((s.up + s.down).count());
-            const double rtt = co_await ping_ms(c);
-            INFO("latency " << s.up.count() << " + " << s.down.count() << " ms: PING took " << rtt << " ms");
-            CHECK(rtt >= expected);
-            CHECK(rtt <= expected + latency_slack_ms);
-        }
+            struct step
+            {
+                std::chrono::milliseconds up, down;
+            };
+            for (const auto s : {step{100ms, 0ms}, step{0ms, 80ms}, step{50ms, 50ms}})
+            {
+                proxy.set_latency(s.up, s.down);
+                const double expected = static_cast<double>((s.up + s.down).count());
+                const double rtt = co_await ping_ms(c);
+                INFO("latency " << s.up.count() << " + " << s.down.count() << " ms: PING took "
+                                << rtt << " ms");
+                CHECK(rtt >= expected);
+                CHECK(rtt <= expected + latency_slack_ms);
+            }
 
-        // A pipelined burst keeps its order through the delay.
-        proxy.set_latency(30ms);
-        redlock::request burst;
-        for (int k = 0; k < 50; ++k)
-            burst.push("INCR", "counter");
-        auto [bec, replies] = co_await c.async_exec(std::move(burst), 2000ms, tuple_awaitable);
-        REQUIRE_FALSE(bec);
-        REQUIRE(replies.size() == 50);
-        for (std::size_t k = 0; k < replies.size(); ++k)
-            CHECK(replies[k].front().value == std::to_string(k + 1));
+            // A pipelined burst keeps its order through the delay.
+            proxy.set_latency(30ms);
+            redlock::request burst;
+            for (int k = 0; k < 50; ++k)
+                burst.push("INCR", "counter");
+            auto [bec, replies] = co_await c.async_exec(std::move(burst), 2000ms, tuple_awaitable);
+            REQUIRE_FALSE(bec);
+            REQUIRE(replies.size() == 50);
+            for (std::size_t k = 0; k < replies.size(); ++k)
+                CHECK(replies[k].front().value == std::to_string(k + 1));
 
-        // A chunk read after the latency drops never overtakes one still delayed: the INCR
-        // (delayed 300 ms) reaches the master before the SET sent after it with no delay.
-        proxy.set_latency(300ms, 0ms);
-        std::optional<error_code> incr;
-        c.async_exec(command("INCR", "order"), 2000ms, [&](error_code ec, resp::reply) { incr = ec; });
-        co_await sleep_for(20ms);
-        proxy.set_latency(0ms);
-        auto [oec, ov] = co_await exec(c, command("SET", "order", "100"));
-        REQUIRE_FALSE(oec);
-        CHECK(get_on(m, 0, "order") == std::string("100"));
-        CHECK(incr == error_code());
+            // A chunk read after the latency drops never overtakes one still delayed: the INCR
+            // (delayed 300 ms) reaches the master before the SET sent after it with no delay.
+            proxy.set_latency(300ms, 0ms);
+            std::optional<error_code> incr;
+            c.async_exec(command("INCR", "order"), 2000ms,
+                         [&](error_code ec, resp::reply) { incr = ec; });
+            co_await sleep_for(20ms);
+            proxy.set_latency(0ms);
+            auto [oec, ov] = co_await exec(c, command("SET", "order", "100"));
+            REQUIRE_FALSE(oec);
+            CHECK(get_on(m, 0, "order") == std::string("100"));
+            CHECK(incr == error_code());
 
-        proxy.heal();
-        const double healed = co_await ping_ms(c);
-        CHECK(healed < 20.0);
-    }, 20s);
+            proxy.heal();
+            const double healed = co_await ping_ms(c);
+            CHECK(healed < 20.0);
+        },
+        20s);
 }
 
-TEST_CASE_METHOD(proxied, "fault_proxy: a buffering stall holds the bytes and delivers them when it ends",
-          "[live][proxy]")
+TEST_CASE_METHOD(proxied,
+                 "fault_proxy: a buffering stall holds the bytes and delivers them when it ends",
+                 "[live][proxy]")
 {
-    run([&]() -> asio::awaitable<void> {
-
-        SECTION("towards the master: the request waits in the proxy")
-        {
-            proxy.stall(stall_mode::buffer, direction::to_master);
-            auto [ec, v] = co_await exec(c, command("SET", "held", "1"), 200ms);
-            CHECK(ec == error::request_timeout);
-            CHECK_FALSE(get_on(m, 0, "held"));  // not delivered
-            proxy.unstall(direction::to_master);
-            CHECK(co_await eventually([&] { return get_on(m, 0, "held") == std::string("1"); }));
-        }
-        SECTION("towards the client: the request runs, the reply waits in the proxy")
-        {
-            proxy.stall(stall_mode::buffer, direction::to_client);
-            auto [ec, v] = co_await exec(c, command("SET", "held", "2"), 200ms);
-            CHECK(ec == error::request_timeout);
-            CHECK(get_on(m, 0, "held") == std::string("2"));
-            proxy.unstall(direction::to_client);
-        }
-        // The same connection goes on: the late reply was read and dropped in its place.
-        auto [gec, gv] = co_await exec(c, command("ECHO", "after"));
-        REQUIRE_FALSE(gec);
-        CHECK(gv == "after");
-        const auto s = proxy.stats();
-        CHECK(s.accepted == 1);
-        CHECK(s.cut == 0);
-        CHECK(s.bytes_dropped == 0);
-    }, 10s);
+    run(
+        [&]() -> asio::awaitable<void> {
+            SECTION("towards the master: the request waits in the proxy")
+            {
+                proxy.stall(stall_mode::buffer, direction::to_master);
+                auto [ec, v] = co_await exec(c, command("SET", "held", "1"), 200ms);
+                CHECK(ec == error::request_timeout);
+                CHECK_FALSE(get_on(m, 0, "held"));  // not delivered
+                proxy.unstall(direction::to_master);
+                CHECK(
+                    co_await eventually([&] { return get_on(m, 0, "held") == std::string("1"); }));
+            }
+            SECTION("towards the client: the request runs, the reply waits in the proxy")
+            {
+                proxy.stall(stall_mode::buffer, direction::to_client);
+                auto [ec, v] = co_await exec(c, command("SET", "held", "2"), 200ms);
+                CHECK(ec == error::request_timeout);
+                CHECK(get_on(m, 0, "held") == std::string("2"));
+                proxy.unstall(direction::to_client);
+            }
+            // The same connection goes on: the late reply was read and dropped in its place.
+            auto [gec, gv] = co_await exec(c, command("ECHO", "after"));
+            REQUIRE_FALSE(gec);
+            CHECK(gv == "after");
+            const auto s = proxy.stats();
+            CHECK(s.accepted == 1);
+            CHECK(s.cut == 0);
+            CHECK(s.bytes_dropped == 0);
+        },
+        10s);
 }
 
-TEST_CASE_METHOD(proxied, "fault_proxy: a dropping stall loses the bytes and cuts the connection when it ends",
-          "[live][proxy]")
+TEST_CASE_METHOD(
+    proxied, "fault_proxy: a dropping stall loses the bytes and cuts the connection when it ends",
+    "[live][proxy]")
 {
-    run([&]() -> asio::awaitable<void> {
-        proxy.stall(stall_mode::drop);
-        auto [ec, v] = co_await exec(c, command("SET", "lost", "1"), 200ms);
-        CHECK(ec == error::request_timeout);
-        proxy.unstall();
-        // The connection with a hole is cut; the client reconnects by itself.
-        {
-            const bool pings = co_await eventually_pings(c);
-            CHECK(pings);
-        }
-        CHECK_FALSE(get_on(m, 0, "lost"));
-        const auto s = proxy.stats();
-        CHECK(s.cut == 1);
-        CHECK(s.bytes_dropped > 0);
-        CHECK(s.accepted == 2);
-    }, 10s);
+    run(
+        [&]() -> asio::awaitable<void> {
+            proxy.stall(stall_mode::drop);
+            auto [ec, v] = co_await exec(c, command("SET", "lost", "1"), 200ms);
+            CHECK(ec == error::request_timeout);
+            proxy.unstall();
+            // The connection with a hole is cut; the client reconnects by itself.
+            {
+                const bool pings = co_await eventually_pings(c);
+                CHECK(pings);
+            }
+            CHECK_FALSE(get_on(m, 0, "lost"));
+            const auto s = proxy.stats();
+            CHECK(s.cut == 1);
+            CHECK(s.bytes_dropped > 0);
+            CHECK(s.accepted == 2);
+        },
+        10s);
 
     // A raw socket sees the reset.
     proxy.stall(stall_mode::drop, direction::to_master);
@@ -299,7 +319,8 @@ TEST_CASE_METHOD(proxied, "fault_proxy: a dropping stall loses the bytes and cut
     CHECK(after.bytes.empty());
 }
 
-TEST_CASE("fault_proxy: drop_connections resets every connection and clients reconnect", "[live][proxy]")
+TEST_CASE("fault_proxy: drop_connections resets every connection and clients reconnect",
+          "[live][proxy]")
 {
     local_masters m({.count = 1});
     fault_proxy proxy(m.port(0));
@@ -307,35 +328,39 @@ TEST_CASE("fault_proxy: drop_connections resets every connection and clients rec
     connection a(io.get_executor(), proxy.uri(), quiet_options());
     connection b(io.get_executor(), proxy.uri(), quiet_options());
 
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        REQUIRE_FALSE(std::get<0>(co_await a.async_wait_connected(tuple_awaitable)));
-        REQUIRE_FALSE(std::get<0>(co_await b.async_wait_connected(tuple_awaitable)));
-        // A request in flight when the cut comes fails with connection_lost at once.
-        proxy.stall(stall_mode::buffer, direction::to_client);
-        std::optional<error_code> in_flight;
-        a.async_exec(command("PING"), 5000ms, [&](error_code ec, resp::reply) { in_flight = ec; });
-        co_await sleep_for(50ms);
-        CHECK_FALSE(in_flight);
-        const auto t0 = steady::now();
-        proxy.drop_connections();
-        CHECK(co_await eventually([&] { return in_flight.has_value(); }));
-        CHECK(ms(steady::now() - t0) < 200.0);
-        CHECK(in_flight == error_code(error::connection_lost));
-        proxy.unstall();
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            REQUIRE_FALSE(std::get<0>(co_await a.async_wait_connected(tuple_awaitable)));
+            REQUIRE_FALSE(std::get<0>(co_await b.async_wait_connected(tuple_awaitable)));
+            // A request in flight when the cut comes fails with connection_lost at once.
+            proxy.stall(stall_mode::buffer, direction::to_client);
+            std::optional<error_code> in_flight;
+            a.async_exec(command("PING"), 5000ms,
+                         [&](error_code ec, resp::reply) { in_flight = ec; });
+            co_await sleep_for(50ms);
+            CHECK_FALSE(in_flight);
+            const auto t0 = steady::now();
+            proxy.drop_connections();
+            CHECK(co_await eventually([&] { return in_flight.has_value(); }));
+            CHECK(ms(steady::now() - t0) < 200.0);
+            CHECK(in_flight == error_code(error::connection_lost));
+            proxy.unstall();
 
-        {
-            const bool pings = co_await eventually_pings(a);
-            CHECK(pings);
-        }
-        {
-            const bool pings = co_await eventually_pings(b);
-            CHECK(pings);
-        }
-        const auto s = proxy.stats();
-        CHECK(s.cut == 2);
-        CHECK(s.accepted == 4);
-        CHECK(s.active == 2);
-    }(), 10s);
+            {
+                const bool pings = co_await eventually_pings(a);
+                CHECK(pings);
+            }
+            {
+                const bool pings = co_await eventually_pings(b);
+                CHECK(pings);
+            }
+            const auto s = proxy.stats();
+            CHECK(s.cut == 2);
+            CHECK(s.accepted == 4);
+            CHECK(s.active == 2);
+        }(),
+        10s);
 
     // A raw socket sees a reset, not a clean end of stream.
     raw_socket raw(proxy.port());
@@ -345,25 +370,29 @@ TEST_CASE("fault_proxy: drop_connections resets every connection and clients rec
     CHECK(raw.read(1, 1000ms).kind == raw_socket::outcome::reset);
 }
 
-TEST_CASE_METHOD(proxied, "fault_proxy: refused connections are reset on accept until allowed again", "[live][proxy]")
+TEST_CASE_METHOD(proxied,
+                 "fault_proxy: refused connections are reset on accept until allowed again",
+                 "[live][proxy]")
 {
-    run([&]() -> asio::awaitable<void> {
-        proxy.refuse_connections();
-        proxy.drop_connections();
-        co_await sleep_for(300ms);  // several reconnection attempts, all refused
-        auto [ec, v] = co_await exec(c, command("PING"), 300ms);
-        INFO("PING while refused: " << ec.message());
-        CHECK(ec);
-        CHECK(proxy.stats().refused >= 2);
-        CHECK(proxy.stats().active == 0);
+    run(
+        [&]() -> asio::awaitable<void> {
+            proxy.refuse_connections();
+            proxy.drop_connections();
+            co_await sleep_for(300ms);  // several reconnection attempts, all refused
+            auto [ec, v] = co_await exec(c, command("PING"), 300ms);
+            INFO("PING while refused: " << ec.message());
+            CHECK(ec);
+            CHECK(proxy.stats().refused >= 2);
+            CHECK(proxy.stats().active == 0);
 
-        proxy.refuse_connections(false);
-        {
-            const bool pings = co_await eventually_pings(c);
-            CHECK(pings);
-        }
-        CHECK(proxy.stats().active == 1);
-    }, 10s);
+            proxy.refuse_connections(false);
+            {
+                const bool pings = co_await eventually_pings(c);
+                CHECK(pings);
+            }
+            CHECK(proxy.stats().active == 1);
+        },
+        10s);
 
     proxy.refuse_connections();
     raw_socket raw(proxy.port());  // the connect itself succeeds
@@ -375,31 +404,35 @@ TEST_CASE_METHOD(proxied, "fault_proxy: refused connections are reset on accept 
     CHECK(ok.read(7, 1000ms).bytes == "+PONG\r\n");
 }
 
-TEST_CASE_METHOD(proxied, "fault_proxy: a master that is down or dies closes the client's connection", "[live][proxy]")
+TEST_CASE_METHOD(proxied,
+                 "fault_proxy: a master that is down or dies closes the client's connection",
+                 "[live][proxy]")
 {
-    run([&]() -> asio::awaitable<void> {
-        // The master dies under an open connection: the client learns at once.
-        std::optional<error_code> in_flight;
-        c.async_exec(command("BLPOP", "never", "0"), 5000ms,
-                     [&](error_code ec, resp::reply) { in_flight = ec; });
-        co_await sleep_for(50ms);
-        const auto t0 = steady::now();
-        m.kill(0);
-        CHECK(co_await eventually([&] { return in_flight.has_value(); }));
-        CHECK(ms(steady::now() - t0) < 200.0);
-        CHECK(in_flight == error_code(error::connection_lost));
+    run(
+        [&]() -> asio::awaitable<void> {
+            // The master dies under an open connection: the client learns at once.
+            std::optional<error_code> in_flight;
+            c.async_exec(command("BLPOP", "never", "0"), 5000ms,
+                         [&](error_code ec, resp::reply) { in_flight = ec; });
+            co_await sleep_for(50ms);
+            const auto t0 = steady::now();
+            m.kill(0);
+            CHECK(co_await eventually([&] { return in_flight.has_value(); }));
+            CHECK(ms(steady::now() - t0) < 200.0);
+            CHECK(in_flight == error_code(error::connection_lost));
 
-        // While it is down, every connection through the proxy is closed after accept.
-        co_await sleep_for(200ms);
-        CHECK(proxy.stats().upstream_failed >= 1);
-        CHECK(proxy.stats().active == 0);
+            // While it is down, every connection through the proxy is closed after accept.
+            co_await sleep_for(200ms);
+            CHECK(proxy.stats().upstream_failed >= 1);
+            CHECK(proxy.stats().active == 0);
 
-        m.restart(0);
-        {
-            const bool pings = co_await eventually_pings(c);
-            CHECK(pings);
-        }
-    }, 20s);
+            m.restart(0);
+            {
+                const bool pings = co_await eventually_pings(c);
+                CHECK(pings);
+            }
+        },
+        20s);
 }
 
 TEST_CASE("fault_proxy: control from several threads while traffic flows, teardown closes all",
@@ -431,23 +464,26 @@ TEST_CASE("fault_proxy: control from several threads while traffic flows, teardo
         });
 
     std::size_t ok = 0;
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        const auto end = steady::now() + 1s;
-        while (steady::now() < end)
-        {
-            auto [ec, v] = co_await exec(c, command("INCR", "n"), 100ms);
-            ok += ec ? 0 : 1;
-        }
-        // The controllers only talk to the proxy's thread: joining them here cannot deadlock.
-        stop = true;
-        for (auto& t : controllers)
-            t.join();
-        proxy->heal();
-        INFO(ok << " INCRs succeeded while the proxy was being reconfigured");
-        CHECK(ok > 0);
-        const bool pings = co_await eventually_pings(c);
-        CHECK(pings);
-    }(), 10s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            const auto end = steady::now() + 1s;
+            while (steady::now() < end)
+            {
+                auto [ec, v] = co_await exec(c, command("INCR", "n"), 100ms);
+                ok += ec ? 0 : 1;
+            }
+            // The controllers only talk to the proxy's thread: joining them here cannot deadlock.
+            stop = true;
+            for (auto& t : controllers)
+                t.join();
+            proxy->heal();
+            INFO(ok << " INCRs succeeded while the proxy was being reconfigured");
+            CHECK(ok > 0);
+            const bool pings = co_await eventually_pings(c);
+            CHECK(pings);
+        }(),
+        10s);
     stop = true;
     for (auto& t : controllers)
         if (t.joinable())
@@ -501,8 +537,11 @@ TEST_CASE("connection: with no handshake, a peer that accepts and closes at once
     connection c(io.get_executor(), proxy.uri(), o);
     io.run_for(300ms);
     m.restart(0);
-    run_bounded(io, [&]() -> asio::awaitable<void> {
-        const bool pings = co_await eventually_pings(c);
-        CHECK(pings);
-    }(), 10s);
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            const bool pings = co_await eventually_pings(c);
+            CHECK(pings);
+        }(),
+        10s);
 }

@@ -10,7 +10,8 @@
 using namespace redlock;
 using namespace redlock::test;
 
-TEST_CASE("gcc12: connection, lock_holder and async_with_lock called with co_await beside their arguments",
+TEST_CASE("gcc12: connection, lock_holder and async_with_lock called with co_await beside their "
+          "arguments",
           "[live][gcc12]")
 {
     live_client live({.count = 3});
@@ -37,8 +38,11 @@ TEST_CASE("gcc12: connection, lock_holder and async_with_lock called with co_awa
             // by value (the lambda in a variable, as §17 says).
             const std::string resource = "gcc12:with-lock";
             const std::string payload(64, 'x');  // longer than the small-string buffer
-            auto work = [payload](redlock::lock) -> asio::awaitable<std::size_t> { co_return payload.size(); };
-            auto [wec, n] = co_await c.async_with_lock(resource, c.default_options(), std::move(work));
+            auto work = [payload](redlock::lock) -> asio::awaitable<std::size_t> {
+                co_return payload.size();
+            };
+            auto [wec, n] =
+                co_await c.async_with_lock(resource, c.default_options(), std::move(work));
             CHECK_FALSE(wec);
             CHECK(n == 64);
         },

@@ -25,10 +25,10 @@
 #include <vector>
 
 namespace fs = std::filesystem;
+using Catch::Matchers::Contains;
 using redlock::test::has_children;
 using redlock::test::local_masters;
 using redlock::test::process_gone;
-using Catch::Matchers::Contains;
 
 namespace {
 
@@ -80,7 +80,8 @@ tls_result tls_ping(std::uint16_t port, const std::string& ca_file)
     if (result.handshake_ok)
     {
         const std::string ping = "*1\r\n$4\r\nPING\r\n";
-        REQUIRE(SSL_write(ssl, ping.data(), static_cast<int>(ping.size())) == static_cast<int>(ping.size()));
+        REQUIRE(SSL_write(ssl, ping.data(), static_cast<int>(ping.size())) ==
+                static_cast<int>(ping.size()));
         char buf[64];
         const int n = SSL_read(ssl, buf, sizeof buf);
         if (n > 0)
@@ -143,12 +144,14 @@ TEST_CASE("local_masters starts distinct live masters", "[harness]")
         CHECK(fs::is_directory(masters.dir(i)));
         CHECK(masters.command(i, {"PING"}) == "+PONG\r\n");
         // Persistence is off: a lock must not survive a restart through a dump file.
-        CHECK(masters.command(i, {"CONFIG", "GET", "appendonly"}) == "*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
+        CHECK(masters.command(i, {"CONFIG", "GET", "appendonly"}) ==
+              "*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
         CHECK(masters.command(i, {"CONFIG", "GET", "save"}) == "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
     }
     CHECK(ports.size() == 3);
     CHECK(pids.size() == 3);
-    CHECK(masters.uris() == std::vector<std::string>{masters.uri(0), masters.uri(1), masters.uri(2)});
+    CHECK(masters.uris() ==
+          std::vector<std::string>{masters.uri(0), masters.uri(1), masters.uri(2)});
     CHECK_THROWS_AS(masters.port(3), std::out_of_range);
     CHECK_THROWS_AS(masters.tls_port(0), std::logic_error);
     CHECK_THROWS_AS(masters.unix_path(0), std::logic_error);
@@ -233,7 +236,8 @@ TEST_CASE("local_masters listens on Unix sockets when asked", "[harness]")
         CHECK(masters.unix_uri(i) == "unix://" + path);
         CHECK(masters.unix_command(i, {"PING"}) == "+PONG\r\n");
     }
-    CHECK(masters.command(0, {"CONFIG", "GET", "unixsocketperm"}) == "*2\r\n$14\r\nunixsocketperm\r\n$3\r\n700\r\n");
+    CHECK(masters.command(0, {"CONFIG", "GET", "unixsocketperm"}) ==
+          "*2\r\n$14\r\nunixsocketperm\r\n$3\r\n700\r\n");
 
     masters.kill(1);
     masters.restart(1);
@@ -266,10 +270,11 @@ TEST_CASE("local_masters serves TLS with a generated CA", "[harness][tls]")
 
 TEST_CASE("local_masters applies extra_config and authenticates its own connections", "[harness]")
 {
-    local_masters masters({.count = 1,
-                           .extra_config = {"user default off", "user admin on >s3cret ~* &* +@all"},
-                           .admin_user = "admin",
-                           .admin_password = "s3cret"});
+    local_masters masters(
+        {.count = 1,
+         .extra_config = {"user default off", "user admin on >s3cret ~* &* +@all"},
+         .admin_user = "admin",
+         .admin_password = "s3cret"});
     CHECK(masters.command(0, {"ACL", "WHOAMI"}) == "$5\r\nadmin\r\n");
 }
 
@@ -331,13 +336,15 @@ TEST_CASE("local_masters reports start failures and cleans up", "[harness]")
     }
     SECTION("no answer within start_timeout")
     {
-        CHECK_THROWS_WITH(local_masters({.count = 1, .start_timeout = std::chrono::milliseconds(0)}),
-                          Contains("did not answer PING"));
+        CHECK_THROWS_WITH(
+            local_masters({.count = 1, .start_timeout = std::chrono::milliseconds(0)}),
+            Contains("did not answer PING"));
     }
     SECTION("a missing executable")
     {
-        CHECK_THROWS_WITH(local_masters({.count = 1, .redis_server = "no-such-redis-server-binary"}),
-                          Contains("not found in PATH"));
+        CHECK_THROWS_WITH(
+            local_masters({.count = 1, .redis_server = "no-such-redis-server-binary"}),
+            Contains("not found in PATH"));
     }
 
     CHECK(scratch.empty());

@@ -34,7 +34,8 @@ inline void del_on(const local_masters& m, std::size_t i, std::string_view key)
 }
 
 /// SET `key` `value` on master `i`, no expiry: a rival holder behind the client's back.
-inline void set_on(const local_masters& m, std::size_t i, std::string_view key, std::string_view value)
+inline void set_on(const local_masters& m, std::size_t i, std::string_view key,
+                   std::string_view value)
 {
     REQUIRE(m.command(i, {"SET", key, value}) == "+OK\r\n");
 }
@@ -98,7 +99,8 @@ inline std::size_t masters_with_ttl(const local_masters& m, std::string_view key
 }
 
 /// Masters on which `key` holds `value`.
-inline std::size_t masters_holding(const local_masters& m, std::string_view key, std::string_view value)
+inline std::size_t masters_holding(const local_masters& m, std::string_view key,
+                                   std::string_view value)
 {
     std::size_t n = 0;
     for (std::size_t i = 0; i < m.size(); ++i)

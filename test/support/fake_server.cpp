@@ -89,20 +89,11 @@ fake_script& fake_script::slowly(std::size_t chunk, std::chrono::milliseconds pa
     return *this;
 }
 
-fake_script& fake_script::close()
-{
-    return then(disposition::close);
-}
+fake_script& fake_script::close() { return then(disposition::close); }
 
-fake_script& fake_script::reset()
-{
-    return then(disposition::reset);
-}
+fake_script& fake_script::reset() { return then(disposition::reset); }
 
-fake_script& fake_script::stall()
-{
-    return then(disposition::stall);
-}
+fake_script& fake_script::stall() { return then(disposition::stall); }
 
 fake_script& fake_script::on_accept(std::string bytes)
 {
@@ -110,15 +101,9 @@ fake_script& fake_script::on_accept(std::string bytes)
     return *this;
 }
 
-fake_script& fake_script::close_on_accept()
-{
-    return on_accept_then(disposition::close);
-}
+fake_script& fake_script::close_on_accept() { return on_accept_then(disposition::close); }
 
-fake_script& fake_script::reset_on_accept()
-{
-    return on_accept_then(disposition::reset);
-}
+fake_script& fake_script::reset_on_accept() { return on_accept_then(disposition::reset); }
 
 fake_script& fake_script::then(disposition d)
 {
@@ -268,7 +253,8 @@ struct fake_server::impl
         if (name == "PING")
             return a.size() > 1 ? bulk(a[1]) : "+PONG\r\n";
         if (name == "ECHO")
-            return a.size() == 2 ? bulk(a[1]) : "-ERR wrong number of arguments for 'echo' command\r\n";
+            return a.size() == 2 ? bulk(a[1])
+                                 : "-ERR wrong number of arguments for 'echo' command\r\n";
         if (name == "AUTH" || name == "SELECT" || name == "CLIENT" || name == "SCRIPT")
             return "+OK\r\n";
         if (name == "SET" && a.size() >= 3)
@@ -332,7 +318,8 @@ struct fake_server::impl
             }
             return "*" + std::to_string(n) + "\r\n" + out;
         }
-        if ((name == "EVAL" || name == "EVALSHA") && (a.size() == 5 || a.size() == 6) && a[2] == "1")
+        if ((name == "EVAL" || name == "EVALSHA") && (a.size() == 5 || a.size() == 6) &&
+            a[2] == "1")
         {
             // redlock's scripts: KEYS[1] = key, ARGV[1] = token, ARGV[2] = ttl (extend only).
             entry* e = find(a[3]);
@@ -370,8 +357,7 @@ struct fake_server::impl
         error_code ignored;
         switch (d)
         {
-        case fake_script::disposition::keep:
-            co_return;
+        case fake_script::disposition::keep: co_return;
         case fake_script::disposition::reset:
             sock.set_option(asio::socket_base::linger(true, 0), ignored);
             sock.close(ignored);
@@ -408,7 +394,8 @@ struct fake_server::impl
         }
     }
 
-    asio::awaitable<void> write_step(tcp::socket& sock, const fake_script::step& st, std::string bytes)
+    asio::awaitable<void> write_step(tcp::socket& sock, const fake_script::step& st,
+                                     std::string bytes)
     {
         if (st.delay.count() > 0)
         {
@@ -424,8 +411,8 @@ struct fake_server::impl
                 co_await t.async_wait(tuple_awaitable);
             }
             const auto n = std::min(chunk, bytes.size() - off);
-            auto [ec, written] = co_await asio::async_write(sock, asio::buffer(bytes.data() + off, n),
-                                                            tuple_awaitable);
+            auto [ec, written] = co_await asio::async_write(
+                sock, asio::buffer(bytes.data() + off, n), tuple_awaitable);
             (void)written;
             if (ec)
                 co_return;
@@ -492,8 +479,8 @@ struct fake_server::impl
                 }
                 else if (!s.skip_others)
                 {
-                    add_error("connection " + std::to_string(k) + ": expected " + s.expect + ", got " +
-                              args[0]);
+                    add_error("connection " + std::to_string(k) + ": expected " + s.expect +
+                              ", got " + args[0]);
                     break;
                 }
             }
@@ -553,7 +540,8 @@ struct fake_server::impl
                 k = records.size();
                 records.emplace_back();
             }
-            asio::co_spawn(acc.get_executor(), session(std::move(sock), k, std::move(s)), asio::detached);
+            asio::co_spawn(acc.get_executor(), session(std::move(sock), k, std::move(s)),
+                           asio::detached);
         }
     }
 };
@@ -612,8 +600,8 @@ std::size_t fake_server::connections() const
 std::size_t fake_server::open_connections() const
 {
     std::lock_guard g(impl_->m);
-    return static_cast<std::size_t>(
-        std::count_if(impl_->records.begin(), impl_->records.end(), [](const auto& r) { return r.open; }));
+    return static_cast<std::size_t>(std::count_if(impl_->records.begin(), impl_->records.end(),
+                                                  [](const auto& r) { return r.open; }));
 }
 
 std::vector<std::vector<std::string>> fake_server::commands(std::size_t k) const

@@ -51,8 +51,8 @@ public:
 
     struct step
     {
-        std::string expect;       ///< Command name (case-insensitive); empty: any command.
-        bool skip_others = false; ///< at(): commands before the match are answered normally.
+        std::string expect;        ///< Command name (case-insensitive); empty: any command.
+        bool skip_others = false;  ///< at(): commands before the match are answered normally.
         answer what = answer::bytes;
         std::string bytes;
         std::chrono::milliseconds delay{0};        ///< Before the reply.

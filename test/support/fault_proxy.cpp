@@ -91,7 +91,9 @@ struct fault_proxy::impl
         };
 
         session(impl& p, tcp::socket client)
-            : owner(p), sock{std::move(client), tcp::socket(p.io)}, pipes{pipe(p.io), pipe(p.io)}
+            : owner(p),
+              sock{std::move(client), tcp::socket(p.io)},
+              pipes{pipe(p.io), pipe(p.io)}
         {}
 
         impl& owner;
@@ -154,8 +156,7 @@ struct fault_proxy::impl
                     break;
                 }
                 catch (...)
-                {
-                }
+                {}
             }
             finished.set_value();
         });

@@ -64,10 +64,12 @@ public:
     /// Counters since construction.
     struct statistics
     {
-        std::uint64_t accepted = 0;         ///< Connections accepted and forwarded.
-        std::uint64_t refused = 0;          ///< Connections reset on accept (refuse mode).
-        std::uint64_t upstream_failed = 0;  ///< Connections closed because the master was unreachable.
-        std::uint64_t cut = 0;              ///< Connections reset by drop_connections or a drop-mode stall's end.
+        std::uint64_t accepted = 0;  ///< Connections accepted and forwarded.
+        std::uint64_t refused = 0;   ///< Connections reset on accept (refuse mode).
+        std::uint64_t upstream_failed =
+            0;  ///< Connections closed because the master was unreachable.
+        std::uint64_t cut =
+            0;  ///< Connections reset by drop_connections or a drop-mode stall's end.
         std::uint64_t active = 0;           ///< Connections open now.
         std::uint64_t bytes_to_master = 0;  ///< Bytes forwarded client -> master.
         std::uint64_t bytes_to_client = 0;  ///< Bytes forwarded master -> client.

@@ -29,7 +29,8 @@ bool run_until(boost::asio::io_context& io, Pred&& done, std::chrono::millisecon
             return false;
         if (io.stopped())
             io.restart();
-        if (io.run_one_for(std::min<clock_type::duration>(deadline - now, std::chrono::milliseconds(10))) == 0 &&
+        if (io.run_one_for(std::min<clock_type::duration>(deadline - now,
+                                                          std::chrono::milliseconds(10))) == 0 &&
             io.stopped())
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -39,7 +40,8 @@ bool run_until(boost::asio::io_context& io, Pred&& done, std::chrono::millisecon
 /// Runs `io` on this thread for `d`.
 inline void run_for(boost::asio::io_context& io, std::chrono::milliseconds d)
 {
-    run_until(io, [] { return false; }, d);
+    run_until(
+        io, [] { return false; }, d);
 }
 
 /// Threads that run an io_context; stopped and joined on destruction, also on a failed REQUIRE.

@@ -2,8 +2,8 @@
 #include "local_cluster.hpp"
 #include "process_status.hpp"
 
-#include "routing/slot_map.hpp"
 #include "protocol/resp_parser.hpp"
+#include "routing/slot_map.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -126,7 +126,8 @@ void run_to_completion(const std::vector<std::string>& args, const fs::path& out
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
     if (const int e = ::posix_spawn_file_actions_init(&actions); e != 0)
-        throw std::system_error(e, std::generic_category(), "local_cluster: posix_spawn_file_actions_init");
+        throw std::system_error(e, std::generic_category(),
+                                "local_cluster: posix_spawn_file_actions_init");
     if (const int e = ::posix_spawnattr_init(&attr); e != 0)
     {
         ::posix_spawn_file_actions_destroy(&actions);
@@ -162,18 +163,21 @@ void run_to_completion(const std::vector<std::string>& args, const fs::path& out
     ::posix_spawn_file_actions_destroy(&actions);
     ::posix_spawnattr_destroy(&attr);
     if (e != 0)
-        throw std::system_error(e, std::generic_category(), "local_cluster: starting `" + command_line + "`");
+        throw std::system_error(e, std::generic_category(),
+                                "local_cluster: starting `" + command_line + "`");
 
     child_process child(pid);
     const auto status = child.wait_until(steady::now() + timeout);
     if (!status)
-        throw std::runtime_error("local_cluster: `" + command_line + "` did not finish within " +
-                                 std::to_string(timeout.count()) +
-                                 " ms (killed, so output it had buffered is lost); its output ends with:\n" +
-                                 last_lines(read_file(output), 30));
+        throw std::runtime_error(
+            "local_cluster: `" + command_line + "` did not finish within " +
+            std::to_string(timeout.count()) +
+            " ms (killed, so output it had buffered is lost); its output ends with:\n" +
+            last_lines(read_file(output), 30));
     if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0)
-        throw std::runtime_error("local_cluster: `" + command_line + "` failed (" + describe_status(*status) +
-                                 "); its output ends with:\n" + last_lines(read_file(output), 30));
+        throw std::runtime_error("local_cluster: `" + command_line + "` failed (" +
+                                 describe_status(*status) + "); its output ends with:\n" +
+                                 last_lines(read_file(output), 30));
 }
 
 /// A parsed reply that keeps the bytes its nodes view.
@@ -218,8 +222,9 @@ struct local_cluster::impl
     static local_masters::options node_options(const options& o)
     {
         if (o.shards < 3)
-            throw std::invalid_argument("local_cluster: redis-cli --cluster create needs at least 3 shards, not " +
-                                        std::to_string(o.shards));
+            throw std::invalid_argument(
+                "local_cluster: redis-cli --cluster create needs at least 3 shards, not " +
+                std::to_string(o.shards));
         local_masters::options m;
         m.count = o.shards * (1 + o.replicas);
         m.redis_server = o.redis_server;
@@ -253,7 +258,8 @@ struct local_cluster::impl
         std::vector<std::string> args = {opts.redis_cli, "--cluster", "create"};
         for (std::size_t i = 0; i < nodes.size(); ++i)
             args.push_back(std::string(loopback) + ":" + std::to_string(nodes.port(i)));
-        args.insert(args.end(), {"--cluster-replicas", std::to_string(opts.replicas), "--cluster-yes"});
+        args.insert(args.end(),
+                    {"--cluster-replicas", std::to_string(opts.replicas), "--cluster-yes"});
         run_to_completion(args, root() / "cluster-create.log", opts.ready_timeout);
     }
 
@@ -267,7 +273,8 @@ struct local_cluster::impl
         if (!parsed)
             return std::move(parsed.error);
         if (!parsed.map->covers_all())
-            return "CLUSTER SLOTS covers " + std::to_string(parsed.map->covered_slots()) + " slots, not all 16384";
+            return "CLUSTER SLOTS covers " + std::to_string(parsed.map->covered_slots()) +
+                   " slots, not all 16384";
         for (const auto& n : reply.parser.nodes())
             if (n.depth == 1 && n.data_type == resp::type::array && n.size < 3 + opts.replicas)
                 return "CLUSTER SLOTS lists " + std::to_string(n.size < 3 ? 0 : n.size - 3) +
@@ -277,12 +284,14 @@ struct local_cluster::impl
 
     /// What node `i` still lacks to be ready, or nullopt when it is ready. `reference` is the
     /// slot map of the first node that had one, which every node must share.
-    std::optional<std::string> not_ready(std::size_t i, std::optional<detail::slot_map>& reference) const
+    std::optional<std::string> not_ready(std::size_t i,
+                                         std::optional<detail::slot_map>& reference) const
     {
         try
         {
             const parsed_reply info(nodes.command(i, {"CLUSTER", "INFO"}));
-            if (info.top().data_type != resp::type::bulk_string && info.top().data_type != resp::type::verbatim_string)
+            if (info.top().data_type != resp::type::bulk_string &&
+                info.top().data_type != resp::type::verbatim_string)
                 return "CLUSTER INFO answered " + info.bytes;
             const auto state = info_field(info.top().value, "cluster_state");
             if (state != "ok")
@@ -301,7 +310,8 @@ struct local_cluster::impl
 
             const parsed_reply replication(nodes.command(i, {"INFO", "replication"}));
             const auto text = replication.top().value;
-            if (info_field(text, "role") == "slave" && info_field(text, "master_link_status") != "up")
+            if (info_field(text, "role") == "slave" &&
+                info_field(text, "master_link_status") != "up")
                 return std::string("a replica whose link to its primary is not up");
             return std::nullopt;
         }
@@ -319,9 +329,10 @@ struct local_cluster::impl
         {
             for (std::size_t i = 0; i < nodes.size(); ++i)
                 if (!nodes.is_running(i))
-                    throw std::runtime_error("local_cluster: " + name(i) +
-                                             " exited while the cluster formed; its log ends with:\n" +
-                                             last_lines(read_file(nodes.log_file(i)), 25));
+                    throw std::runtime_error(
+                        "local_cluster: " + name(i) +
+                        " exited while the cluster formed; its log ends with:\n" +
+                        last_lines(read_file(nodes.log_file(i)), 25));
             std::optional<detail::slot_map> reference;
             bool ready = true;
             for (std::size_t i = 0; i < nodes.size(); ++i)
@@ -343,9 +354,11 @@ struct local_cluster::impl
                               std::to_string(opts.ready_timeout.count()) + " ms.\n";
         for (std::size_t i = 0; i < nodes.size(); ++i)
             message += name(i) + ": " + lacks[i] + "\n";
-        message += "redis-cli --cluster create said:\n" + last_lines(read_file(root() / "cluster-create.log"), 15);
+        message += "redis-cli --cluster create said:\n" +
+                   last_lines(read_file(root() / "cluster-create.log"), 15);
         for (std::size_t i = 0; i < nodes.size(); ++i)
-            message += name(i) + "'s log ends with:\n" + last_lines(read_file(nodes.log_file(i)), 10);
+            message +=
+                name(i) + "'s log ends with:\n" + last_lines(read_file(nodes.log_file(i)), 10);
         throw std::runtime_error(message);
     }
 
@@ -358,7 +371,8 @@ struct local_cluster::impl
             const auto node = primary.host == loopback ? find_port(primary.port) : std::nullopt;
             if (!node)
                 throw std::runtime_error("local_cluster: a shard primary at " + primary.host + ":" +
-                                         std::to_string(primary.port) + " is none of this cluster's nodes");
+                                         std::to_string(primary.port) +
+                                         " is none of this cluster's nodes");
             primaries.push_back(*node);
         }
     }
@@ -400,7 +414,10 @@ std::optional<std::size_t> local_cluster::node_at(std::uint16_t port) const noex
     return impl_ ? impl_->find_port(port) : std::nullopt;
 }
 
-const std::vector<std::size_t>& local_cluster::primaries() const noexcept { return impl_->primaries; }
+const std::vector<std::size_t>& local_cluster::primaries() const noexcept
+{
+    return impl_->primaries;
+}
 
 std::vector<std::string> local_cluster::seeds() const
 {
@@ -424,20 +441,32 @@ std::string local_cluster::id(std::size_t i) const
     // A bulk string: $40\r\n<id>\r\n
     const auto start = raw.find("\r\n");
     if (raw.empty() || raw[0] != '$' || start == std::string::npos)
-        throw std::runtime_error("local_cluster: CLUSTER MYID of " + impl_->name(i) + " answered " + raw);
+        throw std::runtime_error("local_cluster: CLUSTER MYID of " + impl_->name(i) + " answered " +
+                                 raw);
     return raw.substr(start + 2, raw.size() - start - 4);
 }
 
-void local_cluster::reshard(std::size_t from, std::size_t to, std::size_t slots, std::chrono::milliseconds timeout)
+void local_cluster::reshard(std::size_t from, std::size_t to, std::size_t slots,
+                            std::chrono::milliseconds timeout)
 {
-    const std::vector<std::string> args = {impl_->opts.redis_cli, "--cluster", "reshard",
+    const std::vector<std::string> args = {impl_->opts.redis_cli,
+                                           "--cluster",
+                                           "reshard",
                                            std::string(loopback) + ":" + std::to_string(port(from)),
-                                           "--cluster-from", id(from), "--cluster-to", id(to),
-                                           "--cluster-slots", std::to_string(slots), "--cluster-yes"};
-    run_to_completion(args, impl_->root() / ("cluster-reshard-" + std::to_string(++impl_->reshards) + ".log"), timeout);
+                                           "--cluster-from",
+                                           id(from),
+                                           "--cluster-to",
+                                           id(to),
+                                           "--cluster-slots",
+                                           std::to_string(slots),
+                                           "--cluster-yes"};
+    run_to_completion(
+        args, impl_->root() / ("cluster-reshard-" + std::to_string(++impl_->reshards) + ".log"),
+        timeout);
 }
 
-std::string local_cluster::command(std::size_t i, std::initializer_list<std::string_view> args) const
+std::string local_cluster::command(std::size_t i,
+                                   std::initializer_list<std::string_view> args) const
 {
     return impl_->nodes.command(i, args);
 }

@@ -126,8 +126,9 @@ std::string find_executable(const std::string& name)
             break;
         dirs.remove_prefix(colon + 1);
     }
-    throw std::runtime_error("local_masters: '" + name +
-                             "' not found in PATH; install redis-server or set options::redis_server");
+    throw std::runtime_error(
+        "local_masters: '" + name +
+        "' not found in PATH; install redis-server or set options::redis_server");
 }
 
 std::string read_from(const fs::path& file, std::uintmax_t offset)
@@ -199,7 +200,8 @@ std::vector<std::uint16_t> pick_ports(std::size_t n, std::mt19937& rng)
     // Ports below the range are taken only by explicit binds, which we check for here.
     constexpr unsigned lowest = 10000;
     const unsigned below = ephemeral_port_low();
-    std::uniform_int_distribution<unsigned> random_port(lowest, below > lowest ? below - 1 : lowest);
+    std::uniform_int_distribution<unsigned> random_port(lowest,
+                                                        below > lowest ? below - 1 : lowest);
 
     std::vector<unique_fd> held;  // all stay bound until the end so the n ports differ
     std::vector<std::uint16_t> ports;
@@ -267,8 +269,8 @@ bool has_exited(pid_t pid) noexcept
 }
 
 /// The child's side of `spawn`: async-signal-safe calls only, everything prepared before fork.
-[[noreturn]] void exec_child(int report_fd, pid_t parent, int max_fd, const char* dir, const char* log,
-                             char* const argv[]) noexcept
+[[noreturn]] void exec_child(int report_fd, pid_t parent, int max_fd, const char* dir,
+                             const char* log, char* const argv[]) noexcept
 {
     const auto fail = [report_fd] { child_failed(report_fd); };
     if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
@@ -284,8 +286,8 @@ bool has_exited(pid_t pid) noexcept
 
     const int null_fd = ::open("/dev/null", O_RDONLY);
     const int log_fd = ::open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-    if (null_fd < 0 || log_fd < 0 || ::dup2(null_fd, STDIN_FILENO) < 0 || ::dup2(log_fd, STDOUT_FILENO) < 0 ||
-        ::dup2(log_fd, STDERR_FILENO) < 0 || ::chdir(dir) != 0)
+    if (null_fd < 0 || log_fd < 0 || ::dup2(null_fd, STDIN_FILENO) < 0 ||
+        ::dup2(log_fd, STDOUT_FILENO) < 0 || ::dup2(log_fd, STDERR_FILENO) < 0 || ::chdir(dir) != 0)
         fail();
     // Descriptors the test opened without CLOEXEC (Asio's sockets, for one) must not live on
     // in the server: a "closed" client connection would stay open there.
@@ -332,7 +334,8 @@ pid_t spawn(const std::string& exe, const fs::path& conf, const fs::path& dir, c
     if (n > 0)
     {
         reap(child);
-        throw std::system_error(child_errno, std::generic_category(), "local_masters: starting " + exe);
+        throw std::system_error(child_errno, std::generic_category(),
+                                "local_masters: starting " + exe);
     }
     return child;
 }
@@ -350,8 +353,8 @@ void set_timeouts(int fd, std::chrono::milliseconds timeout)
         throw_errno("local_masters: setsockopt");
 }
 
-unique_fd connect_to(int family, const sockaddr* addr, socklen_t len, std::chrono::milliseconds timeout,
-                     const std::string& peer)
+unique_fd connect_to(int family, const sockaddr* addr, socklen_t len,
+                     std::chrono::milliseconds timeout, const std::string& peer)
 {
     unique_fd fd{::socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0)};
     if (fd.get() < 0)
@@ -379,7 +382,8 @@ unique_fd connect_unix(const std::string& path, std::chrono::milliseconds timeou
     if (path.size() >= sizeof addr.sun_path)
         throw std::runtime_error("local_masters: Unix socket path too long: " + path);
     std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-    return connect_to(AF_UNIX, reinterpret_cast<const sockaddr*>(&addr), sizeof addr, timeout, path);
+    return connect_to(AF_UNIX, reinterpret_cast<const sockaddr*>(&addr), sizeof addr, timeout,
+                      path);
 }
 
 void append_command(std::string& out, std::span<const std::string_view> args)
@@ -410,21 +414,34 @@ std::size_t reply_end(std::string_view buf, std::size_t pos)
         long long value = 0;
         const auto [end, ec] = std::from_chars(header.data(), header.data() + header.size(), value);
         if (ec != std::errc{} || end != header.data() + header.size())
-            throw std::runtime_error("local_masters: malformed RESP header: " + std::string(header));
+            throw std::runtime_error("local_masters: malformed RESP header: " +
+                                     std::string(header));
         return value;
     };
     switch (buf[pos])
     {
-    case '+': case '-': case ':': case '_': case ',': case '#': case '(':
-        return after_header;
-    case '$': case '!': case '=': {
+    case '+':
+    case '-':
+    case ':':
+    case '_':
+    case ',':
+    case '#':
+    case '(': return after_header;
+    case '$':
+    case '!':
+    case '=':
+    {
         const long long n = length();
         if (n < 0)
             return after_header;  // RESP2 null bulk string
         const std::size_t end = after_header + static_cast<std::size_t>(n) + 2;
         return end <= buf.size() ? end : incomplete;
     }
-    case '*': case '~': case '>': case '%': {
+    case '*':
+    case '~':
+    case '>':
+    case '%':
+    {
         long long n = length();
         if (buf[pos] == '%')
             n *= 2;
@@ -434,7 +451,8 @@ std::size_t reply_end(std::string_view buf, std::size_t pos)
         return next;
     }
     default:
-        throw std::runtime_error("local_masters: unexpected RESP type byte '" + std::string(1, buf[pos]) + "'");
+        throw std::runtime_error("local_masters: unexpected RESP type byte '" +
+                                 std::string(1, buf[pos]) + "'");
     }
 }
 
@@ -510,7 +528,10 @@ struct master_process
 /// A failed start; `port_in_use` says a retry with other ports may succeed.
 struct start_error : std::runtime_error
 {
-    start_error(const std::string& what, bool in_use) : std::runtime_error(what), port_in_use(in_use) {}
+    start_error(const std::string& what, bool in_use)
+        : std::runtime_error(what),
+          port_in_use(in_use)
+    {}
     bool port_in_use;
 };
 
@@ -574,7 +595,8 @@ struct local_masters::impl
         }
         if (opts.unix_sockets && !masters.empty() &&
             masters.back().socket().string().size() >= sizeof(sockaddr_un{}.sun_path))
-            throw std::runtime_error("local_masters: Unix socket path " + masters.back().socket().string() +
+            throw std::runtime_error("local_masters: Unix socket path " +
+                                     masters.back().socket().string() +
                                      " is too long; set TMPDIR to a shorter directory");
     }
 
@@ -606,7 +628,8 @@ struct local_masters::impl
             << "save \"\"\n"
             << "appendonly no\n"
             << "dir " << quoted(m.dir) << '\n'
-            << "logfile " << quoted(m.log()) << '\n'
+            << "logfile " << quoted(m.log())
+            << '\n'
             // Lets tests simulate a slow master with DEBUG SLEEP; loopback clients only anyway.
             << "enable-debug-command local\n";
         if (opts.unix_sockets)
@@ -625,7 +648,8 @@ struct local_masters::impl
     }
 
     /// Sends `args` (after AUTH when configured) and returns the command's reply.
-    std::string talk(const unique_fd& fd, std::span<const std::string_view> args, const std::string& peer) const
+    std::string talk(const unique_fd& fd, std::span<const std::string_view> args,
+                     const std::string& peer) const
     {
         std::string request;
         const bool auth = !opts.admin_password.empty();
@@ -640,8 +664,9 @@ struct local_masters::impl
         append_command(request, args);
         auto replies = exchange(fd, request, auth ? 2 : 1, peer);
         if (auth && replies.front().starts_with('-'))
-            throw std::runtime_error("local_masters: AUTH with options::admin_user/admin_password failed on " +
-                                     peer + ": " + replies.front());
+            throw std::runtime_error(
+                "local_masters: AUTH with options::admin_user/admin_password failed on " + peer +
+                ": " + replies.front());
         return std::move(replies.back());
     }
 
@@ -677,16 +702,19 @@ struct local_masters::impl
                 {
                     m.pid = -1;
                     const std::string log = read_from(m.log(), log_offset);
-                    throw start_error("local_masters: redis-server for " + name(i) + " exited during start-up (" +
-                                          describe_status(*status) + "); its log ends with:\n" + tail(log),
+                    throw start_error("local_masters: redis-server for " + name(i) +
+                                          " exited during start-up (" + describe_status(*status) +
+                                          "); its log ends with:\n" + tail(log),
                                       log.find("Address already in use") != std::string::npos);
                 }
                 if (answers_ping(i))
                     return;
                 if (steady::now() >= deadline)
-                    throw start_error("local_masters: redis-server for " + name(i) + " did not answer PING within " +
+                    throw start_error("local_masters: redis-server for " + name(i) +
+                                          " did not answer PING within " +
                                           std::to_string(opts.start_timeout.count()) +
-                                          " ms; its log ends with:\n" + tail(read_from(m.log(), log_offset)),
+                                          " ms; its log ends with:\n" +
+                                          tail(read_from(m.log(), log_offset)),
                                       false);
                 std::this_thread::sleep_for(poll_interval);
             }
@@ -802,7 +830,10 @@ std::string local_masters::log_file(std::size_t i) const { return impl_->at(i).l
 
 pid_t local_masters::pid(std::size_t i) const { return impl_->running(i).pid; }
 
-std::string local_masters::uri(std::size_t i) const { return "redis://127.0.0.1:" + std::to_string(port(i)); }
+std::string local_masters::uri(std::size_t i) const
+{
+    return "redis://127.0.0.1:" + std::to_string(port(i));
+}
 
 std::string local_masters::tls_uri(std::size_t i) const
 {
@@ -848,10 +879,11 @@ bool local_masters::is_running(std::size_t i) const
     return m.pid > 0 && !has_exited(m.pid);
 }
 
-std::string local_masters::command(std::size_t i, std::initializer_list<std::string_view> args) const
+std::string local_masters::command(std::size_t i,
+                                   std::initializer_list<std::string_view> args) const
 {
-    return impl_->talk(connect_tcp(impl_->at(i).port, command_timeout), std::span(args.begin(), args.size()),
-                       impl_->name(i));
+    return impl_->talk(connect_tcp(impl_->at(i).port, command_timeout),
+                       std::span(args.begin(), args.size()), impl_->name(i));
 }
 
 std::string local_masters::command(std::size_t i, const std::vector<std::string>& args) const
@@ -860,10 +892,11 @@ std::string local_masters::command(std::size_t i, const std::vector<std::string>
     return impl_->talk(connect_tcp(impl_->at(i).port, command_timeout), views, impl_->name(i));
 }
 
-std::string local_masters::unix_command(std::size_t i, std::initializer_list<std::string_view> args) const
+std::string local_masters::unix_command(std::size_t i,
+                                        std::initializer_list<std::string_view> args) const
 {
-    return impl_->talk(connect_unix(unix_path(i), command_timeout), std::span(args.begin(), args.size()),
-                       impl_->name(i));
+    return impl_->talk(connect_unix(unix_path(i), command_timeout),
+                       std::span(args.begin(), args.size()), impl_->name(i));
 }
 
 }  // namespace redlock::test

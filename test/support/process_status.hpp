@@ -22,10 +22,7 @@ inline std::string describe_status(int status)
 }
 
 /// True when no process `pid` exists any more (it was reaped).
-inline bool process_gone(pid_t pid)
-{
-    return ::kill(pid, 0) == -1 && errno == ESRCH;
-}
+inline bool process_gone(pid_t pid) { return ::kill(pid, 0) == -1 && errno == ESRCH; }
 
 /// True while this process has a child, running or not yet reaped.
 inline bool has_children()

@@ -22,7 +22,10 @@ template <auto Free>
 struct openssl_deleter
 {
     template <class T>
-    void operator()(T* p) const noexcept { Free(p); }
+    void operator()(T* p) const noexcept
+    {
+        Free(p);
+    }
 };
 
 using pkey_ptr = std::unique_ptr<EVP_PKEY, openssl_deleter<EVP_PKEY_free>>;
@@ -87,12 +90,14 @@ x509_ptr make_certificate(EVP_PKEY* subject_key, const char* common_name, X509* 
     X509_NAME* name = X509_get_subject_name(cert.get());
     const auto add_entry = [&](const char* field, const char* value) {
         check(X509_NAME_add_entry_by_txt(name, field, MBSTRING_ASC,
-                                         reinterpret_cast<const unsigned char*>(value), -1, -1, 0) == 1,
+                                         reinterpret_cast<const unsigned char*>(value), -1, -1,
+                                         0) == 1,
               "subject name");
     };
     add_entry("O", "redlock tests");
     add_entry("CN", common_name);
-    check(X509_set_issuer_name(cert.get(), issuer != nullptr ? X509_get_subject_name(issuer) : name) == 1,
+    check(X509_set_issuer_name(cert.get(),
+                               issuer != nullptr ? X509_get_subject_name(issuer) : name) == 1,
           "issuer name");
     check(X509_set_pubkey(cert.get(), subject_key) == 1, "X509_set_pubkey");
 
@@ -135,7 +140,8 @@ void write_key(const std::filesystem::path& file, EVP_PKEY* key)
 {
     const bio_ptr bio = open_for_writing(file);
     // Owner-only before any key bytes land in the file.
-    std::filesystem::permissions(file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    std::filesystem::permissions(file, std::filesystem::perms::owner_read |
+                                           std::filesystem::perms::owner_write);
     check(PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr) == 1,
           "writing " + file.string());
 }
@@ -148,14 +154,14 @@ tls_material write_tls_material(const std::filesystem::path& dir)
     const x509_ptr ca = make_ca(ca_key.get(), "redlock test CA");
 
     const pkey_ptr server_key = make_key();
-    const x509_ptr server = make_certificate(
-        server_key.get(), "localhost", ca.get(), ca_key.get(),
-        {{NID_basic_constraints, "critical,CA:FALSE"},
-         {NID_key_usage, "critical,digitalSignature,keyEncipherment"},
-         {NID_ext_key_usage, "serverAuth,clientAuth"},
-         {NID_subject_alt_name, "IP:127.0.0.1,DNS:localhost"},
-         {NID_subject_key_identifier, "hash"},
-         {NID_authority_key_identifier, "keyid:always"}});
+    const x509_ptr server =
+        make_certificate(server_key.get(), "localhost", ca.get(), ca_key.get(),
+                         {{NID_basic_constraints, "critical,CA:FALSE"},
+                          {NID_key_usage, "critical,digitalSignature,keyEncipherment"},
+                          {NID_ext_key_usage, "serverAuth,clientAuth"},
+                          {NID_subject_alt_name, "IP:127.0.0.1,DNS:localhost"},
+                          {NID_subject_key_identifier, "hash"},
+                          {NID_authority_key_identifier, "keyid:always"}});
 
     // Same subject name as the real CA on purpose: a client that matched issuers by name
     // instead of verifying signatures would wrongly accept the server with this one.

@@ -9,10 +9,10 @@ namespace redlock::test {
 /// @brief Paths of the PEM files written by @ref write_tls_material.
 struct tls_material
 {
-    std::string ca_file;          ///< Self-signed CA certificate that signed `cert_file`.
-    std::string cert_file;        ///< Server certificate, SAN `IP:127.0.0.1`, `DNS:localhost`.
-    std::string key_file;         ///< Private key of `cert_file` (unencrypted).
-    std::string other_ca_file;    ///< An unrelated self-signed CA, for "untrusted peer" tests.
+    std::string ca_file;        ///< Self-signed CA certificate that signed `cert_file`.
+    std::string cert_file;      ///< Server certificate, SAN `IP:127.0.0.1`, `DNS:localhost`.
+    std::string key_file;       ///< Private key of `cert_file` (unencrypted).
+    std::string other_ca_file;  ///< An unrelated self-signed CA, for "untrusted peer" tests.
 };
 
 /**

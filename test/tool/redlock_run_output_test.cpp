@@ -52,17 +52,20 @@ std::string masters_with_password(const local_masters& m, const std::string& pas
 {
     std::string list;
     for (std::size_t i = 0; i < m.size(); ++i)
-        list += (i ? "," : "") + ("redis://:" + password + "@127.0.0.1:" + std::to_string(m.port(i)));
+        list +=
+            (i ? "," : "") + ("redis://:" + password + "@127.0.0.1:" + std::to_string(m.port(i)));
     return "REDLOCK_MASTERS=" + list;
 }
 
-constexpr const char* scheme_list = "(accepted: redis://, rediss://, unix://, redis-cluster://, rediss-cluster://)";
+constexpr const char* scheme_list =
+    "(accepted: redis://, rediss://, unix://, redis-cluster://, rediss-cluster://)";
 
 }  // namespace
 
 // cli.md, "Exit statuses" 64 and 78, and the usage errors: each refused before any master is
 // contacted, with one exact message (two lines when it points to --help).
-TEST_CASE("redlock-run: usage and configuration errors exit 64 and 78 with their exact message", "[tool]")
+TEST_CASE("redlock-run: usage and configuration errors exit 64 and 78 with their exact message",
+          "[tool]")
 {
     scratch s;
     const std::string bin = REDLOCK_RUN_PATH;
@@ -81,7 +84,10 @@ TEST_CASE("redlock-run: usage and configuration errors exit 64 and 78 with their
     const std::string usage = "usage: redlock-run [OPTIONS] RESOURCE -- COMMAND [ARG...]";
     std::vector<expected_end> cases = {
         // 64: bad arguments.
-        {{bin, "--ttl", "0", "--master", one, "job", "--", "true"}, {}, 64, "redlock-run: --ttl must be more than 0\n"},
+        {{bin, "--ttl", "0", "--master", one, "job", "--", "true"},
+         {},
+         64,
+         "redlock-run: --ttl must be more than 0\n"},
         {{bin, "--ttl", "1x", "--master", one, "job", "--", "true"},
          {},
          64,
@@ -99,7 +105,8 @@ TEST_CASE("redlock-run: usage and configuration errors exit 64 and 78 with their
         {{bin, "--conflict-exit-code", "300", "--master", one, "job", "--", "true"},
          {},
          64,
-         "redlock-run: --conflict-exit-code: Value 300 not in range 0 to 255\n(see redlock-run --help)\n"},
+         "redlock-run: --conflict-exit-code: Value 300 not in range 0 to 255\n(see redlock-run "
+         "--help)\n"},
         {{bin, "--cluster-replica-acks", "1", "--master", one, "job", "--", "true"},
          {},
          64,
@@ -109,24 +116,28 @@ TEST_CASE("redlock-run: usage and configuration errors exit 64 and 78 with their
         {{bin, "--master", "nope", "job", "--", "true"},
          {},
          64,
-         std::string("redlock-run: --master: master 0: missing or malformed scheme ") + scheme_list + "\n"},
+         std::string("redlock-run: --master: master 0: missing or malformed scheme ") +
+             scheme_list + "\n"},
         {{bin, "--master", "redis://:s3cret@127.0.0.1:1", "job", "--", "true"},
          {},
          64,
-         "redlock-run: --master redis://:***@127.0.0.1:1: a password on the command line is visible to every "
-         "user of the machine (ps); give it with --password-file or REDLOCK_PASSWORD, or put the URIs in "
+         "redlock-run: --master redis://:***@127.0.0.1:1: a password on the command line is "
+         "visible to every "
+         "user of the machine (ps); give it with --password-file or REDLOCK_PASSWORD, or put the "
+         "URIs in "
          "REDLOCK_MASTERS or a masters file\n"},
         // 78: bad masters in a file or REDLOCK_MASTERS (numbered from 0), a file that names none,
         // files that cannot be read, an empty password line.
         {{bin, "--masters-file", s.file("bad"), "job", "--", "true"},
          {},
          78,
-         "redlock-run: --masters-file " + s.file("bad") + ": master 1: missing or malformed scheme " + scheme_list +
-             "\n"},
+         "redlock-run: --masters-file " + s.file("bad") +
+             ": master 1: missing or malformed scheme " + scheme_list + "\n"},
         {{bin, "job", "--", "true"},
          {"REDLOCK_MASTERS=" + one + ",bogus://x"},
          78,
-         std::string("redlock-run: REDLOCK_MASTERS: master 1: unknown scheme 'bogus' ") + scheme_list + "\n"},
+         std::string("redlock-run: REDLOCK_MASTERS: master 1: unknown scheme 'bogus' ") +
+             scheme_list + "\n"},
         {{bin, "--masters-file", s.file("none"), "job", "--", "true"},
          {},
          78,
@@ -142,15 +153,17 @@ TEST_CASE("redlock-run: usage and configuration errors exit 64 and 78 with their
         {{bin, "--password-file", s.file("empty-password"), "--master", one, "job", "--", "true"},
          {},
          78,
-         "redlock-run: --password-file " + s.file("empty-password") + ": the first line is empty\n"},
+         "redlock-run: --password-file " + s.file("empty-password") +
+             ": the first line is empty\n"},
     };
     // 64: no masters anywhere (when this machine has no /etc/redlock/masters).
     if (!std::filesystem::exists("/etc/redlock/masters"))
-        cases.push_back({{bin, "job", "--", "true"},
-                         {},
-                         64,
-                         "redlock-run: no masters: give --master URI (one per master), --masters-file, "
-                         "REDLOCK_MASTERS, or /etc/redlock/masters\n"});
+        cases.push_back(
+            {{bin, "job", "--", "true"},
+             {},
+             64,
+             "redlock-run: no masters: give --master URI (one per master), --masters-file, "
+             "REDLOCK_MASTERS, or /etc/redlock/masters\n"});
     for (const auto& c : cases)
     {
         auto args = clean(c.args);
@@ -165,7 +178,8 @@ TEST_CASE("redlock-run: usage and configuration errors exit 64 and 78 with their
 
 // cli.md, "Exit statuses": 126, 127, 69 (unreachable masters, and no quorum at lock time), 70
 // (redlock-run's own failure), with their exact lines; COMMAND never runs and no key is left.
-TEST_CASE("redlock-run: COMMAND not executable or not found, masters unreachable or refusing, its own failure: 126, 127, 69, 70",
+TEST_CASE("redlock-run: COMMAND not executable or not found, masters unreachable or refusing, its "
+          "own failure: 126, 127, 69, 70",
           "[tool][live]")
 {
     local_masters m(quiet_masters(3));
@@ -183,12 +197,14 @@ TEST_CASE("redlock-run: COMMAND not executable or not found, masters unreachable
     CHECK(no_key_left(m, key));
 
     // 69 at connection: nothing listens on these ports.
-    end = run_to_end(run_args(std::vector<std::string>{"redis://127.0.0.1:1", "redis://127.0.0.1:2", "redis://127.0.0.1:3"},
+    end = run_to_end(run_args(std::vector<std::string>{"redis://127.0.0.1:1", "redis://127.0.0.1:2",
+                                                       "redis://127.0.0.1:3"},
                               {"--connect-timeout", "200ms"}, key, {"true"}));
     CHECK(end.status == 69);
-    CHECK(end.err == "redlock-run: " + key +
-                         ": fewer than a majority of the 3 masters are reachable (no quorum: too many masters "
-                         "failed or timed out)\n");
+    CHECK(end.err ==
+          "redlock-run: " + key +
+              ": fewer than a majority of the 3 masters are reachable (no quorum: too many masters "
+              "failed or timed out)\n");
 
     // 70: redlock-run cannot start its guard. It waits for a held lock; meanwhile its limit of
     // open files is lowered to what it has open; woken by the release, it acquires, cannot
@@ -197,31 +213,34 @@ TEST_CASE("redlock-run: COMMAND not executable or not found, masters unreachable
     tool_process waiting(run_args(m, {"--wait", "30s"}, key, sh("touch " + s.file("ran"))));
     REQUIRE(eventually(
         [&] {
-            return count_lines(m.command(0, {"CLIENT", "LIST", "TYPE", "normal"}), ".*name=redlock-run.*flags=t .*") +
+            return count_lines(m.command(0, {"CLIENT", "LIST", "TYPE", "normal"}),
+                               ".*name=redlock-run.*flags=t .*") +
                        count_lines(m.command(1, {"CLIENT", "LIST", "TYPE", "normal"}),
                                    ".*name=redlock-run.*flags=t .*") >
                    0;
         },
         20s));
     int lowest_free = 0;
-    while (std::filesystem::exists("/proc/" + std::to_string(waiting.pid()) + "/fd/" + std::to_string(lowest_free)))
+    while (std::filesystem::exists("/proc/" + std::to_string(waiting.pid()) + "/fd/" +
+                                   std::to_string(lowest_free)))
         ++lowest_free;
     const rlimit limit{static_cast<rlim_t>(lowest_free), static_cast<rlim_t>(lowest_free)};
     REQUIRE(::prlimit(waiting.pid(), RLIMIT_NOFILE, &limit, nullptr) == 0);
     for (std::size_t i = 0; i < m.size(); ++i)
         m.command(i, {"DEL", key});
     CHECK(waiting.wait_exit(20s) == 70);
-    CHECK(waiting.error_output() ==
-          "redlock-run: cannot start the process that stops COMMAND if redlock-run dies: Too many open files\n");
+    CHECK(waiting.error_output() == "redlock-run: cannot start the process that stops COMMAND if "
+                                    "redlock-run dies: Too many open files\n");
     CHECK_FALSE(s.exists("ran"));
     CHECK(no_key_left(m, key));
 
     // 70 from main's catch: with descriptors 0-2 only and 4 allowed, the event loop cannot be
     // set up. (bash: it closes descriptors above 9, which ctest and others may have left open.)
-    end = run_to_end({"/bin/bash", "-c",
-                      "for fd in /proc/$$/fd/*; do n=${fd##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done; "
-                      "ulimit -n 4; exec " REDLOCK_RUN_PATH " --master " + m.uri(0) + " " + key + " -- touch " +
-                          s.file("ran")});
+    end = run_to_end(
+        {"/bin/bash", "-c",
+         "for fd in /proc/$$/fd/*; do n=${fd##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done; "
+         "ulimit -n 4; exec " REDLOCK_RUN_PATH " --master " +
+             m.uri(0) + " " + key + " -- touch " + s.file("ran")});
     INFO(end.err);
     CHECK(end.status == 70);
     CHECK(count_lines(end.err, "redlock-run: .+: Too many open files.*") == 1);
@@ -234,8 +253,9 @@ TEST_CASE("redlock-run: COMMAND not executable or not found, masters unreachable
     end = run_to_end(run_args(m, {}, key, sh("touch " + s.file("ran"))));
     CHECK(end.status == 69);
     const std::string refused = R"(\[[01]\] error \(NOPERM: [^)]*\) [0-9]+us)";
-    CHECK(count_lines(end.err, "redlock-run: could not lock " + key + ": lock '" + key + "': not held; masters: " +
-                                   refused + " " + refused + R"( \[2\] (granted|not_needed) [0-9]+us)") == 1);
+    CHECK(count_lines(end.err, "redlock-run: could not lock " + key + ": lock '" + key +
+                                   "': not held; masters: " + refused + " " + refused +
+                                   R"( \[2\] (granted|not_needed) [0-9]+us)") == 1);
     CHECK(lines_of(end.err).size() == 1);
     CHECK_FALSE(s.exists("ran"));
     CHECK(no_key_left(m, key));
@@ -243,7 +263,8 @@ TEST_CASE("redlock-run: COMMAND not executable or not found, masters unreachable
 
 // cli.md, "What it does" 1: --wait 0 still makes the library's quick attempts; --wait D ends
 // with the conflict status after D.
-TEST_CASE("redlock-run: --wait 0 retries a split before giving up, --wait D gives up after D", "[tool][live]")
+TEST_CASE("redlock-run: --wait 0 retries a split before giving up, --wait D gives up after D",
+          "[tool][live]")
 {
     local_masters m(quiet_masters(3));
     scratch s;
@@ -263,7 +284,8 @@ TEST_CASE("redlock-run: --wait 0 retries a split before giving up, --wait D give
     m.command(1, {"DEL", "job:split"});
     CHECK(split.wait_exit(20s) == 0);
     CHECK(s.exists("ran"));
-    CHECK(count_lines(split.error_output(), R"(redlock-run: job:split acquired after [23] attempt\(s\) in [0-9.]+ s)") ==
+    CHECK(count_lines(split.error_output(),
+                      R"(redlock-run: job:split acquired after [23] attempt\(s\) in [0-9.]+ s)") ==
           1);
     CHECK(no_key_left(m, "job:split"));
 
@@ -271,7 +293,8 @@ TEST_CASE("redlock-run: --wait 0 retries a split before giving up, --wait D give
     // not at once (--wait 0 takes ~0.3 s).
     hold_elsewhere(m, "job:held");
     const auto t0 = std::chrono::steady_clock::now();
-    const auto end = run_to_end(run_args(m, {"--wait", "1s"}, "job:held", sh("touch " + s.file("held-ran"))));
+    const auto end =
+        run_to_end(run_args(m, {"--wait", "1s"}, "job:held", sh("touch " + s.file("held-ran"))));
     const auto took = seconds_since(t0);
     CHECK(end.status == 75);
     CHECK(end.err == "redlock-run: job:held is held by someone else, /bin/sh not run\n");
@@ -285,10 +308,13 @@ TEST_CASE("redlock-run: --wait 0 retries a split before giving up, --wait D give
 // answer, each extension (every TTL/3, on every master), the degradation, the loss, the
 // release; a conflict's answers; masters numbered from 0; no password anywhere, with the
 // masters' password in their URIs, nor in the errors of a run that is refused.
-TEST_CASE("redlock-run: --verbose tells the lock's life, masters numbered from 0, and no message has a password",
+TEST_CASE("redlock-run: --verbose tells the lock's life, masters numbered from 0, and no message "
+          "has a password",
           "[tool][live]")
 {
-    local_masters m({.count = 5, .extra_config = {"requirepass s3cret-pw", "appendonly yes"}, .admin_password = "s3cret-pw"});
+    local_masters m({.count = 5,
+                     .extra_config = {"requirepass s3cret-pw", "appendonly yes"},
+                     .admin_password = "s3cret-pw"});
     scratch s;
     const auto env = masters_with_password(m, "s3cret-pw");
     const std::vector<std::string> bare{REDLOCK_RUN_PATH};
@@ -300,7 +326,8 @@ TEST_CASE("redlock-run: --verbose tells the lock's life, masters numbered from 0
     const std::string answers = R"(masters: (\[[0-4]\] [a-z_]+ [0-9]+us ?){5})";
 
     tool_process run(args({"-v", "--ttl", "1s", "job:verbose", "--", "/bin/sh", "-c",
-                           "exec 2>/dev/null; trap 'exit 3' TERM; touch " + s.file("started") + "; while :; do sleep 0.05; done"}),
+                           "exec 2>/dev/null; trap 'exit 3' TERM; touch " + s.file("started") +
+                               "; while :; do sleep 0.05; done"}),
                      {env});
     REQUIRE(eventually([&] { return s.exists("started"); }, 20s));
     const auto started_at = std::chrono::steady_clock::now();
@@ -324,21 +351,27 @@ TEST_CASE("redlock-run: --verbose tells the lock's life, masters numbered from 0
         m.command(i, {"SET", "job:verbose", "thief"});
     CHECK(run.wait_exit(20s) == lock_lost_status);
     const auto err = run.error_output();
-    CHECK(unexpected_lines(err, {
-                                    "redlock-run: master [0-4] up",
-                                    R"(redlock-run: job:verbose acquired after 1 attempt\(s\) in [0-9.]+ s)",
-                                    R"(redlock-run: acquired lock 'job:verbose': held, [0-9]+ ms left; )" + answers,
-                                    R"(redlock-run: started /bin/sh \(pid [0-9]+\))",
-                                    R"(redlock-run: extended: lock 'job:verbose': held, [0-9]+ ms left; )" + answers,
-                                    "redlock-run: master 4 down: .+",
-                                    "redlock-run: [34] of 5 masters hold the lock",
-                                    "redlock-run: an extension failed: .+",
-                                    R"(redlock-run: lost the lock on job:verbose \(.+\): stopping /bin/sh)",
-                                    "redlock-run: released job:verbose(: .+)?",
-                                }) == std::vector<std::string>{});
+    CHECK(unexpected_lines(
+              err,
+              {
+                  "redlock-run: master [0-4] up",
+                  R"(redlock-run: job:verbose acquired after 1 attempt\(s\) in [0-9.]+ s)",
+                  R"(redlock-run: acquired lock 'job:verbose': held, [0-9]+ ms left; )" + answers,
+                  R"(redlock-run: started /bin/sh \(pid [0-9]+\))",
+                  R"(redlock-run: extended: lock 'job:verbose': held, [0-9]+ ms left; )" + answers,
+                  "redlock-run: master 4 down: .+",
+                  "redlock-run: [34] of 5 masters hold the lock",
+                  "redlock-run: an extension failed: .+",
+                  R"(redlock-run: lost the lock on job:verbose \(.+\): stopping /bin/sh)",
+                  "redlock-run: released job:verbose(: .+)?",
+              }) == std::vector<std::string>{});
     for (int i = 0; i < 5; ++i)
         CHECK(count_lines(err, "redlock-run: master " + std::to_string(i) + " up") == 1);
-    CHECK(count_lines(err, R"(redlock-run: acquired lock 'job:verbose': held, [0-9]+ ms left; masters: \[0\] [a-z_]+ [0-9]+us \[1\] [a-z_]+ [0-9]+us \[2\] [a-z_]+ [0-9]+us \[3\] [a-z_]+ [0-9]+us \[4\] [a-z_]+ [0-9]+us)") == 1);
+    CHECK(
+        count_lines(
+            err,
+            R"(redlock-run: acquired lock 'job:verbose': held, [0-9]+ ms left; masters: \[0\] [a-z_]+ [0-9]+us \[1\] [a-z_]+ [0-9]+us \[2\] [a-z_]+ [0-9]+us \[3\] [a-z_]+ [0-9]+us \[4\] [a-z_]+ [0-9]+us)") ==
+        1);
     CHECK(count_lines(err, ".* granted .*") >= 1);
     CHECK(count_lines(err, "redlock-run: master 4 down: .+") >= 1);
     CHECK(count_lines(err, "redlock-run: lost the lock on job:verbose.*") == 1);
@@ -351,8 +384,10 @@ TEST_CASE("redlock-run: --verbose tells the lock's life, masters numbered from 0
     INFO(end.err);
     CHECK(end.status == conflict_status);
     // Master 4, killed above, answers with the error that it is not connected.
-    CHECK(count_lines(end.err, "redlock-run: job:held is held by someone else, true not run: lock 'job:held': not "
-                               R"(held; masters: \[0\] .+ \[1\] .+ \[2\] .+ \[3\] .+ \[4\] .+)") == 1);
+    CHECK(count_lines(
+              end.err,
+              "redlock-run: job:held is held by someone else, true not run: lock 'job:held': not "
+              R"(held; masters: \[0\] .+ \[1\] .+ \[2\] .+ \[3\] .+ \[4\] .+)") == 1);
     CHECK(count_lines(end.err, ".* held_by_other .*") == 1);
     CHECK_THAT(end.err, !Catch::Contains("s3cret"));
 
@@ -363,11 +398,15 @@ TEST_CASE("redlock-run: --verbose tells the lock's life, masters numbered from 0
     for (bool verbose : {false, true})
     {
         INFO("verbose " << verbose);
-        auto a = verbose ? args({"-v", "job:refused", "--", "true"}) : args({"job:refused", "--", "true"});
+        auto a = verbose ? args({"-v", "job:refused", "--", "true"})
+                         : args({"job:refused", "--", "true"});
         end = run_to_end(a, {"REDLOCK_MASTERS=" + plain, "REDLOCK_PASSWORD=wrong-s3cret"});
         CHECK(end.status == 69);
-        CHECK(count_lines(end.err, R"(redlock-run: job:refused: fewer than a majority of the 4 masters are reachable \(.+\))") ==
-              1);
+        CHECK(
+            count_lines(
+                end.err,
+                R"(redlock-run: job:refused: fewer than a majority of the 4 masters are reachable \(.+\))") ==
+            1);
         if (verbose)
             CHECK(count_lines(end.err, "redlock-run: master [0-3] down: .+") >= 3);
         CHECK_THAT(end.err, !Catch::Contains("s3cret"));
@@ -377,18 +416,23 @@ TEST_CASE("redlock-run: --verbose tells the lock's life, masters numbered from 0
         m.command(i, {"ACL", "SETUSER", "default", "-set"});
     end = run_to_end(args({"-v", "job:refused", "--", "true"}), {env});
     CHECK(end.status == 69);
-    CHECK(count_lines(end.err, "redlock-run: could not lock job:refused: lock 'job:refused': not held; masters: .+") ==
-          1);
+    CHECK(
+        count_lines(
+            end.err,
+            "redlock-run: could not lock job:refused: lock 'job:refused': not held; masters: .+") ==
+        1);
     CHECK_THAT(end.err, !Catch::Contains("s3cret"));
 }
 
 // cli.md, "Masters, passwords and TLS": a warning is printed once per master and warning, again
 // only when a reconnection finds something new; --quiet leaves them out, --quiet --verbose not.
-TEST_CASE("redlock-run: a warning is printed again only when a reconnection finds something new, and -q -v still shows them",
+TEST_CASE("redlock-run: a warning is printed again only when a reconnection finds something new, "
+          "and -q -v still shows them",
           "[tool][live]")
 {
-    local_masters m({.count = 3,
-                     .extra_config = {"maxmemory 100mb", "maxmemory-policy allkeys-lru", "appendonly yes"}});
+    local_masters m(
+        {.count = 3,
+         .extra_config = {"maxmemory 100mb", "maxmemory-policy allkeys-lru", "appendonly yes"}});
     scratch s;
     auto eviction = [&](std::size_t i) {
         return "redlock-run: warning: master " + std::to_string(i) + R"( \(redis://127\.0\.0\.1:)" +
@@ -428,28 +472,33 @@ TEST_CASE("redlock-run: a warning is printed again only when a reconnection find
 // cli.md, "Masters, passwords and TLS": rediss:// verifies the masters' certificates against the
 // system's trust store by default (OpenSSL's default paths, which SSL_CERT_FILE names); the
 // --tls-* options reach the connections. The masters require a client certificate.
-TEST_CASE("redlock-run: rediss:// masters: the system trust store by default, --tls-ca-file, --tls-ca-dir, a client certificate, --tls-server-name",
+TEST_CASE("redlock-run: rediss:// masters: the system trust store by default, --tls-ca-file, "
+          "--tls-ca-dir, a client certificate, --tls-server-name",
           "[tool][live]")
 {
-    local_masters m({.count = 3, .tls = true, .extra_config = {"appendonly yes", "tls-auth-clients yes"}});
+    local_masters m(
+        {.count = 3, .tls = true, .extra_config = {"appendonly yes", "tls-auth-clients yes"}});
     scratch s;
     std::vector<std::string> masters;
     for (std::size_t i = 0; i < m.size(); ++i)
         masters.push_back(m.tls_uri(i));
     // A directory of hashed CA certificates, for --tls-ca-dir.
-    for (const auto& [dir, ca] : {std::pair{s.file("ca-dir"), m.ca_file()}, std::pair{s.file("other-dir"), m.other_ca_file()}})
+    for (const auto& [dir, ca] : {std::pair{s.file("ca-dir"), m.ca_file()},
+                                  std::pair{s.file("other-dir"), m.other_ca_file()}})
     {
         std::filesystem::create_directory(dir);
         std::filesystem::copy_file(ca, dir + "/ca.pem");
         REQUIRE(std::system(("openssl rehash '" + dir + "' >/dev/null 2>&1").c_str()) == 0);
     }
-    const std::vector<std::string> client{"--tls-cert-file", m.cert_file(), "--tls-key-file", m.key_file()};
+    const std::vector<std::string> client{"--tls-cert-file", m.cert_file(), "--tls-key-file",
+                                          m.key_file()};
     auto with = [&](std::vector<std::string> more) {
         auto o = client;
         o.insert(o.end(), more.begin(), more.end());
         return o;
     };
-    const std::string unreachable = R"(redlock-run: job:tls: fewer than a majority of the 3 masters are reachable \(.+\))";
+    const std::string unreachable =
+        R"(redlock-run: job:tls: fewer than a majority of the 3 masters are reachable \(.+\))";
     struct expected_end
     {
         const char* what;
@@ -458,15 +507,27 @@ TEST_CASE("redlock-run: rediss:// masters: the system trust store by default, --
         int status;
     };
     const std::vector<expected_end> cases = {
-        {"no CA option: the system store, which lacks the test CA", client, {"SSL_CERT_FILE=/nonexistent"}, 69},
-        {"no CA option: the system store, named by SSL_CERT_FILE", client, {"SSL_CERT_FILE=" + m.ca_file()}, 0},
+        {"no CA option: the system store, which lacks the test CA",
+         client,
+         {"SSL_CERT_FILE=/nonexistent"},
+         69},
+        {"no CA option: the system store, named by SSL_CERT_FILE",
+         client,
+         {"SSL_CERT_FILE=" + m.ca_file()},
+         0},
         {"--tls-ca-file, no client certificate", {"--tls-ca-file", m.ca_file()}, {}, 69},
         {"--tls-ca-file and a client certificate", with({"--tls-ca-file", m.ca_file()}), {}, 0},
         {"--tls-ca-file of another CA", with({"--tls-ca-file", m.other_ca_file()}), {}, 69},
         {"--tls-ca-dir", with({"--tls-ca-dir", s.file("ca-dir")}), {}, 0},
         {"--tls-ca-dir of another CA", with({"--tls-ca-dir", s.file("other-dir")}), {}, 69},
-        {"--tls-server-name of the certificate", with({"--tls-ca-file", m.ca_file(), "--tls-server-name", "localhost"}), {}, 0},
-        {"--tls-server-name of another", with({"--tls-ca-file", m.ca_file(), "--tls-server-name", "wrong.invalid"}), {}, 69},
+        {"--tls-server-name of the certificate",
+         with({"--tls-ca-file", m.ca_file(), "--tls-server-name", "localhost"}),
+         {},
+         0},
+        {"--tls-server-name of another",
+         with({"--tls-ca-file", m.ca_file(), "--tls-server-name", "wrong.invalid"}),
+         {},
+         69},
         {"--tls-insecure", with({"--tls-insecure"}), {"SSL_CERT_FILE=/nonexistent"}, 0},
     };
     for (const auto& c : cases)

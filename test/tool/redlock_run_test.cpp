@@ -13,9 +13,9 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
-#include <utility>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace redlock::test;
@@ -41,7 +41,8 @@ TEST_CASE("redlock-run: COMMAND's status is passed through and no key remains", 
     CHECK(no_key_left(m, "job:status"));
 }
 
-TEST_CASE("redlock-run: with --wait 0 a held lock exits with the conflict status, leaving the holder's keys",
+TEST_CASE("redlock-run: with --wait 0 a held lock exits with the conflict status, leaving the "
+          "holder's keys",
           "[tool][live]")
 {
     local_masters m;
@@ -51,8 +52,10 @@ TEST_CASE("redlock-run: with --wait 0 a held lock exits with the conflict status
     tool_process run(run_args(m, {}, "job:held", sh("touch " + s.file("ran"))));
     CHECK(run.wait_exit(20s) == conflict);
     // Never silent: one line says why COMMAND did not run; --quiet leaves it out.
-    CHECK_THAT(run.error_output(), Catch::Contains("redlock-run: job:held is held by someone else, /bin/sh not run\n"));
-    tool_process custom(run_args(m, {"--conflict-exit-code", "3"}, "job:held", sh("touch " + s.file("ran"))));
+    CHECK_THAT(run.error_output(),
+               Catch::Contains("redlock-run: job:held is held by someone else, /bin/sh not run\n"));
+    tool_process custom(
+        run_args(m, {"--conflict-exit-code", "3"}, "job:held", sh("touch " + s.file("ran"))));
     CHECK(custom.wait_exit(20s) == 3);
     tool_process quiet(run_args(m, {"--quiet"}, "job:held", sh("touch " + s.file("ran"))));
     CHECK(quiet.wait_exit(20s) == conflict);
@@ -63,7 +66,8 @@ TEST_CASE("redlock-run: with --wait 0 a held lock exits with the conflict status
     CHECK(still_elsewhere(m, "job:held"));
 }
 
-TEST_CASE("redlock-run: two runs exclude each other, the second waiting for the first's release", "[tool][live]")
+TEST_CASE("redlock-run: two runs exclude each other, the second waiting for the first's release",
+          "[tool][live]")
 {
     local_masters m;
     scratch s;
@@ -91,11 +95,14 @@ TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the
     // Starts redlock-run with --ttl 3s (extended every second) and `kill_after`; once COMMAND
     // has started (and `ready` exists), overwrites the key on 3 of the 5 masters. Returns
     // when the take-over happened.
-    auto start_and_steal = [&](const std::string& kill_after, const std::string& script, const std::string& ready) {
-        auto run = std::make_unique<tool_process>(
-            run_args(m, {"--ttl", "3s", "--kill-after", kill_after}, "job:stolen",
-                     sh("echo $$ > " + s.file("pid") + "\n" + script + "\ntouch " + started + "\nwait")));
-        REQUIRE(eventually([&] { return s.exists("started") && s.exists(ready) && pid_in(s.file("pid")) > 1; }, 20s));
+    auto start_and_steal = [&](const std::string& kill_after, const std::string& script,
+                               const std::string& ready) {
+        auto run = std::make_unique<tool_process>(run_args(
+            m, {"--ttl", "3s", "--kill-after", kill_after}, "job:stolen",
+            sh("echo $$ > " + s.file("pid") + "\n" + script + "\ntouch " + started + "\nwait")));
+        REQUIRE(eventually(
+            [&] { return s.exists("started") && s.exists(ready) && pid_in(s.file("pid")) > 1; },
+            20s));
         return run;
     };
     // COMMAND and its child both ignore SIGTERM (the child would run for 30 s).
@@ -112,7 +119,8 @@ TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the
             m.command(i, {"SET", "job:stolen", "thief"});
         return std::chrono::steady_clock::now();
     };
-    const std::string lost_line = "redlock-run: lost the lock on job:stolen \\(.+\\): stopping /bin/sh";
+    const std::string lost_line =
+        "redlock-run: lost the lock on job:stolen \\(.+\\): stopping /bin/sh";
     const std::string kill_line = "redlock-run: /bin/sh did not stop in time: SIGKILL";
 
     SECTION("COMMAND stops on SIGTERM, sent at once and followed by SIGCONT, to the whole group")
@@ -121,14 +129,16 @@ TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the
         // exit sets off the SIGKILL of what is left); a second child ignores it and would run
         // for 30 s. The group is stopped (SIGSTOP) before the take-over: only the SIGCONT after
         // the SIGTERM lets the traps run. --kill-after is longer than the test.
-        auto run = start_and_steal(
-            "30s",
-            "trap 'echo leader >> " + got + "; wait $child; exit 3' TERM\n"
-            "sh -c 'trap \"echo child >> " + got + "; exit 0\" TERM; touch " + s.file("child") +
-                "; while :; do sleep 0.05; done' >/dev/null 2>&1 &\n"
-            "child=$!\n"
-            "sh -c 'trap \"\" TERM; echo $$ > " + s.file("straggler") + "; exec sleep 30' >/dev/null 2>&1 &",
-            "child");
+        auto run = start_and_steal("30s",
+                                   "trap 'echo leader >> " + got +
+                                       "; wait $child; exit 3' TERM\n"
+                                       "sh -c 'trap \"echo child >> " +
+                                       got + "; exit 0\" TERM; touch " + s.file("child") +
+                                       "; while :; do sleep 0.05; done' >/dev/null 2>&1 &\n"
+                                       "child=$!\n"
+                                       "sh -c 'trap \"\" TERM; echo $$ > " +
+                                       s.file("straggler") + "; exec sleep 30' >/dev/null 2>&1 &",
+                                   "child");
         REQUIRE(eventually([&] { return pid_in(s.file("straggler")) > 1; }, 20s));
         const pid_t leader = pid_in(s.file("pid")), straggler = pid_in(s.file("straggler"));
         ::kill(-leader, SIGSTOP);
@@ -136,8 +146,11 @@ TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the
         const auto stolen_at = steal();
         // Noticed at the next extension, TTL/3 after the previous one: within 1 s, + 1 s of
         // margin. A runner that never extended would see the loss ~3 s after acquiring.
-        REQUIRE(eventually([&] { return read_text(got) == "child\nleader\n" || read_text(got) == "leader\nchild\n"; },
-                           20s));
+        REQUIRE(eventually(
+            [&] {
+                return read_text(got) == "child\nleader\n" || read_text(got) == "leader\nchild\n";
+            },
+            20s));
         CHECK(seconds_since(stolen_at) < 2.0);
         CHECK(run->wait_exit(20s) == lock_lost);  // COMMAND exited 3
         // The straggler got SIGKILL once COMMAND had exited, before the release: gone by the
@@ -149,7 +162,8 @@ TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the
         if (!process_gone(straggler))
             ::kill(straggler, SIGKILL);
     }
-    SECTION("COMMAND and its child ignore SIGTERM: SIGKILL to the group at the validity left, before the TTL")
+    SECTION("COMMAND and its child ignore SIGTERM: SIGKILL to the group at the validity left, "
+            "before the TTL")
     {
         auto [run, child] = start_deaf("30s");
         const auto stolen_at = steal();
@@ -193,7 +207,8 @@ TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the
     CHECK(m.command(4, {"EXISTS", "job:stolen"}) == ":0\r\n");
 }
 
-TEST_CASE("redlock-run: --max-hold stops COMMAND with SIGTERM while the lock is still held, then releases it and exits 79",
+TEST_CASE("redlock-run: --max-hold stops COMMAND with SIGTERM while the lock is still held, then "
+          "releases it and exits 79",
           "[tool][live]")
 {
     local_masters m;
@@ -201,9 +216,12 @@ TEST_CASE("redlock-run: --max-hold stops COMMAND with SIGTERM while the lock is 
     auto started = s.file("started"), got_term = s.file("got-term"), may_exit = s.file("may-exit");
     // A 10 s TTL and a 1 s --max-hold: COMMAND must get SIGTERM while the keys are still on the
     // masters (not when they expire), and it may take its time to stop: it waits for the test.
-    tool_process run(run_args(m, {"--ttl", "10s", "--max-hold", "1s", "--kill-after", "30s"}, "job:bounded",
-                              sh("trap 'touch " + got_term + "; while [ ! -e " + may_exit + " ]; do sleep 0.05; done; exit 3' TERM; "
-                                 "touch " + started + "; sleep 30 & wait")));
+    tool_process run(run_args(m, {"--ttl", "10s", "--max-hold", "1s", "--kill-after", "30s"},
+                              "job:bounded",
+                              sh("trap 'touch " + got_term + "; while [ ! -e " + may_exit +
+                                 " ]; do sleep 0.05; done; exit 3' TERM; "
+                                 "touch " +
+                                 started + "; sleep 30 & wait")));
     REQUIRE(eventually([&] { return std::ifstream(started).good(); }, 20s));
     REQUIRE(eventually([&] { return std::ifstream(got_term).good(); }, 20s));
     // SIGTERM came, and the lock is still held on every master: COMMAND has the rest of the
@@ -218,21 +236,22 @@ TEST_CASE("redlock-run: --max-hold stops COMMAND with SIGTERM while the lock is 
     CHECK(no_key_left(m, "job:bounded"));
 }
 
-
 // cli.md: on a loss or at --max-hold, COMMAND's whole process group is stopped before the lock
 // goes to others; a child that ignores SIGTERM does not outlive COMMAND's own exit.
 // cli.md, "Options" (--max-hold): at D the extensions stop and COMMAND gets SIGTERM; one that
 // does not stop gets SIGKILL before the validity left runs out (--kill-after is longer).
-TEST_CASE("redlock-run: at --max-hold the extensions stop, SIGTERM comes then, and SIGKILL before the validity ends",
+TEST_CASE("redlock-run: at --max-hold the extensions stop, SIGTERM comes then, and SIGKILL before "
+          "the validity ends",
           "[tool][live]")
 {
     local_masters m;
     scratch s;
     // --ttl 2s (extended every ~0.67 s), --max-hold 1s. The trap only records the SIGTERM: the
     // loop goes on, as a COMMAND that does not stop would.
-    tool_process run(run_args(m, {"--ttl", "2s", "--max-hold", "1s", "--kill-after", "30s"}, "job:maxhold",
-                              sh("trap 'touch " + s.file("got-term") + "' TERM; touch " + s.file("started") +
-                                 "; while :; do sleep 0.05; done")));
+    tool_process run(run_args(m, {"--ttl", "2s", "--max-hold", "1s", "--kill-after", "30s"},
+                              "job:maxhold",
+                              sh("trap 'touch " + s.file("got-term") + "' TERM; touch " +
+                                 s.file("started") + "; while :; do sleep 0.05; done")));
     REQUIRE(eventually([&] { return s.exists("started"); }, 20s));
     const auto started_at = std::chrono::steady_clock::now();
     REQUIRE(eventually([&] { return s.exists("got-term"); }, 20s));
@@ -254,16 +273,21 @@ TEST_CASE("redlock-run: at --max-hold the extensions stop, SIGTERM comes then, a
         CHECK(pttl(m, i, "job:maxhold") <= left[i] - 700);
     }
     // SIGKILL by the validity end, which comes before the keys' expiry (term_at + left).
-    const auto expiry = term_at + std::chrono::milliseconds(*std::min_element(left.begin(), left.end()));
+    const auto expiry =
+        term_at + std::chrono::milliseconds(*std::min_element(left.begin(), left.end()));
     CHECK(run.wait_exit(20s) == lock_lost);
     CHECK(std::chrono::steady_clock::now() < expiry + 200ms);
     const auto err = run.error_output();
-    CHECK(count_lines(err, R"(redlock-run: held job:maxhold for --max-hold \(1\.000 s\): stopping /bin/sh)") == 1);
+    CHECK(count_lines(
+              err,
+              R"(redlock-run: held job:maxhold for --max-hold \(1\.000 s\): stopping /bin/sh)") ==
+          1);
     CHECK(count_lines(err, "redlock-run: /bin/sh did not stop in time: SIGKILL") == 1);
     CHECK(no_key_left(m, "job:maxhold"));
 }
 
-TEST_CASE("redlock-run: --max-hold leaves no process of COMMAND's group behind, even one that ignores SIGTERM",
+TEST_CASE("redlock-run: --max-hold leaves no process of COMMAND's group behind, even one that "
+          "ignores SIGTERM",
           "[tool][live]")
 {
     local_masters m;
@@ -271,8 +295,9 @@ TEST_CASE("redlock-run: --max-hold leaves no process of COMMAND's group behind, 
     auto child = s.file("child");
     // COMMAND (the group's leader) exits at SIGTERM; its child ignores SIGTERM (as does the
     // sleep it runs) and would run for 30 s.
-    tool_process run(run_args(m, {"--ttl", "10s", "--max-hold", "1s", "--kill-after", "30s"}, "job:stragglers",
-                              sh("sh -c 'trap \"\" TERM; sleep 30' & echo $! > " + child + "; wait")));
+    tool_process run(
+        run_args(m, {"--ttl", "10s", "--max-hold", "1s", "--kill-after", "30s"}, "job:stragglers",
+                 sh("sh -c 'trap \"\" TERM; sleep 30' & echo $! > " + child + "; wait")));
     REQUIRE(eventually([&] { return !read_text(child).empty(); }, 20s));
     const auto pid = static_cast<pid_t>(std::stol(read_text(child)));
     CHECK(run.wait_exit(20s) == lock_lost);
@@ -314,7 +339,8 @@ struct adopt_orphans
 // cli.md, "When redlock-run itself dies": the guard, in a process group of its own and deaf to
 // SIGINT, SIGTERM and SIGHUP, sends COMMAND's group SIGTERM and SIGCONT at once, then SIGKILL
 // at the validity end that the last extension set, or after --kill-after if that comes first.
-TEST_CASE("redlock-run: killed itself (SIGKILL), it leaves no COMMAND running: SIGTERM at once, SIGKILL by the validity end",
+TEST_CASE("redlock-run: killed itself (SIGKILL), it leaves no COMMAND running: SIGTERM at once, "
+          "SIGKILL by the validity end",
           "[tool][live]")
 {
     local_masters m;
@@ -336,21 +362,26 @@ TEST_CASE("redlock-run: killed itself (SIGKILL), it leaves no COMMAND running: S
     auto start = [&](std::vector<std::string> options, const std::string& script) {
         run = std::make_unique<tool_process>(
             run_args(m, std::move(options), "job:orphan",
-                     sh("echo $$ > " + s.file("pid") + "\n" + script + "\ntouch " + s.file("started") + "\nwait")));
-        REQUIRE(eventually([&] { return s.exists("started") && pid_in(s.file("child")) > 1; }, 20s));
+                     sh("echo $$ > " + s.file("pid") + "\n" + script + "\ntouch " +
+                        s.file("started") + "\nwait")));
+        REQUIRE(
+            eventually([&] { return s.exists("started") && pid_in(s.file("child")) > 1; }, 20s));
         command = pid_in(s.file("pid"));
         REQUIRE(command > 1);
         return std::pair(command, pid_in(s.file("child")));
     };
 
-    SECTION("COMMAND's whole group gets SIGTERM and SIGCONT at once from a guard in a group of its own")
+    SECTION(
+        "COMMAND's whole group gets SIGTERM and SIGCONT at once from a guard in a group of its own")
     {
         // --kill-after and the TTL are longer than the test: only the guard's SIGTERM at once
         // can stop COMMAND in time, and only its SIGCONT lets the stopped group's traps run.
         auto [leader, child] = start({"--ttl", "30s", "--kill-after", "30s"},
-                                     "trap 'echo leader >> " + got + "; exit 3' TERM\n"
-                                     "sh -c 'trap \"echo child >> " + got + "; exit 0\" TERM; echo $$ > " +
-                                         s.file("child") + "; while :; do sleep 0.05; done' >/dev/null 2>&1 &");
+                                     "trap 'echo leader >> " + got +
+                                         "; exit 3' TERM\n"
+                                         "sh -c 'trap \"echo child >> " +
+                                         got + "; exit 0\" TERM; echo $$ > " + s.file("child") +
+                                         "; while :; do sleep 0.05; done' >/dev/null 2>&1 &");
         // The guard: redlock-run's other child, leading its own process group, ignoring the
         // signals that a Ctrl-C or a kill of redlock-run's group would send.
         std::vector<pid_t> guards;
@@ -371,8 +402,11 @@ TEST_CASE("redlock-run: killed itself (SIGKILL), it leaves no COMMAND running: S
         const auto killed_at = std::chrono::steady_clock::now();
         run->signal(SIGKILL);
         CHECK(run->wait_exit(20s) == 128 + SIGKILL);
-        CHECK(eventually([&] { return read_text(got) == "leader\nchild\n" || read_text(got) == "child\nleader\n"; },
-                         5s));
+        CHECK(eventually(
+            [&] {
+                return read_text(got) == "leader\nchild\n" || read_text(got) == "child\nleader\n";
+            },
+            5s));
         CHECK(seconds_since(killed_at) < 1.5);  // at once: 30 s was the next deadline
         CHECK(eventually(
             [&, leader = leader, child = child] {
@@ -387,7 +421,8 @@ TEST_CASE("redlock-run: killed itself (SIGKILL), it leaves no COMMAND running: S
             },
             1s));
     }
-    SECTION("COMMAND ignores SIGTERM: SIGKILL at the validity end the last extension set, although --kill-after is longer")
+    SECTION("COMMAND ignores SIGTERM: SIGKILL at the validity end the last extension set, although "
+            "--kill-after is longer")
     {
         // --ttl 2s: extended every ~0.67 s. redlock-run is killed after its second extension,
         // so the validity end the guard knows is ~1.3 s later than the first one.
@@ -395,7 +430,9 @@ TEST_CASE("redlock-run: killed itself (SIGKILL), it leaves no COMMAND running: S
                                      "trap '' TERM\nsh -c 'echo $$ > " + s.file("child") +
                                          "; exec sleep 30' >/dev/null 2>&1 &");
         const auto started_at = std::chrono::steady_clock::now();
-        REQUIRE(eventually([&] { return count_lines(run->error_output(), "redlock-run: extended: .*") >= 2; }, 20s));
+        REQUIRE(eventually(
+            [&] { return count_lines(run->error_output(), "redlock-run: extended: .*") >= 2; },
+            20s));
         const auto left = std::chrono::milliseconds(pttl(m, 0, "job:orphan"));
         const auto killed_at = std::chrono::steady_clock::now();
         run->signal(SIGKILL);
@@ -419,12 +456,15 @@ TEST_CASE("redlock-run: killed itself (SIGKILL), it leaves no COMMAND running: S
 }
 
 // cli.md, "What it leaves alone": a normal exit dismisses the guard, which then signals nothing.
-TEST_CASE("redlock-run: a normal exit dismisses the guard: what COMMAND left in the background runs on", "[tool][live]")
+TEST_CASE(
+    "redlock-run: a normal exit dismisses the guard: what COMMAND left in the background runs on",
+    "[tool][live]")
 {
     local_masters m;
     scratch s;
-    tool_process run(run_args(m, {}, "job:background",
-                              sh("sleep 5 >/dev/null 2>&1 & echo $! > " + s.file("bg") + "; exit 0")));
+    tool_process run(
+        run_args(m, {}, "job:background",
+                 sh("sleep 5 >/dev/null 2>&1 & echo $! > " + s.file("bg") + "; exit 0")));
     CHECK(run.wait_exit(20s) == 0);
     const pid_t bg = pid_in(s.file("bg"));
     REQUIRE(bg > 1);
@@ -439,7 +479,9 @@ TEST_CASE("redlock-run: a normal exit dismisses the guard: what COMMAND left in 
 // child runs in the foreground (a background one would start with SIGINT ignored), and the
 // leader's trap runs only once the child has exited: if the signal reached the leader alone,
 // the run would not end.
-TEST_CASE("redlock-run: SIGTERM, SIGINT and SIGHUP reach COMMAND, and the lock is released after it exits", "[tool][live]")
+TEST_CASE("redlock-run: SIGTERM, SIGINT and SIGHUP reach COMMAND, and the lock is released after "
+          "it exits",
+          "[tool][live]")
 {
     local_masters m;
     scratch s;
@@ -447,9 +489,11 @@ TEST_CASE("redlock-run: SIGTERM, SIGINT and SIGHUP reach COMMAND, and the lock i
     int signo = GENERATE(SIGTERM, SIGINT, SIGHUP);
 
     tool_process run(run_args(m, {}, "job:signal",
-                              sh("trap 'echo leader >> " + got + "; exit 3' TERM INT HUP\n"
-                                 "sh -c 'trap \"echo child >> " + got + "; exit 0\" TERM INT HUP; touch " +
-                                 s.file("started") + "; while :; do sleep 0.05; done'")));
+                              sh("trap 'echo leader >> " + got +
+                                 "; exit 3' TERM INT HUP\n"
+                                 "sh -c 'trap \"echo child >> " +
+                                 got + "; exit 0\" TERM INT HUP; touch " + s.file("started") +
+                                 "; while :; do sleep 0.05; done'")));
     REQUIRE(eventually([&] { return s.exists("started"); }, 20s));
     run.signal(signo);
     CHECK(run.wait_exit(20s) == 3);
@@ -457,7 +501,8 @@ TEST_CASE("redlock-run: SIGTERM, SIGINT and SIGHUP reach COMMAND, and the lock i
     CHECK(no_key_left(m, "job:signal"));
 }
 
-TEST_CASE("redlock-run: a signal while waiting for a held lock ends the wait and takes nothing", "[tool][live]")
+TEST_CASE("redlock-run: a signal while waiting for a held lock ends the wait and takes nothing",
+          "[tool][live]")
 {
     local_masters m;
     hold_elsewhere(m, "job:busy");
@@ -487,7 +532,8 @@ TEST_CASE("redlock-run: a signal while waiting for a held lock ends the wait and
 
 // cli.md, "Signals": a signal while acquiring ends the acquisition and takes nothing, even when
 // an attempt in flight has set our key on some masters and a paused master has our SET queued.
-TEST_CASE("redlock-run: a signal in the middle of an attempt takes nothing, on any master", "[tool][live]")
+TEST_CASE("redlock-run: a signal in the middle of an attempt takes nothing, on any master",
+          "[tool][live]")
 {
     local_masters m;
     const std::string key = "job:midway";
@@ -501,7 +547,8 @@ TEST_CASE("redlock-run: a signal in the middle of an attempt takes nothing, on a
     const auto set_at = std::chrono::steady_clock::now();
     tool_process run(run_args(m, {"-v", "--wait", "60s"}, key, {"true"}));
     auto tracking = [&](std::size_t i) {
-        return count_lines(m.command(i, {"CLIENT", "LIST", "TYPE", "normal"}), ".*name=redlock-run.*flags=t .*") > 0;
+        return count_lines(m.command(i, {"CLIENT", "LIST", "TYPE", "normal"}),
+                           ".*name=redlock-run.*flags=t .*") > 0;
     };
     REQUIRE(eventually([&] { return tracking(0) || tracking(1); }, 20s));
     m.pause(2);
@@ -535,14 +582,16 @@ TEST_CASE("redlock-run: a signal in the middle of an attempt takes nothing, on a
     }
 }
 
-TEST_CASE("redlock-run: --fencing gives COMMAND a token that grows with each holder", "[tool][live]")
+TEST_CASE("redlock-run: --fencing gives COMMAND a token that grows with each holder",
+          "[tool][live]")
 {
     local_masters m;
     scratch s;
     auto out = s.file("tokens");
     for (int i = 0; i < 2; ++i)
     {
-        tool_process run(run_args(m, {"--fencing"}, "job:fenced", sh("echo $REDLOCK_FENCING_TOKEN >> " + out)));
+        tool_process run(
+            run_args(m, {"--fencing"}, "job:fenced", sh("echo $REDLOCK_FENCING_TOKEN >> " + out)));
         CHECK(run.wait_exit(20s) == 0);
     }
     unsigned long first = 0, second = 0;
@@ -553,7 +602,8 @@ TEST_CASE("redlock-run: --fencing gives COMMAND a token that grows with each hol
     // COMMAND gets redlock-run's environment; the token replaces an inherited one, and
     // without --fencing there is none.
     const auto env = s.file("env");
-    const std::string show = "echo \"${REDLOCK_FENCING_TOKEN-none} ${PASSED_THROUGH-none}\" >> " + env;
+    const std::string show =
+        "echo \"${REDLOCK_FENCING_TOKEN-none} ${PASSED_THROUGH-none}\" >> " + env;
     tool_process inherited(run_args(m, {"--fencing"}, "job:fenced", sh(show)),
                            {"REDLOCK_FENCING_TOKEN=stale", "PASSED_THROUGH=yes"});
     CHECK(inherited.wait_exit(20s) == 0);
@@ -567,9 +617,11 @@ TEST_CASE("redlock-run: --fencing gives COMMAND a token that grows with each hol
     CHECK(std::string(rest) == "none yes");
 }
 
-TEST_CASE("redlock-run: a password from a file or the environment, never from the command line", "[tool][live]")
+TEST_CASE("redlock-run: a password from a file or the environment, never from the command line",
+          "[tool][live]")
 {
-    local_masters m({.count = 3, .extra_config = {"requirepass s3cret-pw"}, .admin_password = "s3cret-pw"});
+    local_masters m(
+        {.count = 3, .extra_config = {"requirepass s3cret-pw"}, .admin_password = "s3cret-pw"});
     scratch s;
     auto pw = s.file("password");
     std::ofstream(pw) << "s3cret-pw\n";
@@ -583,21 +635,23 @@ TEST_CASE("redlock-run: a password from a file or the environment, never from th
     tool_process none(run_args(m, {}, "job:auth", {"true"}));
     CHECK(none.wait_exit(20s) == 69);
 
-    std::vector<std::string> in_argv{REDLOCK_RUN_PATH, "--master",
-                                     "redis://:s3cret-pw@127.0.0.1:" + std::to_string(m.port(0)), "job:auth", "--",
-                                     "true"};
+    std::vector<std::string> in_argv{
+        REDLOCK_RUN_PATH, "--master", "redis://:s3cret-pw@127.0.0.1:" + std::to_string(m.port(0)),
+        "job:auth",       "--",       "true"};
     tool_process refused(in_argv);
     CHECK(refused.wait_exit(20s) == 64);
-    CHECK_THAT(refused.error_output(), Catch::Contains("--password-file") && !Catch::Contains("s3cret"));
+    CHECK_THAT(refused.error_output(),
+               Catch::Contains("--password-file") && !Catch::Contains("s3cret"));
     CHECK(no_key_left(m, "job:auth"));
 }
 
-TEST_CASE("redlock-run: a master that can lose lock keys is named on stderr once, without --verbose",
-          "[tool][live]")
+TEST_CASE(
+    "redlock-run: a master that can lose lock keys is named on stderr once, without --verbose",
+    "[tool][live]")
 {
     local_masters m({.count = 3,
-                     .extra_config = {"requirepass s3cret-pw", "maxmemory 100mb", "maxmemory-policy allkeys-lru",
-                                      "appendonly yes"},
+                     .extra_config = {"requirepass s3cret-pw", "maxmemory 100mb",
+                                      "maxmemory-policy allkeys-lru", "appendonly yes"},
                      .admin_password = "s3cret-pw"});
     scratch s;
     auto pw = s.file("password");
@@ -606,10 +660,12 @@ TEST_CASE("redlock-run: a master that can lose lock keys is named on stderr once
     tool_process run(run_args(m, {"--password-file", pw}, "job:evicting", {"true"}));
     CHECK(run.wait_exit(20s) == 0);
     const auto err = run.error_output();
-    CHECK_THAT(err, Catch::Contains("warning: master 0 (redis://") && Catch::Contains("eviction can drop lock keys") &&
+    CHECK_THAT(err, Catch::Contains("warning: master 0 (redis://") &&
+                        Catch::Contains("eviction can drop lock keys") &&
                         !Catch::Contains("s3cret") && !Catch::Contains("persistence"));
     std::size_t lines = 0;
-    for (auto at = err.find("eviction can drop"); at != std::string::npos; at = err.find("eviction can drop", at + 1))
+    for (auto at = err.find("eviction can drop"); at != std::string::npos;
+         at = err.find("eviction can drop", at + 1))
         ++lines;
     CHECK(lines == 3);
     CHECK(no_key_left(m, "job:evicting"));

@@ -9,10 +9,10 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
-#include <chrono>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -44,8 +44,10 @@ struct scratch
 };
 
 // redlock-run --master URI... OPTIONS RESOURCE -- COMMAND.
-inline std::vector<std::string> run_args(const std::vector<std::string>& masters, const std::vector<std::string>& options,
-                                         const std::string& resource, const std::vector<std::string>& command)
+inline std::vector<std::string> run_args(const std::vector<std::string>& masters,
+                                         const std::vector<std::string>& options,
+                                         const std::string& resource,
+                                         const std::vector<std::string>& command)
 {
     std::vector<std::string> args{REDLOCK_RUN_PATH};
     for (const auto& uri : masters)
@@ -60,16 +62,15 @@ inline std::vector<std::string> run_args(const std::vector<std::string>& masters
     return args;
 }
 
-inline std::vector<std::string> run_args(const local_masters& m, const std::vector<std::string>& options,
-                                         const std::string& resource, const std::vector<std::string>& command)
+inline std::vector<std::string> run_args(const local_masters& m,
+                                         const std::vector<std::string>& options,
+                                         const std::string& resource,
+                                         const std::vector<std::string>& command)
 {
     return run_args(m.uris(), options, resource, command);
 }
 
-inline std::vector<std::string> sh(const std::string& script)
-{
-    return {"/bin/sh", "-c", script};
-}
+inline std::vector<std::string> sh(const std::string& script) { return {"/bin/sh", "-c", script}; }
 
 // Another owner holds `key` on masters [first, last).
 inline void hold_elsewhere(const local_masters& m, const std::string& key, std::size_t first = 0,
@@ -143,7 +144,8 @@ inline std::size_t count_lines(const std::string& text, const std::string& patte
 }
 
 // The lines that match none of `patterns`: what a test did not expect redlock-run to print.
-inline std::vector<std::string> unexpected_lines(const std::string& text, const std::vector<std::string>& patterns)
+inline std::vector<std::string> unexpected_lines(const std::string& text,
+                                                 const std::vector<std::string>& patterns)
 {
     std::vector<std::regex> res;
     for (const auto& p : patterns)
@@ -165,7 +167,9 @@ inline char process_state(pid_t pid)
 {
     const auto stat = read_text("/proc/" + std::to_string(pid) + "/stat");
     const auto close_paren = stat.rfind(')');
-    return close_paren == std::string::npos || close_paren + 2 >= stat.size() ? '?' : stat[close_paren + 2];
+    return close_paren == std::string::npos || close_paren + 2 >= stat.size()
+               ? '?'
+               : stat[close_paren + 2];
 }
 
 // The fields of /proc/PID/stat after the command's name: [0] state, [1] ppid, [2] pgrp, ...
@@ -211,9 +215,8 @@ inline bool ignores(pid_t pid, int signo)
 }
 
 // When `needle` appeared on the process's stderr (polled every 10 ms), or nullopt after `bound`.
-inline std::optional<std::chrono::steady_clock::time_point> when_printed(const tool_process& run,
-                                                                         const std::string& needle,
-                                                                         std::chrono::milliseconds bound)
+inline std::optional<std::chrono::steady_clock::time_point> when_printed(
+    const tool_process& run, const std::string& needle, std::chrono::milliseconds bound)
 {
     if (!eventually([&] { return run.error_output().find(needle) != std::string::npos; }, bound))
         return std::nullopt;

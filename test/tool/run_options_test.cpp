@@ -72,7 +72,8 @@ TEST_CASE("redlock-run: durations take a unit, a bare number is seconds", "[tool
 
 TEST_CASE("redlock-run: the defaults and the command after --", "[tool]")
 {
-    auto r = parse({"--master", "redis://127.0.0.1:7000", "job", "--", "make", "--jobs", "2", "--", "x"});
+    auto r = parse(
+        {"--master", "redis://127.0.0.1:7000", "job", "--", "make", "--jobs", "2", "--", "x"});
     REQUIRE(r.options);
     CHECK(r.options->resource == "job");
     CHECK(r.options->command == std::vector<std::string>{"make", "--jobs", "2", "--", "x"});
@@ -95,7 +96,8 @@ TEST_CASE("redlock-run: the defaults and the command after --", "[tool]")
     CHECK(hold.max_hold == 0ms);
     CHECK(hold.extend_before == 20s);
     CHECK(hold.max_extensions == 0U);
-    auto bounded = parse({"--master", "redis://127.0.0.1:7000", "--max-hold", "5m", "--ttl", "3s", "job", "--", "true"});
+    auto bounded = parse({"--master", "redis://127.0.0.1:7000", "--max-hold", "5m", "--ttl", "3s",
+                          "job", "--", "true"});
     REQUIRE(bounded.options);
     CHECK(make_hold_options(*bounded.options).max_hold == 300s);
     CHECK(make_hold_options(*bounded.options).extend_before == 2s);
@@ -117,14 +119,18 @@ TEST_CASE("redlock-run: bad arguments exit 64 with a message", "[tool]")
         {{"--master", "redis://h", "--", "true"}, "RESOURCE"},
         {{"--master", "redis://h", "a", "b", "--", "true"}, "one RESOURCE"},
         {{"--master", "redis://h", "--ttl", "0", "job", "--", "true"}, "--ttl must be more than 0"},
-        {{"--master", "redis://h", "--wait", "soon", "job", "--", "true"}, "--wait: \"soon\" is not a duration"},
-        {{"--master", "redis://h", "--conflict-exit-code", "256", "job", "--", "true"}, "conflict-exit-code"},
+        {{"--master", "redis://h", "--wait", "soon", "job", "--", "true"},
+         "--wait: \"soon\" is not a duration"},
+        {{"--master", "redis://h", "--conflict-exit-code", "256", "job", "--", "true"},
+         "conflict-exit-code"},
         {{"--master", "redis://h", "--no-such", "job", "--", "true"}, "--no-such"},
         {{"--master", "http://h", "job", "--", "true"}, "scheme"},
-        {{"--master", "redis-cluster://h:7000", "--cluster-replica-acks", "17", "job", "--", "true"},
+        {{"--master", "redis-cluster://h:7000", "--cluster-replica-acks", "17", "job", "--",
+          "true"},
          "--cluster-replica-acks"},
         {{"--master", "redis://h", "--cluster-replica-acks", "1", "job", "--", "true"},
-         "--cluster-replica-acks applies to Redis Cluster masters (redis-cluster://, rediss-cluster://), and "
+         "--cluster-replica-acks applies to Redis Cluster masters (redis-cluster://, "
+         "rediss-cluster://), and "
          "--master names none"},
     };
     for (const auto& c : cases)
@@ -143,24 +149,28 @@ TEST_CASE("redlock-run: --help and --version print to stdout and exit 0", "[tool
     CHECK_FALSE(h.options);
     CHECK(h.exit_code == 0);
     CHECK(h.to_stdout);
-    CHECK_THAT(h.message, Catch::StartsWith("Usage: redlock-run [OPTIONS] RESOURCE -- COMMAND [ARG...]\n") &&
-                              Catch::Contains("--conflict-exit-code") && !Catch::Contains("Usage: redlock-run [OPTIONS] RESOURCE\n"));
+    CHECK_THAT(h.message,
+               Catch::StartsWith("Usage: redlock-run [OPTIONS] RESOURCE -- COMMAND [ARG...]\n") &&
+                   Catch::Contains("--conflict-exit-code") &&
+                   !Catch::Contains("Usage: redlock-run [OPTIONS] RESOURCE\n"));
     auto v = parse({"--version"});
     CHECK(v.exit_code == 0);
     CHECK_THAT(v.message, Catch::StartsWith("redlock-run "));
 }
 
-TEST_CASE("redlock-run: REDLOCK_MASTERS keeps the comma-separated seeds of a cluster URI together", "[tool]")
+TEST_CASE("redlock-run: REDLOCK_MASTERS keeps the comma-separated seeds of a cluster URI together",
+          "[tool]")
 {
     fake_environment env;
     env.vars["REDLOCK_MASTERS"] =
-        "redis-cluster://a:7000,b:7001, redis://s1,REDISS-CLUSTER://:pw@c:7000,[::1]:7001,d:7002 redis://s2";
+        "redis-cluster://a:7000,b:7001, redis://s1,REDISS-CLUSTER://:pw@c:7000,[::1]:7001,d:7002 "
+        "redis://s2";
     auto r = parse({"job", "--", "true"}, env);
     INFO(r.message);
     REQUIRE(r.options);
-    CHECK(r.options->masters == std::vector<std::string>{"redis-cluster://a:7000,b:7001", "redis://s1",
-                                                         "REDISS-CLUSTER://:pw@c:7000,[::1]:7001,d:7002",
-                                                         "redis://s2"});
+    CHECK(r.options->masters ==
+          std::vector<std::string>{"redis-cluster://a:7000,b:7001", "redis://s1",
+                                   "REDISS-CLUSTER://:pw@c:7000,[::1]:7001,d:7002", "redis://s2"});
     // A schemeless item after a plain URI is an item of its own, and not a URI.
     env.vars["REDLOCK_MASTERS"] = "redis://s1,e:1";
     auto bad = parse({"job", "--", "true"}, env);
@@ -168,32 +178,37 @@ TEST_CASE("redlock-run: REDLOCK_MASTERS keeps the comma-separated seeds of a clu
     CHECK_THAT(bad.message, Catch::Contains("master 1: missing or malformed scheme"));
 }
 
-TEST_CASE("redlock-run: masters from --master, else --masters-file, else REDLOCK_MASTERS, else the default file",
+TEST_CASE("redlock-run: masters from --master, else --masters-file, else REDLOCK_MASTERS, else the "
+          "default file",
           "[tool]")
 {
     fake_environment env;
-    env.files["/etc/redlock/masters"] = "# the cluster's masters\nredis://d1:6379\n\n  redis://d2:6379  \nredis://d3\n";
+    env.files["/etc/redlock/masters"] =
+        "# the cluster's masters\nredis://d1:6379\n\n  redis://d2:6379  \nredis://d3\n";
     env.files["/srv/masters"] = "redis://f1\nredis://f2\nredis://f3\n";
     env.vars["REDLOCK_MASTERS"] = "redis://e1, redis://e2\tredis://e3";
 
-    auto from_flags = parse({"--master", "redis://m1", "--master", "redis://m2", "--masters-file", "/srv/masters",
-                             "job", "--", "true"},
+    auto from_flags = parse({"--master", "redis://m1", "--master", "redis://m2", "--masters-file",
+                             "/srv/masters", "job", "--", "true"},
                             env);
     REQUIRE(from_flags.options);
     CHECK(from_flags.options->masters == std::vector<std::string>{"redis://m1", "redis://m2"});
 
     auto from_file = parse({"--masters-file", "/srv/masters", "job", "--", "true"}, env);
     REQUIRE(from_file.options);
-    CHECK(from_file.options->masters == std::vector<std::string>{"redis://f1", "redis://f2", "redis://f3"});
+    CHECK(from_file.options->masters ==
+          std::vector<std::string>{"redis://f1", "redis://f2", "redis://f3"});
 
     auto from_env = parse({"job", "--", "true"}, env);
     REQUIRE(from_env.options);
-    CHECK(from_env.options->masters == std::vector<std::string>{"redis://e1", "redis://e2", "redis://e3"});
+    CHECK(from_env.options->masters ==
+          std::vector<std::string>{"redis://e1", "redis://e2", "redis://e3"});
 
     env.vars.erase("REDLOCK_MASTERS");
     auto from_default = parse({"job", "--", "true"}, env);
     REQUIRE(from_default.options);
-    CHECK(from_default.options->masters == std::vector<std::string>{"redis://d1:6379", "redis://d2:6379", "redis://d3"});
+    CHECK(from_default.options->masters ==
+          std::vector<std::string>{"redis://d1:6379", "redis://d2:6379", "redis://d3"});
 
     env.files.clear();
     auto none = parse({"job", "--", "true"}, env);
@@ -205,7 +220,8 @@ TEST_CASE("redlock-run: masters from --master, else --masters-file, else REDLOCK
     env.unreadable.insert("/etc/redlock/masters");
     auto denied = parse({"job", "--", "true"}, env);
     CHECK(denied.exit_code == exit_status::config);
-    CHECK_THAT(denied.message, Catch::Contains("/etc/redlock/masters: ") && Catch::Contains(std::strerror(EACCES)));
+    CHECK_THAT(denied.message,
+               Catch::Contains("/etc/redlock/masters: ") && Catch::Contains(std::strerror(EACCES)));
     env.unreadable.clear();
 
     auto missing = parse({"--masters-file", "/nope", "job", "--", "true"}, env);
@@ -218,7 +234,8 @@ TEST_CASE("redlock-run: masters from --master, else --masters-file, else REDLOCK
     CHECK_THAT(empty.message, Catch::Contains("names no master"));
 }
 
-TEST_CASE("redlock-run: a password is refused on the command line and never appears in a message", "[tool]")
+TEST_CASE("redlock-run: a password is refused on the command line and never appears in a message",
+          "[tool]")
 {
     auto r = parse({"--master", "redis://:hunter2@h:6379", "job", "--", "true"});
     CHECK_FALSE(r.options);
@@ -244,14 +261,16 @@ TEST_CASE("redlock-run: a password is refused on the command line and never appe
     CHECK_THAT(extra.message, !Catch::Contains("hunter2"));
 }
 
-TEST_CASE("redlock-run: the password from --password-file, else REDLOCK_PASSWORD, for URIs without one", "[tool]")
+TEST_CASE(
+    "redlock-run: the password from --password-file, else REDLOCK_PASSWORD, for URIs without one",
+    "[tool]")
 {
     fake_environment env;
     env.files["/run/secrets/redis"] = "from-file\nsecond line ignored\n";
     env.vars["REDLOCK_PASSWORD"] = "from-env";
 
-    auto file = parse({"--master", "redis://a", "--master", "rediss://b", "--password-file", "/run/secrets/redis",
-                       "--tls-ca-file", "/ca.pem", "job", "--", "true"},
+    auto file = parse({"--master", "redis://a", "--master", "rediss://b", "--password-file",
+                       "/run/secrets/redis", "--tls-ca-file", "/ca.pem", "job", "--", "true"},
                       env);
     REQUIRE(file.options);
     auto cfg = make_client_config(*file.options);
@@ -275,18 +294,20 @@ TEST_CASE("redlock-run: the password from --password-file, else REDLOCK_PASSWORD
     CHECK(own_cfg.master_configs[1].password == "from-env");
 
     env.files["/empty"] = "\nsecret on line 2\n";
-    auto empty = parse({"--master", "redis://a", "--password-file", "/empty", "job", "--", "true"}, env);
+    auto empty =
+        parse({"--master", "redis://a", "--password-file", "/empty", "job", "--", "true"}, env);
     CHECK(empty.exit_code == exit_status::config);
     CHECK_THAT(empty.message, Catch::Contains("first line is empty") && !Catch::Contains("secret"));
 
-    auto missing = parse({"--master", "redis://a", "--password-file", "/nope", "job", "--", "true"}, env);
+    auto missing =
+        parse({"--master", "redis://a", "--password-file", "/nope", "job", "--", "true"}, env);
     CHECK(missing.exit_code == exit_status::config);
 }
 
 TEST_CASE("redlock-run: the options reach the client's configuration", "[tool]")
 {
-    auto r = parse({"--master", "redis://a", "--ttl", "5s", "--wait", "1m", "--fencing", "--connect-timeout", "300ms",
-                    "--tls-insecure", "job", "--", "true"});
+    auto r = parse({"--master", "redis://a", "--ttl", "5s", "--wait", "1m", "--fencing",
+                    "--connect-timeout", "300ms", "--tls-insecure", "job", "--", "true"});
     REQUIRE(r.options);
     auto cfg = make_client_config(*r.options);
     CHECK(cfg.defaults.ttl == 5s);
@@ -296,8 +317,8 @@ TEST_CASE("redlock-run: the options reach the client's configuration", "[tool]")
     CHECK_FALSE(r.options->tls.verify_peer);
     CHECK(cfg.cluster_replica_acks == 0);
 
-    auto acks = parse({"--master", "redis://a", "--master", "redis-cluster://b:7000,c:7000", "--cluster-replica-acks",
-                       "2", "job", "--", "true"});
+    auto acks = parse({"--master", "redis://a", "--master", "redis-cluster://b:7000,c:7000",
+                       "--cluster-replica-acks", "2", "job", "--", "true"});
     REQUIRE(acks.options);
     CHECK(make_client_config(*acks.options).cluster_replica_acks == 2);
 }

@@ -33,7 +33,8 @@ TEST_CASE("supervisor: COMMAND's status is passed through, as a shell reports it
     CHECK_FALSE(s.child_exited(exited(0)).exit_with);
 }
 
-TEST_CASE("supervisor: a lost lock stops COMMAND: SIGTERM and SIGCONT now, SIGKILL before the keys expire",
+TEST_CASE("supervisor: a lost lock stops COMMAND: SIGTERM and SIGCONT now, SIGKILL before the keys "
+          "expire",
           "[tool]")
 {
     supervisor s(5s, lost_status);
@@ -65,7 +66,8 @@ TEST_CASE("supervisor: --kill-after bounds the grace when the keys have longer",
     CHECK(n.lock_lost(-5ms).kill_in == 0ms);
 }
 
-TEST_CASE("supervisor: COMMAND that stops on SIGTERM exits with the lost status, no SIGKILL", "[tool]")
+TEST_CASE("supervisor: COMMAND that stops on SIGTERM exits with the lost status, no SIGKILL",
+          "[tool]")
 {
     supervisor s(5s, lost_status);
     s.lock_lost(1000ms);

@@ -14,7 +14,8 @@
 
 namespace redlock::test {
 
-tool_process::tool_process(const std::vector<std::string>& argv, const std::vector<std::string>& env)
+tool_process::tool_process(const std::vector<std::string>& argv,
+                           const std::vector<std::string>& env)
 {
     char name[] = "/tmp/redlock-tool-stderr-XXXXXX";
     int fd = ::mkstemp(name);
@@ -77,10 +78,7 @@ std::optional<int> tool_process::wait_exit(std::chrono::milliseconds bound)
     return status;
 }
 
-std::string tool_process::error_output() const
-{
-    return read_text(stderr_file_);
-}
+std::string tool_process::error_output() const { return read_text(stderr_file_); }
 
 void tool_process::signal(int signo) const
 {

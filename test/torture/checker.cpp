@@ -36,12 +36,14 @@ std::string describe(const record& r, nanos origin)
 {
     std::string s = "p" + std::to_string(r.process) + "/w" + std::to_string(r.worker) + " token " +
                     std::string(token_of(r).substr(0, 8)) + "… ttl " + std::to_string(r.ttl_ms) +
-                    " ms: start " + ms_text(r.t_start, origin) + ", acquired " + ms_text(r.t_acquired, origin) +
-                    ", valid until " + ms_text(r.valid_until, origin);
+                    " ms: start " + ms_text(r.t_start, origin) + ", acquired " +
+                    ms_text(r.t_acquired, origin) + ", valid until " +
+                    ms_text(r.valid_until, origin);
     if (r.flags & flag_extend_tried)
         s += std::string(", extend ") + ((r.flags & flag_extend_ok) ? "ok" : "failed") + " at " +
              ms_text(r.t_extend, origin) + ".." + ms_text(r.t_extend_done, origin) +
-             ((r.flags & flag_extend_ok) ? " valid until " + ms_text(r.valid_until_ext, origin) : std::string());
+             ((r.flags & flag_extend_ok) ? " valid until " + ms_text(r.valid_until_ext, origin)
+                                         : std::string());
     s += ", release " + ms_text(r.t_release, origin);
     return s;
 }
@@ -84,12 +86,13 @@ std::map<std::uint32_t, std::vector<window>> by_resource(const std::vector<const
     for (const record* r : holds)
         windows_of(*r, keep_failed_extend, out[r->resource]);
     for (auto& [res, ws] : out)
-        std::sort(ws.begin(), ws.end(), [](const window& a, const window& b) { return a.from < b.from; });
+        std::sort(ws.begin(), ws.end(),
+                  [](const window& a, const window& b) { return a.from < b.from; });
     return out;
 }
 
-std::size_t count_overlaps(const std::map<std::uint32_t, std::vector<window>>& windows, nanos origin,
-                           std::vector<std::string>* details, nanos* min_gap)
+std::size_t count_overlaps(const std::map<std::uint32_t, std::vector<window>>& windows,
+                           nanos origin, std::vector<std::string>* details, nanos* min_gap)
 {
     std::size_t n = 0;
     for (const auto& [res, ws] : windows)
@@ -105,10 +108,12 @@ std::size_t count_overlaps(const std::map<std::uint32_t, std::vector<window>>& w
                 ++n;
                 if (details && details->size() < 20)
                     details->push_back("OVERLAP on resource " + std::to_string(res) + " for " +
-                                       ms_text(std::min(ws[i].to, ws[j].to) - ws[j].from, 0) + " ms:\n      " +
-                                       describe(*ws[i].r, origin) + "\n      " + describe(*ws[j].r, origin));
+                                       ms_text(std::min(ws[i].to, ws[j].to) - ws[j].from, 0) +
+                                       " ms:\n      " + describe(*ws[i].r, origin) + "\n      " +
+                                       describe(*ws[j].r, origin));
             }
-            if (min_gap && max_owner && token_of(*max_owner) != token_of(*ws[i].r) && ws[i].from >= max_end)
+            if (min_gap && max_owner && token_of(*max_owner) != token_of(*ws[i].r) &&
+                ws[i].from >= max_end)
             {
                 const nanos gap = ws[i].from - max_end;
                 if (*min_gap < 0 || gap < *min_gap)
@@ -149,7 +154,8 @@ void check_fencing(const std::vector<const record*>& holds, nanos origin, check_
     {
         res.fenced_holds += rs.size();
         auto by_acquired = rs;
-        std::sort(rs.begin(), rs.end(), [](const record* a, const record* b) { return a->t_start < b->t_start; });
+        std::sort(rs.begin(), rs.end(),
+                  [](const record* a, const record* b) { return a->t_start < b->t_start; });
         std::sort(by_acquired.begin(), by_acquired.end(),
                   [](const record* a, const record* b) { return a->t_acquired < b->t_acquired; });
         // Sweep B in order of start; `highest` is the largest token of the holds complete by then.
@@ -164,15 +170,18 @@ void check_fencing(const std::vector<const record*>& holds, nanos origin, check_
             {
                 ++res.fencing_order_errors;
                 if (res.details.size() < 20)
-                    res.details.push_back("FENCING: token " + std::to_string(b->fence) + " not above token " +
-                                          std::to_string(highest->fence) + " of a holder complete before it started:\n      " +
-                                          describe(*highest, origin) + "\n      " + describe(*b, origin));
+                    res.details.push_back("FENCING: token " + std::to_string(b->fence) +
+                                          " not above token " + std::to_string(highest->fence) +
+                                          " of a holder complete before it started:\n      " +
+                                          describe(*highest, origin) + "\n      " +
+                                          describe(*b, origin));
             }
         }
         std::sort(by_acquired.begin(), by_acquired.end(),
                   [](const record* a, const record* b) { return a->fence < b->fence; });
         for (std::size_t k = 1; k < by_acquired.size(); ++k)
-            if (by_acquired[k]->fence == by_acquired[k - 1]->fence && token_of(*by_acquired[k]) != token_of(*by_acquired[k - 1]))
+            if (by_acquired[k]->fence == by_acquired[k - 1]->fence &&
+                token_of(*by_acquired[k]) != token_of(*by_acquired[k - 1]))
                 ++res.fencing_repeats;
     }
 }
@@ -213,15 +222,19 @@ check_result check(const std::vector<record>& records, double drift_factor)
             problem(res.order_errors, "TIMES OUT OF ORDER");
 
         // valid_until = t0 + ttl − drift with t_start <= t0 <= t_acquired.
-        const nanos span = static_cast<nanos>(r->ttl_ms) * ns_per_ms - drift_ns(r->ttl_ms, drift_factor);
-        if (r->valid_until < r->t_start + span - tolerance || r->valid_until > r->t_acquired + span + tolerance)
+        const nanos span =
+            static_cast<nanos>(r->ttl_ms) * ns_per_ms - drift_ns(r->ttl_ms, drift_factor);
+        if (r->valid_until < r->t_start + span - tolerance ||
+            r->valid_until > r->t_acquired + span + tolerance)
             problem(res.validity_errors, "VALIDITY outside [t_start, t_acquired] + ttl - drift");
         if ((r->flags & flag_extend_ok) != 0)
         {
-            const nanos span2 = static_cast<nanos>(r->extend_ttl_ms) * ns_per_ms - drift_ns(r->extend_ttl_ms, drift_factor);
+            const nanos span2 = static_cast<nanos>(r->extend_ttl_ms) * ns_per_ms -
+                                drift_ns(r->extend_ttl_ms, drift_factor);
             if (r->valid_until_ext < r->t_extend + span2 - tolerance ||
                 r->valid_until_ext > r->t_extend_done + span2 + tolerance)
-                problem(res.validity_errors, "EXTENDED VALIDITY outside [t_extend, t_extend_done] + ttl - drift");
+                problem(res.validity_errors,
+                        "EXTENDED VALIDITY outside [t_extend, t_extend_done] + ttl - drift");
         }
         if (r->t_acquired >= r->valid_until)
             ++res.empty_holds;
@@ -230,7 +243,8 @@ check_result check(const std::vector<record>& records, double drift_factor)
     check_fencing(holds, origin, res);
     const auto contract = by_resource(holds, false);
     res.overlaps = count_overlaps(contract, origin, &res.details, &res.min_gap);
-    res.overlaps_if_failed_extend_kept = count_overlaps(by_resource(holds, true), origin, nullptr, nullptr);
+    res.overlaps_if_failed_extend_kept =
+        count_overlaps(by_resource(holds, true), origin, nullptr, nullptr);
 
     // Takeovers after expiry: the previous holder overran its validity (still "working" when
     // the next one got the lock) without an overlap of validity windows.
@@ -239,7 +253,8 @@ check_result check(const std::vector<record>& records, double drift_factor)
         for (const auto& w : ws)
         {
             const record& r = *w.r;
-            if (w.to != r.valid_until || r.t_release <= r.valid_until || (r.flags & flag_extend_tried))
+            if (w.to != r.valid_until || r.t_release <= r.valid_until ||
+                (r.flags & flag_extend_tried))
                 continue;
             auto it = std::lower_bound(ws.begin(), ws.end(), w.to,
                                        [](const window& x, nanos t) { return x.from < t; });
@@ -302,34 +317,45 @@ std::vector<std::string> self_test()
 {
     std::vector<std::string> failures;
     auto expect = [&](const char* name, const std::vector<record>& recs, std::size_t overlaps,
-                      std::size_t strict, std::size_t validity, std::size_t takeovers, std::size_t empty) {
+                      std::size_t strict, std::size_t validity, std::size_t takeovers,
+                      std::size_t empty) {
         const auto r = check(recs, 0.0);
         if (r.overlaps != overlaps || r.overlaps_if_failed_extend_kept != strict ||
-            r.validity_errors != validity || r.expiry_takeovers != takeovers || r.empty_holds != empty)
-            failures.push_back(std::string(name) + ": got overlaps " + std::to_string(r.overlaps) + ", kept " +
-                               std::to_string(r.overlaps_if_failed_extend_kept) + ", validity " +
-                               std::to_string(r.validity_errors) + ", takeovers " +
-                               std::to_string(r.expiry_takeovers) + ", empty " + std::to_string(r.empty_holds));
+            r.validity_errors != validity || r.expiry_takeovers != takeovers ||
+            r.empty_holds != empty)
+            failures.push_back(std::string(name) + ": got overlaps " + std::to_string(r.overlaps) +
+                               ", kept " + std::to_string(r.overlaps_if_failed_extend_kept) +
+                               ", validity " + std::to_string(r.validity_errors) + ", takeovers " +
+                               std::to_string(r.expiry_takeovers) + ", empty " +
+                               std::to_string(r.empty_holds));
     };
 
     expect("disjoint holds", {hold(0, 'a', 0, 100, 50), hold(0, 'b', 60, 160, 90)}, 0, 0, 0, 0, 0);
-    expect("other resources do not interfere", {hold(0, 'a', 0, 100, 90), hold(1, 'b', 10, 110, 80)}, 0, 0, 0, 0, 0);
-    expect("acquired while the other is valid and working", {hold(0, 'a', 0, 100, 120), hold(0, 'b', 50, 150, 140)},
-           1, 1, 0, 0, 0);
+    expect("other resources do not interfere",
+           {hold(0, 'a', 0, 100, 90), hold(1, 'b', 10, 110, 80)}, 0, 0, 0, 0, 0);
+    expect("acquired while the other is valid and working",
+           {hold(0, 'a', 0, 100, 120), hold(0, 'b', 50, 150, 140)}, 1, 1, 0, 0, 0);
     expect("three holders at once make three pairs",
-           {hold(0, 'a', 0, 100, 90), hold(0, 'b', 10, 100, 90), hold(0, 'c', 20, 100, 90)}, 3, 3, 0, 0, 0);
-    expect("the same token twice is one holder", {hold(0, 'a', 0, 100, 90), hold(0, 'a', 0, 100, 90)}, 0, 0, 0, 0, 0);
-    expect("takeover after the holder's validity ended", {hold(0, 'a', 0, 100, 200), hold(0, 'b', 150, 250, 240)},
-           0, 0, 0, 1, 0);
-    expect("acquired right after the release", {hold(0, 'a', 0, 100, 80), hold(0, 'b', 80.001, 180, 170)}, 0, 0, 0, 0, 0);
+           {hold(0, 'a', 0, 100, 90), hold(0, 'b', 10, 100, 90), hold(0, 'c', 20, 100, 90)}, 3, 3,
+           0, 0, 0);
+    expect("the same token twice is one holder",
+           {hold(0, 'a', 0, 100, 90), hold(0, 'a', 0, 100, 90)}, 0, 0, 0, 0, 0);
+    expect("takeover after the holder's validity ended",
+           {hold(0, 'a', 0, 100, 200), hold(0, 'b', 150, 250, 240)}, 0, 0, 0, 1, 0);
+    expect("acquired right after the release",
+           {hold(0, 'a', 0, 100, 80), hold(0, 'b', 80.001, 180, 170)}, 0, 0, 0, 0, 0);
     expect("extension before the end of validity covers the gap",
-           {extended(hold(0, 'a', 0, 100, 250), 50, 51, 300, true), hold(0, 'b', 200, 300, 290)}, 1, 1, 0, 0, 0);
+           {extended(hold(0, 'a', 0, 100, 250), 50, 51, 300, true), hold(0, 'b', 200, 300, 290)}, 1,
+           1, 0, 0, 0);
     expect("extension after the end of validity leaves a gap",
-           {extended(hold(0, 'a', 0, 100, 350), 150, 160, 400, true), hold(0, 'b', 110, 210, 140)}, 0, 0, 0, 0, 0);
+           {extended(hold(0, 'a', 0, 100, 350), 150, 160, 400, true), hold(0, 'b', 110, 210, 140)},
+           0, 0, 0, 0, 0);
     expect("extension after the end of validity covers from its completion",
-           {extended(hold(0, 'a', 0, 100, 350), 150, 160, 400, true), hold(0, 'b', 170, 270, 260)}, 1, 1, 0, 0, 0);
+           {extended(hold(0, 'a', 0, 100, 350), 150, 160, 400, true), hold(0, 'b', 170, 270, 260)},
+           1, 1, 0, 0, 0);
     expect("a failed extension ends the hold when it is called",
-           {extended(hold(0, 'a', 0, 100, 0), 50, 60, 0, false), hold(0, 'b', 55, 155, 150)}, 0, 1, 0, 0, 0);
+           {extended(hold(0, 'a', 0, 100, 0), 50, 60, 0, false), hold(0, 'b', 55, 155, 150)}, 0, 1,
+           0, 0, 0);
     {
         auto bad = hold(0, 'a', 0, 100, 50);
         bad.valid_until += ms(1);  // later than t_acquired + ttl - drift
@@ -340,13 +366,16 @@ std::vector<std::string> self_test()
         late.t_acquired = ms(120);  // completed after its own validity: never usable
         late.valid_until = ms(0) + static_cast<nanos>(late.ttl_ms) * ns_per_ms - ms(2);
         late.t_start = 0;
-        expect("a hold completed after its validity is empty", {late, hold(0, 'b', 110, 200, 190)}, 0, 0, 0, 0, 1);
+        expect("a hold completed after its validity is empty", {late, hold(0, 'b', 110, 200, 190)},
+               0, 0, 0, 0, 1);
     }
-    auto expect_fencing = [&](const char* name, const std::vector<record>& recs, std::size_t order, std::size_t repeats) {
+    auto expect_fencing = [&](const char* name, const std::vector<record>& recs, std::size_t order,
+                              std::size_t repeats) {
         const auto r = check(recs, 0.0);
         if (r.fencing_order_errors != order || r.fencing_repeats != repeats)
-            failures.push_back(std::string(name) + ": got fencing order errors " + std::to_string(r.fencing_order_errors) +
-                               ", repeats " + std::to_string(r.fencing_repeats));
+            failures.push_back(std::string(name) + ": got fencing order errors " +
+                               std::to_string(r.fencing_order_errors) + ", repeats " +
+                               std::to_string(r.fencing_repeats));
     };
     auto fenced = [](record r, std::uint64_t fence) {
         r.fence = fence;
@@ -354,20 +383,28 @@ std::vector<std::string> self_test()
     };
     expect_fencing("tokens growing with the holders",
                    {fenced(hold(0, 'a', 0, 100, 50), 1), fenced(hold(0, 'b', 60, 160, 90), 2),
-                    fenced(hold(0, 'c', 100, 200, 150), 5)}, 0, 0);
+                    fenced(hold(0, 'c', 100, 200, 150), 5)},
+                   0, 0);
     expect_fencing("a later holder with a smaller token",
-                   {fenced(hold(0, 'a', 0, 100, 50), 3), fenced(hold(0, 'b', 60, 160, 90), 2)}, 1, 0);
+                   {fenced(hold(0, 'a', 0, 100, 50), 3), fenced(hold(0, 'b', 60, 160, 90), 2)}, 1,
+                   0);
     expect_fencing("a paused holder superseded: still ordered by start",
-                   {fenced(hold(0, 'a', 0, 100, 300), 1), fenced(hold(0, 'b', 150, 250, 240), 2)}, 0, 0);
-    expect_fencing("two holders with one token", {fenced(hold(0, 'a', 0, 100, 50), 4), fenced(hold(1, 'b', 0, 100, 50), 4),
-                                                  fenced(hold(0, 'c', 60, 160, 90), 4)}, 1, 1);
+                   {fenced(hold(0, 'a', 0, 100, 300), 1), fenced(hold(0, 'b', 150, 250, 240), 2)},
+                   0, 0);
+    expect_fencing("two holders with one token",
+                   {fenced(hold(0, 'a', 0, 100, 50), 4), fenced(hold(1, 'b', 0, 100, 50), 4),
+                    fenced(hold(0, 'c', 60, 160, 90), 4)},
+                   1, 1);
     expect_fencing("acquisitions that overlap in time are not ordered",
-                   {fenced(hold(0, 'a', 10, 100, 50), 2), [&] {
+                   {fenced(hold(0, 'a', 10, 100, 50), 2),
+                    [&] {
                         auto b = fenced(hold(0, 'b', 60, 160, 90), 1);
                         b.t_start = ms(5);  // started before a completed
                         return b;
-                    }()}, 0, 0);
-    expect_fencing("unfenced holds are not checked", {hold(0, 'a', 0, 100, 50), hold(0, 'b', 60, 160, 90)}, 0, 0);
+                    }()},
+                   0, 0);
+    expect_fencing("unfenced holds are not checked",
+                   {hold(0, 'a', 0, 100, 50), hold(0, 'b', 60, 160, 90)}, 0, 0);
     return failures;
 }
 

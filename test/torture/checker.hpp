@@ -48,26 +48,27 @@ namespace redlock::torture {
  */
 struct check_result
 {
-    std::size_t holds = 0;           ///< Hold records.
-    std::size_t failures = 0;        ///< Failure records.
-    std::size_t empty_holds = 0;     ///< Completed after their own validity had ended (never usable).
-    std::size_t overlaps = 0;        ///< Pairs of overlapping windows: must be 0.
+    std::size_t holds = 0;        ///< Hold records.
+    std::size_t failures = 0;     ///< Failure records.
+    std::size_t empty_holds = 0;  ///< Completed after their own validity had ended (never usable).
+    std::size_t overlaps = 0;     ///< Pairs of overlapping windows: must be 0.
     std::size_t overlaps_if_failed_extend_kept = 0;  ///< Informative, see above.
-    std::size_t validity_errors = 0; ///< valid_until outside [t_start, t_acquired] + ttl − drift.
-    std::size_t order_errors = 0;    ///< Times out of order within one record.
+    std::size_t validity_errors = 0;  ///< valid_until outside [t_start, t_acquired] + ttl − drift.
+    std::size_t order_errors = 0;     ///< Times out of order within one record.
     std::size_t expiry_takeovers = 0;  ///< Holds that began after the previous holder's validity
-                                       ///< ended but before it released: the expiry path, exercised.
-    std::size_t fenced_holds = 0;       ///< Holds with a fencing token.
-    std::size_t fencing_order_errors = 0;  ///< A later holder with a token not above an earlier one's.
-    std::size_t fencing_repeats = 0;    ///< Two fenced holds of one resource with the same token.
-    nanos min_gap = -1;              ///< Smallest gap between the end of a window and the start of
-                                     ///< the next one on the same resource (−1: no pair).
+        ///< ended but before it released: the expiry path, exercised.
+    std::size_t fenced_holds = 0;  ///< Holds with a fencing token.
+    std::size_t fencing_order_errors =
+        0;                            ///< A later holder with a token not above an earlier one's.
+    std::size_t fencing_repeats = 0;  ///< Two fenced holds of one resource with the same token.
+    nanos min_gap = -1;               ///< Smallest gap between the end of a window and the start of
+                                      ///< the next one on the same resource (−1: no pair).
     std::vector<std::string> details;  ///< The first problems found, described.
 
     bool ok() const noexcept
     {
-        return overlaps == 0 && validity_errors == 0 && order_errors == 0 && fencing_order_errors == 0 &&
-               fencing_repeats == 0;
+        return overlaps == 0 && validity_errors == 0 && order_errors == 0 &&
+               fencing_order_errors == 0 && fencing_repeats == 0;
     }
 };
 

@@ -34,7 +34,12 @@ const char* to_string(fault_kind k) noexcept
 
 fault_schedule::fault_schedule(test::local_masters& masters,
                                std::vector<std::unique_ptr<test::fault_proxy>>& proxies, options o)
-    : masters_(masters), proxies_(proxies), o_(o), rng_(o.seed), state_(masters.size()), origin_(clock::now())
+    : masters_(masters),
+      proxies_(proxies),
+      o_(o),
+      rng_(o.seed),
+      state_(masters.size()),
+      origin_(clock::now())
 {
     next_ = origin_ + 500ms;  // let the clients connect first
 }
@@ -49,7 +54,8 @@ std::size_t fault_schedule::total_injected() const noexcept
 
 std::size_t fault_schedule::impaired_now() const noexcept
 {
-    return static_cast<std::size_t>(std::count_if(state_.begin(), state_.end(), [](const auto& s) { return s.impaired; }));
+    return static_cast<std::size_t>(
+        std::count_if(state_.begin(), state_.end(), [](const auto& s) { return s.impaired; }));
 }
 
 void fault_schedule::log(const std::string& what) const
@@ -59,7 +65,8 @@ void fault_schedule::log(const std::string& what) const
     const double t = std::chrono::duration<double>(clock::now() - origin_).count();
     // The monotonic time too, to match the ledgers and REDLOCK_TORTURE_DEBUG's lines.
     std::printf("  [%8.3f s | mono %.3f] %s\n", t,
-                std::chrono::duration<double>(clock::now().time_since_epoch()).count(), what.c_str());
+                std::chrono::duration<double>(clock::now().time_since_epoch()).count(),
+                what.c_str());
     std::fflush(stdout);
 }
 
@@ -97,8 +104,8 @@ void fault_schedule::inject(clock::time_point now)
             for (std::size_t k = 0; k < majority; ++k)
                 masters_.restart((first + k) % n);
             ++injected_[static_cast<std::size_t>(fault_kind::unsafe_restart)];
-            log("UNSAFE: masters " + std::to_string(first) + ".." + std::to_string((first + majority - 1) % n) +
-                " killed and restarted at once");
+            log("UNSAFE: masters " + std::to_string(first) + ".." +
+                std::to_string((first + majority - 1) % n) + " killed and restarted at once");
             return;
         }
     }
@@ -110,7 +117,8 @@ void fault_schedule::inject(clock::time_point now)
             healthy.push_back(i);
     if (healthy.empty())
         return;
-    const std::size_t i = healthy[static_cast<std::size_t>(uniform(0, static_cast<int>(healthy.size()) - 1))];
+    const std::size_t i =
+        healthy[static_cast<std::size_t>(uniform(0, static_cast<int>(healthy.size()) - 1))];
     auto& proxy = *proxies_[i];
     auto& s = state_[i];
 
@@ -174,7 +182,10 @@ void fault_schedule::inject(clock::time_point now)
         const int which = uniform(1, 3);
         s.until = now + ms(d);
         proxy.stall(stall_mode::buffer, static_cast<direction>(which));
-        what = "stall (buffer, " + std::string(which == 1 ? "requests" : which == 2 ? "replies" : "both ways") +
+        what = "stall (buffer, " +
+               std::string(which == 1   ? "requests"
+                           : which == 2 ? "replies"
+                                        : "both ways") +
                ") " + name(i) + " for " + std::to_string(d) + " ms";
         break;
     }
@@ -193,8 +204,8 @@ void fault_schedule::inject(clock::time_point now)
         const int down = uniform(0, 100);
         s.until = now + ms(d);
         proxy.set_latency(ms(up), ms(down));
-        what = "latency " + std::to_string(up) + "+" + std::to_string(down) + " ms on " + name(i) + " for " +
-               std::to_string(d) + " ms";
+        what = "latency " + std::to_string(up) + "+" + std::to_string(down) + " ms on " + name(i) +
+               " for " + std::to_string(d) + " ms";
         break;
     }
     case fault_kind::refuse:

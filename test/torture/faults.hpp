@@ -18,13 +18,13 @@ namespace redlock::torture {
 
 enum class fault_kind : std::uint8_t
 {
-    pause,         ///< SIGSTOP the master (sockets open, nothing answers), SIGCONT later.
-    kill,          ///< SIGKILL the master; restart it (empty) only after the largest TTL.
-    stall_buffer,  ///< The proxy holds the bytes of one or both directions, then lets them go.
-    stall_drop,    ///< The proxy black-holes the bytes, then cuts the connections.
-    latency,       ///< The proxy delays each direction by up to 150 ms.
-    refuse,        ///< The proxy cuts every connection and resets new ones for a while.
-    cut,           ///< The proxy cuts every connection once (not counted as an impairment).
+    pause,           ///< SIGSTOP the master (sockets open, nothing answers), SIGCONT later.
+    kill,            ///< SIGKILL the master; restart it (empty) only after the largest TTL.
+    stall_buffer,    ///< The proxy holds the bytes of one or both directions, then lets them go.
+    stall_drop,      ///< The proxy black-holes the bytes, then cuts the connections.
+    latency,         ///< The proxy delays each direction by up to 150 ms.
+    refuse,          ///< The proxy cuts every connection and resets new ones for a while.
+    cut,             ///< The proxy cuts every connection once (not counted as an impairment).
     unsafe_restart,  ///< --unsafe-restarts: a majority killed and restarted at once.
     count_
 };
@@ -53,8 +53,8 @@ public:
         std::uint64_t seed = 1;
     };
 
-    fault_schedule(test::local_masters& masters, std::vector<std::unique_ptr<test::fault_proxy>>& proxies,
-                   options o);
+    fault_schedule(test::local_masters& masters,
+                   std::vector<std::unique_ptr<test::fault_proxy>>& proxies, options o);
 
     /// Lifts the faults that are due and perhaps injects a new one. Call every few ms.
     void step(clock::time_point now);
@@ -76,7 +76,7 @@ private:
     {
         bool impaired = false;
         fault_kind kind = fault_kind::pause;
-        clock::time_point until{};   // when to lift it
+        clock::time_point until{};  // when to lift it
         clock::time_point killed_at{};
     };
 

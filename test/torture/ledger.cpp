@@ -70,7 +70,8 @@ std::vector<record> read_ledger(const std::string& path)
     {
         std::memcpy(&out[i], bytes.data() + i * sizeof(record), sizeof(record));
         if (out[i].magic != record::magic_value)
-            throw std::runtime_error("ledger: " + path + ": record " + std::to_string(i) + " has a bad magic number");
+            throw std::runtime_error("ledger: " + path + ": record " + std::to_string(i) +
+                                     " has a bad magic number");
     }
     return out;
 }

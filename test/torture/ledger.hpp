@@ -23,11 +23,11 @@ enum class record_kind : std::uint32_t
 /// Bits of record::flags.
 enum record_flags : std::uint32_t
 {
-    flag_try_lock = 1u << 0,        ///< Acquired with async_try_lock (else async_lock).
-    flag_overran = 1u << 1,         ///< The holder slept past its validity on purpose.
-    flag_extend_tried = 1u << 2,    ///< async_extend was called.
-    flag_extend_ok = 1u << 3,       ///< ...and succeeded: valid_until_ext is the new validity.
-    flag_unlock_called = 1u << 4,   ///< async_unlock was called (not after a failed extension).
+    flag_try_lock = 1u << 0,       ///< Acquired with async_try_lock (else async_lock).
+    flag_overran = 1u << 1,        ///< The holder slept past its validity on purpose.
+    flag_extend_tried = 1u << 2,   ///< async_extend was called.
+    flag_extend_ok = 1u << 3,      ///< ...and succeeded: valid_until_ext is the new validity.
+    flag_unlock_called = 1u << 4,  ///< async_unlock was called (not after a failed extension).
 };
 
 /// An error as stored: redlock's category, Asio's (operation_aborted), or anything else.
@@ -48,25 +48,25 @@ struct record
     std::uint16_t worker = 0;   ///< Coroutine index within the process.
     std::uint32_t resource = 0;
     std::uint32_t flags = 0;
-    std::int32_t ttl_ms = 0;          ///< TTL of the acquisition.
-    std::int32_t extend_ttl_ms = 0;   ///< TTL asked by the extension.
-    std::uint32_t reserved = 0;       ///< Keeps the times aligned without hidden padding.
-    nanos t_start = 0;          ///< Taken just before async_lock / async_try_lock was called.
-    nanos t_acquired = 0;       ///< When the acquisition completed (success or failure).
-    nanos valid_until = 0;      ///< lock::valid_until() of the acquisition.
-    nanos t_extend = 0;         ///< Just before async_extend was called.
-    nanos t_extend_done = 0;    ///< When async_extend completed.
-    nanos valid_until_ext = 0;  ///< lock::valid_until() after a successful extension.
-    nanos t_release = 0;        ///< Just before async_unlock was called (the holder stops).
-    nanos t_released = 0;       ///< When async_unlock completed.
+    std::int32_t ttl_ms = 0;         ///< TTL of the acquisition.
+    std::int32_t extend_ttl_ms = 0;  ///< TTL asked by the extension.
+    std::uint32_t reserved = 0;      ///< Keeps the times aligned without hidden padding.
+    nanos t_start = 0;               ///< Taken just before async_lock / async_try_lock was called.
+    nanos t_acquired = 0;            ///< When the acquisition completed (success or failure).
+    nanos valid_until = 0;           ///< lock::valid_until() of the acquisition.
+    nanos t_extend = 0;              ///< Just before async_extend was called.
+    nanos t_extend_done = 0;         ///< When async_extend completed.
+    nanos valid_until_ext = 0;       ///< lock::valid_until() after a successful extension.
+    nanos t_release = 0;             ///< Just before async_unlock was called (the holder stops).
+    nanos t_released = 0;            ///< When async_unlock completed.
     error_domain acquire_domain = error_domain::none;  ///< Failure records: the error.
     std::int32_t acquire_error = 0;
     error_domain extend_domain = error_domain::none;
     std::int32_t extend_error = 0;
     error_domain unlock_domain = error_domain::none;
     std::int32_t unlock_error = 0;
-    char token[40] = {};        ///< The lock's token (hold records).
-    std::uint64_t fence = 0;    ///< The lock's fencing token (fenced hold records), else 0.
+    char token[40] = {};      ///< The lock's token (hold records).
+    std::uint64_t fence = 0;  ///< The lock's fencing token (fenced hold records), else 0.
 
     static constexpr std::uint32_t magic_value = 0x484c5452;  // "RTLH"
 };

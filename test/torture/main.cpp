@@ -68,7 +68,8 @@ struct options
     bool verbose = false;
     bool unsafe_restarts = false;
     bool keep_ledger = false;
-    bool require_takeovers = false;  // --require-takeovers: fail a run that never took over an expired lock
+    bool require_takeovers =
+        false;  // --require-takeovers: fail a run that never took over an expired lock
     bool self_test = false;
     int try_pct = 15;
     int extend_pct = 10;
@@ -87,39 +88,60 @@ struct options
 options parse(int argc, char** argv)
 {
     options o;
-    CLI::App app{"The mutual-exclusion checker: worker processes contend on a few resources through the public "
-                 "API while a fault schedule runs; their ledgers are checked for overlaps and the masters for "
+    CLI::App app{"The mutual-exclusion checker: worker processes contend on a few resources "
+                 "through the public "
+                 "API while a fault schedule runs; their ledgers are checked for overlaps and the "
+                 "masters for "
                  "leftover keys (docs/reliability.md).",
                  "redlock-torture"};
     const auto positive = CLI::PositiveNumber;
-    app.add_option("--duration", o.duration_s, "seconds of the run")->check(positive)->capture_default_str();
-    app.add_option("--processes", o.processes, "worker processes")->check(positive)->capture_default_str();
-    app.add_option("--workers", o.workers, "workers per process")->check(positive)->capture_default_str();
-    app.add_option("--resources", o.resources, "resources contended")->check(positive)->capture_default_str();
-    app.add_option("--masters", o.masters, "masters started")->check(positive)->capture_default_str();
-    app.add_option("--ttls", o.ttls, "the TTLs drawn from, ms (>= 50: less leaves no validity after the "
-                                     "attempt deadline)")
+    app.add_option("--duration", o.duration_s, "seconds of the run")
+        ->check(positive)
+        ->capture_default_str();
+    app.add_option("--processes", o.processes, "worker processes")
+        ->check(positive)
+        ->capture_default_str();
+    app.add_option("--workers", o.workers, "workers per process")
+        ->check(positive)
+        ->capture_default_str();
+    app.add_option("--resources", o.resources, "resources contended")
+        ->check(positive)
+        ->capture_default_str();
+    app.add_option("--masters", o.masters, "masters started")
+        ->check(positive)
+        ->capture_default_str();
+    app.add_option("--ttls", o.ttls,
+                   "the TTLs drawn from, ms (>= 50: less leaves no validity after the "
+                   "attempt deadline)")
         ->delimiter(',')
         ->check(CLI::Range(50, 86'400'000))
         ->capture_default_str();
     app.add_option("--seed", o.seed, "the fault schedule's and workers' seed (default: random)");
-    app.add_option("--try-pct", o.try_pct, "% of acquisitions that are try_lock")->check(CLI::Range(0, 100));
-    app.add_option("--extend-pct", o.extend_pct, "% of holds that extend")->check(CLI::Range(0, 100));
-    app.add_option("--overrun-pct", o.overrun_pct, "% of holds that overrun their validity")->check(CLI::Range(0, 100));
+    app.add_option("--try-pct", o.try_pct, "% of acquisitions that are try_lock")
+        ->check(CLI::Range(0, 100));
+    app.add_option("--extend-pct", o.extend_pct, "% of holds that extend")
+        ->check(CLI::Range(0, 100));
+    app.add_option("--overrun-pct", o.overrun_pct, "% of holds that overrun their validity")
+        ->check(CLI::Range(0, 100));
     app.add_option("--hold-max", o.hold_max_ms, "longest hold, ms")->check(CLI::NonNegativeNumber);
     app.add_flag("--verbose", o.verbose, "tell each fault and each worker's progress");
-    app.add_flag("--unsafe-restarts", o.unsafe_restarts,
-                 "restart masters without the delayed restart: majorities at once, and the clients' "
-                 "restart_quarantine off");
-    app.add_flag_callback("--fencing", [&o] { o.fencing_pct = 50; },
-                          "half the acquisitions fenced, masters persistent (AOF, fsync always)");
-    app.add_option("--fencing-pct", o.fencing_pct, "this share of the acquisitions fenced")->check(CLI::Range(0, 100));
+    app.add_flag(
+        "--unsafe-restarts", o.unsafe_restarts,
+        "restart masters without the delayed restart: majorities at once, and the clients' "
+        "restart_quarantine off");
+    app.add_flag_callback(
+        "--fencing", [&o] { o.fencing_pct = 50; },
+        "half the acquisitions fenced, masters persistent (AOF, fsync always)");
+    app.add_option("--fencing-pct", o.fencing_pct, "this share of the acquisitions fenced")
+        ->check(CLI::Range(0, 100));
     app.add_flag("--volatile-masters", o.volatile_masters, "no persistence even with fencing");
     app.add_flag("--keep-ledger", o.keep_ledger, "keep the ledgers' directory");
-    app.add_flag("--require-takeovers", o.require_takeovers,
-                 "fail unless some holder overran its validity and another then took the resource (the "
-                 "take-over-after-expiry path was exercised)");
-    app.add_flag("--self-test", o.self_test, "run the checker on synthetic ledgers with known answers");
+    app.add_flag(
+        "--require-takeovers", o.require_takeovers,
+        "fail unless some holder overran its validity and another then took the resource (the "
+        "take-over-after-expiry path was exercised)");
+    app.add_flag("--self-test", o.self_test,
+                 "run the checker on synthetic ledgers with known answers");
     // Worker mode: set by the parent when it starts a worker process.
     app.add_option("--worker", o.worker)->group("");
     app.add_option("--until", o.until)->group("");
@@ -194,8 +216,9 @@ public:
         for (std::size_t i = 0; i < pids_.size(); ++i)
             if (status_[i] && !(WIFEXITED(*status_[i]) && WEXITSTATUS(*status_[i]) == 0))
                 return "worker " + std::to_string(i) + " (pid " + std::to_string(pids_[i]) + ") " +
-                       (WIFEXITED(*status_[i]) ? "exited with status " + std::to_string(WEXITSTATUS(*status_[i]))
-                                               : "was killed by signal " + std::to_string(WTERMSIG(*status_[i])));
+                       (WIFEXITED(*status_[i])
+                            ? "exited with status " + std::to_string(WEXITSTATUS(*status_[i]))
+                            : "was killed by signal " + std::to_string(WTERMSIG(*status_[i])));
         return std::nullopt;
     }
 
@@ -207,8 +230,7 @@ public:
                 ::kill(pids_[i], SIGKILL);
                 int st = 0;
                 while (::waitpid(pids_[i], &st, 0) < 0 && errno == EINTR)
-                {
-                }
+                {}
                 status_[i] = st;
             }
     }
@@ -307,7 +329,8 @@ std::vector<leftover> scan_leftovers(const redlock::test::local_masters& m)
         std::string cursor = "0";
         do
         {
-            const std::string raw = m.command(i, {"SCAN", cursor, "MATCH", "torture:*", "COUNT", "1000"});
+            const std::string raw =
+                m.command(i, {"SCAN", cursor, "MATCH", "torture:*", "COUNT", "1000"});
             resp_reader r{raw};
             if (r.integer('*') != 2)
                 throw std::runtime_error("SCAN: unexpected reply");
@@ -337,7 +360,8 @@ std::string error_name(rt::error_domain d, std::int32_t v)
     if (d == rt::error_domain::none)
         return "ok";
     if (d == rt::error_domain::other)
-        return v == boost::asio::error::operation_aborted ? "operation_aborted" : "system:" + std::to_string(v);
+        return v == boost::asio::error::operation_aborted ? "operation_aborted"
+                                                          : "system:" + std::to_string(v);
     switch (static_cast<error>(v))
     {
     case error::contended: return "contended";
@@ -369,10 +393,13 @@ struct latency
         if (v.empty())
             return "n/a";
         std::sort(v.begin(), v.end());
-        auto pct = [&](double p) { return v[std::min(v.size() - 1, static_cast<std::size_t>(p / 100.0 * static_cast<double>(v.size())))]; };
+        auto pct = [&](double p) {
+            return v[std::min(v.size() - 1,
+                              static_cast<std::size_t>(p / 100.0 * static_cast<double>(v.size())))];
+        };
         char buf[128];
-        std::snprintf(buf, sizeof buf, "p50 %.2f ms, p99 %.2f ms, max %.2f ms", ms_of(pct(50)), ms_of(pct(99)),
-                      ms_of(v.back()));
+        std::snprintf(buf, sizeof buf, "p50 %.2f ms, p99 %.2f ms, max %.2f ms", ms_of(pct(50)),
+                      ms_of(pct(99)), ms_of(v.back()));
         return buf;
     }
 };
@@ -409,15 +436,18 @@ int run_parent(const options& o, int argc, char** argv)
     for (int t : o.ttls)
         ttl_text += (ttl_text.empty() ? "" : "/") + std::to_string(t);
     std::printf("%s\n", command.c_str());
-    std::printf("  %d masters, each behind a fault proxy; %d processes x %d workers on %d resources;\n"
-                "  TTLs %s ms; %d s (faults for the first %.1f s); seed %llu%s\n",
-                o.masters, o.processes, o.workers, o.resources, ttl_text.c_str(), o.duration_s,
-                std::chrono::duration<double>(duration - quiet).count(), static_cast<unsigned long long>(seed),
-                o.unsafe_restarts ? "\n  UNSAFE: majorities restarted at once (overlaps expected)" : "");
+    std::printf(
+        "  %d masters, each behind a fault proxy; %d processes x %d workers on %d resources;\n"
+        "  TTLs %s ms; %d s (faults for the first %.1f s); seed %llu%s\n",
+        o.masters, o.processes, o.workers, o.resources, ttl_text.c_str(), o.duration_s,
+        std::chrono::duration<double>(duration - quiet).count(),
+        static_cast<unsigned long long>(seed),
+        o.unsafe_restarts ? "\n  UNSAFE: majorities restarted at once (overlaps expected)" : "");
     if (o.fencing_pct > 0)
         std::printf("  fencing: %d%% of the acquisitions fenced; masters %s\n", o.fencing_pct,
-                    o.volatile_masters ? "WITHOUT persistence (fencing violations possible after a kill)"
-                                       : "persistent (appendonly, fsync always)");
+                    o.volatile_masters
+                        ? "WITHOUT persistence (fencing violations possible after a kill)"
+                        : "persistent (appendonly, fsync always)");
     std::fflush(stdout);
 
     const auto t_setup = steady::now();
@@ -432,7 +462,8 @@ int run_parent(const options& o, int argc, char** argv)
     std::string uris;
     for (int i = 0; i < o.masters; ++i)
     {
-        proxies.push_back(std::make_unique<redlock::test::fault_proxy>(masters.port(static_cast<std::size_t>(i))));
+        proxies.push_back(std::make_unique<redlock::test::fault_proxy>(
+            masters.port(static_cast<std::size_t>(i))));
         uris += (uris.empty() ? "" : ",") + proxies.back()->uri();
     }
     ledger_dir dir;
@@ -449,17 +480,38 @@ int run_parent(const options& o, int argc, char** argv)
     for (int p = 0; p < o.processes; ++p)
     {
         ledgers.push_back((dir.path / ("worker-" + std::to_string(p) + ".ledger")).string());
-        std::vector<std::string> args{exe, "--worker", std::to_string(p), "--until", std::to_string(until_ns), "--ledger",
-                       ledgers.back(), "--uris", uris, "--workers", std::to_string(o.workers), "--resources",
-                       std::to_string(o.resources), "--ttls", [&] {
-                           std::string s;
-                           for (int t : o.ttls)
-                               s += (s.empty() ? "" : ",") + std::to_string(t);
-                           return s;
-                       }(),
-                       "--seed", std::to_string(seed), "--try-pct", std::to_string(o.try_pct), "--extend-pct",
-                       std::to_string(o.extend_pct), "--overrun-pct", std::to_string(o.overrun_pct), "--hold-max",
-                       std::to_string(o.hold_max_ms), "--fencing-pct", std::to_string(o.fencing_pct)};
+        std::vector<std::string> args{exe,
+                                      "--worker",
+                                      std::to_string(p),
+                                      "--until",
+                                      std::to_string(until_ns),
+                                      "--ledger",
+                                      ledgers.back(),
+                                      "--uris",
+                                      uris,
+                                      "--workers",
+                                      std::to_string(o.workers),
+                                      "--resources",
+                                      std::to_string(o.resources),
+                                      "--ttls",
+                                      [&] {
+                                          std::string s;
+                                          for (int t : o.ttls)
+                                              s += (s.empty() ? "" : ",") + std::to_string(t);
+                                          return s;
+                                      }(),
+                                      "--seed",
+                                      std::to_string(seed),
+                                      "--try-pct",
+                                      std::to_string(o.try_pct),
+                                      "--extend-pct",
+                                      std::to_string(o.extend_pct),
+                                      "--overrun-pct",
+                                      std::to_string(o.overrun_pct),
+                                      "--hold-max",
+                                      std::to_string(o.hold_max_ms),
+                                      "--fencing-pct",
+                                      std::to_string(o.fencing_pct)};
         if (o.unsafe_restarts)
             args.push_back("--unsafe-restarts");
         workers.spawn(args);
@@ -528,7 +580,8 @@ int run_parent(const options& o, int argc, char** argv)
         hung_ops += excess > 5'000'000'000 ? 1 : 0;
         if (r.kind == rt::record_kind::failure)
         {
-            ++failures[error_name(r.acquire_domain, r.acquire_error) + ((r.flags & rt::flag_try_lock) ? " (try)" : "")];
+            ++failures[error_name(r.acquire_domain, r.acquire_error) +
+                       ((r.flags & rt::flag_try_lock) ? " (try)" : "")];
             lock_failed.v.push_back(took);
             continue;
         }
@@ -558,41 +611,48 @@ int run_parent(const options& o, int argc, char** argv)
     std::string fault_text;
     for (std::size_t k = 0; k < rt::fault_kinds; ++k)
         if (faults.injected()[k] > 0)
-            fault_text += (fault_text.empty() ? "" : ", ") + std::string(rt::to_string(static_cast<rt::fault_kind>(k))) +
-                          " " + std::to_string(faults.injected()[k]);
+            fault_text += (fault_text.empty() ? "" : ", ") +
+                          std::string(rt::to_string(static_cast<rt::fault_kind>(k))) + " " +
+                          std::to_string(faults.injected()[k]);
 
     std::printf("\nrun: %.1f s (+%.1f s to start %d masters and %d proxies)\n", run_s,
                 std::chrono::duration<double>(t_begin - t_setup).count(), o.masters, o.masters);
     std::printf("faults injected: %zu (%s); at most %zu of %d masters impaired at once",
-                faults.total_injected(), fault_text.empty() ? "none" : fault_text.c_str(), faults.max_impaired_seen(),
-                o.masters);
+                faults.total_injected(), fault_text.empty() ? "none" : fault_text.c_str(),
+                faults.max_impaired_seen(), o.masters);
     if (faults.min_downtime().count() >= 0)
         std::printf("; killed masters down >= %lld ms (largest TTL %d ms)",
                     static_cast<long long>(faults.min_downtime().count()), max_ttl);
     std::printf("\n");
-    std::printf("acquisitions: %zu (async_lock %zu, async_try_lock %zu); %zu holders overran their validity on purpose\n",
+    std::printf("acquisitions: %zu (async_lock %zu, async_try_lock %zu); %zu holders overran their "
+                "validity on purpose\n",
                 result.holds, by_lock, by_try, overran);
     std::printf("failed acquisitions: %zu (%s)\n", result.failures, counts_text(failures).c_str());
     std::printf("extensions: %s\n", counts_text(extend_out).c_str());
-    std::printf("unlocks: %s; of which before the end of validity: %s\n", counts_text(unlock_out).c_str(),
-                counts_text(unlock_in_validity).c_str());
+    std::printf("unlocks: %s; of which before the end of validity: %s\n",
+                counts_text(unlock_out).c_str(), counts_text(unlock_in_validity).c_str());
     std::printf("latency: acquired %s; failed %s; unlock %s; extend %s\n", lock_ok.text().c_str(),
                 lock_failed.text().c_str(), unlock_lat.text().c_str(), extend_lat.text().c_str());
-    std::printf("operations over their deadline bound by > 250 ms: %zu (worst excess %.1f ms); hung (> 5 s): %zu;\n"
+    std::printf("operations over their deadline bound by > 250 ms: %zu (worst excess %.1f ms); "
+                "hung (> 5 s): %zu;\n"
                 "         worst event-loop lag of a worker: %.1f ms\n",
                 late_ops, ms_of(std::max<nanos>(worst_excess, 0)), hung_ops, ms_of(worst_lag));
-    std::printf("checker: overlaps %zu; validity errors %zu; order errors %zu; holds completed after their validity %zu;\n"
-                "         takeovers after a holder's validity ended (holder still working) %zu; tightest handover %.3f ms;\n"
+    std::printf("checker: overlaps %zu; validity errors %zu; order errors %zu; holds completed "
+                "after their validity %zu;\n"
+                "         takeovers after a holder's validity ended (holder still working) %zu; "
+                "tightest handover %.3f ms;\n"
                 "         overlaps if a failed extension were kept until reported: %zu\n",
                 result.overlaps, result.validity_errors, result.order_errors, result.empty_holds,
                 result.expiry_takeovers, result.min_gap < 0 ? 0.0 : ms_of(result.min_gap),
                 result.overlaps_if_failed_extend_kept);
     if (result.fenced_holds > 0)
-        std::printf("fencing: %zu fenced holds; tokens not above an earlier holder's %zu; tokens repeated %zu\n",
+        std::printf("fencing: %zu fenced holds; tokens not above an earlier holder's %zu; tokens "
+                    "repeated %zu\n",
                     result.fenced_holds, result.fencing_order_errors, result.fencing_repeats);
     for (const auto& d : result.details)
         std::printf("    %s\n", d.c_str());
-    std::printf("leftover keys: %zu (SCAN of all %d masters after every worker finished)\n", left.size(), o.masters);
+    std::printf("leftover keys: %zu (SCAN of all %d masters after every worker finished)\n",
+                left.size(), o.masters);
     for (std::size_t k = 0; k < left.size() && k < 20; ++k)
         std::printf("    master %zu: %s = %s, pttl %lld ms\n", left[k].master, left[k].key.c_str(),
                     left[k].value.c_str(), left[k].pttl);
@@ -601,7 +661,8 @@ int run_parent(const options& o, int argc, char** argv)
 
     const bool exercised = !o.require_takeovers || (overran > 0 && result.expiry_takeovers > 0);
     if (!exercised)
-        std::printf("the take-over after a holder's validity ended was never exercised (--require-takeovers)\n");
+        std::printf("the take-over after a holder's validity ended was never exercised "
+                    "(--require-takeovers)\n");
     const bool pass = result.ok() && left.empty() && hung_ops == 0 && result.holds > 0 && exercised;
     std::printf("result: %s\n", pass ? "PASS" : "FAIL");
     return pass ? 0 : 1;
@@ -613,11 +674,20 @@ int main(int argc, char** argv)
 {
     const options o = parse(argc, argv);
     if (o.worker)
-        return rt::run_worker({.process = *o.worker, .workers = o.workers, .resources = o.resources,
-                               .masters = o.uris, .ttls_ms = o.ttls, .until = o.until, .ledger = o.ledger,
-                               .seed = o.seed.value_or(1), .try_lock_pct = o.try_pct, .extend_pct = o.extend_pct,
-                               .overrun_pct = o.overrun_pct, .hold_max_ms = o.hold_max_ms,
-                               .fencing_pct = o.fencing_pct, .no_quarantine = o.unsafe_restarts});
+        return rt::run_worker({.process = *o.worker,
+                               .workers = o.workers,
+                               .resources = o.resources,
+                               .masters = o.uris,
+                               .ttls_ms = o.ttls,
+                               .until = o.until,
+                               .ledger = o.ledger,
+                               .seed = o.seed.value_or(1),
+                               .try_lock_pct = o.try_pct,
+                               .extend_pct = o.extend_pct,
+                               .overrun_pct = o.overrun_pct,
+                               .hold_max_ms = o.hold_max_ms,
+                               .fencing_pct = o.fencing_pct,
+                               .no_quarantine = o.unsafe_restarts});
     if (o.self_test)
     {
         const auto failures = rt::self_test();
@@ -626,7 +696,8 @@ int main(int argc, char** argv)
         std::printf("checker self-test: %s\n", failures.empty() ? "PASS" : "FAIL");
         return failures.empty() ? 0 : 1;
     }
-    struct sigaction sa{};
+    struct sigaction sa
+    {};
     sa.sa_handler = on_signal;
     ::sigaction(SIGINT, &sa, nullptr);
     ::sigaction(SIGTERM, &sa, nullptr);

@@ -48,8 +48,12 @@ class worker
 {
 public:
     worker(const worker_config& cfg, client& c, ledger_writer& ledger, int index)
-        : cfg_(cfg), c_(c), ledger_(ledger), index_(index),
-          rng_(cfg.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(cfg.process) * 1000003u +
+        : cfg_(cfg),
+          c_(c),
+          ledger_(ledger),
+          index_(index),
+          rng_(cfg.seed * 0x9E3779B97F4A7C15ull +
+               static_cast<std::uint64_t>(cfg.process) * 1000003u +
                static_cast<std::uint64_t>(index))
     {}
 
@@ -73,9 +77,11 @@ private:
     /// A random critical section that leaves some validity: at most a third of what is left.
     steady::duration work_time(const lock& l)
     {
-        const auto cap = std::min<steady::duration>(std::chrono::milliseconds(cfg_.hold_max_ms), l.remaining() / 3);
+        const auto cap = std::min<steady::duration>(std::chrono::milliseconds(cfg_.hold_max_ms),
+                                                    l.remaining() / 3);
         const auto us = std::chrono::duration_cast<std::chrono::microseconds>(cap).count();
-        return std::chrono::microseconds(us > 0 ? std::uniform_int_distribution<long long>(0, us)(rng_) : 0);
+        return std::chrono::microseconds(
+            us > 0 ? std::uniform_int_distribution<long long>(0, us)(rng_) : 0);
     }
 
     asio::awaitable<void> once(asio::steady_timer& timer)
@@ -84,7 +90,8 @@ private:
         r.process = static_cast<std::uint16_t>(cfg_.process);
         r.worker = static_cast<std::uint16_t>(index_);
         r.resource = static_cast<std::uint32_t>(uniform(0, cfg_.resources - 1));
-        r.ttl_ms = cfg_.ttls_ms[static_cast<std::size_t>(uniform(0, static_cast<int>(cfg_.ttls_ms.size()) - 1))];
+        r.ttl_ms = cfg_.ttls_ms[static_cast<std::size_t>(
+            uniform(0, static_cast<int>(cfg_.ttls_ms.size()) - 1))];
         lock_options o;  // the defaults, but for the TTL
         o.ttl = std::chrono::milliseconds(r.ttl_ms);
         o.fencing = percent(cfg_.fencing_pct);
@@ -113,10 +120,10 @@ private:
             l = got;
         }
         if (debug_ && r.t_acquired - r.t_start > 1'000'000'000)
-            std::fprintf(stderr, "[debug] p%d w%d %s took %.1f ms (ttl %d): %s; %s\n", cfg_.process, index_,
-                         (r.flags & flag_try_lock) ? "try_lock" : "lock",
-                         static_cast<double>(r.t_acquired - r.t_start) / 1e6, r.ttl_ms, ec.message().c_str(),
-                         l.describe().c_str());
+            std::fprintf(stderr, "[debug] p%d w%d %s took %.1f ms (ttl %d): %s; %s\n", cfg_.process,
+                         index_, (r.flags & flag_try_lock) ? "try_lock" : "lock",
+                         static_cast<double>(r.t_acquired - r.t_start) / 1e6, r.ttl_ms,
+                         ec.message().c_str(), l.describe().c_str());
         if (ec)
         {
             r.kind = record_kind::failure;
@@ -145,11 +152,11 @@ private:
             if (percent(cfg_.extend_pct) && l.remaining() > 20ms)
             {
                 r.flags |= flag_extend_tried;
-                r.extend_ttl_ms =
-                    cfg_.ttls_ms[static_cast<std::size_t>(uniform(0, static_cast<int>(cfg_.ttls_ms.size()) - 1))];
+                r.extend_ttl_ms = cfg_.ttls_ms[static_cast<std::size_t>(
+                    uniform(0, static_cast<int>(cfg_.ttls_ms.size()) - 1))];
                 r.t_extend = now_ns();
-                auto [e, extended] =
-                    co_await c_.async_extend(l, std::chrono::milliseconds(r.extend_ttl_ms), tuple_awaitable);
+                auto [e, extended] = co_await c_.async_extend(
+                    l, std::chrono::milliseconds(r.extend_ttl_ms), tuple_awaitable);
                 r.t_extend_done = now_ns();
                 store(e, r.extend_domain, r.extend_error);
                 if (e)
@@ -172,7 +179,8 @@ private:
         r.t_released = now_ns();
         if (debug_ && r.t_released - r.t_release > 250'000'000)
             std::fprintf(stderr, "[debug] p%d w%d unlock took %.1f ms: %s\n", cfg_.process, index_,
-                         static_cast<double>(r.t_released - r.t_release) / 1e6, ue.message().c_str());
+                         static_cast<double>(r.t_released - r.t_release) / 1e6,
+                         ue.message().c_str());
         store(ue, r.unlock_domain, r.unlock_error);
         ledger_.append(r);
     }
@@ -197,8 +205,8 @@ asio::awaitable<void> measure_lag(nanos until, nanos& worst)
         co_await t.async_wait(tuple_awaitable);
         const nanos lag = to_ns(steady::now()) - to_ns(due);
         if (std::getenv("REDLOCK_TORTURE_DEBUG") && lag > 30'000'000)
-            std::fprintf(stderr, "[debug] event-loop lag %.1f ms at mono %.3f\n", static_cast<double>(lag) / 1e6,
-                         static_cast<double>(to_ns(due)) / 1e9);
+            std::fprintf(stderr, "[debug] event-loop lag %.1f ms at mono %.3f\n",
+                         static_cast<double>(lag) / 1e6, static_cast<double>(to_ns(due)) / 1e9);
         worst = std::max<nanos>(worst, lag);
     }
 }
@@ -222,7 +230,8 @@ int run_worker(const worker_config& cfg)
         client_config cc;
         cc.masters = cfg.masters;
         if (cfg.no_quarantine)
-            cc.restart_quarantine = std::chrono::milliseconds(0);  // the client's delayed restart, off
+            cc.restart_quarantine =
+                std::chrono::milliseconds(0);  // the client's delayed restart, off
         client c(io.get_executor(), cc);
         ledger_writer ledger(cfg.ledger);
 
@@ -247,8 +256,10 @@ int run_worker(const worker_config& cfg)
             io.run_one_for(100ms);
         if (running > 0)
         {
-            std::fprintf(stderr, "redlock-torture worker %d: %d coroutines still running 60 s after the end\n",
-                         cfg.process, running);
+            std::fprintf(
+                stderr,
+                "redlock-torture worker %d: %d coroutines still running 60 s after the end\n",
+                cfg.process, running);
             return 3;
         }
         record st;

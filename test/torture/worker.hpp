@@ -13,20 +13,20 @@ namespace redlock::torture {
 
 struct worker_config
 {
-    int process = 0;                    ///< Index of this worker process.
-    int workers = 16;                   ///< Coroutines in this process.
-    int resources = 4;                  ///< Resources "torture:0" .. "torture:R-1".
-    std::vector<std::string> masters{}; ///< URIs (the fault proxies).
+    int process = 0;                            ///< Index of this worker process.
+    int workers = 16;                           ///< Coroutines in this process.
+    int resources = 4;                          ///< Resources "torture:0" .. "torture:R-1".
+    std::vector<std::string> masters{};         ///< URIs (the fault proxies).
     std::vector<int> ttls_ms{300, 1000, 2000};  ///< Each acquisition picks one.
-    nanos until = 0;                    ///< No acquisition is started after this (monotonic).
-    std::string ledger{};               ///< This process's ledger file.
+    nanos until = 0;       ///< No acquisition is started after this (monotonic).
+    std::string ledger{};  ///< This process's ledger file.
     std::uint64_t seed = 1;
-    int try_lock_pct = 15;              ///< Acquisitions made with async_try_lock.
-    int extend_pct = 10;                ///< Holds that call async_extend once.
-    int overrun_pct = 3;                ///< Holds (TTL <= 500 ms) that sleep past their validity.
-    int hold_max_ms = 20;               ///< Upper bound of the random critical section.
-    int fencing_pct = 0;                ///< Acquisitions made with lock_options::fencing.
-    bool no_quarantine = false;         ///< client_config::restart_quarantine 0 (--unsafe-restarts).
+    int try_lock_pct = 15;       ///< Acquisitions made with async_try_lock.
+    int extend_pct = 10;         ///< Holds that call async_extend once.
+    int overrun_pct = 3;         ///< Holds (TTL <= 500 ms) that sleep past their validity.
+    int hold_max_ms = 20;        ///< Upper bound of the random critical section.
+    int fencing_pct = 0;         ///< Acquisitions made with lock_options::fencing.
+    bool no_quarantine = false;  ///< client_config::restart_quarantine 0 (--unsafe-restarts).
 };
 
 /// The resource name of index `i`.

@@ -16,12 +16,12 @@
 #include "fsm_test_words.hpp"
 
 using namespace redlock_test::acquire;
+using redlock::detail::fence_key;
+using redlock::detail::hashed_part;
 using redlock_test::fsm::aborted;
 using redlock_test::fsm::error;
 using redlock_test::fsm::fsm_action;
 using redlock_test::fsm::fsm_event;
-using redlock::detail::fence_key;
-using redlock::detail::hashed_part;
 
 namespace {
 
@@ -50,7 +50,8 @@ lock_options short_ttl()
 std::uint64_t fence_of(const fsm_action& a) { return a.fences.empty() ? 0 : a.fences[0]; }
 
 // A reply of round 1, carrying the master's fence counter.
-fsm_action grant(acquire_fsm& f, std::uint64_t round, std::size_t master, std::int64_t counter, time_point now)
+fsm_action grant(acquire_fsm& f, std::uint64_t round, std::size_t master, std::int64_t counter,
+                 time_point now)
 {
     const std::int64_t counters[] = {counter};
     return f.resume(fsm_event::reply(round, master, granted, now, counters));
@@ -71,7 +72,8 @@ fsm_action to_commit(acquire_fsm& f, fsm_action& attempt)
 
 }  // namespace
 
-TEST_CASE("acquire_fsm fencing: the quorum's largest counter + 1, committed by a majority", "[acquire_fsm][fencing]")
+TEST_CASE("acquire_fsm fencing: the quorum's largest counter + 1, committed by a majority",
+          "[acquire_fsm][fencing]")
 {
     acquire_fsm f(fenced(), 5, 1, false);
     fsm_action attempt;
@@ -98,7 +100,8 @@ TEST_CASE("acquire_fsm fencing: the quorum's largest counter + 1, committed by a
     CHECK(f.last_commit().granted() == 3);
 }
 
-TEST_CASE("acquire_fsm fencing: only the granting quorum's counters count", "[acquire_fsm][fencing]")
+TEST_CASE("acquire_fsm fencing: only the granting quorum's counters count",
+          "[acquire_fsm][fencing]")
 {
     struct example
     {
@@ -124,7 +127,8 @@ TEST_CASE("acquire_fsm fencing: only the granting quorum's counters count", "[ac
     }
 }
 
-TEST_CASE("acquire_fsm fencing: a commit round without a majority fails the attempt", "[acquire_fsm][fencing]")
+TEST_CASE("acquire_fsm fencing: a commit round without a majority fails the attempt",
+          "[acquire_fsm][fencing]")
 {
     acquire_fsm f(fenced(), 5, 1, false);
     fsm_action attempt;
@@ -173,7 +177,8 @@ TEST_CASE("acquire_fsm fencing: a commit round without a majority fails the atte
     }
 }
 
-TEST_CASE("acquire_fsm fencing: a commit majority after the validity's end is no lock", "[acquire_fsm][fencing]")
+TEST_CASE("acquire_fsm fencing: a commit majority after the validity's end is no lock",
+          "[acquire_fsm][fencing]")
 {
     acquire_fsm f(short_ttl(), 3, 1, false);
     const auto a = f.resume(fsm_event::start(at(0ms)));
@@ -199,7 +204,8 @@ TEST_CASE("acquire_fsm fencing: no commit when round 1 decided too late", "[acqu
     CHECK(grant(f, a.round_id, 1, 5, at(97ms)).type == kind::send_release);
 }
 
-TEST_CASE("acquire_fsm fencing: cancelled or closed during the commit round", "[acquire_fsm][fencing]")
+TEST_CASE("acquire_fsm fencing: cancelled or closed during the commit round",
+          "[acquire_fsm][fencing]")
 {
     const bool cancel = GENERATE(true, false);
     CAPTURE(cancel);
@@ -233,7 +239,8 @@ TEST_CASE("acquire_fsm fencing: without fencing, no commit and token 0", "[acqui
     CHECK(fence_of(c) == 0);
 }
 
-TEST_CASE("acquire_fsm fencing: a multi-resource lock commits one token per resource", "[acquire_fsm][fencing]")
+TEST_CASE("acquire_fsm fencing: a multi-resource lock commits one token per resource",
+          "[acquire_fsm][fencing]")
 {
     acquire_fsm f(fenced(), 3, 1, false, 2);
     const auto a = f.resume(fsm_event::start(at(0ms)));
@@ -263,11 +270,11 @@ TEST_CASE("fence_key: the counter shares the lock key's hash slot", "[fencing]")
     const example examples[] = {
         {"orders", "{orders}:fence"},
         {"app:orders:42", "{app:orders:42}:fence"},
-        {"{user1}:cart", "{user1}:cart:fence"},   // its own tag stays the first
+        {"{user1}:cart", "{user1}:cart:fence"},  // its own tag stays the first
         {"a{b}c{d}", "a{b}c{d}:fence"},
-        {"a{b", "{a{b}:fence"},                   // no tag: the whole key, wrapped
-        {"{}x", "{}x:fence"},                      // "{}" is no tag, and its '}' forbids wrapping
-        {"x}y", "x}y:fence"},                      // cannot be wrapped: another slot (documented)
+        {"a{b", "{a{b}:fence"},  // no tag: the whole key, wrapped
+        {"{}x", "{}x:fence"},    // "{}" is no tag, and its '}' forbids wrapping
+        {"x}y", "x}y:fence"},    // cannot be wrapped: another slot (documented)
     };
     for (const auto& e : examples)
     {
@@ -275,7 +282,8 @@ TEST_CASE("fence_key: the counter shares the lock key's hash slot", "[fencing]")
         const auto k = fence_key(e.key);
         CHECK(k == e.expected);
         CHECK(k != e.key);
-        const bool same_slot_possible = e.key.find('}') == std::string::npos || hashed_part(e.key) != e.key;
+        const bool same_slot_possible =
+            e.key.find('}') == std::string::npos || hashed_part(e.key) != e.key;
         if (same_slot_possible)
             CHECK(hashed_part(k) == hashed_part(e.key));
     }

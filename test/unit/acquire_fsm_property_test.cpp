@@ -23,9 +23,9 @@
 #include <utility>
 #include <vector>
 
+#include "acquire_test_words.hpp"
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/validity.hpp"
-#include "acquire_test_words.hpp"
 #include "property_check.hpp"
 
 using namespace redlock_test::acquire;
@@ -88,7 +88,8 @@ scenario make_scenario(std::mt19937_64& rng)
 // proves nothing about it.
 struct coverage
 {
-    std::size_t success = 0, contended = 0, no_quorum = 0, validity_expired = 0, aborted = 0, closed = 0;
+    std::size_t success = 0, contended = 0, no_quorum = 0, validity_expired = 0, aborted = 0,
+                closed = 0;
     std::size_t retried = 0;              // completions after more than one attempt
     std::size_t release_awaits_none = 0;  // every master timed out
     std::size_t release_partial = 0;      // some timed out, some awaited
@@ -143,7 +144,8 @@ public:
         {
             const bool watched_gone = ev.type == ek::watched && ev.round_id == round_.id &&
                                       ev.outcome == master_outcome::granted && ev.value == -2;
-            if ((watched_gone || ev.type == ek::invalidated) && ev.master < s_.masters && blocked_[ev.master])
+            if ((watched_gone || ev.type == ek::invalidated) && ev.master < s_.masters &&
+                blocked_[ev.master])
             {
                 blocked_[ev.master] = false;
                 unblocked_now_ = true;
@@ -151,7 +153,8 @@ public:
         }
         auto& r = round_;
         if (ev.type == ek::reply && r.id != 0 && ev.round_id == r.id && ev.master < s_.masters &&
-            ev.outcome != master_outcome::pending && r.answers[ev.master] == master_outcome::pending)
+            ev.outcome != master_outcome::pending &&
+            r.answers[ev.master] == master_outcome::pending)
         {
             r.answers[ev.master] = ev.outcome;
             r.counters[ev.master] = ev.counters.empty() ? 0 : ev.counters[0];
@@ -184,7 +187,9 @@ public:
         case ak::none: check_keeps_waiting(ev); break;
         case ak::send_attempt: check_attempt(ev, a); break;
         case ak::send_release: check_release(ev, a); break;
-        case ak::wait_until: phase_ == ak::send_watch ? check_fallback(ev, a) : check_wait(ev, a); break;
+        case ak::wait_until:
+            phase_ == ak::send_watch ? check_fallback(ev, a) : check_wait(ev, a);
+            break;
         case ak::complete: check_complete(ev, a); break;
         case ak::send_commit: check_commit(ev, a); break;
         case ak::send_watch: check_watch(ev, a); break;
@@ -200,7 +205,8 @@ public:
     // The instant at which the current attempt's validity reaches zero.
     time_point validity_edge() const
     {
-        return t0_ + duration(s_.o.ttl) - duration(redlock::detail::clock_drift(s_.o.ttl, s_.o.drift_factor));
+        return t0_ + duration(s_.o.ttl) -
+               duration(redlock::detail::clock_drift(s_.o.ttl, s_.o.drift_factor));
     }
     const std::vector<std::uint64_t>& old_rounds() const { return old_rounds_; }
     std::size_t events() const { return events_; }
@@ -226,7 +232,8 @@ private:
     }
     bool validity_left(time_point now) const
     {
-        return redlock::detail::remaining_validity(s_.o.ttl, now - t0_, s_.o.drift_factor) > duration::zero();
+        return redlock::detail::remaining_validity(s_.o.ttl, now - t0_, s_.o.drift_factor) >
+               duration::zero();
     }
     // Its deadline came, or every awaited master answered (when none is awaited, only the
     // deadline ends it, as the action documents).
@@ -255,8 +262,12 @@ private:
             fail("a round id that is 0 or repeated");
         if (round_.id != 0)
             old_rounds_.push_back(round_.id);
-        round_ = oracle_round{id, deadline, std::vector<master_outcome>(s_.masters, master_outcome::pending),
-                              std::vector<std::int64_t>(s_.masters, 0), std::vector<bool>(s_.masters, false), false};
+        round_ = oracle_round{id,
+                              deadline,
+                              std::vector<master_outcome>(s_.masters, master_outcome::pending),
+                              std::vector<std::int64_t>(s_.masters, 0),
+                              std::vector<bool>(s_.masters, false),
+                              false};
     }
 
     // "none" is only right when no decision is due yet: decided as early as certain.
@@ -311,12 +322,13 @@ private:
     void check_handed(const acquire_event& ev, const acquire_action& a)
     {
         const bool between_rounds = phase_ == ak::send_watch || phase_ == ak::wait_until;
-        const bool take = between_rounds && waits_ && s_.o.handoff && !s_.o.fencing && ev.now < wait_end_ &&
-                          ev.until - ev.now >= duration(s_.o.ttl) / 2;
+        const bool take = between_rounds && waits_ && s_.o.handoff && !s_.o.fencing &&
+                          ev.now < wait_end_ && ev.until - ev.now >= duration(s_.o.ttl) / 2;
         if (!take)
         {
             if (a.type != ak::none)
-                fail("an offered lock that must be declined was not (or the offer moved the operation)");
+                fail("an offered lock that must be declined was not (or the offer moved the "
+                     "operation)");
             else if (between_rounds)
                 ++cov_.handed_declined;
             return;
@@ -353,10 +365,14 @@ private:
         // A TTL away; the retry delay when a quorum is possible with these masters held (failed
         // masters, not holders, stopped the attempt).
         const auto base =
-            ev.now + (quorum_possible_while_waiting() ? duration(s_.o.retry_delay) : duration(s_.o.ttl)) + 1ms;
-        const auto lo = std::min(base, wait_end_), hi = std::min(base + s_.o.retry_jitter / 8, wait_end_);
+            ev.now +
+            (quorum_possible_while_waiting() ? duration(s_.o.retry_delay) : duration(s_.o.ttl)) +
+            1ms;
+        const auto lo = std::min(base, wait_end_),
+                   hi = std::min(base + s_.o.retry_jitter / 8, wait_end_);
         if (a.until < lo || a.until > hi)
-            fail("the first fallback is not a TTL (or the retry delay) plus jitter away, within the wait");
+            fail("the first fallback is not a TTL (or the retry delay) plus jitter away, within "
+                 "the wait");
         ++cov_.watched;
         phase_ = ak::send_watch;
         new_round(a.round_id, a.until);
@@ -370,7 +386,8 @@ private:
             return fail("the fallback moved without a watch's answer");
         if (a.until >= until_ || a.until < ev.now || a.until > wait_end_)
             return fail("the fallback moved later, into the past, or past the wait's end");
-        const auto base = ev.now + (ev.tracked ? std::chrono::milliseconds(ev.value) : s_.o.retry_delay) + 1ms;
+        const auto base =
+            ev.now + (ev.tracked ? std::chrono::milliseconds(ev.value) : s_.o.retry_delay) + 1ms;
         if (a.until != wait_end_ && (a.until < base || a.until > base + s_.o.retry_jitter / 8))
             fail("the fallback is not the PTTL seen (or the retry delay) plus jitter");
         until_ = a.until;
@@ -381,9 +398,10 @@ private:
         if (phase_ == ak::send_attempt || phase_ == ak::send_commit || phase_ == ak::send_release)
             fail("a new attempt before the failed one was released");
         const bool from_wait = phase_ == ak::send_watch;
-        if (!(ev.type == ek::start && phase_ == ak::none) && !(ev.type == ek::backoff_elapsed && phase_ == ak::wait_until) &&
-            !from_wait)
-            fail("an attempt not started by start, the end of a backoff, or a wait for the release");
+        if (!(ev.type == ek::start && phase_ == ak::none) &&
+            !(ev.type == ek::backoff_elapsed && phase_ == ak::wait_until) && !from_wait)
+            fail(
+                "an attempt not started by start, the end of a backoff, or a wait for the release");
         if (ev.type == ek::backoff_elapsed && phase_ == ak::wait_until && ev.now < until_)
             fail("an attempt before the backoff's end");
         if (from_wait)
@@ -445,9 +463,10 @@ private:
             return fail("a commit round with no validity left");
         attempt_ = round_;
         if (a.fences.size() != 1 || a.fences[0] != expected_fence())
-            fail("the token is not 1 + the quorum's largest counter: " + std::to_string(first_fence(a)) + " vs " +
-                 std::to_string(expected_fence()));
-        if (a.deadline != std::min(ev.now + redlock::detail::attempt_timeout_of(s_.o), validity_edge()))
+            fail("the token is not 1 + the quorum's largest counter: " +
+                 std::to_string(first_fence(a)) + " vs " + std::to_string(expected_fence()));
+        if (a.deadline !=
+            std::min(ev.now + redlock::detail::attempt_timeout_of(s_.o), validity_edge()))
             fail("the commit's deadline is not min(now + attempt_timeout, validity's end)");
         fence_ = first_fence(a);
         phase_ = ak::send_commit;
@@ -469,7 +488,8 @@ private:
         last_failure_contended_ = !interrupted && failed_for_contention();
         std::vector<bool> refused(s_.masters, false);
         for (std::size_t i = 0; i < s_.masters; ++i)
-            refused[i] = round_.answers[i] == master_outcome::held_by_other;  // the commit's, or the attempt's
+            refused[i] = round_.answers[i] ==
+                         master_outcome::held_by_other;  // the commit's, or the attempt's
         if (phase_ == ak::send_commit)
         {
             ++cov_.commit_failed;
@@ -487,8 +507,10 @@ private:
             // Every master where our key may stand: not one that refused (nothing of ours
             // there), and not waited for when it timed out (it gets the release all the same).
             const auto answer = round_.answers[i];
-            if (awaited[i] != (answer != master_outcome::timed_out && answer != master_outcome::held_by_other))
-                fail("the release awaits a timed-out or refusing master, or skips one where our key may stand");
+            if (awaited[i] !=
+                (answer != master_outcome::timed_out && answer != master_outcome::held_by_other))
+                fail("the release awaits a timed-out or refusing master, or skips one where our "
+                     "key may stand");
         }
         if (a.awaited->empty())
             ++cov_.release_awaits_none;
@@ -529,12 +551,12 @@ private:
         namespace e = boost::asio::error;
         using redlock::error;
         cov_.retried += attempts_ > 1 ? 1 : 0;
-        (!a.ec                                ? cov_.success
-         : a.ec == error::contended           ? cov_.contended
-         : a.ec == error::no_quorum           ? cov_.no_quorum
-         : a.ec == error::validity_expired    ? cov_.validity_expired
-         : a.ec == e::operation_aborted       ? cov_.aborted
-                                              : cov_.closed)++;
+        (!a.ec                             ? cov_.success
+         : a.ec == error::contended        ? cov_.contended
+         : a.ec == error::no_quorum        ? cov_.no_quorum
+         : a.ec == error::validity_expired ? cov_.validity_expired
+         : a.ec == e::operation_aborted    ? cov_.aborted
+                                           : cov_.closed)++;
         if (!a.ec)
         {
             const ak deciding = s_.o.fencing ? ak::send_commit : ak::send_attempt;
@@ -543,7 +565,8 @@ private:
                                   : "success not decided by a reply of the current attempt");
             if (!quorum_granted())
                 fail("success without a quorum of the deciding round");
-            if (a.fences.size() != (s_.o.fencing ? 1u : 0u) || first_fence(a) != (s_.o.fencing ? fence_ : 0))
+            if (a.fences.size() != (s_.o.fencing ? 1u : 0u) ||
+                first_fence(a) != (s_.o.fencing ? fence_ : 0))
                 fail("the lock's token is not the committed one");
             cov_.fenced_success += s_.o.fencing ? 1 : 0;
             if (!validity_left(ev.now))
@@ -561,15 +584,18 @@ private:
         if (phase_ == ak::none || phase_ == ak::wait_until)
         {
             if (ev.type != ek::cancel && ev.type != ek::closed)
-                fail("an error completion before an attempt or in a backoff without cancel or close");
+                fail("an error completion before an attempt or in a backoff without cancel or "
+                     "close");
         }
         if (phase_ == ak::send_watch && ev.type != ek::cancel && ev.type != ek::closed &&
             !(ev.type == ek::backoff_elapsed && ev.now >= wait_end_))
             fail("a wait for the release that ended before its end without cancel or close");
-        if (waits_ && !cancelled_ && !closed_ && phase_ == ak::send_release && last_failure_contended_ &&
-            ev.now < wait_end_)
+        if (waits_ && !cancelled_ && !closed_ && phase_ == ak::send_release &&
+            last_failure_contended_ && ev.now < wait_end_)
             fail("a refused waiting acquisition gave up before the wait's end");
-        if (a.ec == e::operation_aborted ? !cancelled_ : a.ec == error::connection_closed ? !closed_ : false)
+        if (a.ec == e::operation_aborted       ? !cancelled_
+            : a.ec == error::connection_closed ? !closed_
+                                               : false)
             fail("aborted without a cancel, or closed without a close");
         if (cancelled_ && !closed_ && a.ec != e::operation_aborted)
             fail("cancelled but not operation_aborted");
@@ -577,7 +603,8 @@ private:
             fail("closed but not connection_closed");
         if (!cancelled_ && !closed_)
         {
-            if (a.ec != error::contended && a.ec != error::no_quorum && a.ec != error::validity_expired)
+            if (a.ec != error::contended && a.ec != error::no_quorum &&
+                a.ec != error::validity_expired)
                 fail("a failure with an unexpected error: " + a.ec.message());
             if (!s_.try_mode && !waits_ && s_.o.max_wait == 0ms && attempts_ != s_.o.max_attempts)
                 fail("gave up with attempts left");
@@ -604,7 +631,7 @@ private:
     bool last_failure_contended_ = false;
     std::vector<bool> refused_;  // the masters that refused the last failed attempt (or its commit)
     std::vector<bool> blocked_;  // ... and have not let go since the watch
-    bool unblocked_now_ = false; // the event being checked let one of them go
+    bool unblocked_now_ = false;  // the event being checked let one of them go
     bool cancelled_ = false;
     bool closed_ = false;
     bool completed_ = false;
@@ -613,43 +640,54 @@ private:
 
 std::string to_string(const acquire_event& ev, time_point origin)
 {
-    static constexpr const char* names[] = {"start",      "reply",   "deadline", "backoff_elapsed", "cancel", "closed",
-                                            "handed_off", "release", "queued",   "turn",            "watched",
-                                            "invalidated", "handed"};
+    static constexpr const char* names[] = {
+        "start",   "reply",  "deadline", "backoff_elapsed", "cancel",      "closed", "handed_off",
+        "release", "queued", "turn",     "watched",         "invalidated", "handed"};
     static constexpr const char* outcomes[] = {"pending", "granted", "held", "failed", "timed_out"};
     std::ostringstream os;
     os << std::chrono::duration_cast<std::chrono::microseconds>(ev.now - origin).count() << "us "
        << names[static_cast<int>(ev.type)];
     if (ev.type == ek::reply)
-        os << " r" << ev.round_id << " m" << ev.master << " " << outcomes[static_cast<int>(ev.outcome)];
+        os << " r" << ev.round_id << " m" << ev.master << " "
+           << outcomes[static_cast<int>(ev.outcome)];
     if (ev.type == ek::deadline)
         os << " r" << ev.round_id;
     if (ev.type == ek::watched)
-        os << " r" << ev.round_id << " m" << ev.master << " " << outcomes[static_cast<int>(ev.outcome)] << " pttl "
-           << ev.value << (ev.tracked ? " tracked" : " untracked");
+        os << " r" << ev.round_id << " m" << ev.master << " "
+           << outcomes[static_cast<int>(ev.outcome)] << " pttl " << ev.value
+           << (ev.tracked ? " tracked" : " untracked");
     if (ev.type == ek::invalidated)
         os << " m" << ev.master;
     if (ev.type == ek::handed)
-        os << " until " << std::chrono::duration_cast<std::chrono::microseconds>(ev.until - origin).count() << "us";
+        os << " until "
+           << std::chrono::duration_cast<std::chrono::microseconds>(ev.until - origin).count()
+           << "us";
     return os.str();
 }
 
 std::string to_string(const acquire_action& a, time_point origin)
 {
     auto us = [&](time_point t) {
-        return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(t - origin).count()) + "us";
+        return std::to_string(
+                   std::chrono::duration_cast<std::chrono::microseconds>(t - origin).count()) +
+               "us";
     };
     switch (a.type)
     {
     case ak::none: return "none";
-    case ak::send_attempt: return "send_attempt r" + std::to_string(a.round_id) + " deadline " + us(a.deadline);
+    case ak::send_attempt:
+        return "send_attempt r" + std::to_string(a.round_id) + " deadline " + us(a.deadline);
     case ak::send_release:
-        return "send_release r" + std::to_string(a.round_id) + " awaiting " + std::to_string(a.awaited->count()) +
-               " deadline " + us(a.deadline);
-    case ak::send_commit: return "send_commit r" + std::to_string(a.round_id) + " fence " + std::to_string(first_fence(a));
+        return "send_release r" + std::to_string(a.round_id) + " awaiting " +
+               std::to_string(a.awaited->count()) + " deadline " + us(a.deadline);
+    case ak::send_commit:
+        return "send_commit r" + std::to_string(a.round_id) + " fence " +
+               std::to_string(first_fence(a));
     case ak::wait_until: return "wait_until " + us(a.until);
-    case ak::send_watch: return "send_watch r" + std::to_string(a.round_id) + " until " + us(a.until);
-    case ak::complete: return "complete " + (a.ec ? a.ec.message() : "ok valid_until " + us(a.valid_until));
+    case ak::send_watch:
+        return "send_watch r" + std::to_string(a.round_id) + " until " + us(a.until);
+    case ak::complete:
+        return "complete " + (a.ec ? a.ec.message() : "ok valid_until " + us(a.valid_until));
     }
     return "?";
 }
@@ -668,7 +706,8 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
     oracle check(s, cov);
     if (log)
         *log += "N=" + std::to_string(s.masters) + " ttl=" + std::to_string(s.o.ttl.count()) +
-                "ms attempts=" + std::to_string(s.o.max_attempts) + (s.try_mode ? " try" : "") + "\n";
+                "ms attempts=" + std::to_string(s.o.max_attempts) + (s.try_mode ? " try" : "") +
+                "\n";
 
     auto chance = [&](unsigned per_mille) { return rng() % 1000 < per_mille; };
     auto below = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
@@ -689,12 +728,13 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
     // (Kept in a deque: each event points to its counter, one resource's.)
     std::deque<std::int64_t> counter_store;
     auto random_counter = [&] {
-        counter_store.push_back(static_cast<std::int64_t>(chance(100) ? below(1000000) : below(20)));
+        counter_store.push_back(
+            static_cast<std::int64_t>(chance(100) ? below(1000000) : below(20)));
         return std::span<const std::int64_t>(&counter_store.back(), 1);
     };
     auto random_outcome = [&] {
         const auto r = below(s.w_grant + s.w_held + s.w_fail);
-        return r < s.w_grant ? master_outcome::granted
+        return r < s.w_grant              ? master_outcome::granted
                : r < s.w_grant + s.w_held ? master_outcome::held_by_other
                                           : master_outcome::failed;
     };
@@ -714,7 +754,8 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
             if (n > completed_at + 20)
                 break;
         }
-        now += std::chrono::microseconds(static_cast<std::int64_t>(below(static_cast<std::size_t>(s.max_step_us) + 1)));
+        now += std::chrono::microseconds(
+            static_cast<std::int64_t>(below(static_cast<std::size_t>(s.max_step_us) + 1)));
         if (chance(cancel_rate))
         {
             deliver(acquire_event::cancel(now));
@@ -730,8 +771,8 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
         if (started && chance(15))
         {
             const auto half = duration(s.o.ttl) / 2;
-            const duration offsets[] = {half, half - 1us, half + 1us, duration(s.o.ttl), half / 2,
-                                        -duration(1ms)};
+            const duration offsets[] = {half,     half - 1us,    half + 1us, duration(s.o.ttl),
+                                        half / 2, -duration(1ms)};
             deliver(acquire_event::handed(now, now + offsets[below(std::size(offsets))]));
             continue;
         }
@@ -757,7 +798,9 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
                 if (!old.empty())
                     deliver(acquire_event::deadline(old[below(old.size())], now));
                 break;
-            case 2: deliver(acquire_event::reply(check.current_round(), m, random_outcome(), now)); break;
+            case 2:
+                deliver(acquire_event::reply(check.current_round(), m, random_outcome(), now));
+                break;
             default:
                 if (check.phase() != ak::wait_until)
                     deliver(acquire_event::backoff_elapsed(now));
@@ -791,8 +834,8 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
             }
             else
             {
-                deliver(acquire_event::reply(r.id, silent[below(silent.size())], random_outcome(), now,
-                                             random_counter()));
+                deliver(acquire_event::reply(r.id, silent[below(silent.size())], random_outcome(),
+                                             now, random_counter()));
             }
             break;
         }
@@ -816,8 +859,9 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
             else
             {
                 const std::int64_t values[] = {-2, -1, static_cast<std::int64_t>(below(300))};
-                deliver(acquire_event::watched(r.id, m, chance(5) ? master_outcome::failed : master_outcome::granted,
-                                               values[below(3)], !chance(5), now));
+                deliver(acquire_event::watched(
+                    r.id, m, chance(5) ? master_outcome::failed : master_outcome::granted,
+                    values[below(3)], !chance(5), now));
             }
             break;
         }
@@ -832,7 +876,8 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
     // release, and the backoff one: the operation cannot linger.
     const auto attempts = s.try_mode ? 1 : s.o.max_attempts;
     const auto rounds = s.o.fencing ? 3u : 2u;  // attempt, [commit,] release
-    const bool waits = !s.try_mode && s.o.wait > 0ms;  // refused attempts repeat until the wait ends
+    const bool waits =
+        !s.try_mode && s.o.wait > 0ms;  // refused attempts repeat until the wait ends
     if (check.violation().empty() && !waits && useful > attempts * (rounds * s.masters + 1) + 1)
         return "completion took " + std::to_string(useful) + " useful events";
     return check.violation();
@@ -840,7 +885,8 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
 
 }  // namespace
 
-TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[acquire_fsm][property]")
+TEST_CASE("acquire_fsm property: random event sequences keep the invariants",
+          "[acquire_fsm][property]")
 {
     const auto budget = redlock_test::property_budget::read(20260401);
     const auto iterations = budget.iterations;
@@ -862,15 +908,16 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[
             break;  // three replays are enough to read
     }
     CHECK(failures == 0);
-    INFO("success " << cov.success << ", contended " << cov.contended << ", no_quorum " << cov.no_quorum
-                    << ", validity_expired " << cov.validity_expired << ", aborted " << cov.aborted << ", closed "
-                    << cov.closed << ", retried " << cov.retried << ", releases awaiting none "
-                    << cov.release_awaits_none << ", partial " << cov.release_partial
+    INFO("success " << cov.success << ", contended " << cov.contended << ", no_quorum "
+                    << cov.no_quorum << ", validity_expired " << cov.validity_expired
+                    << ", aborted " << cov.aborted << ", closed " << cov.closed << ", retried "
+                    << cov.retried << ", releases awaiting none " << cov.release_awaits_none
+                    << ", partial " << cov.release_partial
                     << ", interrupted in attempt/release/backoff " << cov.interrupted[0] << "/"
                     << cov.interrupted[1] << "/" << cov.interrupted[2] << ", fenced success "
-                    << cov.fenced_success << ", commit failed " << cov.commit_failed << ", watched " << cov.watched
-                    << ", woken " << cov.woken << ", handed " << cov.handed << ", handed declined "
-                    << cov.handed_declined);
+                    << cov.fenced_success << ", commit failed " << cov.commit_failed << ", watched "
+                    << cov.watched << ", woken " << cov.woken << ", handed " << cov.handed
+                    << ", handed declined " << cov.handed_declined);
     if (iterations >= 20000)
     {
         // The default run must reach every outcome and every phase of an interruption.
@@ -903,11 +950,12 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants", "[
     budget.report("acquire_fsm property");
     if (budget.from_env)
     {
-        std::printf("acquire_fsm property: success %zu contended %zu no_quorum %zu validity_expired %zu "
-                    "aborted %zu closed %zu retried %zu; releases awaiting none %zu, partial %zu; "
-                    "interrupted in attempt %zu, release %zu, backoff %zu\n",
-                    cov.success, cov.contended, cov.no_quorum, cov.validity_expired, cov.aborted, cov.closed,
-                    cov.retried, cov.release_awaits_none, cov.release_partial, cov.interrupted[0],
-                    cov.interrupted[1], cov.interrupted[2]);
+        std::printf(
+            "acquire_fsm property: success %zu contended %zu no_quorum %zu validity_expired %zu "
+            "aborted %zu closed %zu retried %zu; releases awaiting none %zu, partial %zu; "
+            "interrupted in attempt %zu, release %zu, backoff %zu\n",
+            cov.success, cov.contended, cov.no_quorum, cov.validity_expired, cov.aborted,
+            cov.closed, cov.retried, cov.release_awaits_none, cov.release_partial,
+            cov.interrupted[0], cov.interrupted[1], cov.interrupted[2]);
     }
 }

@@ -43,8 +43,9 @@ constexpr std::uint64_t acquire_seed = 42;
 
 // Feeds the same outcome from each of `masters` in order, all at `now`; every reply but the
 // last must leave the machine waiting. Returns the last action.
-acquire_action answer_all(acquire_fsm& f, std::uint64_t round, std::initializer_list<std::size_t> masters,
-                          master_outcome o, time_point now)
+acquire_action answer_all(acquire_fsm& f, std::uint64_t round,
+                          std::initializer_list<std::size_t> masters, master_outcome o,
+                          time_point now)
 {
     acquire_action a;
     std::size_t left = masters.size();
@@ -121,7 +122,8 @@ TEST_CASE("acquire_fsm: start sends the first attempt with its deadline", "[acqu
         std::chrono::milliseconds expected;
     };
     // attempt_timeout 0 derives ttl / 20 clamped to [10 ms, 200 ms]; a set value is used as is.
-    const example examples[] = {{10s, 0ms, 200ms}, {1s, 0ms, 50ms}, {100ms, 0ms, 10ms}, {10s, 70ms, 70ms}};
+    const example examples[] = {
+        {10s, 0ms, 200ms}, {1s, 0ms, 50ms}, {100ms, 0ms, 10ms}, {10s, 70ms, 70ms}};
     for (const auto& e : examples)
     {
         auto o = options();
@@ -210,7 +212,8 @@ TEST_CASE("acquire_fsm: a quorum reached with no validity left fails the attempt
     }
 }
 
-TEST_CASE("acquire_fsm: contended, release, backoff, then a new attempt with a new token", "[acquire_fsm]")
+TEST_CASE("acquire_fsm: contended, release, backoff, then a new attempt with a new token",
+          "[acquire_fsm]")
 {
     acquire_fsm f(options(), 3, acquire_seed, false);
     const auto t0 = at(0ms);
@@ -320,7 +323,8 @@ TEST_CASE("acquire_fsm: the attempt deadline times out the pending masters", "[a
         CHECK(answer(f, rel.round_id, 0, granted, a.deadline + 1ms).type == kind::none);
         // The attempt's deadline, delivered late, belongs to a finished round.
         CHECK(f.resume(acquire_event::deadline(a.round_id, a.deadline + 2ms)).type == kind::none);
-        CHECK(f.resume(acquire_event::deadline(rel.round_id, rel.deadline)).type == kind::wait_until);
+        CHECK(f.resume(acquire_event::deadline(rel.round_id, rel.deadline)).type ==
+              kind::wait_until);
     }
     SECTION("the decision does not wait for the deadline once no quorum is possible")
     {
@@ -333,7 +337,8 @@ TEST_CASE("acquire_fsm: the attempt deadline times out the pending masters", "[a
     }
 }
 
-TEST_CASE("acquire_fsm: a release that awaits nobody ends at a deadline due at once", "[acquire_fsm]")
+TEST_CASE("acquire_fsm: a release that awaits nobody ends at a deadline due at once",
+          "[acquire_fsm]")
 {
     auto o = options();
     o.max_attempts = 1;
@@ -359,8 +364,9 @@ TEST_CASE("acquire_fsm: cancelled or closed in each phase", "[acquire_fsm][cance
         redlock::error_code ec;
     };
     const auto which = GENERATE(0, 1);
-    const interruption in = which == 0 ? interruption{"cancel", &acquire_event::cancel, aborted}
-                                       : interruption{"close", &acquire_event::closed, error::connection_closed};
+    const interruption in =
+        which == 0 ? interruption{"cancel", &acquire_event::cancel, aborted}
+                   : interruption{"close", &acquire_event::closed, error::connection_closed};
     INFO(in.name);
     const auto t0 = at(0ms);
     acquire_fsm f(options(), 3, acquire_seed, false);  // afresh for each section
@@ -383,7 +389,8 @@ TEST_CASE("acquire_fsm: cancelled or closed in each phase", "[acquire_fsm][cance
         // A grant after the interruption is for the old round: it cannot make a lock.
         CHECK(answer(f, a.round_id, 1, granted, t0 + 3ms).type == kind::none);
         // Attempts are left, yet no retry. (After a close the connections fail the release.)
-        const auto c = answer_all(f, rel.round_id, {0, 1, 2}, which == 0 ? granted : failed, t0 + 4ms);
+        const auto c =
+            answer_all(f, rel.round_id, {0, 1, 2}, which == 0 ? granted : failed, t0 + 4ms);
         REQUIRE(c.type == kind::complete);
         CHECK(c.ec == in.ec);
     }
@@ -399,7 +406,9 @@ TEST_CASE("acquire_fsm: cancelled or closed in each phase", "[acquire_fsm][cance
     {
         const auto rel = contended_first_attempt(f, t0);
         CHECK(f.resume(in.event(t0 + 6ms)).type == kind::none);
-        CHECK(f.resume((which == 0 ? acquire_event::closed : acquire_event::cancel)(t0 + 6ms)).type == kind::none);
+        CHECK(
+            f.resume((which == 0 ? acquire_event::closed : acquire_event::cancel)(t0 + 6ms)).type ==
+            kind::none);
         CHECK(complete_at_deadline(f, rel).ec == aborted);
     }
     SECTION("backing off: at once")
@@ -546,8 +555,9 @@ TEST_CASE("acquire_fsm: a failed master at every step of a 5-master conversation
     // granted by every master (decided after 3): 8 steps.
     auto o = options();
     o.max_attempts = 2;
-    const std::vector<kind> nominal_actions = {kind::send_attempt, kind::send_release, kind::wait_until,
-                                               kind::send_attempt, kind::complete};
+    const std::vector<kind> nominal_actions = {kind::send_attempt, kind::send_release,
+                                               kind::wait_until, kind::send_attempt,
+                                               kind::complete};
     constexpr std::size_t nominal_steps = 8;
     constexpr std::size_t release_from = 3;
     constexpr std::size_t second_attempt_from = 5;
@@ -610,8 +620,9 @@ TEST_CASE("acquire_fsm: a failed master at every step of a 5-master conversation
             else
             {
                 // Every failed attempt is released before the next step, whatever failed.
-                CHECK(c.actions == std::vector<kind>{kind::send_attempt, kind::send_release, kind::wait_until,
-                                                     kind::send_attempt, kind::send_release, kind::complete});
+                CHECK(c.actions == std::vector<kind>{kind::send_attempt, kind::send_release,
+                                                     kind::wait_until, kind::send_attempt,
+                                                     kind::send_release, kind::complete});
                 // The second attempt saw grants and failures only.
                 CHECK(c.last.ec == error::no_quorum);
                 CHECK(f.last_attempt().held_by_other() == 0);

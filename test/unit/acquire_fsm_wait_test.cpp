@@ -83,7 +83,8 @@ TEST_CASE("acquire_fsm wait: it tries again once enough masters let go for a quo
     acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     const auto w = first_watch(f);
     // 3 blocked of 5: one release makes 3 possible.
-    CHECK(f.resume(acquire_event::watched(w.round_id, 0, granted, 4000, true, at(7ms))).type == kind::wait_until);
+    CHECK(f.resume(acquire_event::watched(w.round_id, 0, granted, 4000, true, at(7ms))).type ==
+          kind::wait_until);
     const auto a = f.resume(acquire_event::invalidated(1, at(20ms)));
     CHECK(a.type == kind::send_attempt);
     CHECK(a.new_token);
@@ -111,20 +112,23 @@ TEST_CASE("acquire_fsm wait: what one master's answer to the watch does", "[acqu
         INFO("pttl " << e.pttl << (e.tracked ? " tracked" : " untracked"));
         acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
         const auto w = first_watch(f);
-        const auto a = f.resume(acquire_event::watched(w.round_id, 0, granted, e.pttl, e.tracked, at(7ms)));
+        const auto a =
+            f.resume(acquire_event::watched(w.round_id, 0, granted, e.pttl, e.tracked, at(7ms)));
         CHECK(a.type == e.expected);
         if (a.type == kind::wait_until)
             CHECK(jittered(a.until, at(7ms) + e.fallback));
     }
 }
 
-TEST_CASE("acquire_fsm wait: the fallback follows the smallest PTTL, and comes", "[acquire_fsm][wait]")
+TEST_CASE("acquire_fsm wait: the fallback follows the smallest PTTL, and comes",
+          "[acquire_fsm][wait]")
 {
     acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     const auto w = first_watch(f);
     const auto a = f.resume(acquire_event::watched(w.round_id, 0, granted, 900, true, at(7ms)));
     REQUIRE(a.type == kind::wait_until);
-    CHECK(f.resume(acquire_event::watched(w.round_id, 1, granted, 5000, true, at(8ms))).type == kind::none);
+    CHECK(f.resume(acquire_event::watched(w.round_id, 1, granted, 5000, true, at(8ms))).type ==
+          kind::none);
     // At the fallback it tries again even though no master said it let go.
     CHECK(f.resume(acquire_event::backoff_elapsed(a.until)).type == kind::send_attempt);
 }
@@ -134,15 +138,19 @@ TEST_CASE("acquire_fsm wait: stale and unrelated news is ignored", "[acquire_fsm
     acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     const auto w = first_watch(f);
     // Another round's watch, a master that granted (not watched), a failed watch.
-    CHECK(f.resume(acquire_event::watched(w.round_id + 7, 0, granted, -2, true, at(7ms))).type == kind::none);
-    CHECK(f.resume(acquire_event::watched(w.round_id, 3, granted, -2, true, at(7ms))).type == kind::none);
-    CHECK(f.resume(acquire_event::watched(w.round_id, 0, failed, -2, true, at(7ms))).type == kind::none);
+    CHECK(f.resume(acquire_event::watched(w.round_id + 7, 0, granted, -2, true, at(7ms))).type ==
+          kind::none);
+    CHECK(f.resume(acquire_event::watched(w.round_id, 3, granted, -2, true, at(7ms))).type ==
+          kind::none);
+    CHECK(f.resume(acquire_event::watched(w.round_id, 0, failed, -2, true, at(7ms))).type ==
+          kind::none);
     CHECK(f.resume(acquire_event::invalidated(4, at(8ms))).type == kind::none);
     // One blocked master letting go makes a quorum possible (2 of 5 still hold it) ...
     CHECK(f.resume(acquire_event::invalidated(0, at(9ms))).type == kind::send_attempt);
     // ... and news while the attempt runs changes nothing.
     CHECK(f.resume(acquire_event::invalidated(1, at(9ms))).type == kind::none);
-    CHECK(f.resume(acquire_event::watched(w.round_id, 2, granted, -2, true, at(9ms))).type == kind::none);
+    CHECK(f.resume(acquire_event::watched(w.round_id, 2, granted, -2, true, at(9ms))).type ==
+          kind::none);
 }
 
 TEST_CASE("acquire_fsm wait: refusals do not use up max_attempts, the end of the wait does",
@@ -188,7 +196,8 @@ TEST_CASE("acquire_fsm wait: a cancellation or a close while watching completes 
     const bool cancel = GENERATE(true, false);
     acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     (void)first_watch(f);
-    const auto c = f.resume(cancel ? acquire_event::cancel(at(50ms)) : acquire_event::closed(at(50ms)));
+    const auto c =
+        f.resume(cancel ? acquire_event::cancel(at(50ms)) : acquire_event::closed(at(50ms)));
     REQUIRE(c.type == kind::complete);
     CHECK(c.ec == (cancel ? redlock::error_code(boost::asio::error::operation_aborted)
                           : redlock::error_code(error::connection_closed)));
@@ -245,7 +254,8 @@ TEST_CASE("acquire_fsm wait: the wait can end, or be cancelled, before the turn 
     const bool cancel = GENERATE(true, false);
     acquire_fsm f(waiting_options(), wait_masters, wait_seed, false);
     const auto q = f.resume(acquire_event::queued(at(0ms)));
-    const auto c = f.resume(cancel ? acquire_event::cancel(at(5ms)) : acquire_event::backoff_elapsed(q.until));
+    const auto c =
+        f.resume(cancel ? acquire_event::cancel(at(5ms)) : acquire_event::backoff_elapsed(q.until));
     REQUIRE(c.type == kind::complete);
     CHECK(c.ec == (cancel ? redlock::error_code(boost::asio::error::operation_aborted)
                           : redlock::error_code(error::contended)));
@@ -270,7 +280,8 @@ TEST_CASE("acquire_fsm wait: a turn after the one before took the lock waits for
     CHECK(f.attempts() == 1);
 }
 
-TEST_CASE("acquire_fsm wait: a lock handed over by a holder of the process is taken between rounds, and only then",
+TEST_CASE("acquire_fsm wait: a lock handed over by a holder of the process is taken between "
+          "rounds, and only then",
           "[acquire_fsm][wait][handoff]")
 {
     // The holder's lock ends at 7 s: more than half of the 10 s TTL after 1 s, less after 3 s.
@@ -336,7 +347,8 @@ TEST_CASE("acquire_fsm wait: a lock handed over by a holder of the process is ta
     }
 }
 
-TEST_CASE("acquire_fsm wait: a fenced lock, one with handoff off, and a try never take a lock handed over",
+TEST_CASE("acquire_fsm wait: a fenced lock, one with handoff off, and a try never take a lock "
+          "handed over",
           "[acquire_fsm][wait][handoff]")
 {
     auto fenced = waiting_options();

@@ -28,7 +28,8 @@ inline constexpr auto held = master_outcome::held_by_other;
 inline constexpr auto failed = master_outcome::failed;
 
 /// The set of `members` among `masters` masters.
-inline redlock::detail::master_set set_of(std::size_t masters, std::initializer_list<std::size_t> members)
+inline redlock::detail::master_set set_of(std::size_t masters,
+                                          std::initializer_list<std::size_t> members)
 {
     redlock::detail::master_set s(masters);
     for (const auto m : members)
@@ -40,7 +41,8 @@ inline redlock::detail::master_set set_of(std::size_t masters, std::initializer_
 inline time_point at(std::chrono::steady_clock::duration d) { return time_point{} + 1h + d; }
 
 /// Feeds one reply and returns the action.
-inline acquire_action answer(acquire_fsm& f, std::uint64_t round, std::size_t master, master_outcome o, time_point now)
+inline acquire_action answer(acquire_fsm& f, std::uint64_t round, std::size_t master,
+                             master_outcome o, time_point now)
 {
     return f.resume(acquire_event::reply(round, master, o, now));
 }

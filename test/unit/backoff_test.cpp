@@ -38,8 +38,7 @@ TEST_CASE("backoff: splitmix64 matches the published reference outputs", "[backo
     CHECK(redlock::detail::splitmix64(state) == 0xf88bb8a8724c81ecu);
 }
 
-TEST_CASE("backoff: xoshiro256** is deterministic per seed and uniform without bias",
-          "[backoff]")
+TEST_CASE("backoff: xoshiro256** is deterministic per seed and uniform without bias", "[backoff]")
 {
     xoshiro256ss a(42), b(42), c(43);
     bool differs = false;

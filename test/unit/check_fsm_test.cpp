@@ -16,17 +16,22 @@
 using namespace redlock_test::fsm;
 using redlock::detail::check_fsm;
 
-TEST_CASE("check_fsm: the census waits for every master, then completes with the count", "[check_fsm]")
+TEST_CASE("check_fsm: the census waits for every master, then completes with the count",
+          "[check_fsm]")
 {
     check_fsm m(50ms, 3);
     const auto a = m.resume(fsm_event::start(t_start));
     REQUIRE(a.type == ak::send_attempt);
     CHECK(a.deadline == t_start + 50ms);
-    CHECK(m.resume(fsm_event::reply(a.round_id, 0, master_outcome::granted, t_start)).type == ak::none);
+    CHECK(m.resume(fsm_event::reply(a.round_id, 0, master_outcome::granted, t_start)).type ==
+          ak::none);
     // A majority is not the end of a census.
-    CHECK(m.resume(fsm_event::reply(a.round_id, 1, master_outcome::granted, t_start)).type == ak::none);
-    CHECK(m.resume(fsm_event::reply(a.round_id, 1, master_outcome::failed, t_start)).type == ak::none);  // again
-    const auto c = m.resume(fsm_event::reply(a.round_id, 2, master_outcome::held_by_other, t_start + 1ms));
+    CHECK(m.resume(fsm_event::reply(a.round_id, 1, master_outcome::granted, t_start)).type ==
+          ak::none);
+    CHECK(m.resume(fsm_event::reply(a.round_id, 1, master_outcome::failed, t_start)).type ==
+          ak::none);  // again
+    const auto c =
+        m.resume(fsm_event::reply(a.round_id, 2, master_outcome::held_by_other, t_start + 1ms));
     REQUIRE(c.type == ak::complete);
     CHECK_FALSE(c.ec);
     CHECK(m.outcomes().granted() == 2);
@@ -40,7 +45,8 @@ TEST_CASE("check_fsm: at the deadline the silent masters count as not holding", 
     check_fsm m(50ms, 5);
     const auto id = m.resume(fsm_event::start(t_start)).round_id;
     m.resume(fsm_event::reply(id, 4, master_outcome::granted, t_start));
-    CHECK(m.resume(fsm_event::deadline(id + 1, t_start + 50ms)).type == ak::none);  // another round's
+    CHECK(m.resume(fsm_event::deadline(id + 1, t_start + 50ms)).type ==
+          ak::none);  // another round's
     const auto c = m.resume(fsm_event::deadline(id, t_start + 50ms));
     REQUIRE(c.type == ak::complete);
     CHECK_FALSE(c.ec);
@@ -59,8 +65,8 @@ TEST_CASE("check_fsm: a failure, a cancellation or a close injected at every ste
         const auto id = m.resume(fsm_event::start(t_start)).round_id;
         fsm_action last;
         for (std::size_t i = 0; i < n; ++i)
-            last = m.resume(
-                fsm_event::reply(id, i, i == k ? master_outcome::failed : master_outcome::granted, t_start));
+            last = m.resume(fsm_event::reply(
+                id, i, i == k ? master_outcome::failed : master_outcome::granted, t_start));
         REQUIRE(last.type == ak::complete);
         CHECK_FALSE(last.ec);
         CHECK(m.outcomes().granted() == n - 1);
@@ -71,7 +77,8 @@ TEST_CASE("check_fsm: a failure, a cancellation or a close injected at every ste
         check_fsm m(50ms, n);
         const auto id = m.resume(fsm_event::start(t_start)).round_id;
         for (std::size_t i = 0; i < k; ++i)
-            REQUIRE(m.resume(fsm_event::reply(id, i, master_outcome::granted, t_start)).type == ak::none);
+            REQUIRE(m.resume(fsm_event::reply(id, i, master_outcome::granted, t_start)).type ==
+                    ak::none);
         const auto c = m.resume(fsm_event::cancel(t_start + 1ms));
         REQUIRE(c.type == ak::complete);
         CHECK(c.ec == aborted);
@@ -79,7 +86,8 @@ TEST_CASE("check_fsm: a failure, a cancellation or a close injected at every ste
     }
     for (std::size_t k = 0; k <= n; ++k)
     {
-        INFO("closed after " << k << " replies: connection_closed when the census ends (none if after it)");
+        INFO("closed after "
+             << k << " replies: connection_closed when the census ends (none if after it)");
         check_fsm m(50ms, n);
         const auto id = m.resume(fsm_event::start(t_start)).round_id;
         fsm_action last;
@@ -87,8 +95,8 @@ TEST_CASE("check_fsm: a failure, a cancellation or a close injected at every ste
         {
             if (i == k)
                 CHECK(m.resume(fsm_event::closed(t_start)).type == ak::none);
-            last = m.resume(
-                fsm_event::reply(id, i, i >= k ? master_outcome::failed : master_outcome::granted, t_start));
+            last = m.resume(fsm_event::reply(
+                id, i, i >= k ? master_outcome::failed : master_outcome::granted, t_start));
         }
         REQUIRE(last.type == ak::complete);
         CHECK(last.ec == (k < n ? error_code(error::connection_closed) : error_code()));

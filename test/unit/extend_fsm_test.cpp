@@ -29,30 +29,36 @@ namespace {
 
 extend_fsm make(std::size_t masters, std::chrono::milliseconds ttl = 1000ms)
 {
-    return extend_fsm({.ttl = ttl, .drift_factor = 0.0, .attempt_timeout = 50ms, .release_timeout = 100ms}, masters);
+    return extend_fsm(
+        {.ttl = ttl, .drift_factor = 0.0, .attempt_timeout = 50ms, .release_timeout = 100ms},
+        masters);
 }
 
 }  // namespace
 
-TEST_CASE("extend_fsm: a quorum of extensions in time completes with the new validity", "[extend_fsm]")
+TEST_CASE("extend_fsm: a quorum of extensions in time completes with the new validity",
+          "[extend_fsm]")
 {
     auto m = make(3);
     auto a = m.resume(fsm_event::start(t_start));
     REQUIRE(a.type == ak::send_attempt);
     CHECK(a.deadline == t_start + 50ms);
     const auto id = a.round_id;
-    CHECK(m.resume(fsm_event::reply(id, 0, master_outcome::granted, t_start + 1ms)).type == ak::none);
+    CHECK(m.resume(fsm_event::reply(id, 0, master_outcome::granted, t_start + 1ms)).type ==
+          ak::none);
     a = m.resume(fsm_event::reply(id, 2, master_outcome::granted, t_start + 2ms));
     REQUIRE(a.type == ak::complete);
     CHECK_FALSE(a.ec);
     CHECK(a.valid_until == t_start + 1000ms - 2ms);  // ttl - drift (0 x ttl + 2 ms)
     CHECK(m.done());
     // Nothing after completion: the late answer, a cancellation.
-    CHECK(m.resume(fsm_event::reply(id, 1, master_outcome::granted, t_start + 3ms)).type == ak::none);
+    CHECK(m.resume(fsm_event::reply(id, 1, master_outcome::granted, t_start + 3ms)).type ==
+          ak::none);
     CHECK(m.resume(fsm_event::cancel(t_start + 4ms)).type == ak::none);
 }
 
-TEST_CASE("extend_fsm: a lost majority is lock_lost, an unreachable one no_quorum, after releasing what is ours",
+TEST_CASE("extend_fsm: a lost majority is lock_lost, an unreachable one no_quorum, after releasing "
+          "what is ours",
           "[extend_fsm]")
 {
     // For each master count and each way a master can fail, at each position: the outcome
@@ -67,7 +73,8 @@ TEST_CASE("extend_fsm: a lost majority is lock_lost, an unreachable one no_quoru
             const auto id = a.round_id;
             const std::size_t good = n / 2;  // one short of the quorum
             for (std::size_t i = 0; i < good; ++i)
-                REQUIRE(m.resume(fsm_event::reply(id, i, master_outcome::granted, t_start + 1ms)).type == ak::none);
+                REQUIRE(m.resume(fsm_event::reply(id, i, master_outcome::granted, t_start + 1ms))
+                            .type == ak::none);
             fsm_action rel;
             for (std::size_t i = good; i < n; ++i)
             {
@@ -79,22 +86,26 @@ TEST_CASE("extend_fsm: a lost majority is lock_lost, an unreachable one no_quoru
             CHECK(rel.round_id != id);
             CHECK(rel.deadline == t_start + 2ms + 100ms);
             // A stale answer of the extension round changes nothing now.
-            CHECK(m.resume(fsm_event::reply(id, 0, master_outcome::granted, t_start + 3ms)).type == ak::none);
+            CHECK(m.resume(fsm_event::reply(id, 0, master_outcome::granted, t_start + 3ms)).type ==
+                  ak::none);
             // The release ends when every awaited master answered (or at its deadline).
             fsm_action end;
             for (std::size_t i = 0; i < n; ++i)
             {
                 if (!rel.awaited->contains(i))
                     continue;
-                end = m.resume(fsm_event::reply(rel.round_id, i, master_outcome::granted, t_start + 4ms));
+                end = m.resume(
+                    fsm_event::reply(rel.round_id, i, master_outcome::granted, t_start + 4ms));
             }
             REQUIRE(end.type == ak::complete);
-            CHECK(end.ec == (bad == master_outcome::held_by_other ? error::lock_lost : error::no_quorum));
+            CHECK(end.ec ==
+                  (bad == master_outcome::held_by_other ? error::lock_lost : error::no_quorum));
         }
     }
 }
 
-TEST_CASE("extend_fsm: a lock whose validity had ended is lock_expired when its keys are gone", "[extend_fsm]")
+TEST_CASE("extend_fsm: a lock whose validity had ended is lock_expired when its keys are gone",
+          "[extend_fsm]")
 {
     // The same refusal by a majority, for a lock valid until `valid_until`: started at or after
     // it, lock_expired; before it, lock_lost; a lock of unknown validity (the epoch: rebuilt
@@ -104,17 +115,18 @@ TEST_CASE("extend_fsm: a lock whose validity had ended is lock_expired when its 
         time_point valid_until;
         error_code expected;
     };
-    for (const auto& [valid_until, expected] : {case_t{t_start - 1ms, error::lock_expired},
-                                                 case_t{t_start, error::lock_expired},
-                                                 case_t{t_start + 1ms, error::lock_lost},
-                                                 case_t{time_point{}, error::lock_lost}})
+    for (const auto& [valid_until, expected] :
+         {case_t{t_start - 1ms, error::lock_expired}, case_t{t_start, error::lock_expired},
+          case_t{t_start + 1ms, error::lock_lost}, case_t{time_point{}, error::lock_lost}})
     {
         INFO("valid_until - start " << (valid_until - t_start).count());
-        extend_fsm m({.ttl = 1000ms, .drift_factor = 0.0, .attempt_timeout = 50ms, .release_timeout = 100ms}, 3,
-                     valid_until);
+        extend_fsm m(
+            {.ttl = 1000ms, .drift_factor = 0.0, .attempt_timeout = 50ms, .release_timeout = 100ms},
+            3, valid_until);
         const auto id = m.resume(fsm_event::start(t_start)).round_id;
         m.resume(fsm_event::reply(id, 0, master_outcome::held_by_other, t_start + 1ms));
-        const auto rel = m.resume(fsm_event::reply(id, 1, master_outcome::held_by_other, t_start + 1ms));
+        const auto rel =
+            m.resume(fsm_event::reply(id, 1, master_outcome::held_by_other, t_start + 1ms));
         REQUIRE(rel.type == ak::send_release);
         const auto end = m.resume(fsm_event::deadline(rel.round_id, t_start + 200ms));
         REQUIRE(end.type == ak::complete);
@@ -122,8 +134,9 @@ TEST_CASE("extend_fsm: a lock whose validity had ended is lock_expired when its 
     }
     // A majority that still holds the token extends it all the same: the new validity is proven
     // by this round, whatever the old one was.
-    extend_fsm m({.ttl = 1000ms, .drift_factor = 0.0, .attempt_timeout = 50ms, .release_timeout = 100ms}, 3,
-                 t_start - 500ms);
+    extend_fsm m(
+        {.ttl = 1000ms, .drift_factor = 0.0, .attempt_timeout = 50ms, .release_timeout = 100ms}, 3,
+        t_start - 500ms);
     const auto id = m.resume(fsm_event::start(t_start)).round_id;
     m.resume(fsm_event::reply(id, 0, master_outcome::granted, t_start + 1ms));
     const auto done = m.resume(fsm_event::reply(id, 1, master_outcome::granted, t_start + 1ms));
@@ -159,13 +172,15 @@ TEST_CASE("extend_fsm: at the deadline the silent masters count as timed out and
     CHECK(rel.awaited->contains(0));
     CHECK(rel.awaited->contains(1));
     m.resume(fsm_event::reply(rel.round_id, 0, master_outcome::granted, t_start + 51ms));
-    const auto end = m.resume(fsm_event::reply(rel.round_id, 1, master_outcome::held_by_other, t_start + 52ms));
+    const auto end =
+        m.resume(fsm_event::reply(rel.round_id, 1, master_outcome::held_by_other, t_start + 52ms));
     REQUIRE(end.type == ak::complete);
     CHECK(end.ec == error::no_quorum);  // three silent masters: nobody knows what they hold
 }
 
-TEST_CASE("extend_fsm: cancellation at any step completes at once, closed ends in connection_closed",
-          "[extend_fsm]")
+TEST_CASE(
+    "extend_fsm: cancellation at any step completes at once, closed ends in connection_closed",
+    "[extend_fsm]")
 {
     SECTION("cancel before start, while extending, while releasing")
     {
@@ -179,8 +194,9 @@ TEST_CASE("extend_fsm: cancellation at any step completes at once, closed ends i
                 if (step == 2)
                 {
                     m.resume(fsm_event::reply(id, 0, master_outcome::held_by_other, t_start + 1ms));
-                    REQUIRE(m.resume(fsm_event::reply(id, 1, master_outcome::held_by_other, t_start + 1ms)).type ==
-                            ak::send_release);
+                    REQUIRE(m.resume(fsm_event::reply(id, 1, master_outcome::held_by_other,
+                                                      t_start + 1ms))
+                                .type == ak::send_release);
                 }
             }
             const auto a = m.resume(fsm_event::cancel(t_start + 2ms));
@@ -206,7 +222,8 @@ TEST_CASE("extend_fsm: cancellation at any step completes at once, closed ends i
         const auto rel = m.resume(fsm_event::reply(id, 0, master_outcome::failed, t_start + 1ms));
         REQUIRE(rel.type == ak::send_release);
         CHECK(m.resume(fsm_event::closed(t_start + 2ms)).type == ak::none);
-        const auto end = m.resume(fsm_event::reply(rel.round_id, 0, master_outcome::failed, t_start + 3ms));
+        const auto end =
+            m.resume(fsm_event::reply(rel.round_id, 0, master_outcome::failed, t_start + 3ms));
         REQUIRE(end.type == ak::complete);
         CHECK(end.ec == error::connection_closed);
     }
@@ -221,17 +238,23 @@ std::string run_extend_sequence(std::uint64_t seed)
 {
     event_dice pick(seed);
     static constexpr std::size_t sizes[] = {1, 2, 3, 4, 5, 7};
-    static constexpr double drifts[] = {0.0, 0.25, 0.5};  // exact in binary: the oracle's sums are exact
+    static constexpr double drifts[] = {0.0, 0.25,
+                                        0.5};  // exact in binary: the oracle's sums are exact
     const std::size_t n = sizes[pick(0, 5)];
     const auto ttl = std::chrono::milliseconds(pick(3, 400));
     const double drift = drifts[pick(0, 2)];
     const auto attempt_timeout = std::chrono::milliseconds(pick(1, 200));
     const auto release_timeout = std::chrono::milliseconds(pick(1, 200));
-    extend_fsm m({.ttl = ttl, .drift_factor = drift, .attempt_timeout = attempt_timeout, .release_timeout = release_timeout}, n);
+    extend_fsm m({.ttl = ttl,
+                  .drift_factor = drift,
+                  .attempt_timeout = attempt_timeout,
+                  .release_timeout = release_timeout},
+                 n);
     const std::size_t quorum = n / 2 + 1;
     // The oracle's validity: ttl - elapsed - (ttl * drift + 2 ms), in microseconds.
     const std::int64_t budget_us =
-        ttl.count() * 1000 - static_cast<std::int64_t>(static_cast<double>(ttl.count()) * 1000.0 * drift) - 2000;
+        ttl.count() * 1000 -
+        static_cast<std::int64_t>(static_cast<double>(ttl.count()) * 1000.0 * drift) - 2000;
 
     time_point now = t_start, t0{};
     std::uint64_t ext_id = 0, rel_id = 0;
@@ -283,18 +306,22 @@ std::string run_extend_sequence(std::uint64_t seed)
         {
             completed = true;
             if (ext_id == 0)  // before start: only a cancellation or a close ends it
-                return a.ec == boost::asio::error::operation_aborted || a.ec == error::connection_closed
+                return a.ec == boost::asio::error::operation_aborted ||
+                               a.ec == error::connection_closed
                            ? ""
                            : "completed before start without a cause";
             if (cancelled)
-                return a.ec == boost::asio::error::operation_aborted ? "" : "cancel did not complete aborted";
+                return a.ec == boost::asio::error::operation_aborted
+                           ? ""
+                           : "cancel did not complete aborted";
             if (!a.ec)
             {
                 if (released)
                     return "success after a release";
                 if (count_answers(ext_answer, master_outcome::granted) < quorum)
                     return "success without a quorum of extensions";
-                const auto elapsed_us = std::chrono::duration_cast<std::chrono::microseconds>(ev.now - t0).count();
+                const auto elapsed_us =
+                    std::chrono::duration_cast<std::chrono::microseconds>(ev.now - t0).count();
                 if (budget_us - elapsed_us <= 0)
                     return "success with no validity left";
                 if (a.valid_until != t0 + std::chrono::microseconds(budget_us))
@@ -305,17 +332,20 @@ std::string run_extend_sequence(std::uint64_t seed)
                 return "failed without releasing what is ours";
             if (closed != (a.ec == error::connection_closed))
                 return "closed and connection_closed disagree";
-            if (!closed && a.ec != error::lock_lost && a.ec != error::no_quorum && a.ec != error::validity_expired)
+            if (!closed && a.ec != error::lock_lost && a.ec != error::no_quorum &&
+                a.ec != error::validity_expired)
                 return "an unexpected error";
             // lock_lost needs a master that said the key is not ours, no_quorum one that failed
             // (the sequences start before the lock's validity ends: never lock_expired).
-            if (a.ec == error::lock_lost && count_answers(ext_answer, master_outcome::held_by_other) +
-                                                    count_answers(ext_answer, master_outcome::held_in_part) ==
-                                                0)
+            if (a.ec == error::lock_lost &&
+                count_answers(ext_answer, master_outcome::held_by_other) +
+                        count_answers(ext_answer, master_outcome::held_in_part) ==
+                    0)
                 return "lock_lost without a master holding another token";
-            if (a.ec == error::no_quorum && count_answers(ext_answer, master_outcome::failed) +
-                                                    count_answers(ext_answer, master_outcome::timed_out) ==
-                                                0)
+            if (a.ec == error::no_quorum &&
+                count_answers(ext_answer, master_outcome::failed) +
+                        count_answers(ext_answer, master_outcome::timed_out) ==
+                    0)
                 return "no_quorum without a failed master";
             // The release was over: every awaited master answered, or its deadline came.
             if (ev.type == ek::reply)

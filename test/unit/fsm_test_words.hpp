@@ -50,7 +50,8 @@ public:
     /// six, to round `stale`.
     fsm_event reply(std::uint64_t current, std::uint64_t stale, std::size_t masters, time_point now)
     {
-        const auto master = static_cast<std::size_t>((*this)(0, static_cast<std::int64_t>(masters) - 1));
+        const auto master =
+            static_cast<std::size_t>((*this)(0, static_cast<std::int64_t>(masters) - 1));
         const auto outcome = static_cast<master_outcome>((*this)(1, 4));
         return fsm_event::reply((*this)(0, 5) == 0 ? stale : current, master, outcome, now);
     }
@@ -63,11 +64,13 @@ private:
 /// (or, 3 and 2 rolls in 100, a cancel or a close before it); later a cancel (rolls below 3), a
 /// close (rolls below `closes_below`), else `other(roll)`.
 template <class Other>
-fsm_event roll_event(event_dice& pick, int step, std::int64_t closes_below, time_point now, Other other)
+fsm_event roll_event(event_dice& pick, int step, std::int64_t closes_below, time_point now,
+                     Other other)
 {
     const auto r = pick(0, 99);
     if (step == 0)
-        return r < 3 ? fsm_event::cancel(now) : (r < 5 ? fsm_event::closed(now) : fsm_event::start(now));
+        return r < 3 ? fsm_event::cancel(now)
+                     : (r < 5 ? fsm_event::closed(now) : fsm_event::start(now));
     if (r < 3)
         return fsm_event::cancel(now);
     if (r < closes_below)

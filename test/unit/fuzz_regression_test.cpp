@@ -83,9 +83,11 @@ TEST_CASE("fuzz checks: the checks catch what they are meant to catch", "[fuzz]"
     CHECK(check_uri_input(reinterpret_cast<const std::uint8_t*>(in.data()), in.size()) == "");
 
     // The RESP checks accept a few typical streams.
-    for (std::string s : {"+OK\r\n", "*2\r\n$3\r\nfoo\r\n:1\r\n", "|1\r\n+a\r\n+b\r\n%1\r\n+k\r\n_\r\n",
-                          "$5\r\nhel", "garbage\r\n", ">2\r\n+x\r\n+y\r\n+OK\r\n"})
-        CHECK(redlock::fuzz::check_resp_input(reinterpret_cast<const std::uint8_t*>(s.data()), s.size()) == "");
+    for (std::string s :
+         {"+OK\r\n", "*2\r\n$3\r\nfoo\r\n:1\r\n", "|1\r\n+a\r\n+b\r\n%1\r\n+k\r\n_\r\n",
+          "$5\r\nhel", "garbage\r\n", ">2\r\n+x\r\n+y\r\n+OK\r\n"})
+        CHECK(redlock::fuzz::check_resp_input(reinterpret_cast<const std::uint8_t*>(s.data()),
+                                              s.size()) == "");
 }
 
 namespace {
@@ -118,7 +120,10 @@ struct chunk_sensitive_parser : wrapped_parser
     {
         return failed ? std::span<const redlock::resp::node_view>{} : p.nodes();
     }
-    std::string_view error_message() const noexcept { return failed ? "cut short" : p.error_message(); }
+    std::string_view error_message() const noexcept
+    {
+        return failed ? "cut short" : p.error_message();
+    }
     bool failed = false;
 };
 
@@ -161,7 +166,8 @@ struct forgetful_parser : wrapped_parser
 template <class Parser>
 std::string check_with(std::string_view s)
 {
-    return redlock::fuzz::check_parser_on<Parser>(reinterpret_cast<const std::uint8_t*>(s.data()), s.size());
+    return redlock::fuzz::check_parser_on<Parser>(reinterpret_cast<const std::uint8_t*>(s.data()),
+                                                  s.size());
 }
 
 }  // namespace
@@ -186,7 +192,9 @@ TEST_CASE("fuzz checks: a broken parser or a leaking printer is found", "[fuzz]"
     const auto parsed = redlock::fuzz::detail::parse(uri);
     REQUIRE_FALSE(parsed.ec);
     CHECK(redlock::fuzz::detail::check_any(uri, parsed) == "");
-    const auto leak = redlock::fuzz::detail::check_any(
-        uri, parsed, [](const redlock::master_config& c) { return c.to_string() + " (" + c.password + ")"; });
+    const auto leak =
+        redlock::fuzz::detail::check_any(uri, parsed, [](const redlock::master_config& c) {
+            return c.to_string() + " (" + c.password + ")";
+        });
     CHECK(leak == "to_string() depends on the password's value");
 }

@@ -86,7 +86,8 @@ bool has(const std::vector<hold_notice>& ns, nk k, error_code ec = {})
 
 }  // namespace
 
-TEST_CASE("hold_fsm: extends before the end of validity, then waits for the next time", "[hold_fsm]")
+TEST_CASE("hold_fsm: extends before the end of validity, then waits for the next time",
+          "[hold_fsm]")
 {
     holder h;
     const auto sent = first_valid_until - 300ms;
@@ -94,7 +95,8 @@ TEST_CASE("hold_fsm: extends before the end of validity, then waits for the next
     REQUIRE(a.type == ak::send_attempt);
     CHECK(a.deadline == sent + 50ms);
     CHECK(a.until == first_valid_until);
-    CHECK(h.m.resume(fsm_event::reply(a.round_id, 0, master_outcome::granted, sent + 1ms)).type == ak::none);
+    CHECK(h.m.resume(fsm_event::reply(a.round_id, 0, master_outcome::granted, sent + 1ms)).type ==
+          ak::none);
     const auto w = h.m.resume(fsm_event::reply(a.round_id, 1, master_outcome::granted, sent + 2ms));
     REQUIRE(w.type == ak::wait_until);
     const auto valid = sent + 1000ms - 2ms;  // measured from the step that sent it
@@ -124,8 +126,9 @@ TEST_CASE("hold_fsm: extends before the end of validity, then waits for the next
     CHECK(ns[1].holding == 3);
 }
 
-TEST_CASE("hold_fsm: a failed extension is retried through a wait while one fits, then the lock is lost",
-          "[hold_fsm]")
+TEST_CASE(
+    "hold_fsm: a failed extension is retried through a wait while one fits, then the lock is lost",
+    "[hold_fsm]")
 {
     holder h;
     auto at = first_valid_until - 300ms;
@@ -159,8 +162,9 @@ TEST_CASE("hold_fsm: a failed extension is retried through a wait while one fits
     CHECK(h.m.done());
 }
 
-TEST_CASE("hold_fsm: extend_before 0 is max(ttl / 3, 3 x attempt timeout), a set value is taken as it is",
-          "[hold_fsm]")
+TEST_CASE(
+    "hold_fsm: extend_before 0 is max(ttl / 3, 3 x attempt timeout), a set value is taken as it is",
+    "[hold_fsm]")
 {
     redlock::lock_options d;  // the client's defaults: attempt_timeout 0 derives it from the TTL
     // ttl / 3 wins: 3000 / 3 = 1000 ms against 3 x 150 ms (ttl / 20).
@@ -202,7 +206,8 @@ TEST_CASE("hold_fsm: the loss reasons", "[hold_fsm]")
         holder h;
         h.extend_at(first_valid_until - 300ms);
         h.step(fsm_event::reply(h.id, 0, master_outcome::held_by_other, first_valid_until - 299ms));
-        const auto a = h.step(fsm_event::reply(h.id, 1, master_outcome::held_by_other, first_valid_until - 299ms));
+        const auto a = h.step(
+            fsm_event::reply(h.id, 1, master_outcome::held_by_other, first_valid_until - 299ms));
         CHECK(a.type == ak::send_release);
         const auto ns = h.notices();
         CHECK(has(ns, nk::extend_failed, error::lock_lost));
@@ -238,7 +243,8 @@ TEST_CASE("hold_fsm: the loss reasons", "[hold_fsm]")
     }
 }
 
-TEST_CASE("hold_fsm: the limits: the lock runs out at its validity, then extension_limit", "[hold_fsm]")
+TEST_CASE("hold_fsm: the limits: the lock runs out at its validity, then extension_limit",
+          "[hold_fsm]")
 {
     SECTION("max_extensions")
     {
@@ -261,7 +267,8 @@ TEST_CASE("hold_fsm: the limits: the lock runs out at its validity, then extensi
         auto s = settings();
         s.max_hold = 500ms;
         holder h(s);
-        const auto w = h.step(fsm_event::backoff_elapsed(first_valid_until - 300ms));  // 690 ms after acquisition
+        const auto w = h.step(
+            fsm_event::backoff_elapsed(first_valid_until - 300ms));  // 690 ms after acquisition
         REQUIRE(w.type == ak::wait_until);
         CHECK(w.until == first_valid_until);
         CHECK(h.step(fsm_event::backoff_elapsed(first_valid_until)).type == ak::send_release);
@@ -283,7 +290,8 @@ TEST_CASE("hold_fsm: a release asked in every phase, and its verdict", "[hold_fs
         if (phase == 2)
         {
             h.step(fsm_event::reply(h.id, 0, master_outcome::granted, sent));
-            REQUIRE(h.step(fsm_event::reply(h.id, 1, master_outcome::granted, sent)).type == ak::wait_until);
+            REQUIRE(h.step(fsm_event::reply(h.id, 1, master_outcome::granted, sent)).type ==
+                    ak::wait_until);
         }
         h.notices();
         const auto r = h.step(fsm_event::release(sent + 10ms));
@@ -295,7 +303,8 @@ TEST_CASE("hold_fsm: a release asked in every phase, and its verdict", "[hold_fs
         CHECK(h.step(fsm_event::backoff_elapsed(first_valid_until + 1s)).type == ak::none);
         h.step(fsm_event::reply(h.id, 0, master_outcome::granted, sent + 12ms));
         h.step(fsm_event::reply(h.id, 1, master_outcome::granted, sent + 12ms));
-        const auto c = h.step(fsm_event::reply(h.id, 2, master_outcome::held_by_other, sent + 12ms));
+        const auto c =
+            h.step(fsm_event::reply(h.id, 2, master_outcome::held_by_other, sent + 12ms));
         CHECK(c.type == ak::none);  // the driver ends the release round with its deadline
         const auto d = h.step(fsm_event::deadline(h.id, sent + 13ms));
         REQUIRE(d.type == ak::complete);
@@ -333,7 +342,8 @@ TEST_CASE("hold_fsm: the client closed in every phase", "[hold_fsm]")
             h.step(fsm_event::reply(h.id, 0, master_outcome::failed, sent + 2ms));
             const auto c = h.step(fsm_event::deadline(h.id, sent + 2ms));
             REQUIRE(c.type == ak::complete);
-            CHECK(c.ec == error::connection_closed);  // the close failed the requests, not the masters
+            CHECK(c.ec ==
+                  error::connection_closed);  // the close failed the requests, not the masters
         }
         CHECK(h.m.done());
     }
@@ -378,11 +388,14 @@ TEST_CASE("hold_fsm: what it ignores", "[hold_fsm]")
     holder h;
     h.extend_at(first_valid_until - 300ms);
     const auto id = h.id;
-    CHECK(h.step(fsm_event::reply(id + 1, 0, master_outcome::granted, t_start)).type == ak::none);  // stale
+    CHECK(h.step(fsm_event::reply(id + 1, 0, master_outcome::granted, t_start)).type ==
+          ak::none);  // stale
     CHECK(h.step(fsm_event::deadline(id + 1, t_start)).type == ak::none);
     CHECK(h.step(fsm_event::reply(id, 0, master_outcome::granted, t_start)).type == ak::none);
-    CHECK(h.step(fsm_event::reply(id, 0, master_outcome::granted, t_start)).type == ak::none);  // twice
-    CHECK(h.step(fsm_event::cancel(t_start)).type == ak::none);  // a holder is released, not cancelled
+    CHECK(h.step(fsm_event::reply(id, 0, master_outcome::granted, t_start)).type ==
+          ak::none);  // twice
+    CHECK(h.step(fsm_event::cancel(t_start)).type ==
+          ak::none);  // a holder is released, not cancelled
     CHECK(h.step(fsm_event::start(t_start)).type == ak::none);
     CHECK(h.notices().empty());
 }
@@ -412,7 +425,8 @@ std::string run_hold_sequence(std::uint64_t seed)
     time_point now = t_start, valid_until = t_start + validity, sent_at{};
     std::uint64_t ext_id = 0, rel_id = 0;
     first_answers answer;  // of the extension round in flight
-    bool extending = false, releasing = false, lost = false, released = false, done = false, closed = false;
+    bool extending = false, releasing = false, lost = false, released = false, done = false,
+         closed = false;
     std::uint32_t extensions = 0;
 
     auto check_step = [&](const fsm_action& a, const fsm_event& ev) -> std::string {
@@ -537,7 +551,8 @@ std::string run_hold_sequence(std::uint64_t seed)
         else if (r < 32)
             ev = fsm_event::cancel(now);
         else if (r < 42)
-            ev = fsm_event::deadline(pick(0, 4) == 0 ? ext_id + rel_id + 9 : (releasing ? rel_id : ext_id), now);
+            ev = fsm_event::deadline(
+                pick(0, 4) == 0 ? ext_id + rel_id + 9 : (releasing ? rel_id : ext_id), now);
         else
             ev = pick.reply(releasing ? rel_id : ext_id, ext_id + 17, s.masters, now);
         // What the oracle learns, as the machine should.
@@ -561,7 +576,8 @@ std::string run_hold_sequence(std::uint64_t seed)
             if (auto why = feed(m, fsm_event::release(now), check_step); !why.empty())
                 return why;
         }
-        if (auto why = done ? "" : feed(m, fsm_event::deadline(rel_id, now), check_step); !why.empty())
+        if (auto why = done ? "" : feed(m, fsm_event::deadline(rel_id, now), check_step);
+            !why.empty())
             return why;
     }
     return done ? "" : "not done after a release and its deadline";

@@ -57,9 +57,9 @@ TEST_CASE("invalidation: other pushes and malformed ones are not invalidations",
     const char* others[] = {
         ">3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n",     // pub/sub
         ">2\r\n$10\r\ninvalidatx\r\n*1\r\n$1\r\nk\r\n",        // another name
-        ">2\r\n$10\r\ninvalidate\r\n:1\r\n",                  // keys not an array
-        ">2\r\n$10\r\ninvalidate\r\n*1\r\n*1\r\n$1\r\nk\r\n", // a key that is not a string
-        ">1\r\n$10\r\ninvalidate\r\n",                        // no keys at all
+        ">2\r\n$10\r\ninvalidate\r\n:1\r\n",                   // keys not an array
+        ">2\r\n$10\r\ninvalidate\r\n*1\r\n*1\r\n$1\r\nk\r\n",  // a key that is not a string
+        ">1\r\n$10\r\ninvalidate\r\n",                         // no keys at all
     };
     for (const auto* bytes : others)
     {

@@ -95,7 +95,8 @@ TEST_CASE("key_slot: a lock key's fence counter is in the lock key's slot", "[ke
 {
     // Not listed: a key with a '}' and no hash tag, which slot_sibling cannot wrap
     // (algorithm/fencing.hpp), and the empty key, whose "{}:fence" has an empty tag.
-    for (const std::string key : {"orders", "lock:orders", "{tagged}:lock", "a{b}c", "{x", "\xc3\xa9"})
+    for (const std::string key :
+         {"orders", "lock:orders", "{tagged}:lock", "a{b}c", "{x", "\xc3\xa9"})
     {
         INFO("key \"" << key << "\" fence key \"" << fence_key(key) << "\"");
         CHECK(key_slot(fence_key(key)) == key_slot(key));

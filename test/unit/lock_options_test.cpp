@@ -62,15 +62,19 @@ TEST_CASE("lock_options: each field's bounds", "[unit][options]")
         return rejection(o);
     };
     CHECK_THAT(with([](auto& o) { o.ttl = 0ms; }), Catch::Contains("ttl must be positive"));
-    CHECK_THAT(with([](auto& o) { o.attempt_timeout = -1ms; }), Catch::Contains("attempt_timeout must not be negative"));
+    CHECK_THAT(with([](auto& o) { o.attempt_timeout = -1ms; }),
+               Catch::Contains("attempt_timeout must not be negative"));
     CHECK_THAT(with([](auto& o) { o.drift_factor = 1.0; }), Catch::Contains("drift_factor"));
     CHECK_THAT(with([](auto& o) { o.max_attempts = 0; }), Catch::Contains("max_attempts"));
     CHECK_THAT(with([](auto& o) { o.release_timeout = 0ms; }), Catch::Contains("release_timeout"));
     CHECK_THAT(with([](auto& o) { o.drift_factor = -0.01; }), Catch::Contains("drift_factor"));
     // "Neither may be negative" (options.hpp), and the waits.
-    CHECK_THAT(with([](auto& o) { o.retry_delay = -1ms; }), Catch::Contains("retry_delay and retry_jitter must not be negative"));
-    CHECK_THAT(with([](auto& o) { o.retry_jitter = -1ms; }), Catch::Contains("retry_delay and retry_jitter must not be negative"));
-    CHECK_THAT(with([](auto& o) { o.max_wait = -1ms; }), Catch::Contains("max_wait must not be negative"));
+    CHECK_THAT(with([](auto& o) { o.retry_delay = -1ms; }),
+               Catch::Contains("retry_delay and retry_jitter must not be negative"));
+    CHECK_THAT(with([](auto& o) { o.retry_jitter = -1ms; }),
+               Catch::Contains("retry_delay and retry_jitter must not be negative"));
+    CHECK_THAT(with([](auto& o) { o.max_wait = -1ms; }),
+               Catch::Contains("max_wait must not be negative"));
     CHECK_THAT(with([](auto& o) { o.wait = -1ms; }), Catch::Contains("wait must not be negative"));
     // Zero is allowed for each of them.
     CHECK(with([](auto& o) {
@@ -81,8 +85,9 @@ TEST_CASE("lock_options: each field's bounds", "[unit][options]")
           }).empty());
 }
 
-TEST_CASE("client_config: cluster replica acknowledgements out of range are refused, naming the field",
-          "[unit][options]")
+TEST_CASE(
+    "client_config: cluster replica acknowledgements out of range are refused, naming the field",
+    "[unit][options]")
 {
     const auto refusal = [&](unsigned acks, std::chrono::milliseconds timeout) {
         redlock::client_config cfg;
@@ -96,19 +101,24 @@ TEST_CASE("client_config: cluster replica acknowledgements out of range are refu
     CHECK_THAT(refusal(17, std::chrono::milliseconds(50)),
                Catch::Contains("client_config::cluster_replica_acks (17) is above 16"));
     CHECK_THAT(refusal(1, std::chrono::milliseconds(0)),
-               Catch::Contains("client_config::cluster_replica_ack_timeout (0 ms) is outside 1 ms .. 10 s"));
-    CHECK_THAT(refusal(1, std::chrono::milliseconds(10001)), Catch::Contains("cluster_replica_ack_timeout (10001 ms)"));
+               Catch::Contains(
+                   "client_config::cluster_replica_ack_timeout (0 ms) is outside 1 ms .. 10 s"));
+    CHECK_THAT(refusal(1, std::chrono::milliseconds(10001)),
+               Catch::Contains("cluster_replica_ack_timeout (10001 ms)"));
 
     // A WAIT holds up its connection: it must end (with the server's tick) before the health
     // check's timeout, 3 s by default, would drop the connection.
     CHECK(refusal(1, std::chrono::milliseconds(2899)) == "(accepted)");
-    CHECK_THAT(refusal(1, std::chrono::milliseconds(2900)),
-               Catch::Contains("cluster_replica_ack_timeout (2900 ms) must end, with the server's tick of 100 ms, "
-                               "before connection.health_check_timeout (3000 ms)"));
+    CHECK_THAT(
+        refusal(1, std::chrono::milliseconds(2900)),
+        Catch::Contains(
+            "cluster_replica_ack_timeout (2900 ms) must end, with the server's tick of 100 ms, "
+            "before connection.health_check_timeout (3000 ms)"));
     CHECK(refusal(0, std::chrono::milliseconds(5000)) == "(accepted)");  // no WAIT is sent
 }
 
-TEST_CASE("client_config: a handover_write_delay outside 0 .. 10 ms is refused, naming the field", "[unit][options]")
+TEST_CASE("client_config: a handover_write_delay outside 0 .. 10 ms is refused, naming the field",
+          "[unit][options]")
 {
     const auto refusal = [&](std::chrono::microseconds delay) {
         redlock::client_config cfg;
@@ -118,7 +128,9 @@ TEST_CASE("client_config: a handover_write_delay outside 0 .. 10 ms is refused, 
     };
     CHECK(refusal(std::chrono::microseconds(0)) == "(accepted)");
     CHECK(refusal(std::chrono::milliseconds(10)) == "(accepted)");
-    CHECK_THAT(refusal(std::chrono::microseconds(-1)),
-               Catch::Contains("client_config::handover_write_delay (-1 us) is outside 0 .. 10 ms"));
-    CHECK_THAT(refusal(std::chrono::microseconds(10001)), Catch::Contains("handover_write_delay (10001 us)"));
+    CHECK_THAT(
+        refusal(std::chrono::microseconds(-1)),
+        Catch::Contains("client_config::handover_write_delay (-1 us) is outside 0 .. 10 ms"));
+    CHECK_THAT(refusal(std::chrono::microseconds(10001)),
+               Catch::Contains("handover_write_delay (10001 us)"));
 }

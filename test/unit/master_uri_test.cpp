@@ -19,7 +19,10 @@ using node_address = redlock::master_config::node_address;
 template <>
 struct Catch::StringMaker<node_address>
 {
-    static std::string convert(const node_address& n) { return n.host + " port " + std::to_string(n.port); }
+    static std::string convert(const node_address& n)
+    {
+        return n.host + " port " + std::to_string(n.port);
+    }
 };
 
 namespace {
@@ -80,7 +83,10 @@ void check_parse(const std::string& uri, const fields& expected)
     check("cluster_seeds", c.cluster_seeds, expected.cluster_seeds);
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part)
+{
+    return s.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -88,17 +94,17 @@ TEST_CASE("master URI: redis:// forms", "[uri]")
 {
     SECTION("host only: default port, no auth, db 0")
     {
-        check_parse("redis://localhost",
-                    {.transport = transport_kind::tcp,
-                     .host = "localhost",
-                     .port = 6379,
-                     .username = "",
-                     .password = "",
-                     .db = 0});
+        check_parse("redis://localhost", {.transport = transport_kind::tcp,
+                                          .host = "localhost",
+                                          .port = 6379,
+                                          .username = "",
+                                          .password = "",
+                                          .db = 0});
     }
     SECTION("host, port, db")
     {
-        check_parse("redis://redis-1.example.com:7000/3", {.host = "redis-1.example.com", .port = 7000, .db = 3});
+        check_parse("redis://redis-1.example.com:7000/3",
+                    {.host = "redis-1.example.com", .port = 7000, .db = 3});
     }
     SECTION("empty path and '/' mean db 0")
     {
@@ -133,8 +139,9 @@ TEST_CASE("master URI: user info", "[uri]")
 {
     SECTION("user and password")
     {
-        check_parse("redis://alice:s3cret@h:6380/1",
-                    {.host = "h", .port = 6380, .username = "alice", .password = "s3cret", .db = 1});
+        check_parse(
+            "redis://alice:s3cret@h:6380/1",
+            {.host = "h", .port = 6380, .username = "alice", .password = "s3cret", .db = 1});
     }
     SECTION("password only: default user")
     {
@@ -165,14 +172,16 @@ TEST_CASE("master URI: rediss:// and IPv6", "[uri]")
 {
     SECTION("TLS")
     {
-        check_parse("rediss://u:p@cache.example.com:6380/2",
-                    {.transport = transport_kind::tls, .host = "cache.example.com", .port = 6380, .db = 2});
+        check_parse(
+            "rediss://u:p@cache.example.com:6380/2",
+            {.transport = transport_kind::tls, .host = "cache.example.com", .port = 6380, .db = 2});
     }
     SECTION("IPv6 with and without port")
     {
         CHECK(parse_ok("redis://[::1]").host == "::1");
         CHECK(parse_ok("redis://[::1]").port == 6379);
-        check_parse("redis://:pw@[2001:db8::7]:7001/4", {.host = "2001:db8::7", .port = 7001, .db = 4});
+        check_parse("redis://:pw@[2001:db8::7]:7001/4",
+                    {.host = "2001:db8::7", .port = 7001, .db = 4});
         CHECK(parse_ok("redis://[::ffff:10.0.0.1]").host == "::ffff:10.0.0.1");
     }
     SECTION("IPv6 zone identifier (RFC 6874)")
@@ -200,8 +209,10 @@ TEST_CASE("master URI: redis-cluster:// and rediss-cluster://", "[uri][cluster]"
         check_parse("redis-cluster://node-a:7000,node-b,node-c:7002",
                     {.host = "node-a",
                      .port = 7000,
-                     .cluster_seeds = std::vector<node_address>{{"node-a", 7000}, {"node-b", 6379}, {"node-c", 7002}}});
-        check_parse("redis-cluster://h", {.port = 6379, .cluster_seeds = std::vector<node_address>{{"h", 6379}}});
+                     .cluster_seeds = std::vector<node_address>{
+                         {"node-a", 7000}, {"node-b", 6379}, {"node-c", 7002}}});
+        check_parse("redis-cluster://h",
+                    {.port = 6379, .cluster_seeds = std::vector<node_address>{{"h", 6379}}});
     }
     SECTION("one host on several ports")
     {
@@ -212,13 +223,14 @@ TEST_CASE("master URI: redis-cluster:// and rediss-cluster://", "[uri][cluster]"
         check_parse("redis-cluster://[::1]:7000,[2001:db8::7],[fe80::1%25eth0]:7002",
                     {.host = "::1",
                      .port = 7000,
-                     .cluster_seeds =
-                         std::vector<node_address>{{"::1", 7000}, {"2001:db8::7", 6379}, {"fe80::1%eth0", 7002}}});
+                     .cluster_seeds = std::vector<node_address>{
+                         {"::1", 7000}, {"2001:db8::7", 6379}, {"fe80::1%eth0", 7002}}});
     }
     SECTION("TLS")
     {
-        check_parse("rediss-cluster://cache-1.example.com:6380,cache-2.example.com:6380",
-                    {.transport = transport_kind::tls, .host = "cache-1.example.com", .port = 6380});
+        check_parse(
+            "rediss-cluster://cache-1.example.com:6380,cache-2.example.com:6380",
+            {.transport = transport_kind::tls, .host = "cache-1.example.com", .port = 6380});
     }
     SECTION("user info as for redis://; a ',' in the password is not a seed separator")
     {
@@ -228,7 +240,8 @@ TEST_CASE("master URI: redis-cluster:// and rediss-cluster://", "[uri][cluster]"
                      .cluster_seeds = std::vector<node_address>{{"a", 1}, {"b", 2}}});
         check_parse("redis-cluster://:pw@h", {.username = "", .password = "pw"});
         check_parse("redis-cluster://:p,w:1@a,b",
-                    {.password = "p,w:1", .cluster_seeds = std::vector<node_address>{{"a", 6379}, {"b", 6379}}});
+                    {.password = "p,w:1",
+                     .cluster_seeds = std::vector<node_address>{{"a", 6379}, {"b", 6379}}});
     }
     SECTION("scheme is case-insensitive")
     {
@@ -254,8 +267,10 @@ TEST_CASE("master URI: unix://", "[uri]")
 {
     SECTION("path only")
     {
-        check_parse("unix:///var/run/redis/redis.sock",
-                    {.transport = transport_kind::unix_socket, .path = "/var/run/redis/redis.sock", .password = "", .db = 0});
+        check_parse("unix:///var/run/redis/redis.sock", {.transport = transport_kind::unix_socket,
+                                                         .path = "/var/run/redis/redis.sock",
+                                                         .password = "",
+                                                         .db = 0});
     }
     SECTION("user info and db")
     {
@@ -395,7 +410,8 @@ TEST_CASE("master URI: rejections name the problem", "[uri]")
         {"rediss-cluster://a,b/15", "only database 0"},
         {"redis-cluster://h/x", "db 'x' is not a non-negative integer"},
         {"redis-cluster://h/0/1", "after the db"},
-        {"redis-cluster://h?db=0", "unknown query parameter 'db' (redis-cluster:// and rediss-cluster:// take no"},
+        {"redis-cluster://h?db=0",
+         "unknown query parameter 'db' (redis-cluster:// and rediss-cluster:// take no"},
         {"redis-cluster://a,b/0?timeout=1", "unknown query parameter 'timeout'"},
         {"redis-cluster://h#f", "fragment"},
         {"redis-cluster://a:1,b:0", "seed 2: the port is out of range"},
@@ -538,7 +554,8 @@ TEST_CASE("master URI: to_string hides the password and parses back", "[uri]")
 {
     SECTION("masked")
     {
-        CHECK(parse_ok("redis://alice:s3cret@h:7000/2").to_string() == "redis://alice:***@h:7000/2");
+        CHECK(parse_ok("redis://alice:s3cret@h:7000/2").to_string() ==
+              "redis://alice:***@h:7000/2");
         CHECK(parse_ok("redis://:s3cret@h").to_string() == "redis://:***@h:6379");
         CHECK(parse_ok("rediss://h").to_string() == "rediss://h:6379");
         CHECK(parse_ok("redis://[::1]:7/1").to_string() == "redis://[::1]:7/1");
@@ -572,11 +589,11 @@ TEST_CASE("master URI: to_string hides the password and parses back", "[uri]")
     }
     SECTION("round trip without a password")
     {
-        for (const std::string uri : {"redis://h:1", "rediss://host.example:6380/15",
-                                      "redis://[2001:db8::1]:6379/2", "unix:///tmp/x%3Fy.sock?db=1",
-                                      "unix:///run/redis@main.sock", "unix:///a:b/c",
-                                      "redis-cluster://h", "rediss-cluster://a:7000,b,[::1]:7002/0",
-                                      "redis-cluster://[fe80::1%25eth0]:1,[fe80::1%25eth1]:1"})
+        for (const std::string uri :
+             {"redis://h:1", "rediss://host.example:6380/15", "redis://[2001:db8::1]:6379/2",
+              "unix:///tmp/x%3Fy.sock?db=1", "unix:///run/redis@main.sock", "unix:///a:b/c",
+              "redis-cluster://h", "rediss-cluster://a:7000,b,[::1]:7002/0",
+              "redis-cluster://[fe80::1%25eth0]:1,[fe80::1%25eth1]:1"})
         {
             const auto a = parse_ok(uri);
             const auto b = parse_ok(a.to_string());

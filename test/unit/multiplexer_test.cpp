@@ -22,7 +22,8 @@ struct recording_sink : reply_sink
     std::vector<std::pair<std::uint32_t, std::string>> got;  // (tag, first node's value or error)
     std::function<void(std::uint32_t)> on_each;
 
-    void on_reply(std::uint32_t tag, const error_code& ec, std::span<const redlock::resp::node_view> nodes) override
+    void on_reply(std::uint32_t tag, const error_code& ec,
+                  std::span<const redlock::resp::node_view> nodes) override
     {
         got.emplace_back(tag, ec ? "error:" + ec.message() : std::string(nodes[0].value));
         if (on_each)
@@ -52,7 +53,8 @@ void deliver_all(multiplexer& m)
 
 }  // namespace
 
-TEST_CASE("multiplexer: requests coalesce into one write, replies match in FIFO order", "[multiplexer]")
+TEST_CASE("multiplexer: requests coalesce into one write, replies match in FIFO order",
+          "[multiplexer]")
 {
     multiplexer m;
     recording_sink a, b;
@@ -104,8 +106,9 @@ TEST_CASE("multiplexer: push messages are set aside, not matched", "[multiplexer
     CHECK(push[3].value == "k");
 }
 
-TEST_CASE("multiplexer: a request abandoned during delivery is skipped, and the stream stays in step",
-          "[multiplexer]")
+TEST_CASE(
+    "multiplexer: a request abandoned during delivery is skipped, and the stream stays in step",
+    "[multiplexer]")
 {
     multiplexer m;
     recording_sink a, b;
@@ -125,7 +128,8 @@ TEST_CASE("multiplexer: a request abandoned during delivery is skipped, and the 
     CHECK(m.pending() == 0);
 }
 
-TEST_CASE("multiplexer: awaited() counts the requests somebody waits for, not health PINGs or abandoned ones",
+TEST_CASE("multiplexer: awaited() counts the requests somebody waits for, not health PINGs or "
+          "abandoned ones",
           "[multiplexer]")
 {
     multiplexer m;
@@ -148,7 +152,8 @@ TEST_CASE("multiplexer: awaited() counts the requests somebody waits for, not he
     CHECK(m.awaited() == 1);  // C
 }
 
-TEST_CASE("multiplexer: a sink that submits during delivery queues for the next write, consumption is over",
+TEST_CASE("multiplexer: a sink that submits during delivery queues for the next write, consumption "
+          "is over",
           "[multiplexer]")
 {
     multiplexer m;
@@ -226,7 +231,8 @@ TEST_CASE("multiplexer: protocol violations are reported, not matched", "[multip
     }
 }
 
-TEST_CASE("multiplexer: unsent() is the rest of the write in flight, then the queue", "[multiplexer]")
+TEST_CASE("multiplexer: unsent() is the rest of the write in flight, then the queue",
+          "[multiplexer]")
 {
     multiplexer m;
     recording_sink a;
@@ -239,7 +245,8 @@ TEST_CASE("multiplexer: unsent() is the rest of the write in flight, then the qu
     CHECK(m.unsent() == "efXYZ");
 }
 
-TEST_CASE("multiplexer: the handshake's replies are parsed before any request is matched", "[multiplexer]")
+TEST_CASE("multiplexer: the handshake's replies are parsed before any request is matched",
+          "[multiplexer]")
 {
     multiplexer m;
     recording_sink a;

@@ -24,7 +24,8 @@ struct property_budget
     bool from_env = false;  ///< REDLOCK_PROPERTY_ITERATIONS was given: a long run, report its rate
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 
-    static property_budget read(std::uint64_t default_seed, std::uint64_t default_iterations = 20'000)
+    static property_budget read(std::uint64_t default_seed,
+                                std::uint64_t default_iterations = 20'000)
     {
         property_budget b;
         b.iterations = env_or("REDLOCK_PROPERTY_ITERATIONS", default_iterations);
@@ -39,8 +40,10 @@ struct property_budget
     {
         if (!from_env)
             return;
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        std::printf("%s: %llu sequences in %.1f s (%.0f/s)\n", what, static_cast<unsigned long long>(iterations), s,
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        std::printf("%s: %llu sequences in %.1f s (%.0f/s)\n", what,
+                    static_cast<unsigned long long>(iterations), s,
                     static_cast<double>(iterations) / s);
     }
 

@@ -276,7 +276,8 @@ TEST_CASE("quorum: only the first answer of a master counts", "[quorum]")
     CHECK(t.pending() == 4);
     // Out of range is ignored.
     CHECK(t.record(5, master_outcome::granted) == quorum_state::undecided);
-    CHECK(t.record(static_cast<std::size_t>(-1), master_outcome::granted) == quorum_state::undecided);
+    CHECK(t.record(static_cast<std::size_t>(-1), master_outcome::granted) ==
+          quorum_state::undecided);
     CHECK(t.granted() == 1);
     CHECK(t.outcome(5) == master_outcome::pending);
 }
@@ -294,7 +295,7 @@ TEST_CASE("quorum: failure_reason", "[quorum]")
     using m = master_outcome;
     using redlock::error;
     CHECK(reason({m::held_by_other, m::held_by_other, m::held_by_other}) == error::contended);
-    CHECK(reason({m::held_by_other, m::failed, m::granted}) == error::contended);  // 1 >= 1
+    CHECK(reason({m::held_by_other, m::failed, m::granted}) == error::contended);    // 1 >= 1
     CHECK(reason({m::held_by_other, m::timed_out, m::failed}) == error::no_quorum);  // 1 < 2
     CHECK(reason({m::failed, m::timed_out, m::granted}) == error::no_quorum);
     CHECK(reason({m::timed_out, m::timed_out, m::timed_out}) == error::no_quorum);
@@ -305,7 +306,8 @@ TEST_CASE("quorum: failure_reason", "[quorum]")
     CHECK(reason({m::held_in_part, m::failed, m::granted}) == error::contended);
 }
 
-TEST_CASE("quorum: a master held in part is held for the decision, but gets the release of a failed attempt",
+TEST_CASE("quorum: a master held in part is held for the decision, but gets the release of a "
+          "failed attempt",
           "[quorum]")
 {
     using m = master_outcome;
@@ -371,7 +373,8 @@ TEST_CASE("quorum: copies are independent (inline and heap)", "[quorum]")
 
 #include "fsm/release_verdict.hpp"
 
-TEST_CASE("release verdict: success at a majority, else closed, no_quorum or lock_lost", "[unit][quorum]")
+TEST_CASE("release verdict: success at a majority, else closed, no_quorum or lock_lost",
+          "[unit][quorum]")
 {
     using redlock::detail::master_outcome;
     using redlock::detail::quorum_tracker;
@@ -389,9 +392,11 @@ TEST_CASE("release verdict: success at a majority, else closed, no_quorum or loc
     constexpr auto f = master_outcome::failed;
     constexpr auto t = master_outcome::timed_out;
     CHECK_FALSE(release_verdict(tracker({g, g, g, f, f}), false));
-    CHECK_FALSE(release_verdict(tracker({g, g, g, f, f}), true));  // deleted on a majority before the close
+    CHECK_FALSE(
+        release_verdict(tracker({g, g, g, f, f}), true));  // deleted on a majority before the close
     CHECK(release_verdict(tracker({g, g, f, f, f}), true) == err::error::connection_closed);
     CHECK(release_verdict(tracker({g, g, f, t, f}), false) == err::error::no_quorum);
     CHECK(release_verdict(tracker({g, g, h, h, f}), false) == err::error::lock_lost);
-    CHECK(release_verdict(tracker({h, h, h, f, f}), false) == err::error::lock_lost);  // 2 failed: a majority answered
+    CHECK(release_verdict(tracker({h, h, h, f, f}), false) ==
+          err::error::lock_lost);  // 2 failed: a majority answered
 }

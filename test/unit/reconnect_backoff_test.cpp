@@ -11,12 +11,14 @@
 using namespace std::chrono_literals;
 using redlock::detail::reconnect_backoff;
 
-TEST_CASE("reconnect_backoff: d doubles from the minimum to the maximum, each wait drawn from [d/2, d]",
-          "[reconnect_backoff]")
+TEST_CASE(
+    "reconnect_backoff: d doubles from the minimum to the maximum, each wait drawn from [d/2, d]",
+    "[reconnect_backoff]")
 {
     std::mt19937_64 rng(20261127);
     reconnect_backoff b(50ms, 2000ms);
-    const std::chrono::milliseconds expected[] = {50ms, 100ms, 200ms, 400ms, 800ms, 1600ms, 2000ms, 2000ms};
+    const std::chrono::milliseconds expected[] = {50ms,  100ms,  200ms,  400ms,
+                                                  800ms, 1600ms, 2000ms, 2000ms};
     for (const auto d : expected)
     {
         CAPTURE(d.count());

@@ -26,14 +26,19 @@ TEST_CASE("redirect: MOVED and ASK name the slot and the node", "[redirect]")
           expected(redirect_kind::moved, 3999, "127.0.0.1", 6381));
     CHECK(parse_redirect("ASK 3999 127.0.0.1:6381", "10.0.0.1") ==
           expected(redirect_kind::ask, 3999, "127.0.0.1", 6381));
-    CHECK(parse_redirect("MOVED 0 redis-2.example:1", "") == expected(redirect_kind::moved, 0, "redis-2.example", 1));
-    CHECK(parse_redirect("MOVED 16383 h:65535", "") == expected(redirect_kind::moved, 16383, "h", 65535));
+    CHECK(parse_redirect("MOVED 0 redis-2.example:1", "") ==
+          expected(redirect_kind::moved, 0, "redis-2.example", 1));
+    CHECK(parse_redirect("MOVED 16383 h:65535", "") ==
+          expected(redirect_kind::moved, 16383, "h", 65535));
 
     SECTION("an IPv6 host is split at the last colon, brackets or not")
     {
-        CHECK(parse_redirect("MOVED 12182 ::1:7000", "") == expected(redirect_kind::moved, 12182, "::1", 7000));
-        CHECK(parse_redirect("ASK 1 fe80::1:2:3:6379", "") == expected(redirect_kind::ask, 1, "fe80::1:2:3", 6379));
-        CHECK(parse_redirect("MOVED 1 [::1]:7000", "") == expected(redirect_kind::moved, 1, "::1", 7000));
+        CHECK(parse_redirect("MOVED 12182 ::1:7000", "") ==
+              expected(redirect_kind::moved, 12182, "::1", 7000));
+        CHECK(parse_redirect("ASK 1 fe80::1:2:3:6379", "") ==
+              expected(redirect_kind::ask, 1, "fe80::1:2:3", 6379));
+        CHECK(parse_redirect("MOVED 1 [::1]:7000", "") ==
+              expected(redirect_kind::moved, 1, "::1", 7000));
     }
     SECTION("an empty host is the node that answered")
     {
@@ -55,28 +60,28 @@ TEST_CASE("redirect: anything else is no redirection", "[redirect]")
         "MOVED 3999",
         "MOVED 3999 ",
         "MOVED x y",
-        "MOVED 3999 127.0.0.1",         // no port
-        "MOVED 3999 127.0.0.1:",        // empty port
-        "MOVED 16384 h:1",              // slot out of range
-        "MOVED 1 ?:6379",               // a node with no host name to offer: read the map again
+        "MOVED 3999 127.0.0.1",   // no port
+        "MOVED 3999 127.0.0.1:",  // empty port
+        "MOVED 16384 h:1",        // slot out of range
+        "MOVED 1 ?:6379",         // a node with no host name to offer: read the map again
         "ASK 1 ?:6379",
         "MOVED 99999 h:1",
         "MOVED 123456 h:1",
         "MOVED -1 h:1",
         "MOVED +1 h:1",
-        "MOVED 1 h:0",                  // port out of range
+        "MOVED 1 h:0",  // port out of range
         "MOVED 1 h:65536",
         "MOVED 1 h:100000",
         "MOVED 1 h:-1",
         "MOVED 1 h:6379x",
-        "MOVED 1 h:6379 extra",         // trailing garbage
+        "MOVED 1 h:6379 extra",  // trailing garbage
         "MOVED 1 h:6379 ",
-        "MOVED  1 h:6379",              // fields are separated by one space
+        "MOVED  1 h:6379",  // fields are separated by one space
         "MOVED 1  h:6379",
         " MOVED 1 h:6379",
-        "moved 1 h:6379",               // the server writes the word in capitals
+        "moved 1 h:6379",  // the server writes the word in capitals
         "MOVEDX 1 h:6379",
-        "-MOVED 1 h:6379",              // the text comes without the type byte
+        "-MOVED 1 h:6379",  // the text comes without the type byte
         "ERR unknown command",
         "TRYAGAIN Multiple keys request during rehashing of slot",
         "ASKING",

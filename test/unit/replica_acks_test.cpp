@@ -12,7 +12,8 @@ using redlock::detail::replica_ack_queue;
 namespace resp = redlock::resp;
 using sent = replica_ack_queue::sent_command;
 
-TEST_CASE("replica acks: one WAIT covers the commands sent before it was queued, in order", "[cluster][unit]")
+TEST_CASE("replica acks: one WAIT covers the commands sent before it was queued, in order",
+          "[cluster][unit]")
 {
     replica_ack_queue q;
     CHECK(q.wait_answered().empty());  // no WAIT in flight: nothing to settle
@@ -46,11 +47,13 @@ TEST_CASE("replica acks: a WAIT counts when enough replicas answered, and says w
     CHECK_FALSE(read_wait_reply({resp::type::integer, 0, 0, "2"}, 1, detail));
     CHECK_FALSE(read_wait_reply({resp::type::integer, 0, 0, "0"}, 0, detail));
 
-    CHECK(read_wait_reply({resp::type::integer, 0, 0, "1"}, 2, detail) == redlock::error::not_replicated);
+    CHECK(read_wait_reply({resp::type::integer, 0, 0, "1"}, 2, detail) ==
+          redlock::error::not_replicated);
     CHECK(detail == "WAIT saw 1 of the 2 replica acknowledgement(s) required in time");
 
-    CHECK(read_wait_reply({resp::type::simple_error, 0, 0, "ERR WAIT cannot be used with replica instances"}, 1,
-                          detail) == redlock::error::not_replicated);
+    CHECK(read_wait_reply(
+              {resp::type::simple_error, 0, 0, "ERR WAIT cannot be used with replica instances"}, 1,
+              detail) == redlock::error::not_replicated);
     CHECK(detail == "WAIT was refused: ERR WAIT cannot be used with replica instances");
 
     for (const auto& head : {resp::node_view{resp::type::bulk_string, 0, 0, "1"},

@@ -14,20 +14,25 @@ namespace resp = redlock::resp;
 
 namespace {
 
-resp::node_view error_reply(std::string_view text) { return {resp::type::simple_error, 0, 0, text}; }
+resp::node_view error_reply(std::string_view text)
+{
+    return {resp::type::simple_error, 0, 0, text};
+}
 
 }  // namespace
 
-TEST_CASE("reply route: an answer, and any error that is not a redirection, goes to the command's owner",
-          "[cluster][unit]")
+TEST_CASE(
+    "reply route: an answer, and any error that is not a redirection, goes to the command's owner",
+    "[cluster][unit]")
 {
-    for (const auto& head : {resp::node_view{resp::type::simple_string, 0, 0, "OK"},
-                             resp::node_view{resp::type::null, 0, 0, {}},
-                             resp::node_view{resp::type::integer, 0, 0, "1"},
-                             resp::node_view{resp::type::array, 0, 2, {}}, error_reply("NOSCRIPT No matching script"),
-                             error_reply("TRYAGAIN Multiple keys request during rehashing of slot"),
-                             resp::node_view{resp::type::bulk_error, 0, 0, "ERR x"}, error_reply("MOVEDX 1 h:1"),
-                             error_reply("ASKING")})
+    for (const auto& head :
+         {resp::node_view{resp::type::simple_string, 0, 0, "OK"},
+          resp::node_view{resp::type::null, 0, 0, {}},
+          resp::node_view{resp::type::integer, 0, 0, "1"},
+          resp::node_view{resp::type::array, 0, 2, {}}, error_reply("NOSCRIPT No matching script"),
+          error_reply("TRYAGAIN Multiple keys request during rehashing of slot"),
+          resp::node_view{resp::type::bulk_error, 0, 0, "ERR x"}, error_reply("MOVEDX 1 h:1"),
+          error_reply("ASKING")})
     {
         INFO(head.value);
         CHECK(route_reply(head, "h", 0) == reply_route{});
@@ -38,7 +43,8 @@ TEST_CASE("reply route: an answer, and any error that is not a redirection, goes
     CHECK(down.refresh);
 }
 
-TEST_CASE("reply route: MOVED is followed and asks for a fresh map, ASK is followed alone", "[cluster][unit]")
+TEST_CASE("reply route: MOVED is followed and asks for a fresh map, ASK is followed alone",
+          "[cluster][unit]")
 {
     const auto moved = route_reply(error_reply("MOVED 3999 127.0.0.1:7001"), "127.0.0.1", 0);
     REQUIRE(moved.follow);
@@ -59,7 +65,8 @@ TEST_CASE("reply route: MOVED is followed and asks for a fresh map, ASK is follo
     CHECK(here.follow->to.host == "10.1.2.3");
 }
 
-TEST_CASE("reply route: a redirection past the limit, or one that cannot be followed, is the answer and asks for a "
+TEST_CASE("reply route: a redirection past the limit, or one that cannot be followed, is the "
+          "answer and asks for a "
           "fresh map",
           "[cluster][unit]")
 {

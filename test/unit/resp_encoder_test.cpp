@@ -18,10 +18,16 @@ namespace resp = redlock::resp;
 namespace {
 
 template <class T>
-concept can_append_bulk = requires(std::string& out, T v) { resp::append_bulk(out, v); };
+concept can_append_bulk = requires(std::string& out, T v)
+{
+    resp::append_bulk(out, v);
+};
 
 template <class... Args>
-concept can_append_command = requires(std::string& out, Args... args) { resp::append_command(out, args...); };
+concept can_append_command = requires(std::string& out, Args... args)
+{
+    resp::append_command(out, args...);
+};
 
 }  // namespace
 
@@ -120,20 +126,23 @@ TEST_CASE("encoder: variadic commands", "[resp][encoder]")
     const std::string key = "lock:\0:\r\n"s;
     const std::string_view token = "tok\xff"sv;
     resp::append_command(out, "SET", key, token, "NX", "PX", 30000);
-    CHECK(out ==
-          "*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$3\r\nval\r\n"
-          "*6\r\n$3\r\nSET\r\n$9\r\nlock:\0:\r\n\r\n$4\r\ntok\xff\r\n$2\r\nNX\r\n$2\r\nPX\r\n$5\r\n30000\r\n"s);
+    CHECK(
+        out ==
+        "*3\r\n$3\r\nSET\r\n$3\r\nkey\r\n$3\r\nval\r\n"
+        "*6\r\n$3\r\nSET\r\n$9\r\nlock:\0:\r\n\r\n$4\r\ntok\xff\r\n$2\r\nNX\r\n$2\r\nPX\r\n$5\r\n30000\r\n"s);
 
     out.clear();
     resp::append_command(out, "EVALSHA", "abc", 1, "k", std::int64_t{-5}, std::uint64_t{0}, ""sv);
-    CHECK(out == "*7\r\n$7\r\nEVALSHA\r\n$3\r\nabc\r\n$1\r\n1\r\n$1\r\nk\r\n$2\r\n-5\r\n$1\r\n0\r\n$0\r\n\r\n");
+    CHECK(out == "*7\r\n$7\r\nEVALSHA\r\n$3\r\nabc\r\n$1\r\n1\r\n$1\r\nk\r\n$2\r\n-5\r\n$"
+                 "1\r\n0\r\n$0\r\n\r\n");
 
     out.clear();
     resp::append_command(out, "PING");
     CHECK(out == "*1\r\n$4\r\nPING\r\n");
 }
 
-TEST_CASE("encoder: bulks encoded once are copied as the arguments they stand for", "[resp][encoder]")
+TEST_CASE("encoder: bulks encoded once are copied as the arguments they stand for",
+          "[resp][encoder]")
 {
     const std::string key = "lock:\0:\r\n"s;
     const std::string_view token = "tok\xff"sv;

@@ -178,7 +178,8 @@ const std::vector<std::string>& corpus()
         "~3\r\n+a\r\n+b\r\n+c\r\n",
         ">3\r\n$7\r\nmessage\r\n$7\r\nchannel\r\n$5\r\nhello\r\n",
         // The two attribute examples of the RESP3 specification.
-        "|1\r\n+key-popularity\r\n%2\r\n$1\r\na\r\n,0.1923\r\n$1\r\nb\r\n,0.0012\r\n*2\r\n:2039123\r\n:9543892\r\n",
+        "|1\r\n+key-popularity\r\n%2\r\n$1\r\na\r\n,0.1923\r\n$1\r\nb\r\n,0.0012\r\n*2\r\n:"
+        "2039123\r\n:9543892\r\n",
         "*3\r\n:1\r\n:2\r\n|1\r\n+ttl\r\n:3600\r\n:3\r\n",
         "|0\r\n+OK\r\n",
         "|1\r\n+a\r\n+b\r\n|1\r\n+c\r\n+d\r\n:1\r\n",
@@ -228,7 +229,8 @@ TEST_CASE("parser: simple types", "[resp][parser]")
         {",-inf\r\n", type::double_type, "-inf"},
         {"#t\r\n", type::boolean, "t"},
         {"#f\r\n", type::boolean, "f"},
-        {"(-123456789012345678901234567890\r\n", type::big_number, "-123456789012345678901234567890"},
+        {"(-123456789012345678901234567890\r\n", type::big_number,
+         "-123456789012345678901234567890"},
     };
     resp::parser p;  // one parser for all: reuse after done is the normal case
     for (const auto& c : cases)
@@ -251,25 +253,35 @@ TEST_CASE("parser: aggregates, maps, attributes and push", "[resp][parser]")
     SECTION("nested arrays")
     {
         check_parses_to("*2\r\n*2\r\n+a\r\n$1\r\nb\r\n*0\r\n", {
-            {type::array, 0, 2, ""}, {type::array, 1, 2, ""}, {type::simple_string, 2, 0, "a"},
-            {type::bulk_string, 2, 0, "b"}, {type::array, 1, 0, ""},
-        });
+                                                                   {type::array, 0, 2, ""},
+                                                                   {type::array, 1, 2, ""},
+                                                                   {type::simple_string, 2, 0, "a"},
+                                                                   {type::bulk_string, 2, 0, "b"},
+                                                                   {type::array, 1, 0, ""},
+                                                               });
     }
     SECTION("map sizes count pairs")
     {
-        check_parses_to("%2\r\n+first\r\n:1\r\n+second\r\n~2\r\n#t\r\n_\r\n", {
-            {type::map, 0, 2, ""},
-            {type::simple_string, 1, 0, "first"}, {type::integer, 1, 0, "1"},
-            {type::simple_string, 1, 0, "second"}, {type::set, 1, 2, ""},
-            {type::boolean, 2, 0, "t"}, {type::null, 2, 0, ""},
-        });
+        check_parses_to("%2\r\n+first\r\n:1\r\n+second\r\n~2\r\n#t\r\n_\r\n",
+                        {
+                            {type::map, 0, 2, ""},
+                            {type::simple_string, 1, 0, "first"},
+                            {type::integer, 1, 0, "1"},
+                            {type::simple_string, 1, 0, "second"},
+                            {type::set, 1, 2, ""},
+                            {type::boolean, 2, 0, "t"},
+                            {type::null, 2, 0, ""},
+                        });
     }
     SECTION("push")
     {
-        check_parses_to(">3\r\n$7\r\nmessage\r\n$7\r\nchannel\r\n$5\r\nhello\r\n", {
-            {type::push, 0, 3, ""}, {type::bulk_string, 1, 0, "message"},
-            {type::bulk_string, 1, 0, "channel"}, {type::bulk_string, 1, 0, "hello"},
-        });
+        check_parses_to(">3\r\n$7\r\nmessage\r\n$7\r\nchannel\r\n$5\r\nhello\r\n",
+                        {
+                            {type::push, 0, 3, ""},
+                            {type::bulk_string, 1, 0, "message"},
+                            {type::bulk_string, 1, 0, "channel"},
+                            {type::bulk_string, 1, 0, "hello"},
+                        });
     }
     SECTION("a top-level attribute precedes its value, which completes the reply")
     {
@@ -277,26 +289,38 @@ TEST_CASE("parser: aggregates, maps, attributes and push", "[resp][parser]")
             "|1\r\n+key-popularity\r\n%2\r\n$1\r\na\r\n,0.1923\r\n$1\r\nb\r\n,0.0012\r\n"
             "*2\r\n:2039123\r\n:9543892\r\n";
         const resp::reply expected = {
-            {type::attribute, 0, 1, ""}, {type::simple_string, 1, 0, "key-popularity"},
-            {type::map, 1, 2, ""}, {type::bulk_string, 2, 0, "a"}, {type::double_type, 2, 0, "0.1923"},
-            {type::bulk_string, 2, 0, "b"}, {type::double_type, 2, 0, "0.0012"},
-            {type::array, 0, 2, ""}, {type::integer, 1, 0, "2039123"}, {type::integer, 1, 0, "9543892"},
+            {type::attribute, 0, 1, ""},
+            {type::simple_string, 1, 0, "key-popularity"},
+            {type::map, 1, 2, ""},
+            {type::bulk_string, 2, 0, "a"},
+            {type::double_type, 2, 0, "0.1923"},
+            {type::bulk_string, 2, 0, "b"},
+            {type::double_type, 2, 0, "0.0012"},
+            {type::array, 0, 2, ""},
+            {type::integer, 1, 0, "2039123"},
+            {type::integer, 1, 0, "9543892"},
         };
         resp::parser p;
         // The attribute alone is not a reply.
         const std::size_t attribute_end = input.find("*2");
-        CHECK(p.parse(std::string_view(input).substr(0, attribute_end)) == parse_status::needs_more);
+        CHECK(p.parse(std::string_view(input).substr(0, attribute_end)) ==
+              parse_status::needs_more);
         REQUIRE(p.parse(input) == parse_status::done);
         CHECK(p.consumed() == input.size());
         CHECK(render(p.nodes()) == render(expected));
     }
     SECTION("an attribute inside an array is not one of its elements")
     {
-        check_parses_to("*3\r\n:1\r\n:2\r\n|1\r\n+ttl\r\n:3600\r\n:3\r\n", {
-            {type::array, 0, 3, ""}, {type::integer, 1, 0, "1"}, {type::integer, 1, 0, "2"},
-            {type::attribute, 1, 1, ""}, {type::simple_string, 2, 0, "ttl"}, {type::integer, 2, 0, "3600"},
-            {type::integer, 1, 0, "3"},
-        });
+        check_parses_to("*3\r\n:1\r\n:2\r\n|1\r\n+ttl\r\n:3600\r\n:3\r\n",
+                        {
+                            {type::array, 0, 3, ""},
+                            {type::integer, 1, 0, "1"},
+                            {type::integer, 1, 0, "2"},
+                            {type::attribute, 1, 1, ""},
+                            {type::simple_string, 2, 0, "ttl"},
+                            {type::integer, 2, 0, "3600"},
+                            {type::integer, 1, 0, "3"},
+                        });
     }
     SECTION("empty and consecutive attributes")
     {
@@ -304,17 +328,20 @@ TEST_CASE("parser: aggregates, maps, attributes and push", "[resp][parser]")
         REQUIRE(p.parse("|0\r\n") == parse_status::needs_more);
         REQUIRE(p.parse("|0\r\n|1\r\n+a\r\n+b\r\n:7\r\n") == parse_status::done);
         const resp::reply expected = {
-            {type::attribute, 0, 0, ""}, {type::attribute, 0, 1, ""}, {type::simple_string, 1, 0, "a"},
-            {type::simple_string, 1, 0, "b"}, {type::integer, 0, 0, "7"},
+            {type::attribute, 0, 0, ""},      {type::attribute, 0, 1, ""},
+            {type::simple_string, 1, 0, "a"}, {type::simple_string, 1, 0, "b"},
+            {type::integer, 0, 0, "7"},
         };
         CHECK(render(p.nodes()) == render(expected));
     }
     SECTION("RESP2 nulls inside aggregates")
     {
         check_parses_to("*3\r\n$-1\r\n*-1\r\n$0\r\n\r\n", {
-            {type::array, 0, 3, ""}, {type::null, 1, 0, ""}, {type::null, 1, 0, ""},
-            {type::bulk_string, 1, 0, ""},
-        });
+                                                              {type::array, 0, 3, ""},
+                                                              {type::null, 1, 0, ""},
+                                                              {type::null, 1, 0, ""},
+                                                              {type::bulk_string, 1, 0, ""},
+                                                          });
     }
 }
 
@@ -569,7 +596,8 @@ TEST_CASE("parser: malformed input fails with a message", "[resp][parser]")
         resp::parser q;
         auto st = parse_status::needs_more;
         const std::size_t step = c.input.size() > 1000 ? 997 : 1;  // the 64 KiB lines
-        for (std::size_t n = 0; st == parse_status::needs_more; n = std::min(n + step, c.input.size()))
+        for (std::size_t n = 0; st == parse_status::needs_more;
+             n = std::min(n + step, c.input.size()))
         {
             st = q.parse(std::string(c.input, 0, n));
             if (n == c.input.size())
@@ -627,7 +655,8 @@ TEST_CASE("parser: nesting depth limit", "[resp][parser]")
         resp::parser_limits limits;
         limits.max_depth = 2;
         CHECK(parse_once("%1\r\n:1\r\n*1\r\n:1\r\n", limits).status == parse_status::done);
-        CHECK(parse_once("%1\r\n:1\r\n|1\r\n:1\r\n*1\r\n:1\r\n:1\r\n", limits).status == parse_status::failed);
+        CHECK(parse_once("%1\r\n:1\r\n|1\r\n:1\r\n*1\r\n:1\r\n:1\r\n", limits).status ==
+              parse_status::failed);
         CHECK(parse_once("*1\r\n*1\r\n*0\r\n", limits).error == "nesting depth 3 exceeds limit 2");
         CHECK(parse_once("*1\r\n*1\r\n:1\r\n", limits).status == parse_status::done);
     }
@@ -668,7 +697,8 @@ TEST_CASE("parser: size limits are configurable", "[resp][parser]")
     CHECK(parse_once(":" + std::string(40, '1'), limits).status == parse_status::failed);
     // Bulk payloads are not lines.
     limits.max_bulk_length = 100;
-    CHECK(parse_once("$100\r\n" + std::string(100, 'b') + "\r\n", limits).status == parse_status::done);
+    CHECK(parse_once("$100\r\n" + std::string(100, 'b') + "\r\n", limits).status ==
+          parse_status::done);
 }
 
 TEST_CASE("parser: huge declared sizes wait without allocating", "[resp][parser]")
@@ -741,7 +771,8 @@ TEST_CASE("parser: deterministic fuzz", "[resp][parser][fuzz]")
         const resp::parser_limits limits = rng() % 4 == 0 ? small : resp::parser_limits{};
         resp::parser p(limits);
         const auto st = p.parse(input);
-        REQUIRE((st == parse_status::needs_more || st == parse_status::done || st == parse_status::failed));
+        REQUIRE((st == parse_status::needs_more || st == parse_status::done ||
+                 st == parse_status::failed));
         ++counts[static_cast<int>(st)];
         if (st == parse_status::done)
         {
@@ -813,7 +844,8 @@ TEST_CASE("parser: deterministic fuzz", "[resp][parser][fuzz]")
                     input[pick(input.size())] = random_byte();
                 break;
             case 1:  // insert a byte
-                input.insert(input.begin() + static_cast<std::ptrdiff_t>(pick(input.size() + 1)), random_byte());
+                input.insert(input.begin() + static_cast<std::ptrdiff_t>(pick(input.size() + 1)),
+                             random_byte());
                 break;
             case 2:  // delete a byte
                 if (!input.empty())

@@ -24,8 +24,9 @@ const std::string run_id_b(40, 'b');
 
 TEST_CASE("server_info: run_id and uptime from INFO server", "[restart]")
 {
-    const auto id = parse_server_identity("# Server\r\nredis_version:7.0.15\r\nrun_id:" + run_id_a +
-                                          "\r\ntcp_port:6379\r\nuptime_in_seconds:42\r\nuptime_in_days:0\r\n");
+    const auto id =
+        parse_server_identity("# Server\r\nredis_version:7.0.15\r\nrun_id:" + run_id_a +
+                              "\r\ntcp_port:6379\r\nuptime_in_seconds:42\r\nuptime_in_days:0\r\n");
     REQUIRE(id.has_value());
     CHECK(id->run_id == run_id_a);
     CHECK(id->uptime_seconds == 42);
@@ -38,14 +39,17 @@ TEST_CASE("server_info: run_id and uptime from INFO server", "[restart]")
     // Missing or malformed: unknown, not a guess.
     CHECK_FALSE(parse_server_identity("# Server\r\nrun_id:" + run_id_a + "\r\n").has_value());
     CHECK_FALSE(parse_server_identity("uptime_in_seconds:5\r\n").has_value());
-    CHECK_FALSE(parse_server_identity("run_id:" + run_id_a + "\r\nuptime_in_seconds:-1\r\n").has_value());
-    CHECK_FALSE(parse_server_identity("run_id:" + run_id_a + "\r\nuptime_in_seconds:12x\r\n").has_value());
+    CHECK_FALSE(
+        parse_server_identity("run_id:" + run_id_a + "\r\nuptime_in_seconds:-1\r\n").has_value());
+    CHECK_FALSE(
+        parse_server_identity("run_id:" + run_id_a + "\r\nuptime_in_seconds:12x\r\n").has_value());
     CHECK_FALSE(parse_server_identity("run_id:\r\nuptime_in_seconds:5\r\n").has_value());
     CHECK_FALSE(parse_server_identity("").has_value());
 }
 
-TEST_CASE("restart_watch: a run_id that changes is a restart, out for the quarantine from its start",
-          "[restart]")
+TEST_CASE(
+    "restart_watch: a run_id that changes is a restart, out for the quarantine from its start",
+    "[restart]")
 {
     restart_watch w;
     // First sight, long up: nothing to say.
@@ -68,7 +72,8 @@ TEST_CASE("restart_watch: a run_id that changes is a restart, out for the quaran
     CHECK_FALSE(w.quarantined(t_base + 214s));
 }
 
-TEST_CASE("restart_watch: whole-second uptimes never end the quarantine before the true start + quarantine",
+TEST_CASE("restart_watch: whole-second uptimes never end the quarantine before the true start + "
+          "quarantine",
           "[restart]")
 {
     // The server reports floor(its time at the INFO) - floor(its time at start). A start at
@@ -79,10 +84,12 @@ TEST_CASE("restart_watch: whole-second uptimes never end the quarantine before t
         {
             const auto start = t_base + milliseconds(start_ms);
             const auto now = start + milliseconds(seen_after_ms);
-            const auto reported = std::chrono::seconds((start_ms + seen_after_ms) / 1000 - start_ms / 1000);
+            const auto reported =
+                std::chrono::seconds((start_ms + seen_after_ms) / 1000 - start_ms / 1000);
             restart_watch w;
             w.observe(run_id_a, 3600s, t_base - 10s, 10s, false);
-            INFO("start +" << start_ms << " ms, seen " << seen_after_ms << " ms later, reported " << reported.count() << " s");
+            INFO("start +" << start_ms << " ms, seen " << seen_after_ms << " ms later, reported "
+                           << reported.count() << " s");
             CHECK(w.observe(run_id_b, reported, now, 10s, false));
             CHECK(w.started() >= start);
             CHECK(w.quarantined(start + 10s - 1ms));

@@ -1,8 +1,8 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "routing/slot_map.hpp"
 
-#include "routing/key_slot.hpp"
 #include "protocol/resp_parser.hpp"
+#include "routing/key_slot.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -32,42 +32,57 @@ namespace {
 // after sending CLUSTER SLOTS, in RESP2 and (after HELLO 3) in RESP3.
 constexpr std::string_view captured_resp2 =
     "*3\r\n"
-    "*3\r\n:0\r\n:5460\r\n*4\r\n$9\r\n127.0.0.1\r\n:23701\r\n$40\r\n3d1902b459cee0e252f4f38a41626716890ac5cb\r\n*0\r\n"
-    "*3\r\n:5461\r\n:10922\r\n*4\r\n$9\r\n127.0.0.1\r\n:23702\r\n$40\r\n1eb99abcb3761989813d74a4c7829b2e76002606\r\n*0\r\n"
-    "*3\r\n:10923\r\n:16383\r\n*4\r\n$9\r\n127.0.0.1\r\n:23703\r\n$40\r\nd7291ed3d327f83cc8d8633f482e6d07a898e26f\r\n*0\r\n";
+    "*3\r\n:0\r\n:5460\r\n*4\r\n$9\r\n127.0.0.1\r\n:23701\r\n$"
+    "40\r\n3d1902b459cee0e252f4f38a41626716890ac5cb\r\n*0\r\n"
+    "*3\r\n:5461\r\n:10922\r\n*4\r\n$9\r\n127.0.0.1\r\n:23702\r\n$"
+    "40\r\n1eb99abcb3761989813d74a4c7829b2e76002606\r\n*0\r\n"
+    "*3\r\n:10923\r\n:16383\r\n*4\r\n$9\r\n127.0.0.1\r\n:23703\r\n$"
+    "40\r\nd7291ed3d327f83cc8d8633f482e6d07a898e26f\r\n*0\r\n";
 constexpr std::string_view captured_resp3 =
     "*3\r\n"
-    "*3\r\n:0\r\n:5460\r\n*4\r\n$9\r\n127.0.0.1\r\n:23701\r\n$40\r\n3d1902b459cee0e252f4f38a41626716890ac5cb\r\n%0\r\n"
-    "*3\r\n:5461\r\n:10922\r\n*4\r\n$9\r\n127.0.0.1\r\n:23702\r\n$40\r\n1eb99abcb3761989813d74a4c7829b2e76002606\r\n%0\r\n"
-    "*3\r\n:10923\r\n:16383\r\n*4\r\n$9\r\n127.0.0.1\r\n:23703\r\n$40\r\nd7291ed3d327f83cc8d8633f482e6d07a898e26f\r\n%0\r\n";
+    "*3\r\n:0\r\n:5460\r\n*4\r\n$9\r\n127.0.0.1\r\n:23701\r\n$"
+    "40\r\n3d1902b459cee0e252f4f38a41626716890ac5cb\r\n%0\r\n"
+    "*3\r\n:5461\r\n:10922\r\n*4\r\n$9\r\n127.0.0.1\r\n:23702\r\n$"
+    "40\r\n1eb99abcb3761989813d74a4c7829b2e76002606\r\n%0\r\n"
+    "*3\r\n:10923\r\n:16383\r\n*4\r\n$9\r\n127.0.0.1\r\n:23703\r\n$"
+    "40\r\nd7291ed3d327f83cc8d8633f482e6d07a898e26f\r\n%0\r\n";
 // The same cluster after `CONFIG SET cluster-announce-hostname shard-a.example` on 23701, read
 // from 23702 in RESP3: the metadata carries the host name, the endpoint stays the IP address.
 constexpr std::string_view captured_hostname_metadata_resp3 =
     "*3\r\n"
-    "*3\r\n:0\r\n:5460\r\n*4\r\n$9\r\n127.0.0.1\r\n:23701\r\n$40\r\n3d1902b459cee0e252f4f38a41626716890ac5cb\r\n"
+    "*3\r\n:0\r\n:5460\r\n*4\r\n$9\r\n127.0.0.1\r\n:23701\r\n$"
+    "40\r\n3d1902b459cee0e252f4f38a41626716890ac5cb\r\n"
     "%1\r\n$8\r\nhostname\r\n$15\r\nshard-a.example\r\n"
-    "*3\r\n:5461\r\n:10922\r\n*4\r\n$9\r\n127.0.0.1\r\n:23702\r\n$40\r\n1eb99abcb3761989813d74a4c7829b2e76002606\r\n%0\r\n"
-    "*3\r\n:10923\r\n:16383\r\n*4\r\n$9\r\n127.0.0.1\r\n:23703\r\n$40\r\nd7291ed3d327f83cc8d8633f482e6d07a898e26f\r\n%0\r\n";
+    "*3\r\n:5461\r\n:10922\r\n*4\r\n$9\r\n127.0.0.1\r\n:23702\r\n$"
+    "40\r\n1eb99abcb3761989813d74a4c7829b2e76002606\r\n%0\r\n"
+    "*3\r\n:10923\r\n:16383\r\n*4\r\n$9\r\n127.0.0.1\r\n:23703\r\n$"
+    "40\r\nd7291ed3d327f83cc8d8633f482e6d07a898e26f\r\n%0\r\n";
 // Then, on 23702, `CONFIG SET cluster-preferred-endpoint-type hostname` (RESP2): the endpoint
 // is the host name where there is one and "?" where there is none, with the IP address in
 // the metadata.
 constexpr std::string_view captured_prefer_hostname_resp2 =
     "*3\r\n"
-    "*3\r\n:0\r\n:5460\r\n*4\r\n$15\r\nshard-a.example\r\n:23701\r\n$40\r\n3d1902b459cee0e252f4f38a41626716890ac5cb\r\n"
+    "*3\r\n:0\r\n:5460\r\n*4\r\n$15\r\nshard-a.example\r\n:23701\r\n$"
+    "40\r\n3d1902b459cee0e252f4f38a41626716890ac5cb\r\n"
     "*2\r\n$2\r\nip\r\n$9\r\n127.0.0.1\r\n"
-    "*3\r\n:5461\r\n:10922\r\n*4\r\n$1\r\n?\r\n:23702\r\n$40\r\n1eb99abcb3761989813d74a4c7829b2e76002606\r\n"
+    "*3\r\n:5461\r\n:10922\r\n*4\r\n$1\r\n?\r\n:23702\r\n$"
+    "40\r\n1eb99abcb3761989813d74a4c7829b2e76002606\r\n"
     "*2\r\n$2\r\nip\r\n$9\r\n127.0.0.1\r\n"
-    "*3\r\n:10923\r\n:16383\r\n*4\r\n$1\r\n?\r\n:23703\r\n$40\r\nd7291ed3d327f83cc8d8633f482e6d07a898e26f\r\n"
+    "*3\r\n:10923\r\n:16383\r\n*4\r\n$1\r\n?\r\n:23703\r\n$"
+    "40\r\nd7291ed3d327f83cc8d8633f482e6d07a898e26f\r\n"
     "*2\r\n$2\r\nip\r\n$9\r\n127.0.0.1\r\n";
 // Then `CONFIG SET cluster-preferred-endpoint-type unknown-endpoint` (RESP2): null endpoints.
 // (A MOVED from that node read "-MOVED 12182 :23703".)
 constexpr std::string_view captured_unknown_endpoint_resp2 =
     "*3\r\n"
-    "*3\r\n:0\r\n:5460\r\n*4\r\n$-1\r\n:23701\r\n$40\r\n3d1902b459cee0e252f4f38a41626716890ac5cb\r\n"
+    "*3\r\n:0\r\n:5460\r\n*4\r\n$-1\r\n:23701\r\n$"
+    "40\r\n3d1902b459cee0e252f4f38a41626716890ac5cb\r\n"
     "*4\r\n$2\r\nip\r\n$9\r\n127.0.0.1\r\n$8\r\nhostname\r\n$15\r\nshard-a.example\r\n"
-    "*3\r\n:5461\r\n:10922\r\n*4\r\n$-1\r\n:23702\r\n$40\r\n1eb99abcb3761989813d74a4c7829b2e76002606\r\n"
+    "*3\r\n:5461\r\n:10922\r\n*4\r\n$-1\r\n:23702\r\n$"
+    "40\r\n1eb99abcb3761989813d74a4c7829b2e76002606\r\n"
     "*2\r\n$2\r\nip\r\n$9\r\n127.0.0.1\r\n"
-    "*3\r\n:10923\r\n:16383\r\n*4\r\n$-1\r\n:23703\r\n$40\r\nd7291ed3d327f83cc8d8633f482e6d07a898e26f\r\n"
+    "*3\r\n:10923\r\n:16383\r\n*4\r\n$-1\r\n:23703\r\n$"
+    "40\r\nd7291ed3d327f83cc8d8633f482e6d07a898e26f\r\n"
     "*2\r\n$2\r\nip\r\n$9\r\n127.0.0.1\r\n";
 
 // CLUSTER SLOTS (RESP2) read from a replica of a cluster of three shards with one replica each,
@@ -131,7 +146,10 @@ cluster_endpoint owner(const slot_map& m, std::uint16_t slot)
 }
 
 // Hand-written replies: a one-entry reply with `node` as the primary of slots 0-16383.
-std::string one_entry(std::string_view node) { return "*1\r\n*3\r\n:0\r\n:16383\r\n"s + std::string(node); }
+std::string one_entry(std::string_view node)
+{
+    return "*1\r\n*3\r\n:0\r\n:16383\r\n"s + std::string(node);
+}
 
 void check_three_shards(const slot_map& m)
 {
@@ -196,7 +214,8 @@ TEST_CASE("slot_map: unknown endpoints of a real cluster are resolved", "[slot_m
         CHECK(m.shard(1) == ep("10.9.8.7", 23702, id2));
         CHECK(m.shard(2) == ep("10.9.8.7", 23703, id3));
         CHECK(m.covers_all());
-        CHECK_THAT(parse_error(captured_unknown_endpoint_resp2, ""), Contains("answering host is not known"));
+        CHECK_THAT(parse_error(captured_unknown_endpoint_resp2, ""),
+                   Contains("answering host is not known"));
     }
     SECTION("an empty host is the node that answered")
     {
@@ -205,8 +224,10 @@ TEST_CASE("slot_map: unknown endpoints of a real cluster are resolved", "[slot_m
     }
     SECTION("'?' without an ip in the metadata is refused")
     {
-        CHECK_THAT(parse_error(one_entry("*4\r\n+?\r\n:7000\r\n$2\r\nid\r\n*0\r\n")), Contains("unknown endpoint"));
-        CHECK_THAT(parse_error(one_entry("*3\r\n+?\r\n:7000\r\n$2\r\nid\r\n")), Contains("unknown endpoint"));
+        CHECK_THAT(parse_error(one_entry("*4\r\n+?\r\n:7000\r\n$2\r\nid\r\n*0\r\n")),
+                   Contains("unknown endpoint"));
+        CHECK_THAT(parse_error(one_entry("*3\r\n+?\r\n:7000\r\n$2\r\nid\r\n")),
+                   Contains("unknown endpoint"));
         CHECK_THAT(parse_error(one_entry("*4\r\n+?\r\n:7000\r\n$2\r\nid\r\n%1\r\n+ip\r\n+\r\n")),
                    Contains("unknown endpoint"));
     }
@@ -217,9 +238,9 @@ TEST_CASE("slot_map: shards, gaps, replicas and older reply shapes", "[slot_map]
     SECTION("one primary in several ranges is one shard; gaps stay uncovered")
     {
         const slot_map m = parse_map_ok("*3\r\n"
-                                    "*3\r\n:0\r\n:99\r\n*3\r\n+10.0.0.1\r\n:7000\r\n+a\r\n"
-                                    "*3\r\n:200\r\n:299\r\n*3\r\n+10.0.0.2\r\n:7000\r\n+b\r\n"
-                                    "*3\r\n:300\r\n:300\r\n*3\r\n+10.0.0.1\r\n:7000\r\n+a\r\n");
+                                        "*3\r\n:0\r\n:99\r\n*3\r\n+10.0.0.1\r\n:7000\r\n+a\r\n"
+                                        "*3\r\n:200\r\n:299\r\n*3\r\n+10.0.0.2\r\n:7000\r\n+b\r\n"
+                                        "*3\r\n:300\r\n:300\r\n*3\r\n+10.0.0.1\r\n:7000\r\n+a\r\n");
         REQUIRE(m.shards() == 2);
         CHECK(m.covered_slots() == 201);
         CHECK_FALSE(m.covers_all());
@@ -235,18 +256,19 @@ TEST_CASE("slot_map: shards, gaps, replicas and older reply shapes", "[slot_map]
     SECTION("ranges may come in any order")
     {
         const slot_map m = parse_map_ok("*2\r\n"
-                                    "*3\r\n:8192\r\n:16383\r\n*2\r\n+h\r\n:2\r\n"
-                                    "*3\r\n:0\r\n:8191\r\n*2\r\n+h\r\n:1\r\n");
+                                        "*3\r\n:8192\r\n:16383\r\n*2\r\n+h\r\n:2\r\n"
+                                        "*3\r\n:0\r\n:8191\r\n*2\r\n+h\r\n:1\r\n");
         CHECK(m.covers_all());
         CHECK(owner(m, 0) == ep("h", 1));
         CHECK(owner(m, 16383) == ep("h", 2));
     }
     SECTION("replicas are checked, then dropped")
     {
-        const slot_map m = parse_map_ok("*1\r\n*5\r\n:0\r\n:16383\r\n"
-                                    "*4\r\n+p\r\n:1\r\n+pid\r\n%0\r\n"
-                                    "*4\r\n+r1\r\n:2\r\n+r1id\r\n%0\r\n"
-                                    "*4\r\n+r2\r\n:3\r\n+r2id\r\n%1\r\n+hostname\r\n+r2.example\r\n");
+        const slot_map m =
+            parse_map_ok("*1\r\n*5\r\n:0\r\n:16383\r\n"
+                         "*4\r\n+p\r\n:1\r\n+pid\r\n%0\r\n"
+                         "*4\r\n+r1\r\n:2\r\n+r1id\r\n%0\r\n"
+                         "*4\r\n+r2\r\n:3\r\n+r2id\r\n%1\r\n+hostname\r\n+r2.example\r\n");
         REQUIRE(m.shards() == 1);
         CHECK(m.shard(0) == ep("p", 1, "pid"));
         CHECK_THAT(parse_error("*1\r\n*4\r\n:0\r\n:1\r\n*2\r\n+p\r\n:1\r\n*2\r\n+r\r\n:0\r\n"),
@@ -256,18 +278,21 @@ TEST_CASE("slot_map: shards, gaps, replicas and older reply shapes", "[slot_map]
     {
         CHECK(parse_map_ok(one_entry("*3\r\n+h\r\n:1\r\n+id\r\n")).shard(0) == ep("h", 1, "id"));
         CHECK(parse_map_ok(one_entry("*2\r\n+h\r\n:1\r\n")).shard(0) == ep("h", 1));
-        CHECK(parse_map_ok(one_entry("*6\r\n+h\r\n:1\r\n+id\r\n*0\r\n:5\r\n*1\r\n*1\r\n*0\r\n")).shard(0) ==
-              ep("h", 1, "id"));
+        CHECK(parse_map_ok(one_entry("*6\r\n+h\r\n:1\r\n+id\r\n*0\r\n:5\r\n*1\r\n*1\r\n*0\r\n"))
+                  .shard(0) == ep("h", 1, "id"));
     }
     SECTION("metadata values of any type are skipped")
     {
-        CHECK(parse_map_ok(one_entry("*4\r\n+h\r\n:1\r\n+id\r\n%2\r\n+tls-port\r\n:6380\r\n+x\r\n*1\r\n_\r\n")).shard(0) ==
-              ep("h", 1, "id"));
+        CHECK(
+            parse_map_ok(
+                one_entry("*4\r\n+h\r\n:1\r\n+id\r\n%2\r\n+tls-port\r\n:6380\r\n+x\r\n*1\r\n_\r\n"))
+                .shard(0) == ep("h", 1, "id"));
     }
     SECTION("attributes are skipped wherever they are")
     {
-        const slot_map m = parse_map_ok("|1\r\n+a\r\n+b\r\n*1\r\n|1\r\n+a\r\n*1\r\n:1\r\n"
-                                    "*3\r\n:0\r\n|1\r\n+a\r\n+b\r\n:16383\r\n*2\r\n+h\r\n:1\r\n");
+        const slot_map m =
+            parse_map_ok("|1\r\n+a\r\n+b\r\n*1\r\n|1\r\n+a\r\n*1\r\n:1\r\n"
+                         "*3\r\n:0\r\n|1\r\n+a\r\n+b\r\n:16383\r\n*2\r\n+h\r\n:1\r\n");
         CHECK(m.covers_all());
         CHECK(m.shard(0) == ep("h", 1));
     }
@@ -286,7 +311,8 @@ TEST_CASE("slot_map: shards, gaps, replicas and older reply shapes", "[slot_map]
         for (int s = 0; s < slot_count; ++s)
         {
             const auto n = std::to_string(s);
-            reply += "*3\r\n:" + n + "\r\n:" + n + "\r\n*2\r\n+h\r\n:" + std::to_string(s + 1) + "\r\n";
+            reply +=
+                "*3\r\n:" + n + "\r\n:" + n + "\r\n*2\r\n+h\r\n:" + std::to_string(s + 1) + "\r\n";
         }
         const slot_map m = parse_map_ok(reply);
         CHECK(m.shards() == slot_count);
@@ -312,39 +338,53 @@ TEST_CASE("slot_map: malformed replies are refused with a reason", "[slot_map]")
         {"a map", "%0\r\n", "not an array"},
         {"an entry that is no array", "*1\r\n:1\r\n", "entry 0 is an integer, not an array"},
         {"an entry without a primary", "*1\r\n*2\r\n:0\r\n:1\r\n", "entry 0 has 2 elements"},
-        {"a start that is a string", "*1\r\n*3\r\n+0\r\n:1\r\n*2\r\n+h\r\n:1\r\n", "the start slot is a simple_string"},
-        {"an end that is a double", "*1\r\n*3\r\n:0\r\n,1\r\n*2\r\n+h\r\n:1\r\n", "the end slot is a double"},
+        {"a start that is a string", "*1\r\n*3\r\n+0\r\n:1\r\n*2\r\n+h\r\n:1\r\n",
+         "the start slot is a simple_string"},
+        {"an end that is a double", "*1\r\n*3\r\n:0\r\n,1\r\n*2\r\n+h\r\n:1\r\n",
+         "the end slot is a double"},
         {"start > end", "*1\r\n*3\r\n:5\r\n:3\r\n*2\r\n+h\r\n:1\r\n", "slot range 5-3 is reversed"},
-        {"end 16384", "*1\r\n*3\r\n:0\r\n:16384\r\n*2\r\n+h\r\n:1\r\n", "the end slot is 16384, outside 0 to 16383"},
+        {"end 16384", "*1\r\n*3\r\n:0\r\n:16384\r\n*2\r\n+h\r\n:1\r\n",
+         "the end slot is 16384, outside 0 to 16383"},
         {"start -1", "*1\r\n*3\r\n:-1\r\n:5\r\n*2\r\n+h\r\n:1\r\n", "the start slot is -1"},
-        {"port 0", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n:0\r\n", "the port is 0, outside 1 to 65535"},
+        {"port 0", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n:0\r\n",
+         "the port is 0, outside 1 to 65535"},
         {"port 65536", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n:65536\r\n", "the port is 65536"},
         {"port -1", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n:-1\r\n", "the port is -1"},
-        {"port as a string", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n$4\r\n6379\r\n", "the port is a bulk_string"},
-        {"a host that is an integer", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n:1\r\n:1\r\n", "the host is an integer"},
-        {"a verbatim host", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n=5\r\ntxt:h\r\n:1\r\n", "the host is a verbatim_string"},
-        {"a node id that is an integer", "*1\r\n*3\r\n:0\r\n:1\r\n*3\r\n+h\r\n:1\r\n:7\r\n", "the node id is an integer"},
-        {"a node that is a string", "*1\r\n*3\r\n:0\r\n:1\r\n+h:1\r\n", "the primary is a simple_string"},
-        {"a node with one element", "*1\r\n*3\r\n:0\r\n:1\r\n*1\r\n+h\r\n", "the primary has 1 elements"},
-        {"nesting too deep: the node inside an array", "*1\r\n*3\r\n:0\r\n:1\r\n*1\r\n*2\r\n+h\r\n:1\r\n",
+        {"port as a string", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n$4\r\n6379\r\n",
+         "the port is a bulk_string"},
+        {"a host that is an integer", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n:1\r\n:1\r\n",
+         "the host is an integer"},
+        {"a verbatim host", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n=5\r\ntxt:h\r\n:1\r\n",
+         "the host is a verbatim_string"},
+        {"a node id that is an integer", "*1\r\n*3\r\n:0\r\n:1\r\n*3\r\n+h\r\n:1\r\n:7\r\n",
+         "the node id is an integer"},
+        {"a node that is a string", "*1\r\n*3\r\n:0\r\n:1\r\n+h:1\r\n",
+         "the primary is a simple_string"},
+        {"a node with one element", "*1\r\n*3\r\n:0\r\n:1\r\n*1\r\n+h\r\n",
          "the primary has 1 elements"},
+        {"nesting too deep: the node inside an array",
+         "*1\r\n*3\r\n:0\r\n:1\r\n*1\r\n*2\r\n+h\r\n:1\r\n", "the primary has 1 elements"},
         {"nesting too deep: the host an array", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n*1\r\n+h\r\n:1\r\n",
          "the host is an array"},
-        {"nesting too deep: the entries inside an array", "*1\r\n*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n:1\r\n",
-         "entry 0 has 1 elements"},
+        {"nesting too deep: the entries inside an array",
+         "*1\r\n*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n:1\r\n", "entry 0 has 1 elements"},
         {"metadata that is a string", "*1\r\n*3\r\n:0\r\n:1\r\n*4\r\n+h\r\n:1\r\n+id\r\n+x\r\n",
          "the metadata is a simple_string"},
-        {"metadata with an odd element count", "*1\r\n*3\r\n:0\r\n:1\r\n*4\r\n+h\r\n:1\r\n+id\r\n*1\r\n+ip\r\n",
-         "odd number"},
-        {"overlapping ranges", "*2\r\n*3\r\n:0\r\n:10\r\n*2\r\n+a\r\n:1\r\n*3\r\n:10\r\n:20\r\n*2\r\n+b\r\n:1\r\n",
+        {"metadata with an odd element count",
+         "*1\r\n*3\r\n:0\r\n:1\r\n*4\r\n+h\r\n:1\r\n+id\r\n*1\r\n+ip\r\n", "odd number"},
+        {"overlapping ranges",
+         "*2\r\n*3\r\n:0\r\n:10\r\n*2\r\n+a\r\n:1\r\n*3\r\n:10\r\n:20\r\n*2\r\n+b\r\n:1\r\n",
          "entry 1: slot 10 is also in an earlier range"},
-        {"a range given twice", "*2\r\n*3\r\n:0\r\n:10\r\n*2\r\n+a\r\n:1\r\n*3\r\n:0\r\n:10\r\n*2\r\n+a\r\n:1\r\n",
+        {"a range given twice",
+         "*2\r\n*3\r\n:0\r\n:10\r\n*2\r\n+a\r\n:1\r\n*3\r\n:0\r\n:10\r\n*2\r\n+a\r\n:1\r\n",
          "slot 0 is also in an earlier range"},
         {"one address, two ids",
-         "*2\r\n*3\r\n:0\r\n:1\r\n*3\r\n+a\r\n:1\r\n+x\r\n*3\r\n:2\r\n:3\r\n*3\r\n+a\r\n:1\r\n+y\r\n",
+         "*2\r\n*3\r\n:0\r\n:1\r\n*3\r\n+a\r\n:1\r\n+x\r\n*3\r\n:2\r\n:3\r\n*3\r\n+a\r\n:1\r\n+"
+         "y\r\n",
          "a:1 appears with two node ids"},
         {"one id, two addresses",
-         "*2\r\n*3\r\n:0\r\n:1\r\n*3\r\n+a\r\n:1\r\n+x\r\n*3\r\n:2\r\n:3\r\n*3\r\n+b\r\n:1\r\n+x\r\n",
+         "*2\r\n*3\r\n:0\r\n:1\r\n*3\r\n+a\r\n:1\r\n+x\r\n*3\r\n:2\r\n:3\r\n*3\r\n+b\r\n:1\r\n+"
+         "x\r\n",
          "node x appears at a:1 and at b:1"},
     };
     for (const auto& c : cases)
@@ -366,12 +406,16 @@ TEST_CASE("slot_map: node spans that no parser makes are refused, not trusted", 
         return parsed.error;
     };
     CHECK_THAT(error_of({}), Contains("the reply is empty"));
-    CHECK_THAT(error_of({{type::attribute, 0, 1, {}}, {type::simple_string, 1, 0, "a"}, {type::simple_string, 1, 0, "b"}}),
+    CHECK_THAT(error_of({{type::attribute, 0, 1, {}},
+                         {type::simple_string, 1, 0, "a"},
+                         {type::simple_string, 1, 0, "b"}}),
                Contains("an attribute without a value"));
     // An array that declares more elements than its nodes hold.
-    CHECK_THAT(error_of({{type::array, 0, 2, {}}, {type::array, 1, 0, {}}}), Contains("element count"));
+    CHECK_THAT(error_of({{type::array, 0, 2, {}}, {type::array, 1, 0, {}}}),
+               Contains("element count"));
     // A node two levels below its parent.
-    CHECK_THAT(error_of({{type::array, 0, 1, {}}, {type::integer, 2, 0, "1"}}), Contains("skip a nesting level"));
+    CHECK_THAT(error_of({{type::array, 0, 1, {}}, {type::integer, 2, 0, "1"}}),
+               Contains("skip a nesting level"));
     // A map whose pairs are counted as elements.
     CHECK_THAT(error_of({{type::array, 0, 1, {}},
                          {type::array, 1, 3, {}},
@@ -395,13 +439,10 @@ TEST_CASE("slot_map: node spans that no parser makes are refused, not trusted", 
                          {type::integer, 3, 0, "1"}}),
                Contains("the end slot is not a 64-bit integer"));
     // A span that starts deeper than 0: depths are relative to its first node.
-    const std::vector<node_view> nested = {{type::array, 3, 1, {}},
-                                           {type::array, 4, 3, {}},
-                                           {type::integer, 5, 0, "0"},
-                                           {type::integer, 5, 0, "16383"},
-                                           {type::array, 5, 2, {}},
-                                           {type::simple_string, 6, 0, "h"},
-                                           {type::integer, 6, 0, "1"}};
+    const std::vector<node_view> nested = {
+        {type::array, 3, 1, {}},        {type::array, 4, 3, {}}, {type::integer, 5, 0, "0"},
+        {type::integer, 5, 0, "16383"}, {type::array, 5, 2, {}}, {type::simple_string, 6, 0, "h"},
+        {type::integer, 6, 0, "1"}};
     const auto parsed = slot_map::parse(nested, "h");
     INFO(parsed.error);
     REQUIRE(parsed);
@@ -465,7 +506,8 @@ TEST_CASE("slot_map: MOVED re-points one slot", "[slot_map]")
     CHECK_THROWS_AS(m.shard(m.shards()), std::out_of_range);
 }
 
-TEST_CASE("slot_map: mutated real replies are parsed or refused, never trusted blindly", "[slot_map]")
+TEST_CASE("slot_map: mutated real replies are parsed or refused, never trusted blindly",
+          "[slot_map]")
 {
     // Every byte of a captured reply replaced by bytes that keep it RESP more often than not
     // (digits, type bytes, signs): what comes out is a consistent map or an error.
@@ -495,7 +537,8 @@ TEST_CASE("slot_map: mutated real replies are parsed or refused, never trusted b
             const slot_map& m = *parsed.map;
             bool shards_valid = true;
             for (std::size_t shard = 0; shard < m.shards(); ++shard)
-                shards_valid = shards_valid && !m.shard(shard).host.empty() && m.shard(shard).port != 0;
+                shards_valid =
+                    shards_valid && !m.shard(shard).host.empty() && m.shard(shard).port != 0;
             std::size_t covered = 0;
             bool slots_valid = true;
             for (std::uint16_t slot = 0; slot < slot_count; ++slot)

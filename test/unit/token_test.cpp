@@ -5,15 +5,14 @@
 
 #include <openssl/rand.h>
 
-
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstring>
 #include <set>
-#include <stdexcept>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <unordered_set>
 
@@ -175,7 +174,8 @@ int ok_status() { return 1; }
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #endif
-TEST_CASE("token: the bytes come from RAND_bytes, and a failure of RAND_bytes makes no token", "[token]")
+TEST_CASE("token: the bytes come from RAND_bytes, and a failure of RAND_bytes makes no token",
+          "[token]")
 {
     RAND_METHOD failing{};
     failing.bytes = failing_bytes;

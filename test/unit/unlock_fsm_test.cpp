@@ -29,7 +29,8 @@ struct started
     unlock_fsm m;
     std::uint64_t id = 0;
 
-    explicit started(std::size_t masters, time_point valid_until = {}) : m(100ms, masters, valid_until)
+    explicit started(std::size_t masters, time_point valid_until = {})
+        : m(100ms, masters, valid_until)
     {
         const auto a = m.resume(fsm_event::start(t_start));
         REQUIRE(a.type == ak::send_release);
@@ -46,8 +47,9 @@ struct started
 
 }  // namespace
 
-TEST_CASE("unlock_fsm: a majority deleted and the rest handed off answers at the quorum, then drains",
-          "[unlock_fsm]")
+TEST_CASE(
+    "unlock_fsm: a majority deleted and the rest handed off answers at the quorum, then drains",
+    "[unlock_fsm]")
 {
     started s(5);
     CHECK(s.m.resume(fsm_event::handed_off(s.id, t_start)).type == ak::none);
@@ -112,9 +114,9 @@ TEST_CASE("unlock_fsm: the verdict when the release falls short of a majority", 
     {
         // Valid until t_start (or before): expired when the release starts. Valid until just
         // after it: lost, as above.
-        for (const auto& [valid_until, expected] : {std::pair{t_start - 1ms, error::lock_expired},
-                                                   std::pair{t_start, error::lock_expired},
-                                                   std::pair{t_start + 1ms, error::lock_lost}})
+        for (const auto& [valid_until, expected] :
+             {std::pair{t_start - 1ms, error::lock_expired},
+              std::pair{t_start, error::lock_expired}, std::pair{t_start + 1ms, error::lock_lost}})
         {
             started s(3, valid_until);
             s.reply(0, master_outcome::held_by_other);
@@ -130,7 +132,8 @@ TEST_CASE("unlock_fsm: the verdict when the release falls short of a majority", 
         s.reply(0, master_outcome::granted);
         s.reply(1, master_outcome::failed);
         s.reply(2, master_outcome::held_by_other);
-        CHECK(s.m.resume(fsm_event::deadline(s.id + 7, t_start + 100ms)).type == ak::none);  // stale
+        CHECK(s.m.resume(fsm_event::deadline(s.id + 7, t_start + 100ms)).type ==
+              ak::none);  // stale
         const auto a = s.m.resume(fsm_event::deadline(s.id, t_start + 100ms));
         REQUIRE(a.type == ak::complete);
         CHECK(a.ec == error::no_quorum);  // 1 failed + 2 timed out > 5 - 3
@@ -235,7 +238,8 @@ TEST_CASE("unlock_fsm: before start, and what it ignores", "[unlock_fsm]")
     {
         started s(3);
         // Stale round, a second answer of one master, a pending "answer", a stray index.
-        CHECK(s.m.resume(fsm_event::reply(s.id + 1, 0, master_outcome::granted, t_start)).type == ak::none);
+        CHECK(s.m.resume(fsm_event::reply(s.id + 1, 0, master_outcome::granted, t_start)).type ==
+              ak::none);
         CHECK(s.reply(0, master_outcome::granted).type == ak::none);
         CHECK(s.reply(0, master_outcome::held_by_other).type == ak::none);
         CHECK(s.reply(1, master_outcome::pending).type == ak::none);
@@ -262,7 +266,8 @@ std::string run_unlock_sequence(std::uint64_t seed)
     time_point now = t_start;
     std::uint64_t id = 0;
     first_answers answer(n, -1);
-    bool answered = false, done = false, handed_off = false, closed = false, deadline_passed = false;
+    bool answered = false, done = false, handed_off = false, closed = false,
+         deadline_passed = false;
     auto count = [&](master_outcome o) { return count_answers(answer, o); };
     auto all_answered = [&] {
         for (const auto x : answer)
@@ -298,12 +303,14 @@ std::string run_unlock_sequence(std::uint64_t seed)
                 return "answered twice";
             answered = true;
             if (id == 0)
-                return a.ec == boost::asio::error::operation_aborted || a.ec == error::connection_closed
+                return a.ec == boost::asio::error::operation_aborted ||
+                               a.ec == error::connection_closed
                            ? ""
                            : "answered before start without a cause";
             if (ev.type == ek::cancel)
-                return a.ec == boost::asio::error::operation_aborted && m.done() ? ""
-                                                                                 : "a cancellation not aborted and done";
+                return a.ec == boost::asio::error::operation_aborted && m.done()
+                           ? ""
+                           : "a cancellation not aborted and done";
             const bool over = deadline_passed || all_answered();
             const std::size_t grants = count(master_outcome::granted);
             if (!a.ec)
@@ -322,8 +329,10 @@ std::string run_unlock_sequence(std::uint64_t seed)
                 return "a failure with a majority of deletes";
             if (closed)
                 return a.ec == error::connection_closed ? "" : "closed but not connection_closed";
-            const std::size_t failed = count(master_outcome::failed) + count(master_outcome::timed_out);
-            const error_code expect = failed > n - quorum ? error_code(error::no_quorum) : error_code(error::lock_lost);
+            const std::size_t failed =
+                count(master_outcome::failed) + count(master_outcome::timed_out);
+            const error_code expect =
+                failed > n - quorum ? error_code(error::no_quorum) : error_code(error::lock_lost);
             return a.ec == expect ? "" : "the wrong verdict";
         }
         }

@@ -18,8 +18,7 @@ static_assert(remaining_validity(10000ms, 5ms, 0.01) == 9893ms);
 static_assert(validity_deadline(steady::time_point{}, 30000ms, 0.01) ==
               steady::time_point{} + 29698ms);
 
-TEST_CASE("validity: clock_drift = ttl * factor + 2 ms, rounded up to microseconds",
-          "[validity]")
+TEST_CASE("validity: clock_drift = ttl * factor + 2 ms, rounded up to microseconds", "[validity]")
 {
     CHECK(clock_drift(10000ms, 0.01) == 102000us);
     CHECK(clock_drift(30000ms, 0.01) == 302000us);
@@ -86,9 +85,9 @@ TEST_CASE("validity: validity_deadline = t0 + ttl - drift", "[validity]")
     CHECK(validity_deadline(t0, 1ms, 0.0) == t0 - 1ms);
 
     // The deadline and the remaining validity agree for any elapsed time.
-    for (steady::duration elapsed : {steady::duration{0ns}, steady::duration{1ns},
-                                     steady::duration{999999ns}, steady::duration{5ms},
-                                     steady::duration{9898ms}, steady::duration{20s}})
+    for (steady::duration elapsed :
+         {steady::duration{0ns}, steady::duration{1ns}, steady::duration{999999ns},
+          steady::duration{5ms}, steady::duration{9898ms}, steady::duration{20s}})
     {
         const auto decided = t0 + elapsed;
         CHECK(validity_deadline(t0, 10000ms, 0.01) - decided ==

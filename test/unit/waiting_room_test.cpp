@@ -76,7 +76,8 @@ struct rig
 
 }  // namespace
 
-TEST_CASE("waiting_room: every yield_every-th local hand-off of a resource yields, the others are told at once")
+TEST_CASE("waiting_room: every yield_every-th local hand-off of a resource yields, the others are "
+          "told at once")
 {
     // The number the docs give (README.md, algorithm.md: "every 8th hand-off in a row").
     STATIC_REQUIRE(waiting_room::yield_every == 8);
@@ -101,7 +102,8 @@ TEST_CASE("waiting_room: every yield_every-th local hand-off of a resource yield
     CHECK(r.waiter.turns == 0);
 }
 
-TEST_CASE("waiting_room: a waiter that completes and the next that watches again keep one row of hand-offs")
+TEST_CASE("waiting_room: a waiter that completes and the next that watches again keep one row of "
+          "hand-offs")
 {
     // Two workers of one process taking turns: each hand-off's waiter completes (unwatches)
     // before the other one, after its own release, watches again. The row goes on.
@@ -146,7 +148,8 @@ TEST_CASE("waiting_room: a row of hand-offs ends when a waiter here is refused b
     CHECK(r.release().first);
 }
 
-TEST_CASE("waiting_room: a first attempt refused while a row is live does not end it (the holder is ours)")
+TEST_CASE("waiting_room: a first attempt refused while a row is live does not end it (the holder "
+          "is ours)")
 {
     // A holder of this client that asks for the next lock while it holds: the newcomer's first
     // attempt is refused by our own keys. The row goes on and yields at its 8th release.
@@ -196,10 +199,12 @@ TEST_CASE("waiting_room: a yielded notice names only the masters the release wen
     REQUIRE(r.room.released_here(some, r.keys));
     r.room.notify_released(some, r.keys);
     r.io.poll();
-    CHECK(r.waiter.heard == std::vector<std::size_t>{waiting_room::yield_every, 0, waiting_room::yield_every});
+    CHECK(r.waiter.heard ==
+          std::vector<std::size_t>{waiting_room::yield_every, 0, waiting_room::yield_every});
 }
 
-TEST_CASE("waiting_room: the successor is the first in the resource's queue, except at a row's yield")
+TEST_CASE(
+    "waiting_room: the successor is the first in the resource's queue, except at a row's yield")
 {
     rig r;
     counting_listener second;

@@ -12,7 +12,8 @@
 namespace redlock::run {
 
 std::optional<child_process> child_process::spawn(const std::vector<std::string>& argv,
-                                                  const std::vector<std::string>& extra_env, int& error)
+                                                  const std::vector<std::string>& extra_env,
+                                                  int& error)
 {
     auto args = exec_argv(argv);
     auto envp = exec_envp(extra_env);
@@ -28,7 +29,8 @@ std::optional<child_process> child_process::spawn(const std::vector<std::string>
     posix_spawnattr_setpgroup(&attr, 0);
     posix_spawnattr_setsigdefault(&attr, &all);
     posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
+                                        POSIX_SPAWN_SETSIGMASK);
 
     pid_t pid = -1;
     // glibc's posix_spawnp reports a failed exec (ENOENT, EACCES, ...) as its result.

@@ -19,7 +19,8 @@ public:
     /// plus `extra_env` ("NAME=value"), default signal dispositions and an empty signal mask.
     /// On failure returns nullopt with `error` set to the errno of the spawn or exec.
     static std::optional<child_process> spawn(const std::vector<std::string>& argv,
-                                              const std::vector<std::string>& extra_env, int& error);
+                                              const std::vector<std::string>& extra_env,
+                                              int& error);
 
     pid_t pid() const noexcept { return pid_; }
 

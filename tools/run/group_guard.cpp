@@ -26,7 +26,8 @@ long long monotonic_ns() noexcept
 
 void ignore(int signo) noexcept
 {
-    struct sigaction sa{};
+    struct sigaction sa
+    {};
     sa.sa_handler = SIG_IGN;
     ::sigaction(signo, &sa, nullptr);
 }
@@ -38,7 +39,8 @@ void ignore(int signo) noexcept
     ::setpgid(0, 0);
     for (int signo : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE})
         ignore(signo);
-    struct sigaction dfl{};
+    struct sigaction dfl
+    {};
     dfl.sa_handler = SIG_DFL;
     ::sigaction(SIGCHLD, &dfl, nullptr);
     sigset_t none;
@@ -133,10 +135,7 @@ group_guard& group_guard::operator=(group_guard&& other) noexcept
     return *this;
 }
 
-group_guard::~group_guard()
-{
-    dismiss();
-}
+group_guard::~group_guard() { dismiss(); }
 
 void group_guard::send(long long kind, long long value) noexcept
 {
@@ -147,16 +146,14 @@ void group_guard::send(long long kind, long long value) noexcept
     (void)::send(fd_, msg, sizeof msg, MSG_NOSIGNAL);
 }
 
-void group_guard::watch(pid_t pgid) noexcept
-{
-    send(watch_kind, pgid);
-}
+void group_guard::watch(pid_t pgid) noexcept { send(watch_kind, pgid); }
 
 void group_guard::deadline(std::chrono::steady_clock::time_point valid_until) noexcept
 {
     // steady_clock is CLOCK_MONOTONIC (libstdc++ on Linux), the guard's clock.
     send(deadline_kind,
-         std::chrono::duration_cast<std::chrono::nanoseconds>(valid_until.time_since_epoch()).count());
+         std::chrono::duration_cast<std::chrono::nanoseconds>(valid_until.time_since_epoch())
+             .count());
 }
 
 void group_guard::dismiss() noexcept
@@ -167,8 +164,7 @@ void group_guard::dismiss() noexcept
     ::close(fd_);
     fd_ = -1;
     while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR)
-    {
-    }
+    {}
     pid_ = -1;
 }
 

@@ -19,7 +19,8 @@ namespace {
 
 constexpr const char* usage_line = "Usage: redlock-run [OPTIONS] RESOURCE -- COMMAND [ARG...]";
 
-constexpr const char* description = R"(Runs COMMAND while holding a Redlock lock on RESOURCE across the masters, as flock(1)
+constexpr const char* description =
+    R"(Runs COMMAND while holding a Redlock lock on RESOURCE across the masters, as flock(1)
 does on one machine: the lock is kept alive while COMMAND runs and released when it exits;
 redlock-run exits with COMMAND's status. If the lock is lost meanwhile, COMMAND's process
 group gets SIGTERM at once and SIGKILL after --kill-after (always before the keys expire).
@@ -87,7 +88,8 @@ std::vector<std::string> split_list(std::string_view text)
     const auto end_item = [&] {
         if (item.empty())
             return;
-        if (after_comma && !out.empty() && item.find("://") == std::string::npos && is_cluster_uri(out.back()))
+        if (after_comma && !out.empty() && item.find("://") == std::string::npos &&
+            is_cluster_uri(out.back()))
             out.back() += "," + item;
         else
             out.push_back(std::move(item));
@@ -221,10 +223,12 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
 
     app.add_option("RESOURCE", o.resource, "The lock's name (the Redis key).")->required();
     app.add_option("--master", master_flags,
-                   "A master's URI: redis://, rediss://, unix://, redis-cluster://, rediss-cluster:// (repeat for each).")
+                   "A master's URI: redis://, rediss://, unix://, redis-cluster://, "
+                   "rediss-cluster:// (repeat for each).")
         ->type_name("URI")
         ->allow_extra_args(false);
-    app.add_option("--masters-file", masters_file, "Master URIs, one per line (# comments).")->type_name("FILE");
+    app.add_option("--masters-file", masters_file, "Master URIs, one per line (# comments).")
+        ->type_name("FILE");
     app.add_option("--password-file", password_file,
                    "The masters' password (first line), for URIs without one.")
         ->type_name("FILE");
@@ -235,11 +239,13 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
                    "How long to wait for a held lock, woken by its release; 0: give up at once.")
         ->type_name("DURATION")
         ->capture_default_str();
-    app.add_option("--conflict-exit-code", o.conflict_exit_code, "The status when the lock is held.")
+    app.add_option("--conflict-exit-code", o.conflict_exit_code,
+                   "The status when the lock is held.")
         ->check(CLI::Range(0, 255))
         ->capture_default_str();
     app.add_option("--kill-after", kill_after,
-                   "After losing the lock: SIGKILL this long after SIGTERM (sooner if the keys expire sooner).")
+                   "After losing the lock: SIGKILL this long after SIGTERM (sooner if the keys "
+                   "expire sooner).")
         ->type_name("DURATION")
         ->capture_default_str();
     app.add_option("--max-hold", max_hold, "Stop extending after this long; 0: no limit.")
@@ -249,21 +255,30 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
         ->type_name("DURATION")
         ->capture_default_str();
     app.add_flag("--fencing", o.fencing, "Take a fenced lock; COMMAND gets REDLOCK_FENCING_TOKEN.");
-    app.add_option("--cluster-replica-acks", o.cluster_replica_acks,
-                   "redis-cluster:// masters: count an answer once this many replicas have it (WAIT).")
+    app.add_option(
+           "--cluster-replica-acks", o.cluster_replica_acks,
+           "redis-cluster:// masters: count an answer once this many replicas have it (WAIT).")
         ->check(CLI::Range(0, 16))
         ->type_name("N")
         ->capture_default_str();
-    app.add_flag("-v,--verbose", o.verbose,
-                 "Tell on stderr: acquisition (validity, each master), extensions, degradation, loss.");
+    app.add_flag(
+        "-v,--verbose", o.verbose,
+        "Tell on stderr: acquisition (validity, each master), extensions, degradation, loss.");
     app.add_flag("-q,--quiet", o.quiet,
-                 "No conflict line, no warning about masters that can lose lock keys (for cron; --verbose shows them).");
-    app.add_option("--tls-ca-file", o.tls.ca_file, "Trusted CAs (PEM) for rediss:// masters.")->type_name("FILE");
-    app.add_option("--tls-ca-dir", o.tls.ca_dir, "Directory of hashed CA certificates.")->type_name("DIR");
-    app.add_option("--tls-cert-file", o.tls.cert_file, "Client certificate (PEM), mutual TLS.")->type_name("FILE");
-    app.add_option("--tls-key-file", o.tls.key_file, "Client private key (PEM), mutual TLS.")->type_name("FILE");
-    app.add_option("--tls-server-name", o.tls.server_name, "Name for SNI and verification.")->type_name("NAME");
-    app.add_flag("--tls-insecure", tls_insecure, "Do not verify the masters' certificates (tests only).");
+                 "No conflict line, no warning about masters that can lose lock keys (for cron; "
+                 "--verbose shows them).");
+    app.add_option("--tls-ca-file", o.tls.ca_file, "Trusted CAs (PEM) for rediss:// masters.")
+        ->type_name("FILE");
+    app.add_option("--tls-ca-dir", o.tls.ca_dir, "Directory of hashed CA certificates.")
+        ->type_name("DIR");
+    app.add_option("--tls-cert-file", o.tls.cert_file, "Client certificate (PEM), mutual TLS.")
+        ->type_name("FILE");
+    app.add_option("--tls-key-file", o.tls.key_file, "Client private key (PEM), mutual TLS.")
+        ->type_name("FILE");
+    app.add_option("--tls-server-name", o.tls.server_name, "Name for SNI and verification.")
+        ->type_name("NAME");
+    app.add_flag("--tls-insecure", tls_insecure,
+                 "Do not verify the masters' certificates (tests only).");
 
     try
     {
@@ -294,9 +309,10 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
             if (a.size() > 1 && a.front() == '-')
                 unknown += (unknown.empty() ? "" : ", ") + a.substr(0, a.find('='));
         if (!unknown.empty())
-            return fail(exit_status::usage, "unknown option " + unknown + "\n(see redlock-run --help)");
-        return fail(exit_status::usage,
-                    "one RESOURCE, then -- and COMMAND: usage: redlock-run [OPTIONS] RESOURCE -- COMMAND [ARG...]");
+            return fail(exit_status::usage,
+                        "unknown option " + unknown + "\n(see redlock-run --help)");
+        return fail(exit_status::usage, "one RESOURCE, then -- and COMMAND: usage: redlock-run "
+                                        "[OPTIONS] RESOURCE -- COMMAND [ARG...]");
     }
     catch (const CLI::ParseError& e)
     {
@@ -317,15 +333,17 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
         std::chrono::milliseconds& out;
         bool may_be_zero;
     };
-    for (auto f : {duration_field{"--ttl", ttl, o.ttl, false}, duration_field{"--wait", wait, o.wait, true},
-                   duration_field{"--kill-after", kill_after, o.kill_after, true},
-                   duration_field{"--max-hold", max_hold, o.max_hold, true},
-                   duration_field{"--connect-timeout", connect_timeout, o.connect_timeout, false}})
+    for (auto f :
+         {duration_field{"--ttl", ttl, o.ttl, false}, duration_field{"--wait", wait, o.wait, true},
+          duration_field{"--kill-after", kill_after, o.kill_after, true},
+          duration_field{"--max-hold", max_hold, o.max_hold, true},
+          duration_field{"--connect-timeout", connect_timeout, o.connect_timeout, false}})
     {
         auto d = parse_duration(f.text);
         if (!d)
-            return fail(exit_status::usage, std::string(f.name) + ": \"" + f.text +
-                                                 "\" is not a duration (30s, 500ms, 1.5m, 2h, or seconds)");
+            return fail(exit_status::usage,
+                        std::string(f.name) + ": \"" + f.text +
+                            "\" is not a duration (30s, 500ms, 1.5m, 2h, or seconds)");
         if (!f.may_be_zero && d->count() == 0)
             return fail(exit_status::usage, std::string(f.name) + " must be more than 0");
         f.out = *d;
@@ -337,10 +355,12 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
     {
         auto text = env.read_file(password_file);
         if (!text)
-            return fail(exit_status::config, "--password-file " + password_file + ": " + std::strerror(errno));
+            return fail(exit_status::config,
+                        "--password-file " + password_file + ": " + std::strerror(errno));
         o.password = text->substr(0, text->find_first_of("\r\n"));
         if (o.password.empty())
-            return fail(exit_status::config, "--password-file " + password_file + ": the first line is empty");
+            return fail(exit_status::config,
+                        "--password-file " + password_file + ": the first line is empty");
     }
     else if (auto p = env.getenv("REDLOCK_PASSWORD"); p && !p->empty())
     {
@@ -359,7 +379,8 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
     {
         auto text = env.read_file(masters_file);
         if (!text)
-            return fail(exit_status::config, "--masters-file " + masters_file + ": " + std::strerror(errno));
+            return fail(exit_status::config,
+                        "--masters-file " + masters_file + ": " + std::strerror(errno));
         o.masters = split_lines(*text);
         o.masters_source = "--masters-file " + masters_file;
     }
@@ -380,9 +401,10 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
     }
     else
     {
-        return fail(exit_status::usage, "no masters: give --master URI (one per master), --masters-file, "
-                                        "REDLOCK_MASTERS, or " +
-                                            env.default_masters_file);
+        return fail(exit_status::usage,
+                    "no masters: give --master URI (one per master), --masters-file, "
+                    "REDLOCK_MASTERS, or " +
+                        env.default_masters_file);
     }
     if (o.masters.empty())
         return fail(exit_status::config, o.masters_source + " names no master");
@@ -394,14 +416,16 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
         std::string why;
         auto m = parse_master_uri(o.masters[i], ec, why);
         if (ec)
-            return fail(bad_master_status, o.masters_source + ": master " + std::to_string(i) + ": " + why);
+            return fail(bad_master_status,
+                        o.masters_source + ": master " + std::to_string(i) + ": " + why);
         any_cluster = any_cluster || m.is_cluster();
         if (!m.password.empty() && o.masters_source == "--master")
-            return fail(exit_status::usage,
-                        "--master " + m.to_string() +
-                            ": a password on the command line is visible to every user of the machine "
-                            "(ps); give it with --password-file or REDLOCK_PASSWORD, or put the URIs in "
-                            "REDLOCK_MASTERS or a masters file");
+            return fail(
+                exit_status::usage,
+                "--master " + m.to_string() +
+                    ": a password on the command line is visible to every user of the machine "
+                    "(ps); give it with --password-file or REDLOCK_PASSWORD, or put the URIs in "
+                    "REDLOCK_MASTERS or a masters file");
     }
 
     if (o.cluster_replica_acks != 0 && !any_cluster)

@@ -20,12 +20,12 @@ namespace redlock::run {
 /// The statuses redlock-run exits with when COMMAND's own status is not passed through. Those
 /// of sysexits.h where one fits, so that cron wrappers and CI scripts read them as usual.
 namespace exit_status {
-inline constexpr int usage = 64;          ///< EX_USAGE: bad arguments.
-inline constexpr int unavailable = 69;    ///< EX_UNAVAILABLE: no quorum of masters answered.
-inline constexpr int internal = 70;       ///< EX_SOFTWARE: an unexpected failure of redlock-run.
-inline constexpr int conflict = 75;       ///< EX_TEMPFAIL: the lock is held (--conflict-exit-code).
-inline constexpr int config = 78;         ///< EX_CONFIG: bad masters, unreadable files.
-inline constexpr int lock_lost = 79;      ///< The lock was lost while COMMAND ran (ours).
+inline constexpr int usage = 64;        ///< EX_USAGE: bad arguments.
+inline constexpr int unavailable = 69;  ///< EX_UNAVAILABLE: no quorum of masters answered.
+inline constexpr int internal = 70;     ///< EX_SOFTWARE: an unexpected failure of redlock-run.
+inline constexpr int conflict = 75;     ///< EX_TEMPFAIL: the lock is held (--conflict-exit-code).
+inline constexpr int config = 78;       ///< EX_CONFIG: bad masters, unreadable files.
+inline constexpr int lock_lost = 79;    ///< The lock was lost while COMMAND ran (ours).
 inline constexpr int cannot_execute = 126;  ///< COMMAND found but not executable (as sh).
 inline constexpr int not_found = 127;       ///< COMMAND not found (as sh).
 }  // namespace exit_status

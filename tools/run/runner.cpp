@@ -51,8 +51,7 @@ public:
           kill_timer_(io),
           max_hold_timer_(io),
           supervisor_(o.kill_after, exit_status::lock_lost)
-    {
-    }
+    {}
 
     void start()
     {
@@ -83,14 +82,14 @@ private:
             return finish(128 + interrupted_);
         if (ec)
         {
-            say("%s: fewer than a majority of the %zu masters are reachable (%s)", o_.resource.c_str(),
-                o_.masters.size(), ec.message().c_str());
+            say("%s: fewer than a majority of the %zu masters are reachable (%s)",
+                o_.resource.c_str(), o_.masters.size(), ec.message().c_str());
             return finish(exit_status::unavailable);
         }
-        client_.async_lock(o_.resource, asio::bind_cancellation_slot(cancel_acquire_.slot(),
-                                                                     [this](error_code ec2, lock l) {
-                                                                         locked(ec2, std::move(l));
-                                                                     }));
+        client_.async_lock(o_.resource, asio::bind_cancellation_slot(
+                                            cancel_acquire_.slot(), [this](error_code ec2, lock l) {
+                                                locked(ec2, std::move(l));
+                                            }));
     }
 
     void locked(error_code ec, lock l)
@@ -102,17 +101,19 @@ private:
             // One line (--quiet: none), so that a conflict is never silent; the masters'
             // answers with --verbose.
             if (o_.verbose)
-                say("%s is held by someone else, %s not run: %s", o_.resource.c_str(), o_.command.front().c_str(),
-                    l.describe().c_str());
+                say("%s is held by someone else, %s not run: %s", o_.resource.c_str(),
+                    o_.command.front().c_str(), l.describe().c_str());
             else if (!o_.quiet)
-                say("%s is held by someone else, %s not run", o_.resource.c_str(), o_.command.front().c_str());
+                say("%s is held by someone else, %s not run", o_.resource.c_str(),
+                    o_.command.front().c_str());
             return finish(o_.conflict_exit_code);
         }
         if (ec)
         {
             say("could not lock %s: %s", o_.resource.c_str(), l.describe().c_str());
-            return finish(ec == error::invalid_option || ec == error::invalid_argument ? exit_status::usage
-                                                                                       : exit_status::unavailable);
+            return finish(ec == error::invalid_option || ec == error::invalid_argument
+                              ? exit_status::usage
+                              : exit_status::unavailable);
         }
         if (o_.verbose)
         {
@@ -139,8 +140,8 @@ private:
             if (ec || finishing_ || !child_)
                 return;
             auto left = std::chrono::duration_cast<milliseconds>(holder_->current().remaining());
-            say("held %s for --max-hold (%.3f s): stopping %s", o_.resource.c_str(), seconds(o_.max_hold),
-                o_.command.front().c_str());
+            say("held %s for --max-hold (%.3f s): stopping %s", o_.resource.c_str(),
+                seconds(o_.max_hold), o_.command.front().c_str());
             act(supervisor_.lock_lost(left));
         });
     }
@@ -158,7 +159,8 @@ private:
         guard_ = group_guard::start(o_.kill_after, error);
         if (!guard_)
         {
-            say("cannot start the process that stops COMMAND if redlock-run dies: %s", std::strerror(error));
+            say("cannot start the process that stops COMMAND if redlock-run dies: %s",
+                std::strerror(error));
             return finish(exit_status::internal);
         }
         child_ = child_process::spawn(o_.command, env, error);
@@ -209,14 +211,16 @@ private:
     void watch_loss()
     {
         loss_wait_.expires_at(asio::steady_timer::time_point::max());
-        loss_wait_.async_wait(asio::bind_cancellation_slot(holder_->loss_slot(), [this](error_code) {
-            if (finishing_)
-                return;
-            auto left = std::chrono::duration_cast<milliseconds>(holder_->current().remaining());
-            say("lost the lock on %s (%s): stopping %s", o_.resource.c_str(), holder_->status().message().c_str(),
-                o_.command.front().c_str());
-            act(supervisor_.lock_lost(left));
-        }));
+        loss_wait_.async_wait(
+            asio::bind_cancellation_slot(holder_->loss_slot(), [this](error_code) {
+                if (finishing_)
+                    return;
+                auto left =
+                    std::chrono::duration_cast<milliseconds>(holder_->current().remaining());
+                say("lost the lock on %s (%s): stopping %s", o_.resource.c_str(),
+                    holder_->status().message().c_str(), o_.command.front().c_str());
+                act(supervisor_.lock_lost(left));
+            }));
     }
 
     void act(const supervisor_action& a)
@@ -266,7 +270,8 @@ private:
             return client_.close();
         holder_->async_release([this](error_code ec) {
             if (o_.verbose || (ec && ec != error::lock_lost))
-                say("released %s%s%s", o_.resource.c_str(), ec ? ": " : "", ec ? ec.message().c_str() : "");
+                say("released %s%s%s", o_.resource.c_str(), ec ? ": " : "",
+                    ec ? ec.message().c_str() : "");
             client_.close();
         });
     }
@@ -288,16 +293,14 @@ private:
             return;
         switch (e.kind)
         {
-        case event_kind::master_up:
-            say("master %zu up", e.master);
-            break;
+        case event_kind::master_up: say("master %zu up", e.master); break;
         case event_kind::master_down:
-            say("master %zu down: %s%s%s", e.master, e.ec.message().c_str(), e.detail.empty() ? "" : ": ",
-                std::string(e.detail).c_str());
+            say("master %zu down: %s%s%s", e.master, e.ec.message().c_str(),
+                e.detail.empty() ? "" : ": ", std::string(e.detail).c_str());
             break;
         case event_kind::acquired:
-            say("%s acquired after %u attempt(s) in %.3f s", std::string(e.resource).c_str(), e.attempts,
-                seconds(e.elapsed));
+            say("%s acquired after %u attempt(s) in %.3f s", std::string(e.resource).c_str(),
+                e.attempts, seconds(e.elapsed));
             break;
         case event_kind::extended:
             if (holder_)
@@ -309,8 +312,7 @@ private:
         case event_kind::degraded:
             say("%zu of %zu masters hold the lock", e.granted, e.masters);
             break;
-        default:
-            break;
+        default: break;
         }
     }
 

@@ -13,8 +13,8 @@ namespace redlock::run {
 
 struct supervisor_action
 {
-    int signal = 0;              ///< Send this signal to COMMAND's process group (0: none).
-    bool and_continue = false;   ///< Then SIGCONT, so that a stopped COMMAND sees it.
+    int signal = 0;             ///< Send this signal to COMMAND's process group (0: none).
+    bool and_continue = false;  ///< Then SIGCONT, so that a stopped COMMAND sees it.
     std::optional<std::chrono::milliseconds> kill_in;  ///< Arm the kill timer.
     std::optional<int> exit_with;  ///< COMMAND is gone: release the lock, then exit with this.
 };
@@ -23,9 +23,9 @@ class supervisor
 {
 public:
     supervisor(std::chrono::milliseconds kill_after, int lock_lost_status)
-        : kill_after_(kill_after), lost_status_(lock_lost_status)
-    {
-    }
+        : kill_after_(kill_after),
+          lost_status_(lock_lost_status)
+    {}
 
     /// COMMAND's process was reaped with this wait(2) status.
     supervisor_action child_exited(int wait_status);

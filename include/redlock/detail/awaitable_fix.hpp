@@ -29,16 +29,17 @@ namespace redlock::detail {
 
 template <class T>
 concept completes_client_operation =
-    std::is_same_v<T, lock> || std::is_same_v<T, std::optional<lock>> || std::is_same_v<T, check_result> ||
-    std::is_same_v<T, std::size_t>;
+    std::is_same_v<T, lock> || std::is_same_v<T, std::optional<lock>> ||
+    std::is_same_v<T, check_result> || std::is_same_v<T, std::size_t>;
 
 }  // namespace redlock::detail
 
 namespace boost::asio::detail {
 
 template <typename R, typename T, typename Executor>
-    requires redlock::detail::completes_client_operation<T>
-class awaitable_async_op_handler<R(std::exception_ptr, T), Executor> : public awaitable_thread<Executor>
+requires redlock::detail::completes_client_operation<T>
+class awaitable_async_op_handler<R(std::exception_ptr, T), Executor>
+    : public awaitable_thread<Executor>
 {
 public:
     struct result_type
@@ -48,7 +49,8 @@ public:
     };
 
     awaitable_async_op_handler(awaitable_thread<Executor>* h, result_type& result)
-        : awaitable_thread<Executor>(std::move(*h)), result_(result)
+        : awaitable_thread<Executor>(std::move(*h)),
+          result_(result)
     {}
 
     void operator()(std::exception_ptr ex, T value)

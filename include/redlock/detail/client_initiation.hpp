@@ -44,13 +44,15 @@ using handler_of = boost::asio::any_completion_handler<Signature>;
 
 // The compiled bodies (src/api/client.cpp).
 boost::asio::any_io_executor executor_of(const client& c) noexcept;
-void start_lock(client& c, std::string resource, const lock_options& opts, handler_of<void(error_code, lock)> h);
+void start_lock(client& c, std::string resource, const lock_options& opts,
+                handler_of<void(error_code, lock)> h);
 void start_try_lock(client& c, std::string resource, const lock_options& opts,
                     handler_of<void(error_code, std::optional<lock>)> h);
 void start_lock_all(client& c, std::vector<std::string> resources, const lock_options& opts,
                     handler_of<void(error_code, lock)> h);
 void start_unlock(client& c, const lock& l, handler_of<void(error_code)> h);
-void start_extend(client& c, const lock& l, std::chrono::milliseconds ttl, handler_of<void(error_code, lock)> h);
+void start_extend(client& c, const lock& l, std::chrono::milliseconds ttl,
+                  handler_of<void(error_code, lock)> h);
 void start_check(client& c, const lock& l, handler_of<void(error_code, check_result)> h);
 void start_wait_connected(client& c, handler_of<void(error_code, std::size_t)> h);
 
@@ -154,7 +156,10 @@ inline constexpr bool throws_errors<boost::asio::use_future_t<Allocator>> = true
 /// operator() (a lambda whose parameters are not `auto`). Completion tokens (use_awaitable,
 /// deferred...) and wrapped handlers (bind_executor...) are not.
 template <class T>
-concept plain_callback = std::is_function_v<std::remove_pointer_t<T>> || requires { &T::operator(); };
+concept plain_callback = std::is_function_v<std::remove_pointer_t<T>> || requires
+{
+    &T::operator();
+};
 
 template <class Handler, class Signature>
 inline constexpr bool callable_as = false;
@@ -166,20 +171,21 @@ template <class Signature, class Initiation, class CompletionToken, class... Arg
 auto initiate(Initiation initiation, CompletionToken&& token, Args&&... args)
 {
     using token_type = std::decay_t<CompletionToken>;
-    static_assert(!plain_callback<token_type> || callable_as<token_type, Signature>,
-                  "this callback cannot be called with the operation's result: its parameters must be "
-                  "(redlock::error_code, redlock::lock) for async_lock, async_lock_all and async_extend; "
-                  "(redlock::error_code, std::optional<redlock::lock>) for async_try_lock; "
-                  "(redlock::error_code) for async_unlock; (redlock::error_code, redlock::check_result) "
-                  "for async_check; (redlock::error_code, std::size_t) for async_wait_connected "
-                  "(the \"Handler signature\" of each operation in redlock/client.hpp)");
+    static_assert(
+        !plain_callback<token_type> || callable_as<token_type, Signature>,
+        "this callback cannot be called with the operation's result: its parameters must be "
+        "(redlock::error_code, redlock::lock) for async_lock, async_lock_all and async_extend; "
+        "(redlock::error_code, std::optional<redlock::lock>) for async_try_lock; "
+        "(redlock::error_code) for async_unlock; (redlock::error_code, redlock::check_result) "
+        "for async_check; (redlock::error_code, std::size_t) for async_wait_connected "
+        "(the \"Handler signature\" of each operation in redlock/client.hpp)");
     if constexpr (plain_callback<token_type> && !callable_as<token_type, Signature>)
         return;  // only the static_assert above is reported
     else if constexpr (throws_errors<token_type>)
     {
         auto wrapped = with_diagnostics(std::forward<CompletionToken>(token));
-        return boost::asio::async_initiate<decltype(wrapped), Signature>(std::move(initiation), wrapped,
-                                                                         std::forward<Args>(args)...);
+        return boost::asio::async_initiate<decltype(wrapped), Signature>(
+            std::move(initiation), wrapped, std::forward<Args>(args)...);
     }
     else
     {

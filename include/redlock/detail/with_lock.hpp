@@ -104,15 +104,16 @@ template <class R>
 using with_lock_value = std::conditional_t<std::is_void_v<R>, int, R>;
 
 template <class R, class Client, class Work>
-boost::asio::awaitable<std::tuple<error_code, with_lock_value<R>>>
-with_lock_body(Client& c, std::shared_ptr<with_lock_control> ctl, std::string resource, lock_options opts,
-               hold_options hold, Work work)
+boost::asio::awaitable<std::tuple<error_code, with_lock_value<R>>> with_lock_body(
+    Client& c, std::shared_ptr<with_lock_control> ctl, std::string resource, lock_options opts,
+    hold_options hold, Work work)
 {
     using value_type = with_lock_value<R>;
     using boost::asio::as_tuple;
     using boost::asio::bind_cancellation_slot;
     using boost::asio::use_awaitable;
-    auto [ec, l] = co_await c.async_lock(resource, opts, bind_cancellation_slot(ctl->acquire.slot(), as_tuple(use_awaitable)));
+    auto [ec, l] = co_await c.async_lock(
+        resource, opts, bind_cancellation_slot(ctl->acquire.slot(), as_tuple(use_awaitable)));
     if (ec)
         co_return std::tuple<error_code, value_type>{ec, value_type{}};
     // The acquisition completed by dispatch from the client's strand, so this coroutine now
@@ -122,7 +123,8 @@ with_lock_body(Client& c, std::shared_ptr<with_lock_control> ctl, std::string re
     if (ctl->cancelled)
     {
         co_await c.async_unlock(l, as_tuple(use_awaitable));
-        co_return std::tuple<error_code, value_type>{boost::asio::error::operation_aborted, value_type{}};
+        co_return std::tuple<error_code, value_type>{boost::asio::error::operation_aborted,
+                                                     value_type{}};
     }
 
     lock_holder holder(c, l, hold, ctl->strand);
@@ -135,14 +137,16 @@ with_lock_body(Client& c, std::shared_ptr<with_lock_control> ctl, std::string re
     value_type result{};
     if constexpr (std::is_void_v<R>)
     {
-        auto [e] = co_await boost::asio::co_spawn(ctl->strand, work(l),
-                                                  bind_cancellation_slot(ctl->work.slot(), as_tuple(use_awaitable)));
+        auto [e] = co_await boost::asio::co_spawn(
+            ctl->strand, work(l),
+            bind_cancellation_slot(ctl->work.slot(), as_tuple(use_awaitable)));
         failure = e;
     }
     else
     {
-        auto [e, r] = co_await boost::asio::co_spawn(ctl->strand, work(l),
-                                                     bind_cancellation_slot(ctl->work.slot(), as_tuple(use_awaitable)));
+        auto [e, r] = co_await boost::asio::co_spawn(
+            ctl->strand, work(l),
+            bind_cancellation_slot(ctl->work.slot(), as_tuple(use_awaitable)));
         failure = e;
         result = std::move(r);
     }
@@ -158,7 +162,8 @@ with_lock_body(Client& c, std::shared_ptr<with_lock_control> ctl, std::string re
     if (failure)
         std::rethrow_exception(failure);
     if (ctl->cancelled)
-        co_return std::tuple<error_code, value_type>{boost::asio::error::operation_aborted, std::move(result)};
+        co_return std::tuple<error_code, value_type>{boost::asio::error::operation_aborted,
+                                                     std::move(result)};
     if (lost)
         co_return std::tuple<error_code, value_type>{error::lock_lost, std::move(result)};
     co_return std::tuple<error_code, value_type>{error_code{}, std::move(result)};
@@ -177,7 +182,8 @@ struct initiate_with_lock
     executor_type get_executor() const noexcept { return self->get_executor(); }
 
     template <class Handler, class Work>
-    void operator()(Handler handler, std::string resource, lock_options opts, hold_options hold, Work work) const
+    void operator()(Handler handler, std::string resource, lock_options opts, hold_options hold,
+                    Work work) const
     {
         auto ctl = std::make_shared<with_lock_control>();
         // A strand of its own on the client's io_context: not the client's strand, so that a
@@ -202,8 +208,10 @@ struct initiate_with_lock
         // executor bound to its completion handler).
         auto handler_ex = boost::asio::get_associated_executor(handler, get_executor());
         boost::asio::co_spawn(
-            ctl->strand, with_lock_body<R>(*self, ctl, std::move(resource), opts, hold, std::move(work)),
-            boost::asio::bind_executor(handler_ex, [h = std::move(handler), ctl](std::exception_ptr e, auto result) mutable {
+            ctl->strand,
+            with_lock_body<R>(*self, ctl, std::move(resource), opts, hold, std::move(work)),
+            boost::asio::bind_executor(handler_ex, [h = std::move(handler), ctl](
+                                                       std::exception_ptr e, auto result) mutable {
                 auto own_slot = boost::asio::get_associated_cancellation_slot(h);
                 if (own_slot.is_connected())
                     own_slot.clear();
