@@ -21,6 +21,7 @@ packages=(
 if [ "${1:-}" = test ]; then
     packages+=(
         clang              # 14: the fuzz stage's compiler (libFuzzer is clang's)
+        clang-format       # 14: the format check (.clang-format, the CTest format:)
         libclang-rt-14-dev # libFuzzer and clang's ASan/UBSan runtimes
         ninja-build        # the test command's builds (scripts/test.sh)
         spin               # the model checker of docs/model/ (the model stage)
