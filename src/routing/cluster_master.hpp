@@ -25,22 +25,11 @@
 #include "protocol/multiplexer.hpp"
 #include "protocol/server_info.hpp"
 #include "routing/replica_acks.hpp"
+#include "routing/request_mode.hpp"
 #include "routing/slot_map.hpp"
 #include "transport/node_connection.hpp"
 
 namespace redlock::detail {
-
-/// What a command sent to a cluster master asks of it besides its routing.
-enum class request_mode : std::uint8_t
-{
-    plain,
-    /// A write whose answer counts only once the shard's replicas acknowledged it (when
-    /// the cluster master asks for acknowledgements: client_config::cluster_replica_acks).
-    replicated,
-    /// A read that the node tracks for this client (`CLIENT CACHING yes` before it, on a
-    /// connection with client tracking on): it pushes an invalidation when the key changes.
-    tracked_read,
-};
 
 /// @brief A whole Redis Cluster as one Redlock master: one multiplexed node_connection per
 /// shard primary, commands routed by their keys' hash slot, redirections followed.
