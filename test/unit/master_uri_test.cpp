@@ -83,6 +83,14 @@ void check_parse(const std::string& uri, const fields& expected)
     check("cluster_seeds", c.cluster_seeds, expected.cluster_seeds);
 }
 
+// Parses a cluster `uri`, which must succeed, and checks its seeds, in order, and that host and
+// port are the first seed's.
+void check_seeds(const std::string& uri, const std::vector<node_address>& seeds)
+{
+    check_parse(uri,
+                {.host = seeds.front().host, .port = seeds.front().port, .cluster_seeds = seeds});
+}
+
 bool contains(const std::string& s, const std::string& part)
 {
     return s.find(part) != std::string::npos;
@@ -206,11 +214,8 @@ TEST_CASE("master URI: redis-cluster:// and rediss-cluster://", "[uri][cluster]"
     }
     SECTION("several seeds in order, the default port, host and port of the first")
     {
-        check_parse("redis-cluster://node-a:7000,node-b,node-c:7002",
-                    {.host = "node-a",
-                     .port = 7000,
-                     .cluster_seeds = std::vector<node_address>{
-                         {"node-a", 7000}, {"node-b", 6379}, {"node-c", 7002}}});
+        check_seeds("redis-cluster://node-a:7000,node-b,node-c:7002",
+                    {{"node-a", 7000}, {"node-b", 6379}, {"node-c", 7002}});
         check_parse("redis-cluster://h",
                     {.port = 6379, .cluster_seeds = std::vector<node_address>{{"h", 6379}}});
     }
@@ -220,11 +225,8 @@ TEST_CASE("master URI: redis-cluster:// and rediss-cluster://", "[uri][cluster]"
     }
     SECTION("IPv6 seeds, with a zone")
     {
-        check_parse("redis-cluster://[::1]:7000,[2001:db8::7],[fe80::1%25eth0]:7002",
-                    {.host = "::1",
-                     .port = 7000,
-                     .cluster_seeds = std::vector<node_address>{
-                         {"::1", 7000}, {"2001:db8::7", 6379}, {"fe80::1%eth0", 7002}}});
+        check_seeds("redis-cluster://[::1]:7000,[2001:db8::7],[fe80::1%25eth0]:7002",
+                    {{"::1", 7000}, {"2001:db8::7", 6379}, {"fe80::1%eth0", 7002}});
     }
     SECTION("TLS")
     {
