@@ -16,12 +16,9 @@
 #include "fsm_test_words.hpp"
 
 using namespace redlock_test::acquire;
-using redlock::detail::fence_key;
-using redlock::detail::hashed_part;
-using redlock_test::fsm::aborted;
-using redlock_test::fsm::error;
-using redlock_test::fsm::fsm_action;
-using redlock_test::fsm::fsm_event;
+using redlock::detail::fence_key, redlock::detail::hashed_part;
+using redlock_test::fsm::aborted, redlock_test::fsm::error, redlock_test::fsm::fsm_action,
+    redlock_test::fsm::fsm_event;
 
 namespace {
 

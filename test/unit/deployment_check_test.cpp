@@ -9,14 +9,10 @@
 #include <string>
 #include <vector>
 
-using redlock::error;
-using redlock::error_code;
-using redlock::detail::check_deployment;
-using redlock::detail::deployment_warnings;
-using redlock::detail::parse_save_points;
-using redlock::detail::parse_server_facts;
-using redlock::detail::parse_server_identity;
-using redlock::detail::server_facts;
+using redlock::error, redlock::error_code;
+using redlock::detail::check_deployment, redlock::detail::deployment_warnings,
+    redlock::detail::parse_save_points, redlock::detail::parse_server_facts,
+    redlock::detail::parse_server_identity, redlock::detail::server_facts;
 namespace resp = redlock::resp;
 
 namespace {

@@ -3,13 +3,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
 #include <string_view>
 
-using redlock::detail::cluster_endpoint;
-using redlock::detail::is_cluster_retryable;
-using redlock::detail::parse_redirect;
-using redlock::detail::redirect;
-using redlock::detail::redirect_kind;
+using redlock::detail::cluster_endpoint, redlock::detail::is_cluster_retryable,
+    redlock::detail::parse_redirect, redlock::detail::redirect, redlock::detail::redirect_kind;
 
 namespace {
 
@@ -18,35 +16,53 @@ redirect expected(redirect_kind kind, std::uint16_t slot, std::string_view host,
     return redirect{kind, slot, cluster_endpoint{std::string(host), port, {}}};
 }
 
+// An error text, the node that answered it, and the redirection it must be read as.
+struct redirect_case
+{
+    std::string_view text;
+    std::string_view answering;
+    redirect_kind kind;
+    std::uint16_t slot;
+    std::string_view host;
+    std::uint16_t port;
+};
+
+void check_redirects(std::initializer_list<redirect_case> cases)
+{
+    for (const auto& c : cases)
+    {
+        INFO("error text \"" << c.text << "\" from " << c.answering);
+        CHECK(parse_redirect(c.text, c.answering) == expected(c.kind, c.slot, c.host, c.port));
+    }
+}
+
 }  // namespace
 
 TEST_CASE("redirect: MOVED and ASK name the slot and the node", "[redirect]")
 {
-    CHECK(parse_redirect("MOVED 3999 127.0.0.1:6381", "10.0.0.1") ==
-          expected(redirect_kind::moved, 3999, "127.0.0.1", 6381));
-    CHECK(parse_redirect("ASK 3999 127.0.0.1:6381", "10.0.0.1") ==
-          expected(redirect_kind::ask, 3999, "127.0.0.1", 6381));
-    CHECK(parse_redirect("MOVED 0 redis-2.example:1", "") ==
-          expected(redirect_kind::moved, 0, "redis-2.example", 1));
-    CHECK(parse_redirect("MOVED 16383 h:65535", "") ==
-          expected(redirect_kind::moved, 16383, "h", 65535));
+    check_redirects({
+        {"MOVED 3999 127.0.0.1:6381", "10.0.0.1", redirect_kind::moved, 3999, "127.0.0.1", 6381},
+        {"ASK 3999 127.0.0.1:6381", "10.0.0.1", redirect_kind::ask, 3999, "127.0.0.1", 6381},
+        {"MOVED 0 redis-2.example:1", "", redirect_kind::moved, 0, "redis-2.example", 1},
+        {"MOVED 16383 h:65535", "", redirect_kind::moved, 16383, "h", 65535},
+    });
 
     SECTION("an IPv6 host is split at the last colon, brackets or not")
     {
-        CHECK(parse_redirect("MOVED 12182 ::1:7000", "") ==
-              expected(redirect_kind::moved, 12182, "::1", 7000));
-        CHECK(parse_redirect("ASK 1 fe80::1:2:3:6379", "") ==
-              expected(redirect_kind::ask, 1, "fe80::1:2:3", 6379));
-        CHECK(parse_redirect("MOVED 1 [::1]:7000", "") ==
-              expected(redirect_kind::moved, 1, "::1", 7000));
+        check_redirects({
+            {"MOVED 12182 ::1:7000", "", redirect_kind::moved, 12182, "::1", 7000},
+            {"ASK 1 fe80::1:2:3:6379", "", redirect_kind::ask, 1, "fe80::1:2:3", 6379},
+            {"MOVED 1 [::1]:7000", "", redirect_kind::moved, 1, "::1", 7000},
+        });
     }
     SECTION("an empty host is the node that answered")
     {
         // What redis-server 7.0.15 sends with cluster-preferred-endpoint-type unknown-endpoint:
         // "-MOVED 12182 :23703\r\n" (seen on a local cluster).
-        CHECK(parse_redirect("MOVED 12182 :23703", "10.1.2.3") ==
-              expected(redirect_kind::moved, 12182, "10.1.2.3", 23703));
-        CHECK(parse_redirect("ASK 7 :6379", "::1") == expected(redirect_kind::ask, 7, "::1", 6379));
+        check_redirects({
+            {"MOVED 12182 :23703", "10.1.2.3", redirect_kind::moved, 12182, "10.1.2.3", 23703},
+            {"ASK 7 :6379", "::1", redirect_kind::ask, 7, "::1", 6379},
+        });
         CHECK_FALSE(parse_redirect("MOVED 7 :6379", ""));
     }
 }
@@ -95,17 +111,19 @@ TEST_CASE("redirect: anything else is no redirection", "[redirect]")
 
 TEST_CASE("redirect: TRYAGAIN and CLUSTERDOWN are worth a later retry", "[redirect]")
 {
-    CHECK(is_cluster_retryable("TRYAGAIN Multiple keys request during rehashing of slot"));
-    CHECK(is_cluster_retryable("CLUSTERDOWN The cluster is down"));
-    CHECK(is_cluster_retryable("CLUSTERDOWN Hash slot not served"));
-    CHECK(is_cluster_retryable("TRYAGAIN"));
-    CHECK(is_cluster_retryable("CLUSTERDOWN"));
-
-    CHECK_FALSE(is_cluster_retryable(""));
-    CHECK_FALSE(is_cluster_retryable("TRYAGAINX"));
-    CHECK_FALSE(is_cluster_retryable("CLUSTERDOWNED"));
-    CHECK_FALSE(is_cluster_retryable("tryagain"));
-    CHECK_FALSE(is_cluster_retryable("ERR TRYAGAIN"));
-    CHECK_FALSE(is_cluster_retryable("MOVED 1 h:1"));
-    CHECK_FALSE(is_cluster_retryable("LOADING Redis is loading the dataset in memory"));
+    for (const std::string_view text :
+         {"TRYAGAIN Multiple keys request during rehashing of slot",
+          "CLUSTERDOWN The cluster is down", "CLUSTERDOWN Hash slot not served", "TRYAGAIN",
+          "CLUSTERDOWN"})
+    {
+        INFO("error text \"" << text << "\"");
+        CHECK(is_cluster_retryable(text));
+    }
+    for (const std::string_view text :
+         {"", "TRYAGAINX", "CLUSTERDOWNED", "tryagain", "ERR TRYAGAIN", "MOVED 1 h:1",
+          "LOADING Redis is loading the dataset in memory"})
+    {
+        INFO("error text \"" << text << "\"");
+        CHECK_FALSE(is_cluster_retryable(text));
+    }
 }

@@ -6,10 +6,8 @@
 
 #include <string_view>
 
-using redlock::detail::max_redirects;
-using redlock::detail::redirect_kind;
-using redlock::detail::reply_route;
-using redlock::detail::route_reply;
+using redlock::detail::max_redirects, redlock::detail::redirect_kind, redlock::detail::reply_route,
+    redlock::detail::route_reply;
 namespace resp = redlock::resp;
 
 namespace {

@@ -17,11 +17,8 @@ using namespace std::string_literals;
 using namespace std::string_view_literals;
 namespace resp = redlock::resp;
 using Catch::Matchers::Contains;
-using redlock::detail::cluster_endpoint;
-using redlock::detail::key_slot;
-using redlock::detail::parsed_slot_map;
-using redlock::detail::slot_count;
-using redlock::detail::slot_map;
+using redlock::detail::cluster_endpoint, redlock::detail::key_slot,
+    redlock::detail::parsed_slot_map, redlock::detail::slot_count, redlock::detail::slot_map;
 
 namespace {
 
