@@ -39,42 +39,35 @@ TEST_CASE("counts: a window whose counts add up passes, and each way of not addi
     CHECK(consistent()->add_up());
     CHECK(totals{}.add_up());  // nothing measured (interrupted during the warm-up)
 
-    SECTION("an attempt neither acquired nor failed")
+    // Each way of not adding up, made from a consistent window.
+    struct broken
     {
-        auto t = consistent();
-        ++t->attempts;
-        CHECK_FALSE(t->add_up());
-    }
-    SECTION("a failure of a kind counted without its attempt")
+        const char* what;
+        void (*mutate)(totals&);
+    };
+    const broken cases[] = {
+        {"an attempt neither acquired nor failed", [](totals& t) { ++t.attempts; }},
+        {"a failure of a kind counted without its attempt", [](totals& t) { ++t.failed[other]; }},
+        {"an acquired lock neither released nor failed to release",
+         [](totals& t) { --t.released; }},
+        {"a release failure counted twice",
+         [](totals& t) { ++t.release_failed[release_timed_out]; }},
+        {"a cycle without its acquire sample",
+         [](totals& t) {
+             t.acquire = histogram_data{};
+             for (int i = 0; i < 6; ++i)
+                 t.acquire.add(std::chrono::microseconds(100));
+         }},
+        {"a cycle without its release sample",
+         [](totals& t) {
+             t.release.add(std::chrono::microseconds(1));  // 8 release samples for 7 cycles
+         }},
+    };
+    for (const auto& c : cases)
     {
+        INFO(c.what);
         auto t = consistent();
-        ++t->failed[other];
-        CHECK_FALSE(t->add_up());
-    }
-    SECTION("an acquired lock neither released nor failed to release")
-    {
-        auto t = consistent();
-        --t->released;
-        CHECK_FALSE(t->add_up());
-    }
-    SECTION("a release failure counted twice")
-    {
-        auto t = consistent();
-        ++t->release_failed[release_timed_out];
-        CHECK_FALSE(t->add_up());
-    }
-    SECTION("a cycle without its acquire sample")
-    {
-        auto t = consistent();
-        t->acquire = histogram_data{};
-        for (int i = 0; i < 6; ++i)
-            t->acquire.add(std::chrono::microseconds(100));
-        CHECK_FALSE(t->add_up());
-    }
-    SECTION("a cycle without its release sample")
-    {
-        auto t = consistent();
-        t->release.add(std::chrono::microseconds(1));  // 8 release samples for 7 cycles
+        c.mutate(*t);
         CHECK_FALSE(t->add_up());
     }
 }

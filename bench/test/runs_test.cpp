@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -31,6 +32,16 @@ using redlock::bench::test::read_file;
 using redlock::bench::test::temp_dir;
 
 bool has(const std::string& s, std::string_view text) { return s.find(text) != std::string::npos; }
+
+// Checks that `s` has each of `texts`, naming each one missing.
+void check_has_each(const std::string& s, std::initializer_list<std::string_view> texts)
+{
+    for (const auto text : texts)
+    {
+        INFO("expected: " << text);
+        CHECK(has(s, text));
+    }
+}
 
 // A loopback port nobody listens on: bound, then closed (connections to it are refused).
 std::string closed_port_uri()
@@ -76,11 +87,8 @@ TEST_CASE("runs: --help prints the usage on stdout and exits 0")
     REQUIRE(p.wait_exit(10s) == 0);
     const auto out = p.output();
     INFO(out);
-    CHECK(has(out, "redlock-bench [OPTIONS]"));
-    CHECK(has(out, "--spawn"));
-    CHECK(has(out, "--fencing"));
-    CHECK(has(out, "Exit status: 0 ok"));
-    CHECK(has(out, "130 interrupted"));
+    check_has_each(out, {"redlock-bench [OPTIONS]", "--spawn", "--fencing", "Exit status: 0 ok",
+                         "130 interrupted"});
 }
 
 TEST_CASE("runs: masters not reachable by a majority exit 2 before any run")
