@@ -179,7 +179,7 @@ std::vector<master_info> client::master_states() const
     out.reserve(impl_->masters.size());
     for (std::size_t i = 0; i < impl_->masters.size(); ++i)
     {
-        out.push_back(impl_->masters[i].info());
+        out.push_back(impl_->masters[i]->info());
         out.back().index = i;
     }
     return out;
@@ -281,7 +281,7 @@ public:
     {
         waiting_ = c_->masters.size();
         for (auto& m : c_->masters)
-            m.wait_settled([self = shared_from_this()](error_code ec) { self->settled(ec); });
+            m->wait_settled([self = shared_from_this()](error_code ec) { self->settled(ec); });
     }
 
     void cancel() { finish(asio::error::operation_aborted); }

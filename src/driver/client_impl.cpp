@@ -11,7 +11,10 @@
 #include <boost/asio/execution_context.hpp>
 #include <boost/asio/query.hpp>
 
+#include "routing/cluster_master.hpp"
+#include "routing/make_link.hpp"
 #include "runtime/strand.hpp"
+#include "transport/node_connection.hpp"
 
 namespace redlock::detail {
 
@@ -23,9 +26,8 @@ using clock = std::chrono::steady_clock;
 
 client_impl::client_impl(asio::any_io_executor ex, client_config c,
                          std::vector<master_config> configs)
-    : strand(make_strand_of(ex)),
+    : round_context(make_strand_of(ex)),
       cfg(std::move(c)),
-      deadlines(strand),
       longest_ttl_(cfg.defaults.ttl),
       registry_(&shutdown_registry::of(ex))
 {
@@ -34,20 +36,18 @@ client_impl::client_impl(asio::any_io_executor ex, client_config c,
     {
         if (m.is_cluster())
         {
-            has_cluster_master = true;
-            masters.emplace_back(std::make_shared<cluster_master>(
+            add_master(make_cluster_link(std::make_shared<cluster_master>(
                 strand, std::move(m), cfg.connection,
                 cluster_master::write_acks{cfg.cluster_replica_acks,
-                                           cfg.cluster_replica_ack_timeout}));
+                                           cfg.cluster_replica_ack_timeout})));
         }
         else
         {
             auto node = std::make_shared<node_connection>(strand, std::move(m), cfg.connection);
             node->set_lazy_write_delay(cfg.handover_write_delay);
-            masters.emplace_back(std::move(node));
+            add_master(make_standalone_link(std::move(node)));
         }
     }
-    waiting = waiting_room(masters.size(), strand);
     registry_->add(this);
 }
 
@@ -59,13 +59,13 @@ void client_impl::on_shutdown() noexcept
     ops_.abandon_all();
     // What waits for a connection to settle (async_wait_connected) holds the client: let go.
     for (auto& m : masters)
-        m.abandon_waiters();
+        m->abandon_waiters();
     // No handler runs any more, but what the connections sent or queued (releases that have
     // completed at the quorum) must still reach every master: drained here, synchronously,
     // within the connections' close_timeout (see node_connection::close).
     std::vector<std::shared_ptr<node_connection>> conns;
     for (const auto& m : masters)
-        m.append_connections(conns);
+        m->append_connections(conns);
     node_connection::drain_now(conns, clock::now() + cfg.connection.close_timeout);
 }
 
@@ -75,10 +75,10 @@ void client_impl::start()
     {
         // Called by a connection after each handshake, before it is ready.
         for (std::size_t i = 0; i < masters.size(); ++i)
-            masters[i].on_identity(
+            masters[i]->on_identity(
                 [weak = weak_from_this(), i](std::size_t node, const server_identity& id) {
                     if (auto self = weak.lock())
-                        self->masters[i].restarts_of(node).observe(
+                        self->masters[i]->restarts_of(node).observe(
                             id.run_id, std::chrono::seconds(id.uptime_seconds), clock::now(),
                             self->restart_quarantine(), self->cfg.quarantine_young_masters);
                 });
@@ -88,7 +88,7 @@ void client_impl::start()
         // Called after each handshake that finds warnings its previous one did not (after
         // master_up); master_states() has them all.
         for (std::size_t i = 0; i < masters.size(); ++i)
-            masters[i].on_deployment_warnings(
+            masters[i]->on_deployment_warnings(
                 [weak = weak_from_this(), i](deployment_warnings added) {
                     if (auto self = weak.lock(); self && self->observed())
                         for (const auto& ec : added.codes())
@@ -97,7 +97,7 @@ void client_impl::start()
     }
     for (std::size_t i = 0; i < masters.size(); ++i)
     {
-        masters[i].on_availability([weak = weak_from_this(), i](bool up, error_code ec) {
+        masters[i]->on_availability([weak = weak_from_this(), i](bool up, error_code ec) {
             auto self = weak.lock();
             if (!self)
                 return;
@@ -107,13 +107,13 @@ void client_impl::start()
                 self->waiting.invalidate_all(i);
             self->report_master(up ? event_kind::master_up : event_kind::master_down, i, ec);
         });
-        masters[i].on_tracking_lost([weak = weak_from_this(), i] {
+        masters[i]->on_tracking_lost([weak = weak_from_this(), i] {
             if (auto self = weak.lock())
                 self->waiting.invalidate_all(i);
         });
         // Client-tracking invalidations (lock_options::wait), delivered after the replies read
         // with them.
-        masters[i].on_push([weak = weak_from_this(), i](const resp::reply& push) {
+        masters[i]->on_push([weak = weak_from_this(), i](const resp::reply& push) {
             auto self = weak.lock();
             if (!self)
                 return;
@@ -122,7 +122,7 @@ void client_impl::start()
         });
     }
     for (auto& m : masters)
-        m.start();
+        m->start();
 }
 
 void client_impl::close()
@@ -131,7 +131,7 @@ void client_impl::close()
         return;
     closed = true;
     for (auto& m : masters)
-        m.close();
+        m->close();
     // Operations waiting for a deadline (a retry delay) complete now, with connection_closed.
     deadlines.expire_all();
 }

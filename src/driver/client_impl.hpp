@@ -16,18 +16,19 @@
 #include "algorithm/backoff.hpp"
 #include "algorithm/restart_watch.hpp"
 #include "algorithm/token.hpp"
-#include "driver/waiting_room.hpp"
-#include "routing/master_link.hpp"
-#include "runtime/deadline_list.hpp"
+#include "driver/round_context.hpp"
 #include "runtime/op_registry.hpp"
 
 namespace redlock::detail {
 
 class client_impl;
 
-/// The shared state of a client: its strand, its masters (master_link), the deadline list
-/// and the token source. Operations hold a shared_ptr to it; everything runs on `strand`.
-class client_impl : public std::enable_shared_from_this<client_impl>, public shutdown_participant
+/// The shared state of a client: what its rounds use (round_context: its strand, its masters,
+/// the deadline list, the waiting room), its configuration, the token source and the
+/// operations in flight. Operations hold a shared_ptr to it; everything runs on `strand`.
+class client_impl : public std::enable_shared_from_this<client_impl>,
+                    public shutdown_participant,
+                    public round_context
 {
 public:
     client_impl(asio::any_io_executor ex, client_config cfg, std::vector<master_config> configs);
@@ -49,9 +50,6 @@ public:
     /// sent is delivered.
     void on_shutdown() noexcept override;
     std::shared_ptr<void> keep_alive() noexcept override { return weak_from_this().lock(); }
-
-    std::size_t size() const noexcept { return masters.size(); }
-    std::size_t quorum() const noexcept { return masters.size() / 2 + 1; }
 
     /// Whether anyone listens to events (client_config::on_event).
     bool observed() const noexcept { return static_cast<bool>(cfg.on_event); }
@@ -76,7 +74,7 @@ public:
         e.master = i;
         e.ec = ec;
         if (kind == event_kind::master_down)
-            e.detail = masters[i].last_error_detail();
+            e.detail = masters[i]->last_error_detail();
         report(e);
     }
     /// Tells client_config::on_event, if set; `e.masters` is filled in here.
@@ -99,24 +97,10 @@ public:
     {
         longest_ttl_ = std::max(longest_ttl_, ttl);
     }
-    /// Whether master i's answers are out of acquisitions' quorums at `now` (restart_watch).
-    bool quarantined(std::size_t i, std::chrono::steady_clock::time_point now) const noexcept
-    {
-        return masters[i].quarantined(now);
-    }
 
-    asio::any_io_executor strand;
     client_config cfg;
-    std::vector<master_link> masters;  // per master: its connection(s), scripts seen, restarts
-    bool has_cluster_master = false;   // whether any master is a Redis Cluster
-    waiting_room waiting;              // acquisitions waiting for a release (lock_options::wait)
-    deadline_list deadlines;
     token_source tokens;
     xoshiro256ss jitter_rng{random_seed()};  // seeds each acquisition's retry schedule
-    // A round's command, encoded once per form (EVALSHA, EVAL) while it is sent to every
-    // master: kept here so that its capacity is reused (see round::start).
-    std::array<std::string, 2> command_scratch;
-    bool closed = false;
 
 private:
     std::chrono::milliseconds longest_ttl_;

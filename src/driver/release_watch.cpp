@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "driver/client_impl.hpp"
+#include "driver/round_context.hpp"
 #include "protocol/resp_encoder.hpp"
 
 namespace redlock::detail {
@@ -26,7 +26,7 @@ void append_words(std::string& out, std::initializer_list<std::string_view> word
 
 }  // namespace
 
-void release_watch::start(client_impl& c, const master_set& masters,
+void release_watch::start(round_context& c, const master_set& masters,
                           std::span<const std::string> keys, watch_listener* l)
 {
     stop();
@@ -43,7 +43,7 @@ void release_watch::start(client_impl& c, const master_set& masters,
 
 void release_watch::send(std::size_t i)
 {
-    auto& conn = c_->masters[i];
+    auto& conn = *c_->masters[i];
     auto& pm = m_[i];
     pm.active = true;
     const auto gen = conn.generation();
@@ -112,7 +112,7 @@ void release_watch::on_reply(std::uint32_t tag, const error_code& ec,
         if (error)
         {
             pm.tracked = false;
-            c_->waiting.set_tracking(i, c_->masters[i].generation(),
+            c_->waiting.set_tracking(i, c_->masters[i]->generation(),
                                      waiting_room::tracking::refused);
         }
     }
@@ -156,9 +156,9 @@ void release_watch::finish(std::size_t i, master_outcome o)
     // A failure abandons what is still outstanding there: a standalone master's connection
     // failed it all; a cluster master's reads went to several nodes, and a late answer from
     // another one must not count in a later watch.
-    if (o == master_outcome::failed && c_->masters[i].is_cluster())
+    if (o == master_outcome::failed && c_->masters[i]->is_cluster())
         for (const auto t : pm.tickets)
-            c_->masters[i].abandon(t);
+            c_->masters[i]->abandon(t);
     pm.tickets.clear();
     l_->on_watched(i, o, pm.pttl, pm.tracked);
 }
@@ -173,7 +173,7 @@ void release_watch::stop() noexcept
         if (!m_[i].active)
             continue;
         for (const auto t : m_[i].tickets)
-            c_->masters[i].abandon(t);
+            c_->masters[i]->abandon(t);
         m_[i].tickets.clear();
         m_[i].active = false;
     }

@@ -11,11 +11,10 @@
 
 #include "algorithm/quorum.hpp"
 #include "fsm/master_set.hpp"
-#include "transport/node_connection.hpp"
 
 namespace redlock::detail {
 
-class client_impl;
+class round_context;
 
 /// The owner of a release_watch: told what each master answered.
 class watch_listener
@@ -57,7 +56,7 @@ public:
 
     /// Sends to the masters of `masters`; `keys` must stay valid while the watch is active.
     /// May call the listener before returning (a master down).
-    void start(client_impl& c, const master_set& masters, std::span<const std::string> keys,
+    void start(round_context& c, const master_set& masters, std::span<const std::string> keys,
                watch_listener* l);
     /// No more callbacks; outstanding requests are abandoned (their replies dropped).
     void stop() noexcept;
@@ -81,7 +80,7 @@ private:
         bool active = false;
     };
 
-    client_impl* c_ = nullptr;
+    round_context* c_ = nullptr;
     watch_listener* l_ = nullptr;
     std::span<const std::string> keys_;
     std::vector<per_master> m_;

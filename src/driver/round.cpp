@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "driver/client_impl.hpp"
+#include "driver/round_context.hpp"
 #include "protocol/resp_encoder.hpp"
 #include "protocol/scripts.hpp"
 #include "routing/key_slot.hpp"
@@ -163,7 +163,7 @@ static_assert(16384 + 1 < (fallback_bit >> 16), "a part's tag would overflow");
 
 }  // namespace
 
-void round::start_release(client_impl& c, const lock_state& held,
+void round::start_release(round_context& c, const lock_state& held,
                           std::chrono::steady_clock::duration timeout, round_listener* l,
                           time_point latest, time_point at)
 {
@@ -187,8 +187,9 @@ void round::start_release(client_impl& c, const lock_state& held,
     start(c, kind::release, held.key_span(), held.token, 0, timeout, l, nullptr, latest, at);
 }
 
-void round::start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
-                  std::int64_t arg, std::chrono::steady_clock::duration timeout, round_listener* l,
+void round::start(round_context& c, kind k, std::span<const std::string> keys,
+                  std::string_view token, std::int64_t arg,
+                  std::chrono::steady_clock::duration timeout, round_listener* l,
                   const quorum_tracker* previous, time_point latest, time_point at)
 {
     const auto n = c.size();
@@ -299,7 +300,7 @@ void round::group_by_slot()
 // held_in_part: held for the decision, and released after a failed attempt, as a failure is.
 bool round::send_parts(std::size_t i)
 {
-    auto& conn = c_->masters[i];
+    auto& conn = *c_->masters[i];
     parts_[i] = parts_state{};
     parts_[i].left = groups_;
     for (std::size_t g = 0; g < groups_; ++g)
@@ -334,15 +335,15 @@ bool round::send_parts(std::size_t i)
 
 bool round::split_for(std::size_t i) const noexcept
 {
-    return groups_ > 1 && c_->masters[i].is_cluster();
+    return groups_ > 1 && c_->masters[i]->is_cluster();
 }
 
 void round::abandon_master(std::size_t i) noexcept
 {
     if (!split_for(i))
-        return c_->masters[i].abandon(m_[i].ticket);
+        return c_->masters[i]->abandon(m_[i].ticket);
     for (std::size_t g = 0; g < groups_; ++g)
-        c_->masters[i].abandon(part_tickets_[i * groups_ + g]);
+        c_->masters[i]->abandon(part_tickets_[i * groups_ + g]);
 }
 
 bool round::send(std::size_t i, bool fallback, bool from_start)
@@ -350,7 +351,7 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     if (split_for(i))
         return send_parts(i);
     auto& pm = m_[i];
-    auto& conn = c_->masters[i];
+    auto& conn = *c_->masters[i];
     if (const auto script = script_for(k_, keys_.size()); conn.is_cluster() && script != no_script)
     {
         // A cluster master sends EVALSHA or EVAL per node, and answers NOSCRIPT itself.
@@ -401,7 +402,7 @@ bool round::queued(std::size_t i, bool fallback, const error_code& ec)
 {
     if (ec)
     {
-        settle(i, master_outcome::failed, ec, c_->masters[i].last_error_detail());
+        settle(i, master_outcome::failed, ec, c_->masters[i]->last_error_detail());
         return false;
     }
     m_[i].outstanding = true;
@@ -416,7 +417,7 @@ bool round::runs_without_us() const noexcept
     {
         if (!m_[i].outstanding)
             continue;
-        const auto& conn = c_->masters[i];
+        const auto& conn = *c_->masters[i];
         if (!conn.written(m_[i].ticket))
             return false;
         // An EVALSHA that may meet NOSCRIPT needs us to send the body.
@@ -469,7 +470,7 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
         c_->quarantined(i, at))
     {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            c_->masters[i].quarantine_end() - at);
+            c_->masters[i]->quarantine_end() - at);
         return settle(i, master_outcome::failed, error::master_restarted,
                       "restarted lately: out of the quorum for " + std::to_string(left.count()) +
                           " ms more",
@@ -506,11 +507,11 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
 
     if (ec)
     {
-        settle(i, master_outcome::failed, ec, c_->masters[i].last_error_detail());
+        settle(i, master_outcome::failed, ec, c_->masters[i]->last_error_detail());
     }
     else
     {
-        auto& master = c_->masters[i];
+        auto& master = *c_->masters[i];
         const auto& v = nodes[0];
         const auto at = master.read_time();
         if (cached_script() && !resp::is_error(v.data_type))
@@ -592,7 +593,7 @@ void round::on_part_reply(std::size_t i, std::size_t part, const error_code& ec,
     if (!m_[i].outstanding || ps.left == 0)
         return;
     auto hold = l_->hold();
-    auto& master = c_->masters[i];
+    auto& master = *c_->masters[i];
     const auto fail = [&](const error_code& e, std::string_view message) {
         if (ps.failed)
             return;  // the first failed part speaks
@@ -660,7 +661,7 @@ void round::on_deadline()
     {
         if (!m_[i].outstanding)
             continue;
-        auto& conn = c_->masters[i];
+        auto& conn = *c_->masters[i];
         abandon_master(i);
         m_[i].outstanding = false;
         if (k_ == kind::release && !m_[i].fallback)

@@ -18,13 +18,13 @@
 #include "algorithm/quorum.hpp"
 #include "algorithm/token.hpp"
 #include "fsm/master_set.hpp"
+#include "protocol/multiplexer.hpp"
 #include "runtime/deadline_list.hpp"
 #include "runtime/lock_state.hpp"
-#include "transport/node_connection.hpp"
 
 namespace redlock::detail {
 
-class client_impl;
+class round_context;
 class round;
 
 /// The owner of a round: told when its outcome is decided and when every master has answered.
@@ -92,7 +92,7 @@ public:
     /// just before the first request is queued), or `latest` if that is earlier.
     /// @param at When the caller read the clock just before (the time of the event that made
     /// it start the round): `started()`, saving a clock read. The default reads the clock.
-    void start(client_impl& c, kind k, std::span<const std::string> keys, std::string_view token,
+    void start(round_context& c, kind k, std::span<const std::string> keys, std::string_view token,
                std::int64_t arg, std::chrono::steady_clock::duration timeout, round_listener* l,
                const quorum_tracker* previous = nullptr, time_point latest = time_point::max(),
                time_point at = time_point{});
@@ -102,7 +102,7 @@ public:
     /// client for its key takes the lock over (waiting_room::successor,
     /// lock_options::handoff), a hand_over round to the waiter's token. Ends the claim either
     /// way. `held` must stay valid while the round is active.
-    void start_release(client_impl& c, const lock_state& held,
+    void start_release(round_context& c, const lock_state& held,
                        std::chrono::steady_clock::duration timeout, round_listener* l,
                        time_point latest = time_point::max(), time_point at = time_point{});
 
@@ -232,7 +232,7 @@ private:
         std::string message;
     };
 
-    client_impl* c_ = nullptr;
+    round_context* c_ = nullptr;
     round_listener* l_ = nullptr;
     kind k_ = kind::acquire;
     std::span<const std::string> keys_;

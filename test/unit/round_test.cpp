@@ -1,0 +1,427 @@
+// The driver-level tier: a round (src/driver/round.cpp) over scripted masters
+// (test/unit/scripted_master.hpp). Every reply, error, refusal, drop and silence comes from
+// the test, in every order it scripts; the deadline is fired by hand (deadline_list::
+// expire_all). No socket, no redis-server, no clock.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+
+#include "driver/round.hpp"
+#include "driver/round_context.hpp"
+#include "protocol/scripts.hpp"
+#include "scripted_master.hpp"
+
+using namespace std::chrono_literals;
+using redlock::error;
+using redlock::error_code;
+using redlock::master_status;
+using redlock::detail::master_outcome;
+using redlock::detail::quorum_state;
+namespace rd = redlock::detail;
+using redlock::resp::node_view;
+using redlock::resp::type;
+using redlock::test::scripted_master;
+
+namespace {
+
+/// A round's client, with `n` scripted masters.
+struct scripted_client : redlock::detail::round_context
+{
+    explicit scripted_client(boost::asio::io_context& io, std::size_t n, bool cluster = false)
+        : round_context(io.get_executor())
+    {
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            auto m = std::make_unique<scripted_master>(cluster);
+            masters_.push_back(m.get());
+            add_master(std::move(m));
+        }
+    }
+    scripted_master& master(std::size_t i) { return *masters_.at(i); }
+
+private:
+    std::vector<scripted_master*> masters_;
+};
+
+/// Counts the round's callbacks and what the quorum was at each.
+struct listener : redlock::detail::round_listener
+{
+    int decided = 0;
+    int finished = 0;
+    quorum_state at_decision = quorum_state::undecided;
+    std::function<void(rd::round&)> on_decided;
+    void on_round_decided(rd::round& r) override
+    {
+        ++decided;
+        at_decision = r.tracker().state();
+        if (on_decided)
+            on_decided(r);
+    }
+    void on_round_finished(rd::round&) override { ++finished; }
+    std::shared_ptr<void> hold() override { return nullptr; }
+};
+
+const node_view ok{type::simple_string, 0, 0, "OK"};
+const node_view nil{type::null, 0, 0, {}};
+const node_view one{type::integer, 0, 0, "1"};
+const node_view zero{type::integer, 0, 0, "0"};
+const node_view server_error{type::simple_error, 0, 0, "ERR scripted failure"};
+const node_view wrong_type{type::bulk_string, 0, 0, "surprise"};
+const node_view noscript{type::simple_error, 0, 0, "NOSCRIPT No matching script."};
+
+const std::vector<std::string> one_key{"resource"};
+const std::string token = "0123456789abcdef0123456789abcdef";
+
+// What a master does with its request in the scripted runs.
+enum class act
+{
+    grant,    // +OK
+    refuse,   // nil: another owner's
+    error,    // -ERR
+    garbage,  // a reply of a type SET cannot return
+    drop,     // the connection fails the request
+    silent,   // no answer: the deadline decides
+    reject,   // the submission itself is refused (not connected)
+};
+constexpr std::array all_acts{act::grant, act::refuse, act::error, act::garbage,
+                              act::drop,  act::silent, act::reject};
+
+master_status expected_status(act a)
+{
+    switch (a)
+    {
+    case act::grant: return master_status::granted;
+    case act::refuse: return master_status::held_by_other;
+    case act::silent: return master_status::timed_out;
+    default: return master_status::error;
+    }
+}
+
+error_code expected_ec(act a)
+{
+    switch (a)
+    {
+    case act::error: return redlock::error_from_server_reply(server_error.value);
+    case act::garbage: return error::unexpected_reply;
+    case act::drop: return error::connection_lost;
+    case act::silent: return error::request_timeout;
+    case act::reject: return error::not_connected;
+    default: return {};
+    }
+}
+
+}  // namespace
+
+TEST_CASE("round: an acquisition sends SET NX PX to every master at once, and decides at "
+          "the quorum",
+          "[round]")
+{
+    boost::asio::io_context io;
+    scripted_client c(io, 3);
+    listener l;
+    rd::round r;
+    r.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &l);
+    for (std::size_t i = 0; i < 3; ++i)
+    {
+        REQUIRE(c.master(i).sent.size() == 1);
+        const auto& q = c.master(i).sent[0];
+        CHECK(q.bytes == "*6\r\n$3\r\nSET\r\n$8\r\nresource\r\n$32\r\n" + token +
+                             "\r\n$2\r\nNX\r\n$2\r\nPX\r\n$5\r\n30000\r\n");
+        CHECK(q.key == "resource");
+        CHECK(q.mode == redlock::detail::request_mode::replicated);
+    }
+    CHECK(c.master(0).answer(0, ok));
+    CHECK(l.decided == 0);
+    CHECK(c.master(2).answer(0, ok));
+    CHECK(l.decided == 1);
+    CHECK(l.at_decision == quorum_state::reached);
+    CHECK(l.finished == 0);  // master 1 is still awaited
+    CHECK(r.diagnostics()[1].status == master_status::not_needed);
+    CHECK(c.master(1).answer(0, nil));
+    CHECK(l.finished == 1);
+    CHECK_FALSE(r.active());
+}
+
+TEST_CASE("round: every combination of seven answers over three masters, delivered in "
+          "every order, decides as the quorum says, once, and finishes once",
+          "[round]")
+{
+    int runs = 0;
+    for (const auto a0 : all_acts)
+        for (const auto a1 : all_acts)
+            for (const auto a2 : all_acts)
+            {
+                const std::array acts{a0, a1, a2};
+                std::array<std::size_t, 3> order{0, 1, 2};
+                do
+                {
+                    ++runs;
+                    boost::asio::io_context io;
+                    scripted_client c(io, 3);
+                    for (std::size_t i = 0; i < 3; ++i)
+                        if (acts[i] == act::reject)
+                            c.master(i).refuse = error::not_connected;
+                    listener l;
+                    rd::round r;
+                    r.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &l);
+                    for (const auto i : order)
+                    {
+                        auto& m = c.master(i);
+                        switch (acts[i])
+                        {
+                        case act::grant: CHECK(m.answer(0, ok)); break;
+                        case act::refuse: CHECK(m.answer(0, nil)); break;
+                        case act::error: CHECK(m.answer(0, server_error)); break;
+                        case act::garbage: CHECK(m.answer(0, wrong_type)); break;
+                        case act::drop: CHECK(m.fail(0, error::connection_lost)); break;
+                        case act::silent:
+                        case act::reject:
+                            CHECK(m.sent.size() == (acts[i] == act::silent ? 1u : 0u));
+                        }
+                    }
+                    const bool any_silent = std::count(acts.begin(), acts.end(), act::silent) > 0;
+                    CHECK(l.finished == (any_silent ? 0 : 1));
+                    c.deadlines.expire_all();  // the deadline: whoever is silent timed out
+                    INFO("acts " << int(a0) << int(a1) << int(a2));
+                    const auto grants = std::count(acts.begin(), acts.end(), act::grant);
+                    REQUIRE(l.decided == 1);
+                    CHECK(l.at_decision ==
+                          (grants >= 2 ? quorum_state::reached : quorum_state::failed));
+                    CHECK(l.finished == 1);
+                    CHECK_FALSE(r.active());
+                    for (std::size_t i = 0; i < 3; ++i)
+                    {
+                        const auto& d = r.diagnostics()[i];
+                        // An answer that came after the decision still counts in diagnostics;
+                        // none is left pending once the round finished.
+                        CHECK(d.status == expected_status(acts[i]));
+                        CHECK(d.ec == expected_ec(acts[i]));
+                        CHECK(c.master(i).awaited() == 0);
+                    }
+                } while (std::next_permutation(order.begin(), order.end()));
+            }
+    CHECK(runs == 7 * 7 * 7 * 6);
+}
+
+TEST_CASE("round: a failure injected at each step of a release (a refused submission, a "
+          "dropped request, a server error, silence) costs only that master",
+          "[round]")
+{
+    // The script: submit to masters 0, 1, 2, then their answers (1: deleted) in order.
+    // Each run injects one failure at one of those six steps.
+    const std::array failures{act::reject, act::drop, act::error, act::silent, act::garbage};
+    int injected = 0;
+    for (std::size_t step = 0; step < 6; ++step)
+        for (const auto f : failures)
+        {
+            const std::size_t victim = step % 3;
+            const bool at_submit = step < 3;
+            if (at_submit != (f == act::reject))
+                continue;  // a submission can only be refused; an answer only go wrong
+            ++injected;
+            boost::asio::io_context io;
+            scripted_client c(io, 3);
+            c.master(victim).refuse =
+                f == act::reject ? error_code(error::not_connected) : error_code();
+            listener l;
+            rd::round r;
+            r.start(c, rd::round::kind::release, one_key, token, 0, 1s, &l);
+            // A release goes as EVAL to a connection that has not run the script yet.
+            for (std::size_t i = 0; i < 3; ++i)
+                if (i != victim || f != act::reject)
+                    CHECK(c.master(i).sent.at(0).bytes.find(
+                              redlock::detail::release_script().body) != std::string::npos);
+            for (std::size_t i = 0; i < 3; ++i)
+            {
+                auto& m = c.master(i);
+                if (i != victim)
+                    CHECK(m.answer(0, one));
+                else if (f == act::drop)
+                    CHECK(m.fail(0, error::connection_lost));
+                else if (f == act::error)
+                    CHECK(m.answer(0, server_error));
+                else if (f == act::garbage)
+                    CHECK(m.answer(0, wrong_type));
+            }
+            c.deadlines.expire_all();
+            INFO("step " << step << ", failure " << int(f));
+            CHECK(l.decided == 1);
+            CHECK(l.at_decision == quorum_state::reached);
+            CHECK(l.finished == 1);
+            for (std::size_t i = 0; i < 3; ++i)
+            {
+                const auto& d = r.diagnostics()[i];
+                if (i != victim)
+                    CHECK(d.status == master_status::granted);
+                else
+                {
+                    CHECK(d.status == expected_status(f));
+                    CHECK(d.ec == expected_ec(f));
+                    if (f == act::reject || f == act::drop)
+                        CHECK(d.message == "scripted master");  // the transport's detail
+                }
+                CHECK(c.master(i).awaited() == 0);
+            }
+        }
+    CHECK(injected == 3 + 3 * 4);
+}
+
+TEST_CASE("round: a release answered NOSCRIPT is sent again as EVAL, once, and the cache "
+          "forgets the script",
+          "[round]")
+{
+    boost::asio::io_context io;
+    scripted_client c(io, 3);
+    for (std::size_t i = 0; i < 3; ++i)
+        c.master(i).scripts.note(0, true, c.master(i).gen);  // run there before: EVALSHA
+    listener l;
+    rd::round r;
+    r.start(c, rd::round::kind::release, one_key, token, 0, 1s, &l);
+    const auto& sha1 = redlock::detail::release_script().sha1;
+    for (std::size_t i = 0; i < 3; ++i)
+        CHECK(c.master(i).sent.at(0).bytes.find(sha1) != std::string::npos);
+    CHECK(c.master(0).answer(0, noscript));
+    REQUIRE(c.master(0).sent.size() == 2);
+    CHECK(c.master(0).sent[1].bytes.find(redlock::detail::release_script().body) !=
+          std::string::npos);
+    CHECK_FALSE(c.master(0).scripts.known(0, c.master(0).gen));
+    CHECK(c.master(0).answer(1, noscript));  // a second NOSCRIPT is a failure, not a loop
+    CHECK(c.master(0).sent.size() == 2);
+    CHECK(r.diagnostics()[0].status == master_status::error);
+    CHECK(r.diagnostics()[0].ec == error::noscript);
+    CHECK(c.master(1).answer(0, one));
+    CHECK(c.master(2).answer(0, one));
+    CHECK(l.at_decision == quorum_state::reached);
+    CHECK(l.finished == 1);
+}
+
+TEST_CASE("round: a release's EVALSHA still silent at the deadline gets an EVAL queued "
+          "behind it, answered by no one",
+          "[round]")
+{
+    boost::asio::io_context io;
+    scripted_client c(io, 3);
+    for (std::size_t i = 0; i < 3; ++i)
+        c.master(i).scripts.note(0, true, c.master(i).gen);
+    listener l;
+    rd::round r;
+    r.start(c, rd::round::kind::release, one_key, token, 0, 1s, &l);
+    CHECK(c.master(0).answer(0, one));
+    CHECK(c.master(1).answer(0, one));
+    CHECK(l.decided == 1);
+    c.deadlines.expire_all();
+    REQUIRE(c.master(2).sent.size() == 2);
+    CHECK(c.master(2).sent[0].abandoned);
+    CHECK(c.master(2).sent[1].sink == nullptr);
+    CHECK(c.master(2).sent[1].bytes.find(redlock::detail::release_script().body) !=
+          std::string::npos);
+    CHECK(r.diagnostics()[2].status == master_status::timed_out);
+    CHECK(l.finished == 1);
+}
+
+TEST_CASE("round: a grant from a master that restarted within the quarantine does not "
+          "count toward an acquisition",
+          "[round]")
+{
+    boost::asio::io_context io;
+    scripted_client c(io, 3);
+    const auto now = std::chrono::steady_clock::now();
+    c.master(0).restarts_of(0).observe("run-a", 3600s, now, 10000ms, false);
+    c.master(0).restarts_of(0).observe("run-b", 1s, now, 10000ms, false);  // restarted
+    c.master(0).read_at = now;
+    REQUIRE(c.quarantined(0, now));
+    listener l;
+    rd::round r;
+    r.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &l, nullptr,
+            rd::round::time_point::max(), now);
+    CHECK(c.master(0).answer(0, ok));
+    CHECK(r.diagnostics()[0].status == master_status::error);
+    CHECK(r.diagnostics()[0].ec == error::master_restarted);
+    CHECK(c.master(1).answer(0, nil));
+    CHECK(l.at_decision == quorum_state::failed);  // one grant counted of the two needed
+    CHECK(c.master(2).answer(0, ok));
+    CHECK(l.finished == 1);
+}
+
+TEST_CASE("round: stop() abandons what is in flight: a late answer reaches no one", "[round]")
+{
+    boost::asio::io_context io;
+    scripted_client c(io, 3);
+    listener l;
+    rd::round r;
+    r.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &l);
+    CHECK(c.master(0).answer(0, ok));
+    r.stop();
+    CHECK_FALSE(r.active());
+    for (std::size_t i = 1; i < 3; ++i)
+    {
+        CHECK(c.master(i).sent[0].abandoned);
+        CHECK_FALSE(c.master(i).answer(0, ok));
+    }
+    c.deadlines.expire_all();  // the deadline was cancelled with the round
+    CHECK(l.decided == 0);
+    CHECK(l.finished == 0);
+}
+
+TEST_CASE("round: a fenced acquisition reads each granting master's counters, and "
+          "refuses a reply that is not one non-negative counter per resource",
+          "[round]")
+{
+    boost::asio::io_context io;
+    scripted_client c(io, 3);
+    const std::vector<std::string> keys{"resource", "resource:fence"};
+    listener l;
+    rd::round r;
+    r.start(c, rd::round::kind::acquire_fenced, keys, token, 30000, 1s, &l);
+    const node_view counters[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "41"}};
+    const node_view negative[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "-1"}};
+    CHECK(c.master(0).answer(0, counters));
+    CHECK(c.master(1).answer(0, negative));
+    CHECK(c.master(2).answer(0, nil));
+    CHECK(r.diagnostics()[0].status == master_status::granted);
+    CHECK(r.values()[0] == 41);
+    CHECK(r.diagnostics()[1].status == master_status::error);
+    CHECK(r.diagnostics()[1].ec == error::unexpected_reply);
+    CHECK(r.diagnostics()[2].status == master_status::held_by_other);
+    CHECK(l.at_decision == quorum_state::failed);
+}
+
+TEST_CASE("round: keys of several hash slots on a cluster master go as one part per slot, "
+          "and the parts' answers combine",
+          "[round]")
+{
+    boost::asio::io_context io;
+    scripted_client c(io, 3, true);
+    // "{a}x" and "{a}y" share a slot; "{b}z" is in another.
+    const std::vector<std::string> keys{"{a}x", "{b}z", "{a}y"};
+    listener l;
+    rd::round r;
+    r.start(c, rd::round::kind::acquire, keys, token, 30000, 1s, &l);
+    for (std::size_t i = 0; i < 3; ++i)
+        REQUIRE(c.master(i).sent.size() == 2);
+    auto part_of = [&](std::size_t i, std::string_view key) {
+        const auto& s = c.master(i).sent;
+        return s[0].key == key ? std::size_t{0} : std::size_t{1};
+    };
+    // Master 0: both parts granted. Master 1: one part another owner's (held in part).
+    // Master 2: one part failed.
+    CHECK(c.master(0).answer(part_of(0, "{a}x"), one));
+    CHECK(c.master(0).answer(part_of(0, "{b}z"), ok));
+    CHECK(c.master(1).answer(part_of(1, "{a}x"), one));
+    CHECK(c.master(1).answer(part_of(1, "{b}z"), nil));
+    CHECK(c.master(2).answer(part_of(2, "{a}x"), one));
+    CHECK(c.master(2).fail(part_of(2, "{b}z"), error::connection_lost));
+    CHECK(r.diagnostics()[0].status == master_status::granted);
+    CHECK(r.tracker().outcome(1) == master_outcome::held_in_part);
+    CHECK(r.diagnostics()[2].status == master_status::error);
+    CHECK(r.diagnostics()[2].ec == error::connection_lost);
+    CHECK(l.at_decision == quorum_state::failed);
+    CHECK(l.finished == 1);
+}
