@@ -24,15 +24,22 @@
 #include "algorithm/script_cache.hpp"
 #include "protocol/multiplexer.hpp"
 #include "protocol/server_info.hpp"
-#include "routing/replica_acks.hpp"
+#include "routing/cluster_router.hpp"
 #include "routing/request_mode.hpp"
-#include "routing/slot_map.hpp"
 #include "transport/node_connection.hpp"
 
 namespace redlock::detail {
 
 /// @brief A whole Redis Cluster as one Redlock master: one multiplexed node_connection per
 /// shard primary, commands routed by their keys' hash slot, redirections followed.
+///
+/// The thin Asio driver of a cluster_router, which makes every routing decision (sans-io):
+/// each event (a command, a reply, a refused sending, a CLUSTER SLOTS reply, the refresh
+/// timer, close) goes to the router with the time, and its decision is carried out over the
+/// node connections. The driver's files split by concern: cluster_master.cpp (commands),
+/// cluster_master_map.cpp (the slot map, settling, availability), cluster_master_nodes.cpp
+/// (the node connections, info()), cluster_master_acks.cpp (WAIT), cluster_master_tracking.cpp
+/// (client tracking).
 ///
 /// The slot map comes from `CLUSTER SLOTS`, asked of the seeds in order until one answers,
 /// and again (at most every `refresh_interval`) after a MOVED or a CLUSTERDOWN. A command
@@ -100,7 +107,7 @@ public:
     error_code submit(reply_sink* sink, std::uint32_t tag, std::uint16_t slot, Encode&& encode,
                       request_ticket& ticket, request_mode mode = request_mode::plain)
     {
-        const auto index = take_request(sink, tag, slot, mode);
+        const auto index = take_request(sink, tag, slot, mode, cluster_router::no_script);
         encode(requests_[index].bytes);
         return route(index, ticket);
     }
@@ -116,11 +123,10 @@ public:
                              unsigned script, Encode&& encode, request_ticket& ticket,
                              request_mode mode = request_mode::plain)
     {
-        const auto index = take_request(sink, tag, slot, mode);
+        const auto index = take_request(sink, tag, slot, mode, script);
         auto& r = requests_[index];
         encode(r.bytes, true);
         encode(r.sha_bytes, false);
-        r.script = static_cast<std::uint8_t>(script);
         return route(index, ticket);
     }
 
@@ -182,111 +188,80 @@ public:
     const master_config& config() const noexcept { return cfg_; }
 
 private:
-    // A command in flight, wherever it was sent or redirected.
+    // What the driver keeps of a command in flight (cluster_router keeps where it went).
     struct request
     {
         reply_sink* sink = nullptr;
         std::uint32_t tag = 0;
-        std::uint16_t slot = 0;
-        std::uint8_t hops = 0;  // redirections followed
-        bool live = false;
-        bool queued = false;    // waiting for the first slot map
-        std::uint32_t use = 0;  // bumped when abandoned or released: stale tickets miss
-        request_mode mode = request_mode::plain;
-        bool held = false;                // answered; the answer waits for the WAIT that covers it
-        std::uint8_t script = no_script;  // submit_script's id
-        bool by_sha = false;              // sent last as EVALSHA
-        bool eval_only = false;           // a node said NOSCRIPT: EVAL from now on
-        bool asking = false;              // sent last behind ASKING
-        std::uint32_t sending = 0;        // bumped at every send: names the send a WAIT covers
-        std::size_t node = 0;             // where it was sent last
-        request_ticket ticket;            // there
-        std::string bytes;                // the command, kept to send again (its capacity reused)
-        std::string sha_bytes;            // a script's EVALSHA form (bytes is its EVAL)
-        resp::reply answer;               // the held answer
+        request_ticket ticket;  // on the node it was sent to last
+        std::string bytes;      // the command, kept to send again (its capacity reused)
+        std::string sha_bytes;  // a script's EVALSHA form (bytes is its EVAL)
+        resp::reply answer;     // a replicated write's answer, held for its WAIT
     };
     struct node_entry
     {
         std::string host;
         std::uint16_t port = 0;
         std::shared_ptr<node_connection> conn;
-        replica_ack_queue acks;          // replicated commands and the WAITs covering them
         script_cache scripts;            // which scripts ran over the connection
         std::uint64_t tracking_gen = 0;  // the connection generation tracking was asked on
         bool tracking_asked = false;
     };
-    enum class map_state : std::uint8_t
-    {
-        connecting,
-        ready,
-        down,
-        closed
-    };
-    static constexpr std::uint8_t no_script = 0xff;
+    using map_state = cluster_router::map_state;
 
+    // ---- commands (cluster_master.cpp)
     void on_reply(std::uint32_t tag, const error_code& ec,
                   std::span<const resp::node_view> nodes) override;
-
     std::size_t take_request(reply_sink* sink, std::uint32_t tag, std::uint16_t slot,
-                             request_mode mode);
-    void release_request(std::size_t index) noexcept;
+                             request_mode mode, unsigned script);
     error_code route(std::size_t index, request_ticket& ticket);
-    // Sends request `index` to `node` (after ASKING when `asking`).
+    // Sends request `index` to `node` (after ASKING when `asking`) and tells the router.
     error_code send_to(std::size_t index, std::size_t node, bool asking);
+    // Carries out the router's step for a command; `nodes`: the reply it is about.
+    void carry_out(const cluster_router::step& s, std::span<const resp::node_view> nodes);
     // Hands the final answer to the request's owner and forgets the request.
     void deliver(std::size_t index, const error_code& ec, std::span<const resp::node_view> nodes);
     void fail(std::size_t index, const error_code& ec, std::string detail);
-    // A script's reply: notes whether the node has the script; true when it was NOSCRIPT to an
-    // EVALSHA, which this sent again as EVAL.
-    bool on_script_reply(std::size_t index, const resp::node_view& head);
+
+    // ---- the node connections (cluster_master_nodes.cpp)
+    // Reaches the nodes the router named since the last call, and publishes its state: after
+    // every router event, before carrying out its decision.
+    void sync_router();
+    void add_node(const cluster_endpoint& at);
+
+    // ---- the slot map (cluster_master_map.cpp)
+    void run(const cluster_router::map_step& m);
+    void on_map_reply(std::size_t node, const error_code& ec,
+                      std::span<const resp::node_view> nodes);
+    void apply(cluster_router::map_decision d);
+    void settle(const error_code& ec, bool posted);
+    void settle_when_nodes_settle();
+
+    // ---- replica acknowledgements (cluster_master_acks.cpp)
     // The answer of a replicated command: kept until the WAIT that covers it answers.
     void hold(std::size_t index, std::span<const resp::node_view> nodes);
     void send_wait(std::size_t node);
     void on_wait_reply(std::size_t node, const error_code& ec,
                        std::span<const resp::node_view> nodes);
+
+    // ---- client tracking (cluster_master_tracking.cpp)
     // Asks `node`'s connection for client tracking, once per connection generation.
     error_code ensure_tracking(std::size_t node);
     void on_tracking_reply(const error_code& ec, std::span<const resp::node_view> nodes);
     void tracking_lost();
 
-    std::size_t node_at(const std::string& host, std::uint16_t port);
-    void fetch_map();
-    void request_refresh();
-    void on_map_reply(std::size_t node, const error_code& ec,
-                      std::span<const resp::node_view> nodes);
-    void adopt_map(slot_map map);
-    // node_of_shard_ for the shards of map_ it does not cover yet.
-    void extend_node_of_shard();
-    void map_failed(const error_code& ec, std::string detail);
-    void send_queued();
-    void settle_when_nodes_settle();
-    void set_map_state(map_state s);
-
     asio::any_io_executor ex_;
     master_config cfg_;
     connection_options opts_;
     write_acks acks_;
+    cluster_router router_;
     std::vector<node_entry> nodes_;  // guarded by nodes_mutex_ for info()
     mutable std::mutex nodes_mutex_;
-    std::optional<slot_map> map_;
-    std::vector<std::size_t> node_of_shard_;  // map_'s shard index -> nodes_ index
-    std::vector<request> requests_;
-    std::vector<std::size_t> free_requests_;
-    std::vector<std::size_t> queued_;  // requests waiting for the first map (they stay live)
-    map_state state_ = map_state::connecting;
+    std::vector<request> requests_;  // indexed as the router's
     std::atomic<map_state> published_state_{map_state::connecting};
-    bool fetching_ = false;
-    std::size_t next_seed_ = 0;    // the seed asked next while no map is known
-    std::size_t seeds_tried_ = 0;  // in the current round of seeds
-    std::size_t next_node_ = 0;    // the node asked next once a map is known
-    time_point last_fetch_{};
-    bool refresh_armed_ = false;
     asio::steady_timer refresh_timer_;
-    std::chrono::milliseconds retry_delay_{0};
-    bool reported_up_ = false;
     bool settled_ = false;
     std::vector<std::function<void(error_code)>> settle_waiters_;
-    error_code last_error_;
     std::string last_error_detail_;
     time_point read_at_{};
     std::function<void(bool, error_code)> availability_;

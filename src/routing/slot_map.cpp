@@ -139,16 +139,24 @@ private:
         return value;
     }
 
-    std::optional<range> read_entry(std::size_t i, const std::string& where)
+    /// The elements of the array at `i`, at least `min` of them (`shape` names them).
+    std::optional<std::vector<std::size_t>> array(std::size_t i, std::size_t min,
+                                                  const std::string& where, std::string_view shape)
     {
         if (nodes_[i].data_type != type::array)
             return fail(where + " is " + a_type(nodes_[i].data_type) + ", not an array");
-        const auto elements = children(i);
+        auto elements = children(i);
+        if (elements && elements->size() < min)
+            return fail(where + " has " + std::to_string(elements->size()) + " elements, not " +
+                        std::string(shape));
+        return elements;
+    }
+
+    std::optional<range> read_entry(std::size_t i, const std::string& where)
+    {
+        const auto elements = array(i, 3, where, "[start, end, primary, replicas...]");
         if (!elements)
             return std::nullopt;
-        if (elements->size() < 3)
-            return fail(where + " has " + std::to_string(elements->size()) +
-                        " elements, not [start, end, primary, replicas...]");
         constexpr std::int64_t last_slot = slot_count - 1;
         const auto start = integer((*elements)[0], 0, last_slot, where + ": the start slot");
         if (!start)
@@ -172,14 +180,9 @@ private:
 
     std::optional<cluster_endpoint> read_node(std::size_t i, const std::string& where)
     {
-        if (nodes_[i].data_type != type::array)
-            return fail(where + " is " + a_type(nodes_[i].data_type) + ", not an array");
-        const auto elements = children(i);
+        const auto elements = array(i, 2, where, "[host, port, id, metadata]");
         if (!elements)
             return std::nullopt;
-        if (elements->size() < 2)
-            return fail(where + " has " + std::to_string(elements->size()) +
-                        " elements, not [host, port, id, metadata]");
 
         cluster_endpoint node;
         const node_view& host = nodes_[(*elements)[0]];

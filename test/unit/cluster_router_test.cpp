@@ -1,0 +1,533 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+// The cluster master's routing decisions (routing/cluster_router.hpp), stepped by hand through
+// scripted event sequences: no connection, no clock (the times are made up).
+#include "routing/cluster_router.hpp"
+#include "routing/reply_route.hpp"
+
+#include "cluster_router_words.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+
+// In a namespace of its own: the unit tests are compiled as one unity source.
+namespace redlock_test::router {
+
+using redlock::detail::max_redirects;
+
+TEST_CASE("cluster router: commands wait for the first map, then go to their slot's primary",
+          "[cluster][unit]")
+{
+    auto r = make_router();
+    const auto fetch = r.start(t0);
+    CHECK(fetch.what == map_kind::fetch);
+    CHECK(fetch.ask == std::vector<std::size_t>{0});  // the first seed
+    CHECK(r.nodes()[0].port == 7000);
+
+    const auto a = r.take(100, request_mode::plain);
+    const auto b = r.take(16000, request_mode::plain);
+    CHECK(r.route(a, t0).command.what == kind::queued);
+    CHECK(r.route(b, t0).command.what == kind::queued);
+    CHECK(r.state() == map_state::connecting);
+
+    const wire map(three_shards());
+    const auto up = r.on_map_reply(0, {}, "", map.nodes(), t0 + 1ms);
+    CHECK(up.news == change::up);
+    CHECK(r.state() == map_state::ready);
+    REQUIRE(up.commands.size() == 2);
+    CHECK(up.commands[0] == send(a, 1));
+    CHECK(up.commands[1] == send(b, 3));
+    CHECK(up.next.what == map_kind::none);
+    CHECK(r.primaries() == std::vector<std::size_t>{1, 2, 3});
+
+    // Once the map is known, straight to the node.
+    const auto c = r.take(6000, request_mode::plain);
+    const auto d = r.route(c, t0 + 2ms);
+    CHECK(d.command == send(c, 2));
+    CHECK(d.map.what == map_kind::none);
+}
+
+TEST_CASE("cluster router: a stale map is answered by MOVED, followed at once, then the refresh "
+          "mends the map",
+          "[cluster][unit]")
+{
+    auto r = ready_router();
+    const auto a = r.take(100, request_mode::plain);
+    REQUIRE(r.route(a, t0 + 200ms).command == send(a, 1));
+    CHECK_FALSE(r.sent(a, 1, false, false));
+
+    // Slots 0-999 moved to 7002: the command goes there, and the map is read again (at once:
+    // the last read was long enough ago), from a primary, a ready one first.
+    const auto d = reply(r, a, "-MOVED 100 h:7002\r\n", t0 + 200ms);
+    CHECK(d.command == send(a, 2));
+    CHECK(d.map.what == map_kind::fetch);
+    CHECK(d.map.ask.size() == 3);
+    CHECK(r.at(a).hops == 1);
+    r.sent(a, 2, false, false);
+    CHECK(r.on_reply(a, {}, ok().head(), t0 + 201ms).command == deliver(a, 2));
+    r.release(a);
+
+    // The MOVED repaired the slot it named already; not yet its neighbours.
+    const auto b = r.take(100, request_mode::plain);
+    CHECK(r.route(b, t0 + 202ms).command == send(b, 2));
+    r.release(b);
+    const auto c = r.take(999, request_mode::plain);
+    CHECK(r.route(c, t0 + 202ms).command == send(c, 1));
+    r.release(c);
+
+    // The fresh map covers the whole moved range; nothing else changes (no news).
+    const wire fresh(
+        slots({{0, 999, 7002}, {1000, 5460, 7001}, {5461, 10922, 7002}, {10923, 16383, 7003}}));
+    const auto m = r.on_map_reply(d.map.ask.front(), {}, "", fresh.nodes(), t0 + 203ms);
+    CHECK(m.news == change::none);
+    CHECK(m.commands.empty());
+    CHECK(m.next.what == map_kind::none);
+    const auto e = r.take(999, request_mode::plain);
+    CHECK(r.route(e, t0 + 204ms).command == send(e, 2));
+}
+
+TEST_CASE("cluster router: ASK goes once to the importing node behind ASKING, the map unchanged",
+          "[cluster][unit]")
+{
+    auto r = ready_router();
+    const auto a = sent_command(r, 1, t0 + 200ms);
+    const auto d = reply(r, a, "-ASK 100 h:7009\r\n", t0 + 200ms);
+    CHECK(d.map.what == map_kind::none);  // an ASK says nothing of the map
+    REQUIRE(r.nodes().size() == 5);       // a node not in the map: reached for this command
+    CHECK(r.nodes()[4].port == 7009);
+    CHECK(d.command == send(a, 4, true));
+    r.sent(a, 4, true, false);
+    CHECK(r.at(a).asking);
+    CHECK(r.on_reply(a, {}, ok().head(), t0 + 201ms).command == deliver(a, 4));
+    r.release(a);
+
+    // The next command for the slot still goes to its owner in the map.
+    const auto b = r.take(100, request_mode::plain);
+    CHECK(r.route(b, t0 + 202ms).command == send(b, 1));
+}
+
+TEST_CASE("cluster router: an ASK of a tracked read is not followed; its reader sees it",
+          "[cluster][unit]")
+{
+    auto r = ready_router();
+    const auto a = sent_command(r, 1, t0 + 200ms, 100, request_mode::tracked_read);
+    const auto d = reply(r, a, "-ASK 100 h:7009\r\n", t0 + 200ms);
+    CHECK(d.command == deliver(a, 1));
+    CHECK(r.nodes().size() == 4);  // the importing node is not reached
+
+    // A MOVED one is followed (CLIENT CACHING goes again with it).
+    const auto b = sent_command(r, 1, t0 + 200ms, 100, request_mode::tracked_read);
+    CHECK(reply(r, b, "-MOVED 100 h:7003\r\n", t0 + 200ms).command == send(b, 3));
+}
+
+TEST_CASE("cluster router: TRYAGAIN is the answer; CLUSTERDOWN is too, and the map is read again",
+          "[cluster][unit]")
+{
+    auto r = ready_router();
+    const auto a = sent_command(r, 1, t0 + 200ms);
+    const auto d =
+        reply(r, a, "-TRYAGAIN Multiple keys request during rehashing of slot\r\n", t0 + 200ms);
+    CHECK(d.command == deliver(a, 1));
+    CHECK(d.map.what == map_kind::none);
+    r.release(a);
+
+    const auto b = sent_command(r, 1, t0 + 200ms);
+    const auto e = reply(r, b, "-CLUSTERDOWN Hash slot not served\r\n", t0 + 200ms);
+    CHECK(e.command == deliver(b, 1));
+    CHECK(e.map.what == map_kind::fetch);
+}
+
+TEST_CASE("cluster router: redirections that loop stop after max_redirects, and the map is read "
+          "again",
+          "[cluster][unit]")
+{
+    auto r = ready_router();
+    const auto a = sent_command(r, 1, t0 + 200ms);
+    // Two nodes that each say the other owns the slot.
+    const wire to2("-MOVED 100 h:7002\r\n");
+    const wire to1("-MOVED 100 h:7001\r\n");
+    std::size_t at = 1;
+    for (unsigned hop = 0; hop < max_redirects; ++hop)
+    {
+        INFO("hop " << hop);
+        const auto d = r.on_reply(a, {}, at == 1 ? to2.head() : to1.head(), t0 + 200ms);
+        const std::size_t next = at == 1 ? 2 : 1;
+        REQUIRE(d.command == send(a, next));
+        r.sent(a, next, false, false);
+        at = next;
+    }
+    const auto last = r.on_reply(a, {}, at == 1 ? to2.head() : to1.head(), t0 + 200ms);
+    CHECK(last.command == deliver(a, at));  // the vote fails with the redirection
+    CHECK(r.at(a).hops == max_redirects);
+}
+
+TEST_CASE("cluster router: map reads are rate-limited by refresh_interval, one at a time",
+          "[cluster][unit]")
+{
+    auto r = ready_router();  // the map was read at t0
+    const wire moved("-MOVED 100 h:7002\r\n");
+    const auto moved_once = [&](time_point now) {
+        const auto a = r.take(100, request_mode::plain);
+        const auto d0 = r.route(a, now);
+        r.sent(a, *d0.command.node, false, false);
+        const auto d = r.on_reply(a, {}, moved.head(), now);
+        r.release(a);
+        return d.map;
+    };
+    // 10 ms after the last read: not before t0 + 100 ms.
+    const auto first = moved_once(t0 + 10ms);
+    CHECK(first.what == map_kind::arm);
+    CHECK(first.at == t0 + 100ms);
+    CHECK(r.timer_armed());
+    // Armed already: nothing more.
+    CHECK(moved_once(t0 + 50ms).what == map_kind::none);
+    // The timer: the read.
+    const auto fired = r.on_timer(t0 + 100ms);
+    CHECK(fired.what == map_kind::fetch);
+    CHECK_FALSE(r.timer_armed());
+    // While that read is out, no other.
+    CHECK(moved_once(t0 + 300ms).what == map_kind::none);
+    const wire map(three_shards());
+    CHECK(r.on_map_reply(fired.ask.front(), {}, "", map.nodes(), t0 + 301ms).news == change::none);
+    // It started at t0 + 100 ms: the next may go at t0 + 200 ms, so at once at t0 + 302 ms.
+    CHECK(moved_once(t0 + 302ms).what == map_kind::fetch);
+    // The primaries are asked in turn: each read starts one further.
+    CHECK(fired.ask == std::vector<std::size_t>{1, 2, 3});
+}
+
+TEST_CASE("cluster router: a failed read of the map keeps the map known", "[cluster][unit]")
+{
+    auto r = ready_router();
+    const auto fetch = r.on_timer(t0 + 1s);  // no timer: nothing
+    CHECK(fetch.what == map_kind::none);
+    const auto a = r.take(100, request_mode::plain);
+    r.sent(a, 1, false, false);
+    const auto d = reply(r, a, "-CLUSTERDOWN The cluster is down\r\n", t0 + 1s);
+    REQUIRE(d.map.what == map_kind::fetch);
+    const auto m =
+        r.on_map_reply(d.map.ask.front(), error::connection_lost, "dropped", {}, t0 + 1s + 1ms);
+    CHECK(m.news == change::none);
+    CHECK(m.next.what == map_kind::none);  // the next redirection asks again
+    CHECK(r.state() == map_state::ready);
+    CHECK(r.has_map());
+}
+
+TEST_CASE("cluster router: every seed failing is down, with the waiting commands failed, then the "
+          "seeds again after a doubling delay",
+          "[cluster][unit]")
+{
+    auto r = make_router();
+    const auto f0 = r.start(t0);
+    const auto a = r.take(100, request_mode::plain);
+    REQUIRE(r.route(a, t0).command.what == kind::queued);
+
+    // The first seed refuses the connection: the second is asked.
+    const auto m0 = r.on_map_reply(f0.ask.front(), error::connect_failed, "", {}, t0 + 1ms);
+    CHECK(m0.news == change::none);
+    REQUIRE(m0.next.what == map_kind::fetch);
+    CHECK(m0.next.ask == std::vector<std::size_t>{1});
+    // The second answers an error: down, with why.
+    const wire refused("-ERR unknown command 'CLUSTER'\r\n");
+    const auto m1 = r.on_map_reply(1, {}, "", refused.nodes(), t0 + 2ms);
+    CHECK(m1.news == change::down);
+    CHECK(m1.ec == error::server_error);
+    CHECK(m1.detail == "cluster h:7000: node h:7001 refused CLUSTER SLOTS: ERR unknown command "
+                       "'CLUSTER'");
+    REQUIRE(m1.commands.size() == 1);
+    CHECK(m1.commands[0].what == kind::fail);
+    CHECK(m1.commands[0].index == a);
+    CHECK(m1.commands[0].ec == error::server_error);
+    CHECK(m1.commands[0].detail == m1.detail);
+    CHECK(m1.next.what == map_kind::arm);
+    CHECK(m1.next.at == t0 + 2ms + 100ms);
+    CHECK(r.state() == map_state::down);
+    CHECK(r.last_error() == error::server_error);
+    r.release(a);
+
+    // Meanwhile a command is refused, the detail left saying why.
+    const auto b = r.take(100, request_mode::plain);
+    const auto refusal = r.route(b, t0 + 3ms).command;
+    CHECK(refusal.what == kind::refuse);
+    CHECK(refusal.ec == error::not_connected);
+    CHECK(refusal.source == detail_from::keep);
+    r.release(b);
+
+    // The seeds again, from the next one; every round that fails doubles the delay, up to the
+    // longest (400 ms here).
+    time_point now = m1.next.at;
+    std::chrono::milliseconds expected{200};
+    for (int round = 0; round < 4; ++round)
+    {
+        INFO("round " << round);
+        const auto f = r.on_timer(now);
+        REQUIRE(f.what == map_kind::fetch);
+        CHECK(r.state() == map_state::connecting);
+        const auto n0 = r.on_map_reply(f.ask.front(), error::connect_failed, "", {}, now);
+        REQUIRE(n0.next.what == map_kind::fetch);
+        const wire garbage(":1\r\n");
+        const auto n1 = r.on_map_reply(n0.next.ask.front(), {}, "", garbage.nodes(), now);
+        CHECK(n1.news == change::down);
+        CHECK(n1.ec == error::unexpected_reply);
+        REQUIRE(n1.next.what == map_kind::arm);
+        CHECK(n1.next.at == now + expected);
+        now = n1.next.at;
+        expected = std::min(expected * 2, std::chrono::milliseconds(400));
+    }
+
+    // Then a seed answers: up, and the delay starts over.
+    const auto f = r.on_timer(now);
+    const wire map(three_shards());
+    const auto up = r.on_map_reply(f.ask.front(), {}, "", map.nodes(), now);
+    CHECK(up.news == change::up);
+    CHECK(r.state() == map_state::ready);
+    CHECK_FALSE(r.last_error());
+}
+
+TEST_CASE("cluster router: a slot no node serves is refused, and the map read again",
+          "[cluster][unit]")
+{
+    auto r = make_router();
+    const auto f = r.start(t0);
+    const auto queued = r.take(12000, request_mode::plain);
+    r.route(queued, t0);
+    const wire part(slots({{0, 5460, 7001}}));
+    const auto up = r.on_map_reply(f.ask.front(), {}, "", part.nodes(), t0);
+    REQUIRE(up.commands.size() == 1);
+    CHECK(up.commands[0].what == kind::fail);
+    CHECK(up.commands[0].ec == error::not_connected);
+    CHECK(up.commands[0].detail == "cluster h:7000: slot 12000 is served by no node");
+    r.release(queued);
+
+    const auto a = r.take(12000, request_mode::plain);
+    const auto d = r.route(a, t0 + 200ms);
+    CHECK(d.command.what == kind::refuse);
+    CHECK(d.command.detail == "cluster h:7000: slot 12000 is served by no node");
+    CHECK(d.map.what == map_kind::fetch);
+}
+
+TEST_CASE("cluster router: a connection failure fails the command with the node's detail and "
+          "reads the map again; so does a refused sending",
+          "[cluster][unit]")
+{
+    auto r = ready_router();
+    const auto a = sent_command(r, 1, t0 + 200ms);
+    const auto d = r.on_reply(a, error::connection_lost, nullptr, t0 + 200ms);
+    CHECK(d.command.what == kind::fail);
+    CHECK(d.command.ec == error::connection_lost);
+    CHECK(d.command.source == detail_from::node);
+    CHECK(d.command.node == 1u);
+    CHECK(d.map.what == map_kind::fetch);
+    r.release(a);
+
+    auto s = ready_router();
+    const auto b = s.take(100, request_mode::plain);
+    REQUIRE(s.route(b, t0 + 200ms).command == send(b, 1));
+    CHECK(s.route_refused(t0 + 200ms).what == map_kind::fetch);
+}
+
+TEST_CASE("cluster router: WAIT batches and what their answers decide", "[cluster][unit]")
+{
+    auto r = ready_router(1);
+    const auto write = [&](std::uint16_t slot) {
+        const auto i = r.take(slot, request_mode::replicated);
+        REQUIRE(r.route(i, t0 + 200ms).command.what == kind::send);
+        return i;
+    };
+    // Two writes in one turn to node 1: one WAIT; a third after it was queued: the next one.
+    const auto a = write(100);
+    const auto b = write(200);
+    CHECK(r.sent(a, 1, false, false));
+    CHECK_FALSE(r.sent(b, 1, false, false));
+    r.wait_queued(1);
+    const auto c = write(300);
+    CHECK(r.sent(c, 1, false, false));
+    r.wait_queued(1);
+    // Their answers are held; an error reply is not (nothing was written).
+    CHECK(r.on_reply(a, {}, ok().head(), t0 + 201ms).command.what == kind::hold);
+    CHECK(reply(r, b, "-OOM command not allowed\r\n", t0 + 201ms).command == deliver(b, 1));
+    r.release(b);
+    CHECK(r.on_reply(c, {}, ok().head(), t0 + 201ms).command.what == kind::hold);
+
+    // The first WAIT: one replica, enough. It settles a only (b was delivered).
+    const wire one(":1\r\n");
+    const auto first = r.on_wait_reply(1, {}, one.head());
+    REQUIRE(first.size() == 1);
+    CHECK(first[0].what == kind::deliver);
+    CHECK(first[0].index == a);
+    CHECK(first[0].held);
+    r.release(a);
+    // The second: none in time.
+    const wire none(":0\r\n");
+    const auto second = r.on_wait_reply(1, {}, none.head());
+    REQUIRE(second.size() == 1);
+    CHECK(second[0].what == kind::fail);
+    CHECK(second[0].ec == error::not_replicated);
+    CHECK(second[0].detail == "cluster h:7000: node h:7001: WAIT saw 0 of the 1 replica "
+                              "acknowledgement(s) required in time");
+    r.release(c);
+    // No WAIT left: nothing.
+    CHECK(r.on_wait_reply(1, {}, one.head()).empty());
+
+    // A WAIT that fails with the connection fails what it covers; one refused too.
+    const auto d = write(100);
+    CHECK(r.sent(d, 1, false, false));
+    r.wait_queued(1);
+    r.on_reply(d, {}, ok().head(), t0 + 202ms);
+    const auto lost = r.on_wait_reply(1, error::connection_lost, nullptr);
+    REQUIRE(lost.size() == 1);
+    CHECK(lost[0].ec == error::connection_lost);
+    r.release(d);
+    const auto e = write(100);
+    CHECK(r.sent(e, 1, false, false));
+    r.wait_queued(1);
+    r.on_reply(e, {}, ok().head(), t0 + 203ms);
+    const wire noreplicas("-NOREPLICAS\r\n");
+    const auto refused = r.on_wait_reply(1, {}, noreplicas.head());
+    REQUIRE(refused.size() == 1);
+    CHECK(refused[0].ec == error::not_replicated);
+    r.release(e);
+}
+
+TEST_CASE("cluster router: a write redirected after its sending is not settled by the old node's "
+          "WAIT",
+          "[cluster][unit]")
+{
+    auto r = ready_router(1);
+    const auto a = r.take(100, request_mode::replicated);
+    REQUIRE(r.route(a, t0 + 200ms).command == send(a, 1));
+    CHECK(r.sent(a, 1, false, false));
+    r.wait_queued(1);
+    REQUIRE(reply(r, a, "-MOVED 100 h:7002\r\n", t0 + 200ms).command == send(a, 2));
+    CHECK(r.sent(a, 2, false, false));  // a WAIT on its new node
+    const wire one(":1\r\n");
+    CHECK(r.on_wait_reply(1, {}, one.head()).empty());
+    r.wait_queued(2);
+    CHECK(r.on_reply(a, {}, ok().head(), t0 + 201ms).command.what == kind::hold);
+    const auto settled = r.on_wait_reply(2, {}, one.head());
+    REQUIRE(settled.size() == 1);
+    CHECK(settled[0].index == a);
+    CHECK(settled[0].what == kind::deliver);
+}
+
+TEST_CASE("cluster router: a WAIT refused before its write answered settles the write when it "
+          "answers (found by the injected failures: it was held forever)",
+          "[cluster][unit]")
+{
+    auto r = ready_router(1);
+    const auto a = r.take(100, request_mode::replicated);
+    REQUIRE(r.route(a, t0 + 200ms).command == send(a, 1));
+    CHECK(r.sent(a, 1, false, false));
+    r.wait_queued(1);
+    // The connection refuses the WAIT: nothing is held yet.
+    CHECK(r.on_wait_reply(1, error::not_connected, nullptr).empty());
+    // The write's answer comes: failed, as the WAIT that would have counted it.
+    const auto d = r.on_reply(a, {}, ok().head(), t0 + 201ms);
+    CHECK(d.command.what == kind::fail);
+    CHECK(d.command.ec == error::not_connected);
+    CHECK(d.command.detail == "cluster h:7000: node h:7001: " +
+                                  redlock::make_error_code(error::not_connected).message());
+    r.release(a);
+
+    // The next write on that index starts clean.
+    const auto b = r.take(100, request_mode::replicated);
+    CHECK(b == a);
+    r.route(b, t0 + 202ms);
+    CHECK(r.sent(b, 1, false, false));
+    r.wait_queued(1);
+    CHECK(r.on_reply(b, {}, ok().head(), t0 + 203ms).command.what == kind::hold);
+}
+
+TEST_CASE("cluster router: without acknowledgements asked for, a replicated write is plain",
+          "[cluster][unit]")
+{
+    auto r = ready_router(0);
+    const auto a = r.take(100, request_mode::replicated);
+    CHECK(r.at(a).mode == request_mode::plain);
+    r.route(a, t0 + 200ms);
+    CHECK_FALSE(r.sent(a, 1, false, false));
+    CHECK(r.on_reply(a, {}, ok().head(), t0 + 201ms).command == deliver(a, 1));
+}
+
+TEST_CASE("cluster router: NOSCRIPT to an EVALSHA sends the EVAL to the same node, ASKING kept",
+          "[cluster][unit]")
+{
+    auto r = ready_router();
+    const auto a = r.take(100, request_mode::plain, 3);
+    REQUIRE(r.route(a, t0 + 200ms).command == send(a, 1));
+    r.sent(a, 1, false, false);
+    REQUIRE(reply(r, a, "-ASK 100 h:7009\r\n", t0 + 200ms).command == send(a, 4, true));
+    r.sent(a, 4, true, true);  // the importing node had run it: EVALSHA
+    const wire noscript("-NOSCRIPT No matching script. Please use EVAL.\r\n");
+    const auto d = r.on_reply(a, {}, noscript.head(), t0 + 201ms);
+    CHECK(d.script == news::lost);
+    CHECK(d.command == send(a, 4, true));
+    CHECK(r.at(a).eval_only);
+    r.sent(a, 4, true, false);
+    const auto e = r.on_reply(a, {}, ok().head(), t0 + 202ms);
+    CHECK(e.script == news::ran);
+    CHECK(e.command == deliver(a, 4));
+    r.release(a);
+
+    // A NOSCRIPT to an EVAL is the answer (the owner sees it).
+    const auto b = r.take(100, request_mode::plain, 3);
+    r.route(b, t0 + 203ms);
+    r.sent(b, 1, false, false);
+    const auto f = r.on_reply(b, {}, noscript.head(), t0 + 204ms);
+    CHECK(f.script == news::none);
+    CHECK(f.command == deliver(b, 1));
+}
+
+TEST_CASE("cluster router: close fails the waiting commands, and a command after it still goes "
+          "to its node",
+          "[cluster][unit]")
+{
+    auto r = make_router();
+    r.start(t0);
+    const auto a = r.take(100, request_mode::plain);
+    r.route(a, t0);
+    const auto failed = r.close();
+    REQUIRE(failed.size() == 1);
+    CHECK(failed[0].index == a);
+    CHECK(failed[0].ec == error::connection_closed);
+    CHECK(failed[0].detail == "cluster h:7000: closed");
+    CHECK(r.state() == map_state::closed);
+    CHECK(r.close().empty());
+    r.release(a);
+    // No map: refused, sent nowhere.
+    const auto b = r.take(100, request_mode::plain);
+    const auto refused = r.route(b, t0).command;
+    CHECK(refused.what == kind::refuse);
+    CHECK(refused.ec == error::connection_closed);
+    CHECK_FALSE(refused.node);
+    // A map reply after close changes nothing.
+    const wire map(three_shards());
+    CHECK(r.on_map_reply(0, {}, "", map.nodes(), t0).news == change::none);
+
+    // With a map: refused, and sent to its node anyway (a release close() caused).
+    auto s = ready_router();
+    s.close();
+    CHECK(s.on_timer(t0 + 1s).what == map_kind::none);
+    const auto c = s.take(100, request_mode::plain);
+    const auto sent_anyway = s.route(c, t0 + 1s).command;
+    CHECK(sent_anyway.what == kind::refuse);
+    CHECK(sent_anyway.node == 1u);
+}
+
+TEST_CASE("cluster router: a ticket names one use of a command", "[cluster][unit]")
+{
+    auto r = ready_router();
+    const auto a = r.take(100, request_mode::plain);
+    const auto t = r.ticket(a);
+    CHECK(r.abandon(t) == a);
+    CHECK_FALSE(r.abandon(t));  // spent
+    CHECK(r.at(a).live);        // the command still runs
+    r.release(a);
+    const auto b = r.take(100, request_mode::plain);
+    CHECK(b == a);  // the index is taken again
+    CHECK_FALSE(r.abandon(t));
+    CHECK(r.abandon(r.ticket(b)) == b);
+    CHECK_FALSE(r.abandon(std::uint64_t{12345}));
+}
+
+}  // namespace redlock_test::router
