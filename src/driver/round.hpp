@@ -18,7 +18,9 @@
 #include "algorithm/quorum.hpp"
 #include "algorithm/token.hpp"
 #include "fsm/master_set.hpp"
+#include "protocol/lock_commands.hpp"
 #include "protocol/multiplexer.hpp"
+#include "routing/request_mode.hpp"
 #include "runtime/deadline_list.hpp"
 #include "runtime/lock_state.hpp"
 
@@ -58,22 +60,8 @@ protected:
 class round final : public reply_sink, public timed_entry
 {
 public:
-    enum class kind : std::uint8_t
-    {
-        acquire,
-        release,
-        extend,
-        check,  ///< Does every key hold the token? Each master's answer is its smallest PTTL.
-        /// A fenced acquisition's first round (keys: the lock key, its fence counter): SET NX
-        /// PX, and each granting master's counter as its value().
-        acquire_fenced,
-        /// A fenced acquisition's second round (the same keys): commit the fencing token `arg`.
-        commit_fence,
-        /// A release that hands the lock to a waiter of this client (start_release): where the
-        /// key holds `token`, it takes the waiter's token and keeps its expiry. Answers as a
-        /// release does (granted: handed over there).
-        hand_over,
-    };
+    /// The command the round sends (protocol/lock_commands.hpp).
+    using kind = lock_command;
 
     using time_point = std::chrono::steady_clock::time_point;
 
@@ -148,6 +136,12 @@ private:
     void on_reply(std::uint32_t tag, const error_code& ec,
                   std::span<const resp::node_view> nodes) override;
     void on_deadline() override;
+    // A request's tag: the master's index in the low 16 bits, a part's slot group + 1 above it
+    // (round_parts.cpp), and this bit when the command went as EVAL.
+    static constexpr std::uint32_t fallback_bit = 1u << 31;
+    // A cluster has 16384 slots, so a lock has at most that many groups.
+    static_assert(16384 + 1 < (fallback_bit >> 16), "a part's tag would overflow");
+    static request_mode mode_of(kind k) noexcept;
     // `from_start`: within start(), where the encoded command is shared by the masters.
     bool send(std::size_t i, bool fallback, bool from_start = false);
     // After master i's command was handed over (`ec` clear: it is outstanding, `fallback` saying
@@ -163,42 +157,17 @@ private:
     void notify();
     // Posts the notice of a release whose local hand-off yielded (deferred_notice_), once.
     void tell_deferred();
-    // kind::acquire_fenced: reads master i's array of counters into values_; false when the
-    // reply is not an array of per_master_ non-negative integers.
-    bool read_counters(std::size_t i, std::span<const resp::node_view> nodes);
-    // The script a round runs as EVALSHA where the connection has seen it (script_cache ids):
-    // a release (single- or multi-key), and both rounds of a fenced acquisition. The others
-    // always go as EVAL (see round.cpp) or are no script.
-    static constexpr unsigned no_cached_script = 32;
-    unsigned script_id() const noexcept
+    // The script a round runs as EVALSHA where the connection has seen it (script_cache ids,
+    // cached_script_for); no_script for the others.
+    unsigned script_id() const noexcept { return cached_script_for(k_, keys_.size()); }
+    bool cached_script() const noexcept { return script_id() != no_script; }
+    // kind::acquire_fenced: where master i's counters go; empty otherwise.
+    std::span<std::int64_t> counters_of(std::size_t i) noexcept
     {
-        switch (k_)
-        {
-        case kind::release: return keys_.size() > 1 ? 1u : 0u;
-        case kind::acquire_fenced: return 2;
-        case kind::commit_fence: return 3;
-        default: return no_cached_script;
-        }
+        if (k_ != kind::acquire_fenced)
+            return {};
+        return std::span<std::int64_t>(values_).subspan(i * per_master_, per_master_);
     }
-    bool cached_script() const noexcept { return script_id() != no_cached_script; }
-
-    // What one master's answer (or one part's) says. No string: it is made on every reply.
-    struct verdict
-    {
-        master_outcome outcome = master_outcome::failed;
-        error_code ec;
-        std::string_view what;  // error::unexpected_reply: what returned `type`
-        resp::type type{};
-        std::int64_t pttl = -3;  // kind::check: the smallest PTTL
-        std::string message() const
-        {
-            return std::string(what) + std::string(resp::to_string(type));
-        }
-    };
-    // Reads a reply (not an error, not NOSCRIPT) to a command over `key_count` keys into a
-    // verdict; kind::acquire_fenced also fills master i's counters.
-    verdict read_reply(std::size_t i, std::span<const resp::node_view> nodes,
-                       std::size_t key_count);
 
     // A cluster master given keys of several hash slots gets one command per slot (a part),
     // and its outcome combines theirs (see send_parts).

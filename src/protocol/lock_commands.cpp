@@ -1,0 +1,137 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+//
+// The lock commands' bytes: what each round kind sends, and which of them go as scripts.
+#include "protocol/lock_commands.hpp"
+
+#include "protocol/resp_encoder.hpp"
+#include "protocol/scripts.hpp"
+
+namespace redlock::detail {
+
+namespace {
+
+void append_script(std::string& out, const lua_script& script, bool eval,
+                   std::span<const std::string> keys, std::string_view token, std::int64_t ttl_ms,
+                   bool with_ttl)
+{
+    resp::append_array_header(out, 3 + keys.size() + 1 + (with_ttl ? 1 : 0));
+    if (eval)
+    {
+        resp::append_bulk(out, "EVAL");
+        resp::append_bulk(out, script.body);
+    }
+    else
+    {
+        resp::append_bulk(out, "EVALSHA");
+        resp::append_bulk(out, script.sha1);
+    }
+    resp::append_bulk(out, static_cast<std::int64_t>(keys.size()));
+    for (const auto& k : keys)
+        resp::append_bulk(out, k);
+    resp::append_bulk(out, token);
+    if (with_ttl)
+        resp::append_bulk(out, ttl_ms);
+}
+
+// The commit of fencing tokens: EVAL(SHA) <script> 2n K1..Kn F1..Fn token t1..tn.
+void append_commit(std::string& out, bool eval, std::span<const std::string> keys,
+                   std::string_view token, std::span<const std::uint64_t> fences)
+{
+    resp::append_array_header(out, 3 + keys.size() + 1 + fences.size());
+    resp::append_bulk(out, eval ? "EVAL" : "EVALSHA");
+    resp::append_bulk(out, eval ? std::string_view(fence_commit_script().body)
+                                : fence_commit_script().sha1);
+    resp::append_bulk(out, static_cast<std::int64_t>(keys.size()));
+    for (const auto& k : keys)
+        resp::append_bulk(out, k);
+    resp::append_bulk(out, token);
+    for (const auto t : fences)
+        resp::append_bulk(out, static_cast<std::int64_t>(t));
+}
+
+}  // namespace
+
+void encode_lock_command(std::string& out, lock_command k, bool eval,
+                         std::span<const std::string> keys, std::string_view token,
+                         std::int64_t ttl_ms, std::span<const std::uint64_t> fences,
+                         std::string_view next)
+{
+    const bool multi = keys.size() > 1;
+    switch (k)
+    {
+    case lock_command::acquire:
+        if (!multi)
+        {
+            // The constant arguments are encoded once: a lock cycle sends these on every master.
+            static const auto set = resp::encode_bulks("SET");
+            static const auto nx_px = resp::encode_bulks("NX", "PX");
+            resp::append_command(out, set, keys[0], token, nx_px, ttl_ms);
+        }
+        else
+            // EVAL to a standalone master, as the extension (round::send in src/driver/round.cpp): once the quorum is
+            // reached the round no longer listens to the slower masters, so a NOSCRIPT from one
+            // of them would reach no one and leave the lock on fewer masters than a single-key
+            // lock would be. A cluster master answers NOSCRIPT itself: EVALSHA is safe there.
+            append_script(out, acquire_multi_script(), eval, keys, token, ttl_ms, true);
+        return;
+    case lock_command::release:
+        if (!multi)
+        {
+            static const auto by_body = resp::encode_bulks("EVAL", release_script().body, "1");
+            static const auto by_sha1 = resp::encode_bulks("EVALSHA", release_script().sha1, "1");
+            resp::append_command(out, eval ? by_body : by_sha1, keys[0], token);
+        }
+        else
+            append_script(out, release_multi_script(), eval, keys, token, ttl_ms, false);
+        return;
+    case lock_command::hand_over:
+    {
+        // Always EVAL (see round::send in src/driver/round.cpp).
+        static const auto by_body = resp::encode_bulks("EVAL", handover_script().body, "1");
+        resp::append_command(out, by_body, keys[0], token, next);
+        return;
+    }
+    case lock_command::extend:
+        // EVAL to a standalone master: once the quorum is reached the round stops listening to
+        // the slower masters, so a NOSCRIPT from one of them (restarted, SCRIPT FLUSH) would
+        // reach no one and leave it unextended. Extensions are rare enough for the longer
+        // command. EVALSHA to a cluster master, which answers NOSCRIPT itself.
+        append_script(out, multi ? extend_multi_script() : extend_script(), eval, keys, token,
+                      ttl_ms, true);
+        return;
+    case lock_command::check:
+        append_script(out, check_script(), eval, keys, token, ttl_ms, false);
+        return;
+    // EVALSHA where the connection has seen the script, as a release; a NOSCRIPT (the master
+    // restarted or flushed its scripts) gets EVAL while the round still listens. One that comes
+    // after the lock was decided only leaves that master without our key or commit: a master
+    // less, as if it had been slow.
+    case lock_command::acquire_fenced:
+        append_script(out, fenced_acquire_script(), eval, keys, token, ttl_ms, true);
+        return;
+    case lock_command::commit_fence: append_commit(out, eval, keys, token, fences); return;
+    }
+}
+
+// The script a command of kind `k` over `keys` keys runs, as a script_cache id, for a cluster
+// master (cluster_master::submit_script), which sends the body again after a NOSCRIPT even when
+// the round no longer listens. Not for acquisitions (no_script: EVAL, or SET NX for a lone
+// key): one sent again after the round gave up could land after the release of its failed
+// attempt, and leave keys there until their TTL. Everything else is guarded by the token.
+unsigned cluster_script_for(lock_command k, std::size_t keys) noexcept
+{
+    const bool multi = keys > 1;
+    switch (k)
+    {
+    case lock_command::acquire:
+    case lock_command::acquire_fenced: return no_script;
+    case lock_command::release: return multi ? 1u : 0u;
+    case lock_command::commit_fence: return 3;
+    case lock_command::extend: return multi ? 6u : 5u;
+    case lock_command::check: return 7;
+    case lock_command::hand_over: return no_script;  // see round::send
+    }
+    return no_script;
+}
+
+}  // namespace redlock::detail

@@ -1,0 +1,65 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_PROTOCOL_LOCK_COMMANDS_HPP
+#define REDLOCK_SRC_PROTOCOL_LOCK_COMMANDS_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace redlock::detail {
+
+/// The commands of the Redlock algorithm, as one round sends one of them to every master.
+enum class lock_command : std::uint8_t
+{
+    acquire,  ///< SET NX PX (one key), or a script over several.
+    release,  ///< Compare-and-delete.
+    extend,   ///< Compare-and-PEXPIRE.
+    check,    ///< Does every key hold the token? Each master's answer is its smallest PTTL.
+    /// A fenced acquisition's first round (keys: the lock key, its fence counter): SET NX
+    /// PX, and each granting master's counter as its value().
+    acquire_fenced,
+    /// A fenced acquisition's second round (the same keys): commit the fencing token `arg`.
+    commit_fence,
+    /// A release that hands the lock to a waiter of this client (round::start_release): where
+    /// the key holds `token`, it takes the waiter's token and keeps its expiry. Answers as a
+    /// release does (granted: handed over there).
+    hand_over,
+};
+
+/// @brief Appends command `k` over `keys` for `token` as RESP.
+/// @param eval Send a script's body (EVAL) rather than its SHA1 (EVALSHA).
+/// @param arg The TTL in ms (acquire, extend, acquire_fenced); unused otherwise.
+/// @param fences commit_fence's tokens, one per resource.
+/// @param next hand_over's new token.
+void encode_lock_command(std::string& out, lock_command k, bool eval,
+                         std::span<const std::string> keys, std::string_view token,
+                         std::int64_t arg, std::span<const std::uint64_t> fences,
+                         std::string_view next);
+
+/// No script: see cluster_script_for and cached_script_for.
+constexpr unsigned no_script = 32;
+
+/// The script (a script_cache id) command `k` over `keys` keys runs on a cluster master
+/// (cluster_master::submit_script), or no_script.
+unsigned cluster_script_for(lock_command k, std::size_t keys) noexcept;
+
+/// The script (a script_cache id) that command `k` over `keys` keys may send as EVALSHA to a
+/// standalone master whose connection has seen it run: a release (single- or multi-key), and
+/// both rounds of a fenced acquisition. The others always go as EVAL (see round::send) or are
+/// no script: no_script.
+constexpr unsigned cached_script_for(lock_command k, std::size_t keys) noexcept
+{
+    switch (k)
+    {
+    case lock_command::release: return keys > 1 ? 1u : 0u;
+    case lock_command::acquire_fenced: return 2;
+    case lock_command::commit_fence: return 3;
+    default: return no_script;
+    }
+}
+
+}  // namespace redlock::detail
+
+#endif

@@ -1,0 +1,75 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+//
+// What a master's reply to a lock command says: the lock protocol's side of a round.
+#include "protocol/lock_replies.hpp"
+
+#include <cstdlib>
+
+namespace redlock::detail {
+
+namespace {
+
+// acquire_fenced: an array of one non-negative integer per resource, read into `out`.
+bool read_counters(std::span<const resp::node_view> nodes, std::span<std::int64_t> out)
+{
+    const auto& head = nodes[0];
+    if (head.data_type != resp::type::array || head.size != out.size() ||
+        nodes.size() != out.size() + 1)
+        return false;
+    for (std::size_t r = 0; r < out.size(); ++r)
+    {
+        const auto& v = nodes[1 + r];
+        if (v.data_type != resp::type::integer || v.value.empty() || v.value[0] == '-')
+            return false;
+        out[r] = std::strtoll(std::string(v.value).c_str(), nullptr, 10);
+    }
+    return true;
+}
+
+}  // namespace
+
+lock_reply read_lock_reply(lock_command k, std::span<const resp::node_view> nodes,
+                           std::size_t key_count, std::span<std::int64_t> counters)
+{
+    using resp::type;
+    const auto& v = nodes[0];
+    lock_reply r;
+    const auto unexpected = [&](std::string_view what) {
+        r.answer = lock_answer::unexpected;
+        r.what = what;
+        r.type = v.data_type;
+    };
+    if (k == lock_command::acquire_fenced || (k == lock_command::acquire && key_count == 1))
+    {
+        // SET NX answers OK or nil; the fenced script, an array of the n counters or nil.
+        const bool fenced = k == lock_command::acquire_fenced;
+        const bool set = fenced ? read_counters(nodes, counters)
+                                : v.data_type == type::simple_string && v.value == "OK";
+        if (set)
+            r.answer = lock_answer::ours;
+        // A script's `false` reads as a null in RESP2 and as `#f` on a connection that
+        // switched to RESP3 (a waiting acquisition's watch).
+        else if (v.data_type == type::null || (v.data_type == type::boolean && v.value == "f"))
+            r.answer = lock_answer::other_owner;
+        else
+            unexpected(fenced ? "fenced SET returned " : "SET returned ");
+    }
+    else if (k == lock_command::check)
+    {
+        if (v.data_type != type::integer)
+            unexpected("script returned ");
+        else if ((r.pttl = std::strtoll(std::string(v.value).c_str(), nullptr, 10)) == -3)
+            r.answer = lock_answer::other_owner;
+        else
+            r.answer = lock_answer::ours;
+    }
+    else if (v.data_type == type::integer && v.value == "1")
+        r.answer = lock_answer::ours;
+    else if (v.data_type == type::integer && v.value == "0")
+        r.answer = lock_answer::other_owner;
+    else
+        unexpected("script returned ");
+    return r;
+}
+
+}  // namespace redlock::detail

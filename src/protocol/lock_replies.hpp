@@ -1,0 +1,44 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_PROTOCOL_LOCK_REPLIES_HPP
+#define REDLOCK_SRC_PROTOCOL_LOCK_REPLIES_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <redlock/resp.hpp>
+
+#include "protocol/lock_commands.hpp"
+
+namespace redlock::detail {
+
+/// What one master's reply to a lock command says of the keys.
+enum class lock_answer : std::uint8_t
+{
+    ours,         ///< Done: set, deleted, extended, handed over; a check found our token.
+    other_owner,  ///< Refused: another owner's token, or no key.
+    unexpected,   ///< A well-formed reply the command cannot return (see lock_reply::what).
+};
+
+/// One reply read. No string is made: it is read on every reply.
+struct lock_reply
+{
+    lock_answer answer = lock_answer::unexpected;
+    std::string_view what;   ///< unexpected: what returned `type` ("SET returned ")
+    resp::type type{};       ///< unexpected: the reply's type
+    std::int64_t pttl = -3;  ///< check: the smallest PTTL (-1: no expiry, -3: not ours)
+    std::string message() const { return std::string(what) + std::string(resp::to_string(type)); }
+};
+
+/// @brief Reads the reply `nodes` (not an error, not NOSCRIPT) to command `k` over
+/// `key_count` keys.
+/// @param counters acquire_fenced: where each resource's fence counter goes (one per
+/// resource); ours only when the reply is an array of exactly that many non-negative integers.
+lock_reply read_lock_reply(lock_command k, std::span<const resp::node_view> nodes,
+                           std::size_t key_count, std::span<std::int64_t> counters = {});
+
+}  // namespace redlock::detail
+
+#endif

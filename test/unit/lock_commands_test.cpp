@@ -1,0 +1,173 @@
+// The lock commands' bytes and the reading of their replies (src/protocol/lock_commands.*,
+// lock_replies.*): the protocol side of a round, without a round.
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "protocol/lock_commands.hpp"
+#include "protocol/lock_replies.hpp"
+#include "protocol/scripts.hpp"
+
+using redlock::detail::lock_answer;
+using redlock::detail::lock_command;
+using redlock::resp::node_view;
+using redlock::resp::type;
+
+namespace {
+
+std::string encoded(lock_command k, bool eval, const std::vector<std::string>& keys,
+                    std::int64_t arg = 0, std::span<const std::uint64_t> fences = {},
+                    std::string_view next = {})
+{
+    std::string out;
+    redlock::detail::encode_lock_command(out, k, eval, keys, "tok", arg, fences, next);
+    return out;
+}
+
+std::string bulk(std::string_view s)
+{
+    return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n";
+}
+
+}  // namespace
+
+TEST_CASE("lock commands: each kind's bytes, as EVAL or EVALSHA", "[lock_commands]")
+{
+    const auto& release = redlock::detail::release_script();
+    const std::vector<std::string> one{"k"};
+    CHECK(encoded(lock_command::acquire, false, one, 500) ==
+          "*6\r\n" + bulk("SET") + bulk("k") + bulk("tok") + bulk("NX") + bulk("PX") + bulk("500"));
+    CHECK(encoded(lock_command::release, true, one) ==
+          "*5\r\n" + bulk("EVAL") + bulk(release.body) + bulk("1") + bulk("k") + bulk("tok"));
+    CHECK(encoded(lock_command::release, false, one) ==
+          "*5\r\n" + bulk("EVALSHA") + bulk(release.sha1) + bulk("1") + bulk("k") + bulk("tok"));
+    CHECK(encoded(lock_command::hand_over, false, one, 0, {}, "next") ==
+          "*6\r\n" + bulk("EVAL") + bulk(redlock::detail::handover_script().body) + bulk("1") +
+              bulk("k") + bulk("tok") + bulk("next"));
+    // Several keys: a script over all of them, with the TTL where the command sets one.
+    const std::vector<std::string> two{"a", "b"};
+    CHECK(encoded(lock_command::acquire, true, two, 700) ==
+          "*7\r\n" + bulk("EVAL") + bulk(redlock::detail::acquire_multi_script().body) + bulk("2") +
+              bulk("a") + bulk("b") + bulk("tok") + bulk("700"));
+    const std::array<std::uint64_t, 1> fence{42};
+    const std::vector<std::string> fenced{"k", "k:fence"};
+    CHECK(encoded(lock_command::commit_fence, false, fenced, 0, fence) ==
+          "*7\r\n" + bulk("EVALSHA") + bulk(redlock::detail::fence_commit_script().sha1) +
+              bulk("2") + bulk("k") + bulk("k:fence") + bulk("tok") + bulk("42"));
+}
+
+TEST_CASE("lock commands: which scripts a cluster master runs, and which may go as EVALSHA",
+          "[lock_commands]")
+{
+    using redlock::detail::cached_script_for;
+    using redlock::detail::cluster_script_for;
+    using redlock::detail::no_script;
+    // Never an acquisition's or a hand-over's on a cluster master: sent again after the round
+    // gave up, it could land after the release.
+    CHECK(cluster_script_for(lock_command::acquire, 2) == no_script);
+    CHECK(cluster_script_for(lock_command::acquire_fenced, 2) == no_script);
+    CHECK(cluster_script_for(lock_command::hand_over, 1) == no_script);
+    CHECK(cluster_script_for(lock_command::release, 1) == 0);
+    CHECK(cluster_script_for(lock_command::release, 3) == 1);
+    CHECK(cluster_script_for(lock_command::extend, 1) == 5);
+    CHECK(cluster_script_for(lock_command::extend, 2) == 6);
+    CHECK(cluster_script_for(lock_command::check, 1) == 7);
+    CHECK(cluster_script_for(lock_command::commit_fence, 2) == 3);
+    // EVALSHA to a standalone master: releases and the fenced rounds only.
+    CHECK(cached_script_for(lock_command::release, 1) == 0);
+    CHECK(cached_script_for(lock_command::release, 2) == 1);
+    CHECK(cached_script_for(lock_command::acquire_fenced, 2) == 2);
+    CHECK(cached_script_for(lock_command::commit_fence, 2) == 3);
+    CHECK(cached_script_for(lock_command::acquire, 1) == no_script);
+    CHECK(cached_script_for(lock_command::extend, 1) == no_script);
+    CHECK(cached_script_for(lock_command::hand_over, 1) == no_script);
+    CHECK(cached_script_for(lock_command::check, 1) == no_script);
+}
+
+TEST_CASE("lock replies: what each reply says, for each command", "[lock_commands]")
+{
+    struct row
+    {
+        lock_command k;
+        node_view reply;
+        std::size_t keys;
+        lock_answer answer;
+        std::int64_t pttl;
+        std::string message;  // for unexpected replies
+    };
+    const std::vector<row> rows{
+        {lock_command::acquire, {type::simple_string, 0, 0, "OK"}, 1, lock_answer::ours, -3, ""},
+        {lock_command::acquire, {type::null, 0, 0, {}}, 1, lock_answer::other_owner, -3, ""},
+        {lock_command::acquire, {type::boolean, 0, 0, "f"}, 1, lock_answer::other_owner, -3, ""},
+        {lock_command::acquire,
+         {type::boolean, 0, 0, "t"},
+         1,
+         lock_answer::unexpected,
+         -3,
+         "SET returned boolean"},
+        {lock_command::acquire,
+         {type::simple_string, 0, 0, "QUEUED"},
+         1,
+         lock_answer::unexpected,
+         -3,
+         "SET returned simple_string"},
+        {lock_command::acquire, {type::integer, 0, 0, "1"}, 2, lock_answer::ours, -3, ""},
+        {lock_command::release, {type::integer, 0, 0, "1"}, 1, lock_answer::ours, -3, ""},
+        {lock_command::release, {type::integer, 0, 0, "0"}, 1, lock_answer::other_owner, -3, ""},
+        {lock_command::release,
+         {type::integer, 0, 0, "2"},
+         1,
+         lock_answer::unexpected,
+         -3,
+         "script returned integer"},
+        {lock_command::extend,
+         {type::bulk_string, 0, 0, "1"},
+         1,
+         lock_answer::unexpected,
+         -3,
+         "script returned bulk_string"},
+        {lock_command::check, {type::integer, 0, 0, "1234"}, 1, lock_answer::ours, 1234, ""},
+        {lock_command::check, {type::integer, 0, 0, "-1"}, 1, lock_answer::ours, -1, ""},
+        {lock_command::check, {type::integer, 0, 0, "-3"}, 1, lock_answer::other_owner, -3, ""},
+        {lock_command::check,
+         {type::null, 0, 0, {}},
+         1,
+         lock_answer::unexpected,
+         -3,
+         "script returned null"},
+    };
+    for (const auto& r : rows)
+    {
+        INFO("command " << int(r.k) << ", reply " << r.reply.value);
+        const auto got = redlock::detail::read_lock_reply(r.k, std::span(&r.reply, 1), r.keys);
+        CHECK(got.answer == r.answer);
+        CHECK(got.pttl == r.pttl);
+        if (r.answer == lock_answer::unexpected)
+            CHECK(got.message() == r.message);
+    }
+}
+
+TEST_CASE("lock replies: a fenced acquisition's counters, one non-negative integer per resource",
+          "[lock_commands]")
+{
+    std::array<std::int64_t, 2> counters{};
+    const node_view good[] = {
+        {type::array, 0, 2, {}}, {type::integer, 1, 0, "7"}, {type::integer, 1, 0, "0"}};
+    auto r = redlock::detail::read_lock_reply(lock_command::acquire_fenced, good, 4, counters);
+    CHECK(r.answer == lock_answer::ours);
+    CHECK(counters == std::array<std::int64_t, 2>{7, 0});
+    const node_view short_array[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "7"}};
+    CHECK(redlock::detail::read_lock_reply(lock_command::acquire_fenced, short_array, 4, counters)
+              .answer == lock_answer::unexpected);
+    const node_view negative[] = {
+        {type::array, 0, 2, {}}, {type::integer, 1, 0, "7"}, {type::integer, 1, 0, "-2"}};
+    r = redlock::detail::read_lock_reply(lock_command::acquire_fenced, negative, 4, counters);
+    CHECK(r.answer == lock_answer::unexpected);
+    CHECK(r.message() == "fenced SET returned array");
+    const node_view refused{type::null, 0, 0, {}};
+    CHECK(redlock::detail::read_lock_reply(lock_command::acquire_fenced, std::span(&refused, 1), 4,
+                                           counters)
+              .answer == lock_answer::other_owner);
+}
