@@ -30,10 +30,13 @@ namespace {
 // The cluster's truth, which the nodes answer by: slots 0-5460 on h:7001 but for slot 100,
 // moved to h:7002; 5461-10922 on h:7002, slot 6000 migrating to h:7003; 10923-16383 on h:7003.
 // The first CLUSTER SLOTS answered says slot 100 is still on h:7001 (stale); later ones not.
-std::uint16_t owner_of(std::uint16_t slot)
+// From the second act on, slot 300 has moved to a new primary, h:7004, that no map named.
+std::uint16_t owner_of(std::uint16_t slot, int act)
 {
     if (slot == 100)
         return 7002;
+    if (slot == 300 && act >= 2)
+        return 7004;
     return slot <= 5460 ? 7001 : slot <= 10922 ? 7002 : 7003;
 }
 constexpr std::uint16_t migrating_slot = 6000;
@@ -88,9 +91,10 @@ public:
         router_.emplace(std::move(o));
     }
 
-    // The script: four commands before the map is known, one of each kind.
-    void script()
+    // Act 1: four commands before the map is known, one of each kind.
+    void act1()
     {
+        act_ = 1;
         run_map(router_->start(now_));
         submit(100, request_mode::plain);                // MOVED (stale map), then the refresh
         submit(12000, request_mode::replicated);         // held for its WAIT
@@ -99,13 +103,24 @@ public:
         run();
     }
 
-    // After the script, with no failure: every slot is served again.
-    void serve_again()
+    // Act 2, the map known: five commands routed at once, one to a slot that moved to a node no
+    // map named yet.
+    void act2() { commands(2); }
+
+    // Last, with no failure: every slot is served again.
+    void recover()
     {
         fail_at_ = no_failure;
+        commands(3);
+    }
+
+    void commands(int act)
+    {
+        act_ = act;
         first_new_ = outcomes_.size();
         for (const std::uint16_t slot :
-             {std::uint16_t{100}, std::uint16_t{12000}, migrating_slot, std::uint16_t{12500}})
+             {std::uint16_t{100}, std::uint16_t{300}, std::uint16_t{12000}, migrating_slot,
+              std::uint16_t{12500}})
             submit(slot, slot == 12000 ? request_mode::replicated : request_mode::plain,
                    slot == 12500 ? the_script : cluster_router::no_script);
         run();
@@ -279,16 +294,27 @@ private:
     std::string answer(fake_node& n, const message& m)
     {
         if (m.kind == message::what::slots)
-            return slots_answered_++ == 0 ? three_shards()
-                                          : slots({{0, 99, 7001},
-                                                   {100, 100, 7002},
-                                                   {101, 5460, 7001},
-                                                   {5461, 10922, 7002},
-                                                   {10923, 16383, 7003}});
+        {
+            if (slots_answered_++ == 0)
+                return three_shards();
+            if (act_ < 2)
+                return slots({{0, 99, 7001},
+                              {100, 100, 7002},
+                              {101, 5460, 7001},
+                              {5461, 10922, 7002},
+                              {10923, 16383, 7003}});
+            return slots({{0, 99, 7001},
+                          {100, 100, 7002},
+                          {101, 299, 7001},
+                          {300, 300, 7004},
+                          {301, 5460, 7001},
+                          {5461, 10922, 7002},
+                          {10923, 16383, 7003}});
+        }
         if (m.kind == message::what::wait)
             return ":1\r\n";
         const auto& r = router_->at(m.index);
-        const auto owner = owner_of(r.slot);
+        const auto owner = owner_of(r.slot, act_);
         const bool importing = r.slot == migrating_slot && n.port == importing_port && m.asking;
         if (n.port != owner && !importing)
             return "-MOVED " + std::to_string(r.slot) + " h:" + std::to_string(owner) + "\r\n";
@@ -368,6 +394,7 @@ private:
     time_point now_ = t0;
     std::size_t next_node_ = 0;
     int slots_answered_ = 0;
+    int act_ = 1;
     std::map<std::size_t, std::size_t> owner_;  // router index -> outcomes_ index
     std::map<std::size_t, std::string> held_;
     std::vector<outcome> outcomes_;
@@ -377,76 +404,119 @@ private:
 
 }  // namespace
 
-TEST_CASE("cluster router script: MOVED, ASK, NOSCRIPT and WAIT over a resharding cluster, then a "
-          "failure at every step",
+namespace {
+
+// Every command of a run ended once, with its answer or a clear error (the connection's, or
+// the map's or the WAIT's because of it); counts in `seen` how.
+void check_endings(const scripted_run& run, std::size_t from, std::map<std::string, int>& seen)
+{
+    int failed = 0;
+    for (std::size_t i = from; i < run.outcomes().size(); ++i)
+    {
+        const auto& o = run.outcomes()[i];
+        INFO("slot " << o.slot);
+        CHECK(o.endings == 1);
+        if (o.ec)
+        {
+            ++failed;
+            CHECK((o.ec == error::connection_lost || o.ec == error::not_connected ||
+                   o.ec == error::not_replicated));
+            seen[o.ec.message()]++;
+        }
+        else
+        {
+            CHECK(o.answer == "+OK\r\n");
+        }
+    }
+    if (failed == 0)
+        seen["none failed"]++;
+}
+
+// After whatever failed: nothing waits forever or stays in flight, and every slot is served.
+void check_recovers(scripted_run& run)
+{
+    REQUIRE(run.quiescent());
+    CHECK(run.live_commands() == 0);
+    REQUIRE(run.map_known());
+    run.recover();
+    REQUIRE(run.quiescent());
+    std::map<std::string, int> seen;
+    check_endings(run, run.first_new(), seen);
+    CHECK(seen["none failed"] == 1);
+    CHECK(run.live_commands() == 0);
+}
+
+std::string message_of(error e) { return redlock::make_error_code(e).message(); }
+
+}  // namespace
+
+TEST_CASE("cluster router script: the first map, MOVED, ASK, NOSCRIPT and WAIT over a resharding "
+          "cluster, then a failure at every step",
           "[cluster][unit]")
 {
     scripted_run clean(scripted_run::no_failure);
-    clean.script();
-    REQUIRE(clean.quiescent());
-    for (const auto& o : clean.outcomes())
-    {
-        INFO("slot " << o.slot);
-        CHECK(o.endings == 1);
-        CHECK_FALSE(o.ec);
-        CHECK(o.answer == "+OK\r\n");
-    }
-    CHECK(clean.live_commands() == 0);
+    clean.act1();
+    std::map<std::string, int> seen;
+    check_endings(clean, 0, seen);
+    CHECK(seen["none failed"] == 1);
     const auto steps = clean.steps();
     // The map (2 steps: sent, answered), the stale command's MOVED and resend (4), the refresh
     // (2), the write and its WAIT (4), ASK and ASKING (4), EVALSHA, NOSCRIPT, EVAL (4).
     CHECK(steps == 20);
+    check_recovers(clean);
 
-    std::map<std::string, int> seen;  // how the injected failures ended, for the report
+    seen.clear();
     for (std::size_t k = 0; k < steps; ++k)
     {
         INFO("step " << k << " fails");
         scripted_run run(k);
-        run.script();
+        run.act1();
         REQUIRE(run.quiescent());  // nothing waits forever
         CHECK(run.steps() > k);    // the failure was injected
-        CHECK(run.live_commands() == 0);
-        int failed = 0;
-        for (const auto& o : run.outcomes())
-        {
-            INFO("slot " << o.slot);
-            CHECK(o.endings == 1);
-            if (o.ec)
-            {
-                ++failed;
-                // A clear error: the connection's, or the map's or the WAIT's because of it.
-                CHECK((o.ec == error::connection_lost || o.ec == error::not_connected ||
-                       o.ec == error::not_replicated));
-                seen[o.ec.message()]++;
-            }
-            else
-            {
-                CHECK(o.answer == "+OK\r\n");
-            }
-        }
-        CHECK(failed <= 4);
-        if (failed == 0)
-            seen["none failed"]++;
-        // And the cluster serves again.
-        REQUIRE(run.map_known());
-        run.serve_again();
-        REQUIRE(run.quiescent());
-        for (std::size_t i = run.first_new(); i < run.outcomes().size(); ++i)
-        {
-            const auto& o = run.outcomes()[i];
-            INFO("again: slot " << o.slot);
-            CHECK(o.endings == 1);
-            CHECK_FALSE(o.ec);
-        }
-        CHECK(run.live_commands() == 0);
+        check_endings(run, 0, seen);
+        check_recovers(run);
     }
     // Some failures are absorbed (a seed that fails: the other answers; a refresh that fails:
     // the map known so far stays, and MOVED is followed anyway); the others end commands with
     // the connection's error. (At the time of writing: 4 runs with no command failed; 15
     // commands ended with connection_lost and 8 with not_connected over the 20 runs.)
     CHECK(seen["none failed"] > 0);
-    CHECK(seen[redlock::make_error_code(error::connection_lost).message()] > 0);
-    CHECK(seen[redlock::make_error_code(error::not_connected).message()] > 0);
+    CHECK(seen[message_of(error::connection_lost)] > 0);
+    CHECK(seen[message_of(error::not_connected)] > 0);
+}
+
+TEST_CASE("cluster router script: commands routed on a known map, one to a primary no map named "
+          "(MOVED adds it, the refresh confirms it), then a failure at every step",
+          "[cluster][unit]")
+{
+    scripted_run clean(scripted_run::no_failure);
+    clean.act1();
+    const auto before = clean.steps();
+    clean.act2();
+    std::map<std::string, int> seen;
+    check_endings(clean, clean.first_new(), seen);
+    CHECK(seen["none failed"] == 1);
+    const auto steps = clean.steps() - before;
+    // Slot 100 (2), slot 300's MOVED to h:7004 and resend (4) and the refresh (2), the write
+    // and its WAIT (4), ASK and ASKING (4), EVALSHA (2).
+    CHECK(steps == 18);
+    check_recovers(clean);
+
+    seen.clear();
+    for (std::size_t k = before; k < before + steps; ++k)
+    {
+        INFO("step " << k - before << " of act 2 fails");
+        scripted_run run(k);
+        run.act1();
+        run.act2();
+        REQUIRE(run.quiescent());
+        CHECK(run.steps() > k);
+        check_endings(run, run.first_new(), seen);
+        check_recovers(run);
+    }
+    // A sending refused as a command is routed reads the map again (route_refused).
+    CHECK(seen[message_of(error::not_connected)] > 0);
+    CHECK(seen[message_of(error::connection_lost)] > 0);
 }
 
 }  // namespace redlock_test::router
