@@ -19,7 +19,7 @@
 #include "algorithm/token.hpp"
 #include "fsm/master_set.hpp"
 #include "protocol/lock_commands.hpp"
-#include "protocol/multiplexer.hpp"
+#include "protocol/reply_sink.hpp"
 #include "routing/request_mode.hpp"
 #include "runtime/deadline_list.hpp"
 #include "runtime/lock_state.hpp"

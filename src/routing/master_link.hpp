@@ -18,7 +18,7 @@
 #include "algorithm/deployment_check.hpp"
 #include "algorithm/restart_watch.hpp"
 #include "algorithm/script_cache.hpp"
-#include "protocol/multiplexer.hpp"
+#include "protocol/reply_sink.hpp"
 #include "protocol/server_info.hpp"
 #include "routing/request_mode.hpp"
 #include "runtime/function_ref.hpp"
