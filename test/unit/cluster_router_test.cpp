@@ -107,7 +107,7 @@ TEST_CASE("cluster router: ASK goes once to the importing node behind ASKING, th
     CHECK(r.route(b, t0 + 202ms).command == send(b, 1));
 }
 
-TEST_CASE("cluster router: an ASK of a tracked read is not followed; its reader sees it",
+TEST_CASE("cluster router: an ASK of a tracked read is not followed, and its reader sees it",
           "[cluster][unit]")
 {
     auto r = ready_router();
@@ -121,7 +121,7 @@ TEST_CASE("cluster router: an ASK of a tracked read is not followed; its reader 
     CHECK(reply(r, b, "-MOVED 100 h:7003\r\n", t0 + 200ms).command == send(b, 3));
 }
 
-TEST_CASE("cluster router: TRYAGAIN is the answer; CLUSTERDOWN is too, and the map is read again",
+TEST_CASE("cluster router: TRYAGAIN is the answer, CLUSTERDOWN is too, and the map is read again",
           "[cluster][unit]")
 {
     auto r = ready_router();
@@ -307,7 +307,7 @@ TEST_CASE("cluster router: a slot no node serves is refused, and the map read ag
 }
 
 TEST_CASE("cluster router: a connection failure fails the command with the node's detail and "
-          "reads the map again; so does a refused sending",
+          "reads the map again, as does a refused sending",
           "[cluster][unit]")
 {
     auto r = ready_router();
