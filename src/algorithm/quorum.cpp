@@ -17,6 +17,8 @@ quorum_state quorum_tracker::record(std::size_t master, master_outcome o) noexce
     auto& slot = data()[master];
     if (slot != master_outcome::pending)
         return state_;
+    if (o == master_outcome::granted && !choices_.empty())
+        return record(master, o, 0);  // a grant without a choice is choice 0
     slot = o;
 
     switch (o)
@@ -29,12 +31,55 @@ quorum_state quorum_tracker::record(std::size_t master, master_outcome o) noexce
     case master_outcome::pending: break;
     }
 
+    if (o == master_outcome::granted && choices_.empty())
+        best_ = granted_;  // every grant so far is choice 0
+    return decide();
+}
+
+quorum_state quorum_tracker::record(std::size_t master, master_outcome o,
+                                    std::uint32_t choice) noexcept
+{
+    if (o != master_outcome::granted || master >= masters_ ||
+        data()[master] != master_outcome::pending)
+        return record(master, o);
+    if (choices_.empty())
+    {
+        try
+        {
+            choices_.assign(masters_, 0);
+        }
+        catch (...)
+        {
+            // No memory for the choices: counted as failed, which keeps the decision safe.
+            return record(master, master_outcome::failed);
+        }
+        // Grants recorded before without a choice were choice 0.
+        for (std::size_t i = 0; i < masters_; ++i)
+            if (data()[i] == master_outcome::granted)
+                choices_[i] = 1;
+    }
+    data()[master] = o;
+    ++granted_;
+    choices_[master] = choice + 1;
+    std::size_t same = 0;
+    for (const auto c : choices_)
+        same += c == choice + 1 ? 1 : 0;
+    if (same > best_)
+    {
+        best_ = same;
+        winner_ = choice;
+    }
+    return decide();
+}
+
+quorum_state quorum_tracker::decide() noexcept
+{
     if (state_ == quorum_state::undecided)
     {
         const auto q = quorum();
-        if (granted_ >= q)
+        if (best_ >= q)
             state_ = quorum_state::reached;
-        else if (granted_ + pending() < q)
+        else if (best_ + pending() < q)
             state_ = quorum_state::failed;
     }
     return state_;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace redlock::detail {
@@ -76,6 +77,28 @@ public:
     /// reply must not count twice toward the majority).
     quorum_state record(std::size_t master, master_outcome o) noexcept;
 
+    /// @brief Records master `master`'s grant of choice `choice` (a semaphore's permit: which
+    /// of its permit keys the master set) and returns the state after it.
+    ///
+    /// Once a round has a grant with a choice, the majority must agree on one choice: the
+    /// state becomes `reached` when Q masters granted the same choice (winner() says which),
+    /// and `failed` when no choice can reach Q any more (the best choice's grants plus the
+    /// pending masters are fewer than Q). Grants without a choice (record() above) count as
+    /// choice 0. As record(), only a master's first outcome counts.
+    quorum_state record(std::size_t master, master_outcome o, std::uint32_t choice) noexcept;
+
+    /// @brief The choice with the most grants (the one that reached the quorum, when it was
+    /// reached with choices); 0 when no grant carried one.
+    std::uint32_t winner() const noexcept { return winner_; }
+
+    /// @brief Master `master`'s granted choice; none for a master that did not grant one.
+    std::optional<std::uint32_t> choice(std::size_t master) const noexcept
+    {
+        if (master >= choices_.size() || choices_[master] == 0)
+            return std::nullopt;
+        return choices_[master] - 1;
+    }
+
     /// @brief The decision so far; sticky once not `undecided`.
     quorum_state state() const noexcept { return state_; }
 
@@ -113,8 +136,13 @@ private:
         return heap_.empty() ? inline_.data() : heap_.data();
     }
 
+    // The state after an outcome was counted (both record()s).
+    quorum_state decide() noexcept;
+
     std::size_t masters_;
     std::size_t granted_ = 0;
+    std::size_t best_ = 0;  // the grants of the choice with the most (granted_ without choices)
+    std::uint32_t winner_ = 0;
     std::size_t held_ = 0;
     std::size_t failed_ = 0;
     quorum_state state_ = quorum_state::undecided;
@@ -122,6 +150,9 @@ private:
     // stay correct; an empty vector does not allocate.
     std::array<master_outcome, inline_capacity> inline_{};
     std::vector<master_outcome> heap_;
+    // Per master: 0, or its granted choice + 1; empty until a grant carries a choice (a
+    // mutex's rounds never allocate it).
+    std::vector<std::uint32_t> choices_;
 };
 
 }  // namespace redlock::detail

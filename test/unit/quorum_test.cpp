@@ -400,3 +400,88 @@ TEST_CASE("release verdict: success at a majority, else closed, no_quorum or loc
     CHECK(release_verdict(tracker({h, h, h, f, f}), false) ==
           err::error::lock_lost);  // 2 failed: a majority answered
 }
+
+TEST_CASE("quorum: grants with choices (a semaphore's permits) against a brute-force reference, "
+          "every answer sequence for N = 1..5 masters and 3 choices",
+          "[quorum]")
+{
+    // Each master answers one of: granted choice 0, 1 or 2, held, failed. Every order of every
+    // combination is fed; after each answer the state must be the reference's: reached once
+    // some choice has Q grants, failed once no choice can get there, sticky afterwards.
+    std::size_t sequences = 0;
+    for (std::size_t n = 1; n <= 5; ++n)
+    {
+        const std::size_t q = n / 2 + 1;
+        std::vector<int> answers(n, 0);  // 0..2: granted that choice; 3: held; 4: failed
+        while (true)
+        {
+            std::vector<std::size_t> order(n);
+            std::iota(order.begin(), order.end(), std::size_t{0});
+            do
+            {
+                ++sequences;
+                quorum_tracker t(n);
+                auto expected = quorum_state::undecided;
+                std::array<std::size_t, 3> per_choice{};
+                std::size_t pending = n;
+                for (const auto i : order)
+                {
+                    const int a = answers[i];
+                    const auto o = a < 3    ? master_outcome::granted
+                                   : a == 3 ? master_outcome::held_by_other
+                                            : master_outcome::failed;
+                    const auto got =
+                        a < 3 ? t.record(i, o, static_cast<std::uint32_t>(a)) : t.record(i, o);
+                    --pending;
+                    if (a < 3)
+                        ++per_choice[static_cast<std::size_t>(a)];
+                    const auto best = *std::max_element(per_choice.begin(), per_choice.end());
+                    if (expected == quorum_state::undecided)
+                    {
+                        if (best >= q)
+                            expected = quorum_state::reached;
+                        else if (best + pending < q)
+                            expected = quorum_state::failed;
+                    }
+                    REQUIRE(got == expected);
+                    if (a < 3)
+                        CHECK(t.choice(i) == static_cast<std::uint32_t>(a));
+                    else
+                        CHECK_FALSE(t.choice(i).has_value());
+                }
+                if (expected == quorum_state::reached)
+                    CHECK(per_choice[t.winner()] >= q);
+            } while (std::next_permutation(order.begin(), order.end()));
+            // Next combination of answers.
+            std::size_t k = 0;
+            while (k < n && ++answers[k] == 5)
+                answers[k++] = 0;
+            if (k == n)
+                break;
+        }
+    }
+    CHECK(sequences > 0);
+}
+
+TEST_CASE("quorum: a grant without a choice is choice 0, before or after grants with choices",
+          "[quorum]")
+{
+    quorum_tracker t(5);
+    t.record(0, master_outcome::granted);  // no choice: 0
+    t.record(1, master_outcome::granted, 1);
+    t.record(2, master_outcome::granted, 0);
+    CHECK(t.state() == quorum_state::undecided);  // 2 for choice 0, 1 for choice 1
+    CHECK(t.choice(0) == 0u);
+    t.record(3, master_outcome::granted);  // no choice again: the third for choice 0
+    CHECK(t.state() == quorum_state::reached);
+    CHECK(t.winner() == 0u);
+    CHECK(t.granted() == 4);
+    // A split that no choice can win fails before the last answer.
+    quorum_tracker u(5);
+    u.record(0, master_outcome::granted, 0);
+    u.record(1, master_outcome::granted, 1);
+    u.record(2, master_outcome::granted, 2);
+    CHECK(u.state() == quorum_state::undecided);
+    u.record(3, master_outcome::held_by_other);
+    CHECK(u.state() == quorum_state::failed);  // each choice has 1, one master is left
+}
