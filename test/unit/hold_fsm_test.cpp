@@ -69,6 +69,14 @@ struct holder
         CHECK(a.until == m.valid_until());  // the loss time while it runs
     }
 
+    // Masters 0 and 1, a majority of 3, answer the round with `outcome` at `at`: the action
+    // after the second answer.
+    fsm_action majority_answers(master_outcome outcome, time_point at)
+    {
+        step(fsm_event::reply(id, 0, outcome, at));
+        return step(fsm_event::reply(id, 1, outcome, at));
+    }
+
     std::vector<hold_notice> notices()
     {
         auto n = m.take_notices();
@@ -82,6 +90,16 @@ bool has(const std::vector<hold_notice>& ns, nk k, error_code ec = {})
         if (n.type == k && n.ec == ec)
             return true;
     return false;
+}
+
+// `a`, the action after an extension round, releases the lock, and the notices say that the
+// extension failed and the lock was lost, both with `ec`.
+void check_extension_lost(holder& h, const fsm_action& a, error_code ec)
+{
+    CHECK(a.type == ak::send_release);
+    const auto ns = h.notices();
+    CHECK(has(ns, nk::extend_failed, ec));
+    CHECK(has(ns, nk::lost, ec));
 }
 
 }  // namespace
@@ -137,8 +155,7 @@ TEST_CASE(
     for (;;)
     {
         // Two masters fail: no quorum. The retry is a wait, never a round sent from this step.
-        h.step(fsm_event::reply(h.id, 0, master_outcome::failed, at + 1ms));
-        const auto a = h.step(fsm_event::reply(h.id, 1, master_outcome::failed, at + 1ms));
+        const auto a = h.majority_answers(master_outcome::failed, at + 1ms);
         const auto ns = h.notices();
         CHECK(has(ns, nk::extend_failed, error::no_quorum));
         if (a.type == ak::send_release)
@@ -205,13 +222,9 @@ TEST_CASE("hold_fsm: the loss reasons", "[hold_fsm]")
     {
         holder h;
         h.extend_at(first_valid_until - 300ms);
-        h.step(fsm_event::reply(h.id, 0, master_outcome::held_by_other, first_valid_until - 299ms));
-        const auto a = h.step(
-            fsm_event::reply(h.id, 1, master_outcome::held_by_other, first_valid_until - 299ms));
-        CHECK(a.type == ak::send_release);
-        const auto ns = h.notices();
-        CHECK(has(ns, nk::extend_failed, error::lock_lost));
-        CHECK(has(ns, nk::lost, error::lock_lost));
+        check_extension_lost(
+            h, h.majority_answers(master_outcome::held_by_other, first_valid_until - 299ms),
+            error::lock_lost);
     }
     SECTION("the validity ends while the extension is undecided: lock_expired")
     {
@@ -227,12 +240,8 @@ TEST_CASE("hold_fsm: the loss reasons", "[hold_fsm]")
         holder h;
         const auto sent = first_valid_until - 300ms;
         h.extend_at(sent);
-        h.step(fsm_event::reply(h.id, 0, master_outcome::granted, sent + 999ms));
-        const auto a = h.step(fsm_event::reply(h.id, 1, master_outcome::granted, sent + 999ms));
-        CHECK(a.type == ak::send_release);
-        const auto ns = h.notices();
-        CHECK(has(ns, nk::extend_failed, error::validity_expired));
-        CHECK(has(ns, nk::lost, error::validity_expired));
+        check_extension_lost(h, h.majority_answers(master_outcome::granted, sent + 999ms),
+                             error::validity_expired);
     }
     SECTION("the wait ends after the validity: lock_expired without a round")
     {
@@ -253,8 +262,7 @@ TEST_CASE("hold_fsm: the limits: the lock runs out at its validity, then extensi
         holder h(s);
         const auto sent = first_valid_until - 300ms;
         h.extend_at(sent);
-        h.step(fsm_event::reply(h.id, 0, master_outcome::granted, sent));
-        const auto w = h.step(fsm_event::reply(h.id, 1, master_outcome::granted, sent));
+        const auto w = h.majority_answers(master_outcome::granted, sent);
         REQUIRE(w.type == ak::wait_until);
         CHECK(w.until == h.m.valid_until());  // no more extensions: wait for the end
         h.notices();
@@ -289,9 +297,7 @@ TEST_CASE("hold_fsm: a release asked in every phase, and its verdict", "[hold_fs
             h.extend_at(sent);
         if (phase == 2)
         {
-            h.step(fsm_event::reply(h.id, 0, master_outcome::granted, sent));
-            REQUIRE(h.step(fsm_event::reply(h.id, 1, master_outcome::granted, sent)).type ==
-                    ak::wait_until);
+            REQUIRE(h.majority_answers(master_outcome::granted, sent).type == ak::wait_until);
         }
         h.notices();
         const auto r = h.step(fsm_event::release(sent + 10ms));
@@ -301,8 +307,7 @@ TEST_CASE("hold_fsm: a release asked in every phase, and its verdict", "[hold_fs
         CHECK(h.step(fsm_event::release(sent + 11ms)).type == ak::none);  // one release at a time
         // Late answers of the extension round are not the release's.
         CHECK(h.step(fsm_event::backoff_elapsed(first_valid_until + 1s)).type == ak::none);
-        h.step(fsm_event::reply(h.id, 0, master_outcome::granted, sent + 12ms));
-        h.step(fsm_event::reply(h.id, 1, master_outcome::granted, sent + 12ms));
+        h.majority_answers(master_outcome::granted, sent + 12ms);
         const auto c =
             h.step(fsm_event::reply(h.id, 2, master_outcome::held_by_other, sent + 12ms));
         CHECK(c.type == ak::none);  // the driver ends the release round with its deadline

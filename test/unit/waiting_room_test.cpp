@@ -72,6 +72,13 @@ struct rig
         io.restart();
         return {yielded, waiter.total() - before};
     }
+
+    // The releases of a row of hand-offs before the one that yields: none yields.
+    void releases_before_yield()
+    {
+        for (unsigned i = 1; i < waiting_room::yield_every; ++i)
+            CHECK_FALSE(release().first);
+    }
 };
 
 }  // namespace
@@ -124,15 +131,13 @@ TEST_CASE("waiting_room: a row of hand-offs ends with a release that finds no lo
 {
     rig r;
     r.room.watch(r.keys, &r.waiter);
-    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
-        CHECK_FALSE(r.release().first);
+    r.releases_before_yield();
     r.room.unwatch(r.keys, &r.waiter);
     CHECK(r.room.wants_releases());  // the release that ends the row must be heard
     CHECK_FALSE(r.release().first);  // nobody here waits: the row ends
     CHECK_FALSE(r.room.wants_releases());
     r.room.watch(r.keys, &r.waiter);
-    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
-        CHECK_FALSE(r.release().first);
+    r.releases_before_yield();
     CHECK(r.release().first);
 }
 
@@ -140,11 +145,9 @@ TEST_CASE("waiting_room: a row of hand-offs ends when a waiter here is refused b
 {
     rig r;
     r.room.watch(r.keys, &r.waiter);
-    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
-        CHECK_FALSE(r.release().first);
+    r.releases_before_yield();
     r.room.refused_elsewhere(r.keys);
-    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
-        CHECK_FALSE(r.release().first);
+    r.releases_before_yield();
     CHECK(r.release().first);
 }
 
@@ -167,8 +170,7 @@ TEST_CASE("waiting_room: a first attempt refused while a row is live does not en
     r.room.refused_elsewhere(r.keys, true);
     CHECK_FALSE(r.release().first);
     r.room.refused_elsewhere(r.keys, false);
-    for (unsigned i = 1; i < waiting_room::yield_every; ++i)
-        CHECK_FALSE(r.release().first);
+    r.releases_before_yield();
     CHECK(r.release().first);
 }
 
