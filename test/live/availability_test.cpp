@@ -43,6 +43,13 @@ const char* name_of(outage o)
     return names[static_cast<std::size_t>(o)];
 }
 
+// The section of one kind of outage: "availability: <out> of 5 masters <outage>, <what>".
+std::string outage_section(int out, outage o, std::string_view what)
+{
+    return "availability: " + std::to_string(out) + " of 5 masters " + name_of(o) + ", " +
+           std::string(what);
+}
+
 constexpr auto ttl = 4000ms;
 constexpr auto attempt_deadline = 200ms;  // the default: ttl / 20, clamped to [10 ms, 200 ms]
 constexpr auto release_deadline = 200ms;  // the default
@@ -437,8 +444,7 @@ TEST_CASE("availability: 2 of 5 masters out, every acquisition succeeds at the f
           "[live][availability]")
 {
     const auto o = GENERATE(outage::killed, outage::paused, outage::stalled);
-    DYNAMIC_SECTION("availability: 2 of 5 masters "
-                    << name_of(o) << ", every acquisition succeeds at the first attempt")
+    DYNAMIC_SECTION(outage_section(2, o, "every acquisition succeeds at the first attempt"))
     {
         minority_out(o);
     }
@@ -448,8 +454,7 @@ TEST_CASE("availability: 3 of 5 masters out, acquisitions fail within their dead
           "[live][availability]")
 {
     const auto o = GENERATE(outage::killed, outage::paused, outage::stalled);
-    DYNAMIC_SECTION("availability: 3 of 5 masters "
-                    << name_of(o) << ", acquisitions fail within their deadline, then recover")
+    DYNAMIC_SECTION(outage_section(3, o, "acquisitions fail within their deadline, then recover"))
     {
         majority_out(o);
     }

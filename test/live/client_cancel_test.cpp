@@ -83,13 +83,9 @@ TEST_CASE_METHOD(rivals_rig<5>, "client: cancellation during a backoff delay com
 
     run(
         [&]() -> asio::awaitable<void> {
-            lock held = co_await acquired(theirs, "cancel-backoff");
-            REQUIRE(co_await eventually(
-                [&] { return on_every_master(m, "cancel-backoff", held.token()); }));
+            lock held = co_await acquired_everywhere(theirs, m, "cancel-backoff");
 
-            for (const auto type :
-                 {asio::cancellation_type::terminal, asio::cancellation_type::partial,
-                  asio::cancellation_type::total})
+            for (const auto type : every_cancellation_type)
             {
                 INFO("cancellation type " << static_cast<int>(type));
                 asio::cancellation_signal sig;
@@ -194,9 +190,7 @@ TEST_CASE_METHOD(
     "client: async_try_lock honours a cancellation during its attempt, and leaves no key",
     "[live][client]")
 {
-    const auto type = GENERATE(asio::cancellation_type::terminal, asio::cancellation_type::partial,
-                               asio::cancellation_type::total);
-    CAPTURE(static_cast<int>(type));
+    REDLOCK_EACH_CANCELLATION_TYPE(type);
     run(
         [&]() -> asio::awaitable<void> {
             asio::cancellation_signal sig;
@@ -230,14 +224,13 @@ TEST_CASE_METHOD(
     auto opts = retrying(5, 200ms);
 
     lock held;
-    run_bounded(
-        io,
+    run_connected(
+        io, ours,
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(ours);
             co_await require_connected(theirs);
             lock l = co_await acquired(theirs, "early-cancel");
             held = l;
-        }(),
+        },
         10s);
 
     // Not inside io.run(): the initiation cannot complete inline.
@@ -330,9 +323,7 @@ TEST_CASE("client: async_wait_connected honours a cancellation while the masters
           "unanswered",
           "[live][client]")
 {
-    const auto type = GENERATE(asio::cancellation_type::terminal, asio::cancellation_type::partial,
-                               asio::cancellation_type::total);
-    CAPTURE(static_cast<int>(type));
+    REDLOCK_EACH_CANCELLATION_TYPE(type);
     // The handshakes are answered 1.5 s late: the cancellation comes while they wait.
     fake_server m[3];
     fake_script late;

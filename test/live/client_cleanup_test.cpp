@@ -7,6 +7,26 @@
 using namespace redlock;
 using namespace redlock::test;
 
+namespace {
+
+// With the masters' script cache flushed or primed (flush_or_prime_scripts) and masters 0-2
+// paused, `attempt()` (a coroutine) makes an acquisition that fails; then no key is left on
+// masters 3 and 4, nor anywhere once the paused masters are resumed.
+template <class Attempt>
+asio::awaitable<void> fail_on_paused_majority(client& c, local_masters& m, bool flushed,
+                                              Attempt attempt)
+{
+    co_await flush_or_prime_scripts(c, m, flushed);
+    for (std::size_t i : {0u, 1u, 2u})
+        m.pause(i);
+    co_await attempt();
+    for (std::size_t i : {3u, 4u})
+        CHECK(keys_on(m, i).empty());
+    co_await expect_no_keys_after_resume(m);
+}
+
+}  // namespace
+
 TEST_CASE_METHOD(rivals_rig<5>, "client: a contended attempt leaves only the holder's keys",
                  "[live][client]")
 {
@@ -14,14 +34,11 @@ TEST_CASE_METHOD(rivals_rig<5>, "client: a contended attempt leaves only the hol
 
     SECTION("held on every master by another client")
     {
-        run_bounded(
-            io,
+        run_connected(
+            io, ours,
             [&]() -> asio::awaitable<void> {
-                co_await require_connected(ours);
                 co_await require_connected(theirs);
-                lock held = co_await acquired(theirs, "contended");
-                REQUIRE(co_await eventually(
-                    [&] { return on_every_master(m, "contended", held.token()); }));
+                lock held = co_await acquired_everywhere(theirs, m, "contended");
 
                 const lock l = co_await refused_as_contended(ours, "contended", opts);
                 INFO(l.describe());
@@ -39,15 +56,14 @@ TEST_CASE_METHOD(rivals_rig<5>, "client: a contended attempt leaves only the hol
                 }
                 auto [uec] = co_await theirs.async_unlock(held, tuple_awaitable);
                 CHECK_FALSE(uec);
-            }(),
+            },
             10s);
     }
     SECTION("held on 3 of 5 masters: the 2 keys we set are released")
     {
-        run_bounded(
-            io,
+        run_connected(
+            io, ours,
             [&]() -> asio::awaitable<void> {
-                co_await require_connected(ours);
                 for (std::size_t i : {0u, 1u, 2u})
                     REQUIRE(m.command(i, {"SET", "partly", "othervalue", "NX", "PX", "10000"}) ==
                             "+OK\r\n");
@@ -65,7 +81,7 @@ TEST_CASE_METHOD(rivals_rig<5>, "client: a contended attempt leaves only the hol
                     CHECK(get_on(m, i, "partly") == std::string("othervalue"));
                 for (std::size_t i : {3u, 4u})
                     CHECK(keys_on(m, i).empty());
-            }(),
+            },
             10s);
     }
 }
@@ -84,16 +100,11 @@ TEST_CASE_METHOD(masters_rig<5>,
     INFO("script cache flushed before the attempt: " << flushed);
     run(
         [&]() -> asio::awaitable<void> {
-            co_await flush_or_prime_scripts(c, m, flushed);
-
-            for (std::size_t i : {0u, 1u, 2u})
-                m.pause(i);
-            auto [ec, l] = co_await c.async_lock("no-quorum", opts, tuple_awaitable);
-            INFO(l.describe());
-            CHECK(ec == error::no_quorum);
-            for (std::size_t i : {3u, 4u})
-                CHECK(keys_on(m, i).empty());
-            co_await expect_no_keys_after_resume(m);
+            co_await fail_on_paused_majority(c, m, flushed, [&]() -> asio::awaitable<void> {
+                auto [ec, l] = co_await c.async_lock("no-quorum", opts, tuple_awaitable);
+                INFO(l.describe());
+                CHECK(ec == error::no_quorum);
+            });
         },
         10s);
 }
@@ -111,19 +122,14 @@ TEST_CASE_METHOD(masters_rig<5>,
     INFO("script cache flushed before the attempt: " << flushed);
     run(
         [&]() -> asio::awaitable<void> {
-            co_await flush_or_prime_scripts(c, m, flushed);
-
-            for (std::size_t i : {0u, 1u, 2u})
-                m.pause(i);
-            asio::cancellation_signal sig;
-            asio::steady_timer t(co_await asio::this_coro::executor, 30ms);
-            t.async_wait([&](error_code) { sig.emit(asio::cancellation_type::terminal); });
-            auto [ec, l] = co_await c.async_lock(
-                "cancelled", opts, asio::bind_cancellation_slot(sig.slot(), tuple_awaitable));
-            CHECK(ec == asio::error::operation_aborted);
-            for (std::size_t i : {3u, 4u})
-                CHECK(keys_on(m, i).empty());
-            co_await expect_no_keys_after_resume(m);
+            co_await fail_on_paused_majority(c, m, flushed, [&]() -> asio::awaitable<void> {
+                asio::cancellation_signal sig;
+                asio::steady_timer t(co_await asio::this_coro::executor, 30ms);
+                t.async_wait([&](error_code) { sig.emit(asio::cancellation_type::terminal); });
+                auto [ec, l] = co_await c.async_lock(
+                    "cancelled", opts, asio::bind_cancellation_slot(sig.slot(), tuple_awaitable));
+                CHECK(ec == asio::error::operation_aborted);
+            });
         },
         10s);
 }
@@ -143,8 +149,7 @@ TEST_CASE_METHOD(masters_rig<3>,
             }
 
             // extend: from a 1 s TTL to 20 s, with the script cache flushed before each call.
-            lock_options opts;
-            opts.ttl = 1000ms;
+            auto opts = lasting(1000ms);
             lock l = co_await acquired(c, "flushed", opts);
             for (int k = 0; k < 2; ++k)
             {
@@ -182,8 +187,7 @@ TEST_CASE_METHOD(masters_rig<3>,
 {
     run(
         [&]() -> asio::awaitable<void> {
-            lock_options opts;
-            opts.ttl = 2000ms;
+            auto opts = lasting(2000ms);
             lock l = co_await acquired(c, "slow-extend", opts);
 
             flush_scripts(m);
@@ -211,8 +215,7 @@ TEST_CASE_METHOD(masters_rig<5>,
                  "client: extending an expired lock fails with lock_expired and re-creates nothing",
                  "[live][client]")
 {
-    lock_options opts;
-    opts.ttl = 50ms;
+    auto opts = lasting(50ms);
 
     run(
         [&]() -> asio::awaitable<void> {
@@ -236,14 +239,12 @@ TEST_CASE_METHOD(masters_rig<5>,
                  "client: an unlock that finds the lock lost still deletes the keys that were ours",
                  "[live][client]")
 {
-    lock_options opts;
-    opts.ttl = 60000ms;  // no key expires during the test: only the unlock can delete ours
+    auto opts =
+        lasting(60000ms);  // no key expires during the test: only the unlock can delete ours
 
     run(
         [&]() -> asio::awaitable<void> {
-            lock l = co_await acquired(c, "lost-minority", opts);
-            REQUIRE(co_await eventually(
-                [&] { return on_every_master(m, "lost-minority", l.token()); }));
+            lock l = co_await acquired_everywhere(c, m, "lost-minority", opts);
             // Taken over on masters 0-2: ours is left on 3 and 4, a minority.
             for (std::size_t i = 0; i < 3; ++i)
                 REQUIRE(m.command(i, {"SET", "lost-minority", "someone-else", "PX", "60000"}) ==
@@ -262,14 +263,12 @@ TEST_CASE_METHOD(masters_rig<5>,
                  "client: a cancelled unlock completes at once and the deletes it sent still run",
                  "[live][client][cancel]")
 {
-    lock_options opts;
-    opts.ttl = 60000ms;  // no key expires during the test: only the unlock can delete them
+    auto opts =
+        lasting(60000ms);  // no key expires during the test: only the unlock can delete them
 
     run(
         [&]() -> asio::awaitable<void> {
-            lock l = co_await acquired(c, "cancelled-unlock", opts);
-            REQUIRE(co_await eventually(
-                [&] { return on_every_master(m, "cancelled-unlock", l.token()); }));
+            lock l = co_await acquired_everywhere(c, m, "cancelled-unlock", opts);
             // Every master paused: the deletes are written and wait there; nothing answers.
             for (std::size_t i = 0; i < m.size(); ++i)
                 m.pause(i);

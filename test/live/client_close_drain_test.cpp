@@ -148,8 +148,7 @@ TEST_CASE("client: close() waits for a silent master at most close_timeout, and 
         cfg.connection.close_timeout = timeout;
         auto c = std::make_unique<client>(io->get_executor(), cfg);
         run_bounded(*io, require_connected(*c), 5s);
-        lock_options o;
-        o.ttl = 60000ms;
+        auto o = lasting(60000ms);
         lock l;
         run_bounded(
             *io,

@@ -37,6 +37,25 @@ using redlock::detail::key_slot;
 
 namespace {
 
+// `c`'s default lock options with a TTL of `lock_ttl`.
+lock_options lasting_on(const client& c, std::chrono::milliseconds lock_ttl)
+{
+    lock_options o = c.default_options();
+    o.ttl = lock_ttl;
+    return o;
+}
+
+// The waiter's options of the wait tests: a TTL of 30 s, a wait of 15 s, and an attempt every
+// `retry_delay` (no jitter) while it waits.
+lock_options waiting_15s(const client& waiter, std::chrono::milliseconds retry_delay)
+{
+    lock_options o = lasting_on(waiter, 30s);
+    o.wait = 15s;
+    o.retry_delay = retry_delay;
+    o.retry_jitter = 0ms;
+    return o;
+}
+
 /// A master that is the whole of `cluster`, seeded with all its nodes, or with node `only_seed`
 /// alone: the client then reaches the other nodes only through the slot map.
 master_config cluster_master_of(const local_cluster& cluster,
@@ -391,8 +410,7 @@ TEST_CASE("cluster: clients contending while slots are resharded under them: eve
     constexpr int n_clients = 2;
     constexpr int per_client = 8;
     constexpr int n_resources = 24;  // 16 workers: contention, and keys in slots that move
-    lock_options opts;
-    opts.ttl = 3000ms;
+    auto opts = lasting(3000ms);
     opts.max_attempts = 1000;
     opts.retry_delay = 0ms;
     opts.retry_jitter = 5ms;
@@ -505,8 +523,7 @@ TEST_CASE(
             // socket had received).
             cluster.pause(*replica);
             CHECK(cluster.command(primary, {"CLIENT", "KILL", "TYPE", "replica"}) == ":1\r\n");
-            lock_options long_ttl = c.default_options();
-            long_ttl.ttl = 60s;
+            const lock_options long_ttl = lasting_on(c, 60s);
             auto l = co_await acquired(c, held, long_ttl);
             auto [ec0, before] = co_await c.async_check(l, tuple_awaitable);
             REQUIRE_FALSE(ec0);
@@ -641,18 +658,13 @@ TEST_CASE("cluster: a waiter on cluster masters is woken by the release: the nod
     run_bounded(
         io,
         [&]() -> asio::awaitable<void> {
-            lock_options long_ttl = holder.default_options();
-            long_ttl.ttl = 60s;
+            const lock_options long_ttl = lasting_on(holder, 60s);
             auto held = co_await acquired(holder, key, long_ttl);
 
             // Neither a poll (every 20 s), nor the keys' expiry (60 s), nor the waiter's guess of
             // it before it read their PTTL (its own TTL, 30 s) comes within the wait of 15 s:
             // only an invalidation pushed by the nodes can wake the waiter in time.
-            lock_options o = waiter.default_options();
-            o.ttl = 30s;
-            o.wait = 15s;
-            o.retry_delay = 20s;
-            o.retry_jitter = 0ms;
+            const lock_options o = waiting_15s(waiter, 20s);
             bool woken = false;
             asio::co_spawn(
                 io,
@@ -727,16 +739,11 @@ TEST_CASE("cluster: a waiter whose key's slot is migrating on every cluster is n
         [&]() -> asio::awaitable<void> {
             for (client* c : {&holder, &waiter})
                 REQUIRE_FALSE(std::get<0>(co_await c->async_wait_connected(tuple_awaitable)));
-            lock_options short_ttl = holder.default_options();
-            short_ttl.ttl = 1500ms;
+            const lock_options short_ttl = lasting_on(holder, 1500ms);
             const auto t0 = steady::now();
             auto held = co_await acquired(holder, key, short_ttl);
 
-            lock_options o = waiter.default_options();
-            o.ttl = 30s;
-            o.wait = 15s;
-            o.retry_delay = 2s;
-            o.retry_jitter = 0ms;
+            const lock_options o = waiting_15s(waiter, 2s);
             auto [ec, l] = co_await waiter.async_lock(key, o, tuple_awaitable);
             const auto took = steady::now() - t0;
             INFO(l.describe() << "; taken " << ms(took) << " ms after the holder's acquisition");
@@ -778,10 +785,9 @@ TEST_CASE(
     REQUIRE(restarted);
 
     std::optional<std::pair<error_code, lock>> result;  // outlives the body: the callback writes it
-    run_bounded(
-        io,
+    run_and_drain(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
             const auto before = c.master_states()[clustered];
             const auto owner_run_id = run_id_of(cluster, owner);
             const auto old_run_id = run_id_of(cluster, *restarted);
@@ -835,9 +841,8 @@ TEST_CASE(
             CHECK_FALSE(uec);
             CHECK(co_await settled_keys(standalone) == 0);
             CHECK(co_await settled_keys(cluster.masters()) == 0);
-        }(),
+        },
         30s);
-    drain(io, c);
 }
 
 TEST_CASE("cluster: deployment checks run on every node of a cluster master, without "
@@ -873,10 +878,9 @@ TEST_CASE("cluster: deployment checks run on every node of a cluster master, wit
         return std::count(warned.begin(), warned.end(),
                           std::pair<std::size_t, error_code>(clustered, w));
     };
-    run_bounded(
-        io,
+    run_and_drain(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
             CHECK(co_await eventually(
                 [&] { return of_cluster(error::eviction_can_drop_locks) > 0; }, 5s));
             co_await sleep_for(50ms);  // the other handshakes' events, posted as that one was
@@ -901,9 +905,8 @@ TEST_CASE("cluster: deployment checks run on every node of a cluster master, wit
             // Neither is the seed's doing: it has no maxmemory.
             CHECK_THAT(cluster.command(seed, {"CONFIG", "GET", "maxmemory"}),
                        Contains("\r\n0\r\n"));
-        }(),
+        },
         30s);
-    drain(io, c);
 }
 
 TEST_CASE("cluster: a script goes as EVALSHA to a node that has run it, and a node that lost it "
@@ -926,10 +929,9 @@ TEST_CASE("cluster: a script goes as EVALSHA to a node that has run it, and a no
     };
     REQUIRE(cluster.command(node, {"CONFIG", "RESETSTAT"}) == "+OK\r\n");
 
-    run_bounded(
-        io,
+    run_connected(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
             // Three releases: the first sends the body, the next two its SHA1 only.
             for (int k = 0; k < 3; ++k)
             {
@@ -951,6 +953,6 @@ TEST_CASE("cluster: a script goes as EVALSHA to a node that has run it, and a no
             CHECK(co_await eventually([&] { return calls("eval") == 3; }, 2s));
             CHECK(calls("evalsha") == 3);
             CHECK(keys_on(cluster.masters(), node).empty());
-        }(),
+        },
         30s);
 }

@@ -52,6 +52,25 @@ client_config config_of(std::vector<std::string> uris, warning_log& log)
     return cfg;
 }
 
+/// A client of the given master URIs whose warnings `log` records, on an io_context of its own.
+struct logged_client
+{
+    asio::io_context io;
+    warning_log log;
+    client c;
+
+    explicit logged_client(std::vector<std::string> uris)
+        : c(io.get_executor(), config_of(std::move(uris), log))
+    {}
+
+    /// Runs the coroutine `body()` once every master is connected (run_and_drain).
+    template <class Body>
+    void run(Body body, steady::duration limit)
+    {
+        run_and_drain(io, c, std::move(body), limit);
+    }
+};
+
 /// Drops the client connections of master `i` of `m` (not the one sending the command).
 void kill_clients(const local_masters& m, std::size_t i)
 {
@@ -95,10 +114,9 @@ TEST_CASE("client: deployment checks warn of eviction and of persistence off, on
     unchecked_cfg.deployment_checks = false;
     client unchecked(io.get_executor(), std::move(unchecked_cfg));
 
-    run_bounded(
-        io,
+    run_connected(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
             co_await require_connected(unchecked);
             REQUIRE(co_await eventually([&] { return log.seen.size() >= 2; }, 5s));
             auto states = c.master_states();
@@ -131,7 +149,7 @@ TEST_CASE("client: deployment checks warn of eviction and of persistence off, on
             auto [ec, l] = co_await c.async_lock("deployment-checked", tuple_awaitable);
             CHECK_FALSE(ec);
             co_await c.async_unlock(l, tuple_awaitable);
-        }(),
+        },
         30s);
     drain(io, unchecked);
     drain(io, c);
@@ -142,14 +160,12 @@ TEST_CASE("client: a master with a replica and the replica itself are reported a
 {
     // No 5 s wait before the full sync: the replica is online at once.
     local_masters m({.count = 2, .extra_config = {"repl-diskless-sync-delay 0"}});
-    asio::io_context io;
-    warning_log log;
-    client c(io.get_executor(), config_of(m.uris(), log));
+    logged_client lc(m.uris());
+    auto& c = lc.c;
+    auto& log = lc.log;
 
-    run_bounded(
-        io,
+    lc.run(
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
             REQUIRE(co_await eventually([&] { return log.seen.size() == 2; }, 5s));
             CHECK(log.sorted() == warned{{0, error::persistence_off}, {1, error::persistence_off}});
             for (const auto& s : c.master_states())
@@ -174,9 +190,8 @@ TEST_CASE("client: a master with a replica and the replica itself are reported a
             // Only what is new: persistence_off was reported at the first connection.
             CHECK(log.sorted(2) ==
                   warned{{0, error::master_has_replicas}, {1, error::master_is_replica}});
-        }(),
+        },
         60s);
-    drain(io, c);
 }
 
 TEST_CASE("client: a master that refuses CONFIG connects, its persistence unknown",
@@ -187,14 +202,12 @@ TEST_CASE("client: a master that refuses CONFIG connects, its persistence unknow
                      .extra_config = {"rename-command CONFIG \"\"", "maxmemory 100mb",
                                       "maxmemory-policy volatile-lru"}});
     REQUIRE(m.command(0, {"CONFIG", "GET", "save"}).starts_with("-ERR"));
-    asio::io_context io;
-    warning_log log;
-    client c(io.get_executor(), config_of(m.uris(), log));
+    logged_client lc(m.uris());
+    auto& c = lc.c;
+    auto& log = lc.log;
 
-    run_bounded(
-        io,
+    lc.run(
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
             REQUIRE(co_await eventually([&] { return !log.seen.empty(); }, 5s));
             const auto s = c.master_states()[0];
             CHECK(s.state == master_state::ready);
@@ -202,8 +215,7 @@ TEST_CASE("client: a master that refuses CONFIG connects, its persistence unknow
             auto [ec, l] = co_await c.async_lock("config-refused", tuple_awaitable);
             CHECK_FALSE(ec);
             co_await c.async_unlock(l, tuple_awaitable);
-        }(),
+        },
         30s);
-    drain(io, c);
     CHECK(log.seen == warned{{0, error::eviction_can_drop_locks}});
 }

@@ -16,11 +16,6 @@ using namespace redlock::test;
 
 namespace {
 
-bool contains(std::string_view text, std::string_view part)
-{
-    return text.find(part) != std::string_view::npos;
-}
-
 /// Three masters behind a password; the two last are killed, so every attempt fails with
 /// no_quorum and the diagnostics show two masters in error.
 struct one_of_three
@@ -170,14 +165,12 @@ TEST_CASE("client: diagnostics: with_diagnostics around a callback", "[live][cli
     }
 }
 
-TEST_CASE("client: diagnostics: an invalid per-operation option says which field and why",
-          "[live][client][diagnostics]")
+TEST_CASE_METHOD(masters_rig<3>,
+                 "client: diagnostics: an invalid per-operation option says which field and why",
+                 "[live][client][diagnostics]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
-    lock_options bad;
-    bad.ttl = std::chrono::milliseconds(3);  // the derived 10 ms attempt timeout is longer
+    auto bad =
+        lasting(std::chrono::milliseconds(3));  // the derived 10 ms attempt timeout is longer
     const std::vector<std::string> repeated{"a", "b", "a"};  // (built outside: GCC 12 coroutines)
 
     run_bounded(
@@ -234,21 +227,18 @@ TEST_CASE("client: diagnostics: an invalid per-operation option says which field
         10s);
 }
 
-TEST_CASE("client: diagnostics: an acquisition on a closed client says so in reason()",
-          "[live][client][diagnostics]")
+TEST_CASE_METHOD(masters_rig<3>,
+                 "client: diagnostics: an acquisition on a closed client says so in reason()",
+                 "[live][client][diagnostics]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
-    run_bounded(
-        io,
+    run_connected(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
             c.close();
             auto [ec, l] = co_await c.async_lock("diag-closed", tuple_awaitable);
             CHECK(ec == error::connection_closed);
             CHECK(l.reason() == "the client was closed before the operation started");
             CHECK(contains(l.describe(), "closed before the operation started"));
-        }(),
+        },
         10s);
 }

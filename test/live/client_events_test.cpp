@@ -78,6 +78,13 @@ struct recorded_client
               return cfg;
           }())
     {}
+
+    /// Runs the coroutine `body()` once every master is connected (run_connected).
+    template <class Body>
+    void run(Body body, steady::duration limit)
+    {
+        run_connected(io, c, std::move(body), limit);
+    }
 };
 
 }  // namespace
@@ -88,10 +95,8 @@ TEST_CASE("client: events: masters up and down, acquisitions and releases, the m
     recorded_client rig(short_lock());
     auto& [rec, m, io, c] = rig;
 
-    run_bounded(
-        io,
+    rig.run(
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
             CHECK(co_await eventually([&] { return rec.count(event_kind::master_up) == 3; }));
             for (const auto& s : rec.events)
                 CHECK(s.masters == 3);
@@ -181,7 +186,7 @@ TEST_CASE("client: events: masters up and down, acquisitions and releases, the m
             m.resume(0);
             CHECK(co_await eventually([&] { return tried.has_value(); }, 5s));
             m.restart(1);
-        }(),
+        },
         30s);
     c.close();
     io.run_for(2s);
@@ -193,15 +198,13 @@ TEST_CASE(
     "holder's hand-over a released event",
     "[live][client][events][handoff]")
 {
-    lock_options defaults;
-    defaults.ttl = 20s;
+    auto defaults = lasting(20s);
     recorded_client rig(defaults);
     auto& [rec, m, io, c] = rig;
 
-    run_bounded(
-        io,
+    run_and_drain(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
             lock first = co_await acquired(c, "ho");
             REQUIRE(rec.last(event_kind::acquired) != nullptr);
             CHECK(rec.last(event_kind::acquired)->attempts == 1);
@@ -226,9 +229,8 @@ TEST_CASE(
             auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
             CHECK_FALSE(nec);
             CHECK(rec.count(event_kind::released, "ho") == 2);
-        }(),
+        },
         20s);
-    drain(io, c);
 }
 
 TEST_CASE("client: events: a holder is told when its lock is degraded, recovered and lost",
@@ -241,10 +243,9 @@ TEST_CASE("client: events: a holder is told when its lock is degraded, recovered
     hold_options ho;
     ho.on_degraded = [&](std::size_t holding, std::size_t n) { told.emplace_back(holding, n); };
 
-    run_bounded(
-        io,
+    run_and_drain(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
             lock l = co_await acquired(c, "deg");
             lock_holder h(c, l, ho);
             CHECK(h.masters_holding() == 3);
@@ -280,9 +281,8 @@ TEST_CASE("client: events: a holder is told when its lock is degraded, recovered
             CHECK(rec.count(event_kind::extended, "deg") >= 2);
             del_on(m, 0, "deg");
             del_on(m, 1, "deg");
-        }(),
+        },
         30s);
-    drain(io, c);
     CHECK(total_keys(m) == 0);
 }
 
@@ -294,14 +294,10 @@ TEST_CASE("client: events: extend_failed with its cause, from async_extend and f
     recorded_client rig(short_lock());
     auto& [rec, m, io, c] = rig;
 
-    run_bounded(
-        io,
+    rig.run(
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
-
             // async_extend of a lock taken over on a majority: extend_failed with lock_lost.
-            lock_options long_lock;
-            long_lock.ttl = 60000ms;
+            auto long_lock = lasting(60000ms);
             lock l = co_await acquired(c, "ev-extend", long_lock);
             for (std::size_t i = 0; i < 2; ++i)
                 m.command(i, {"SET", "ev-extend", "someone-else", "PX", "60000"});
@@ -336,7 +332,7 @@ TEST_CASE("client: events: extend_failed with its cause, from async_extend and f
             CHECK(got->resource == "ev-retry");
             CHECK(got->attempts >= 2);
             CHECK(got->elapsed >= std::chrono::microseconds(20'000 * (got->attempts - 1)));
-        }(),
+        },
         20s);
     c.close();
     io.run_for(500ms);

@@ -42,8 +42,7 @@ TEST_CASE("client: handlers run on their executor, events on the client's strand
     auto mine = asio::make_strand(io);
     bool acquired = false, on_mine = false;
     lock l;
-    lock_options o;
-    o.ttl = 1000ms;
+    auto o = lasting(1000ms);
     c.async_lock("exec:a", o, asio::bind_executor(mine, [&](error_code ec, lock got) {
                      on_mine = mine.running_in_this_thread();
                      CHECK_FALSE(ec);

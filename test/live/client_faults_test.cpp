@@ -158,8 +158,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             for (const auto ttl : {10000ms, 1000ms, 100ms})
             {
                 INFO("ttl " << ttl.count() << " ms");
-                lock_options opts;
-                opts.ttl = ttl;
+                auto opts = lasting(ttl);
                 const auto drift = std::chrono::duration_cast<steady::duration>(
                     std::chrono::duration<double, std::milli>(
                         static_cast<double>(ttl.count()) * 0.01 + 2.0));
@@ -212,8 +211,7 @@ TEST_CASE_METHOD(masters_rig<5>, "client: an attempt slower than the TTL never r
 {
     // Validity at best: 200 - (100 + 2) = 98 ms; the attempt may wait 190 ms (an attempt
     // timeout longer than the TTL is rejected as an option).
-    lock_options opts;
-    opts.ttl = 200ms;
+    auto opts = lasting(200ms);
     opts.drift_factor = 0.5;
     opts.attempt_timeout = 190ms;
     opts.max_attempts = 1;

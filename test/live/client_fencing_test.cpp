@@ -19,6 +19,19 @@ lock_options fencing_on()
     return o;
 }
 
+/// Takes `resource` with `holder` (`held_as`) and, while it is held, tries it with `other`
+/// (`tried_as`): the try completes without an error and without a lock. Returns the lock, released.
+asio::awaitable<lock> excludes(client& holder, lock_options held_as, client& other,
+                               lock_options tried_as, std::string resource)
+{
+    lock held = co_await holder.async_lock(resource, held_as);
+    auto [ec, refused] = co_await other.async_try_lock(resource, tried_as, tuple_awaitable);
+    CHECK_FALSE(ec);
+    CHECK_FALSE(refused.has_value());
+    co_await holder.async_unlock(held);
+    co_return held;
+}
+
 /// The running masters whose fence counter of `resource` holds `token`.
 std::size_t counters_at(const local_masters& m, std::string_view resource, std::uint64_t token)
 {
@@ -311,19 +324,8 @@ TEST_CASE_METHOD(rivals_rig<3>,
             lock_options plain_once;
             plain_once.max_attempts = 1;
             // Fenced first: an unfenced acquisition finds the same key taken, and vice versa.
-            lock fenced = co_await ours.async_lock("fence-mixed", once);
-            auto [ec1, refused1] =
-                co_await theirs.async_try_lock("fence-mixed", plain_once, tuple_awaitable);
-            CHECK_FALSE(ec1);
-            CHECK_FALSE(refused1.has_value());
-            co_await ours.async_unlock(fenced);
-
-            lock plain = co_await theirs.async_lock("fence-mixed", plain_once);
-            auto [ec2, refused2] =
-                co_await ours.async_try_lock("fence-mixed", once, tuple_awaitable);
-            CHECK_FALSE(ec2);
-            CHECK_FALSE(refused2.has_value());
-            co_await theirs.async_unlock(plain);
+            const lock fenced = co_await excludes(ours, once, theirs, plain_once, "fence-mixed");
+            co_await excludes(theirs, plain_once, ours, once, "fence-mixed");
 
             // An unfenced holder in between does not disturb the fenced ones' order.
             lock next = co_await ours.async_lock("fence-mixed", once);

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/cancellation_type.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -53,6 +54,31 @@ inline asio::awaitable<void> sleep_for(steady::duration d)
 {
     asio::steady_timer t(co_await asio::this_coro::executor, d);
     co_await t.async_wait(tuple_awaitable);
+}
+
+/// The cancellation types an operation honours.
+inline const std::vector<asio::cancellation_type> every_cancellation_type{
+    asio::cancellation_type::terminal, asio::cancellation_type::partial,
+    asio::cancellation_type::total};
+
+/// Runs the test case once per cancellation type, as the constant `name` (captured for the
+/// messages of failed checks).
+#define REDLOCK_EACH_CANCELLATION_TYPE(name)                                                       \
+    const auto name = GENERATE(from_range(::redlock::test::every_cancellation_type));              \
+    CAPTURE(static_cast<int>(name))
+
+/// Whether `text` contains `part`.
+inline bool contains(std::string_view text, std::string_view part)
+{
+    return text.find(part) != std::string_view::npos;
+}
+
+/// Lock options with the given ttl, the others the defaults.
+inline lock_options lasting(std::chrono::milliseconds lock_ttl)
+{
+    lock_options o;
+    o.ttl = lock_ttl;
+    return o;
 }
 
 /// Lock options of a single attempt with the given attempt and release deadlines.
@@ -296,6 +322,16 @@ inline bool on_every_master(const local_masters& m, std::string_view key, std::s
     return true;
 }
 
+/// acquired(), then waits until the lock's keys are on every master of `m`.
+inline asio::awaitable<lock> acquired_everywhere(client& c, const local_masters& m,
+                                                 std::string resource,
+                                                 std::optional<lock_options> o = {})
+{
+    lock l = co_await acquired(c, resource, o);
+    REQUIRE(co_await eventually([&] { return on_every_master(m, resource, l.token()); }));
+    co_return l;
+}
+
 /// How many times master i ran `command` ("pttl") since it started or its stats were last
 /// reset (INFO commandstats).
 inline long command_calls(const local_masters& m, std::size_t i, std::string_view command)
@@ -360,6 +396,28 @@ inline void drain(asio::io_context& io, redlock::client& c)
     io.run_for(std::chrono::milliseconds(200));
 }
 
+/// Runs the coroutine `body()` on `io` once every master of `c` is connected, failing the test
+/// if it takes longer than `limit` (run_bounded).
+template <class Body>
+void run_connected(asio::io_context& io, client& c, Body body, steady::duration limit)
+{
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            co_await require_connected(c);
+            co_await body();
+        }(),
+        limit);
+}
+
+/// run_connected(), then drain()s `c`.
+template <class Body>
+void run_and_drain(asio::io_context& io, client& c, Body body, steady::duration limit)
+{
+    run_connected(io, c, std::move(body), limit);
+    drain(io, c);
+}
+
 /// @brief The setting of most live tests: local masters, an io_context and a client of all of
 /// them. A test names the parts it uses (`auto& c = live.c;`) and runs its body with run().
 struct live_client
@@ -378,14 +436,7 @@ struct live_client
     template <class Body>
     void run(Body body, steady::duration limit)
     {
-        run_bounded(
-            io,
-            [&]() -> asio::awaitable<void> {
-                co_await require_connected(c);
-                co_await body();
-            }(),
-            limit);
-        drain(io, c);
+        run_and_drain(io, c, std::move(body), limit);
     }
 };
 

@@ -118,8 +118,7 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: outcomes and errors of lock, try_lock, 
 
             // Unlock of an expired lock: lock_expired.
             {
-                lock_options o;
-                o.ttl = 30ms;
+                auto o = lasting(30ms);
                 lock l = co_await acquired(ours, "errors", o);
                 co_await sleep_for(60ms);
                 auto [uec] = co_await ours.async_unlock(l, tuple_awaitable);
@@ -128,13 +127,10 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: outcomes and errors of lock, try_lock, 
             // Unlock of a lock that expired and was taken by somebody else: lock_expired, and their
             // key stays.
             {
-                lock_options o;
-                o.ttl = 30ms;
+                auto o = lasting(30ms);
                 lock l = co_await acquired(ours, "errors", o);
                 co_await sleep_for(60ms);
-                lock their = co_await acquired(theirs, "errors");
-                REQUIRE(co_await eventually(
-                    [&] { return on_every_master(m, "errors", their.token()); }));
+                lock their = co_await acquired_everywhere(theirs, m, "errors");
                 co_await unlock_is_lost_keeping(ours, l, m, "errors", std::string(their.token()),
                                                 error::lock_expired);
                 auto [uec2] = co_await theirs.async_unlock(their, tuple_awaitable);
@@ -150,8 +146,7 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: outcomes and errors of lock, try_lock, 
             // Bad per-call options: invalid_option (validate(lock_options)); bad arguments:
             // invalid_argument.
             {
-                lock_options bad;
-                bad.ttl = 0ms;
+                auto bad = lasting(0ms);
                 auto [ec, l] = co_await ours.async_lock("errors", bad, tuple_awaitable);
                 CHECK(ec == error::invalid_option);
                 auto [tec, tl] = co_await ours.async_try_lock("errors", bad, tuple_awaitable);
@@ -175,8 +170,7 @@ TEST_CASE_METHOD(rivals_rig<3>, "client: outcomes and errors of lock, try_lock, 
                                                               tuple_awaitable);
                 CHECK(mec == error::invalid_argument);
                 // A TTL shorter than the (derived) attempt timeout.
-                lock_options tiny;
-                tiny.ttl = 3ms;
+                auto tiny = lasting(3ms);
                 auto [tyec, tyl] = co_await ours.async_lock("errors", tiny, tuple_awaitable);
                 CHECK(tyec == error::invalid_option);
             }
@@ -201,8 +195,7 @@ TEST_CASE_METHOD(masters_rig<3>,
         CHECK(ec == error::invalid_argument);
         ++completed;
     });
-    lock_options bad;
-    bad.ttl = 0ms;
+    auto bad = lasting(0ms);
     c.async_lock("x", bad, [&](error_code ec, lock) {
         CHECK_FALSE(initiating);
         CHECK(ec == error::invalid_option);

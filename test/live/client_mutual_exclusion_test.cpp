@@ -40,8 +40,7 @@ TEST_CASE("client: concurrent clients never hold one resource at once", "[live][
 
     local_masters m({.count = n_masters});
 
-    lock_options opts;
-    opts.ttl = 2000ms;
+    auto opts = lasting(2000ms);
     opts.max_attempts = 1000;
     opts.retry_delay = 0ms;
     opts.retry_jitter = 5ms;

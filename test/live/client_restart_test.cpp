@@ -114,12 +114,10 @@ TEST_CASE("client: a quarantined master still takes extensions, checks and relea
     local_masters m({.count = 3});
     asio::io_context io;
     client c(io.get_executor(), config_with_quarantine(m, 60000ms));
-    run_bounded(
-        io,
+    run_connected(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
-            lock_options o;
-            o.ttl = 30000ms;
+            auto o = lasting(30000ms);
             lock l = co_await c.async_lock("quarantined", o);
             REQUIRE(
                 co_await eventually([&] { return on_every_master(m, "quarantined", l.token()); }));
@@ -166,7 +164,7 @@ TEST_CASE("client: a quarantined master still takes extensions, checks and relea
                     return m.command(2, {"EXISTS", "quarantined"}) == ":0\r\n";
                 },
                 2s));
-        }(),
+        },
         30s);
     c.close();
     io.run_for(1s);
@@ -185,12 +183,10 @@ TEST_CASE("client: the default quarantine grows with a longer per-operation TTL 
     auto cfg = config_with_quarantine(m, -1ms);
     cfg.defaults.ttl = 1000ms;
     client c(io.get_executor(), cfg);
-    run_bounded(
-        io,
+    run_connected(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
-            lock_options longer;
-            longer.ttl = 5000ms;
+            auto longer = lasting(5000ms);
             lock l = co_await c.async_lock("quarantine-ttl", longer);
             co_await c.async_unlock(l);
 
@@ -219,7 +215,7 @@ TEST_CASE("client: the default quarantine grows with a longer per-operation TTL 
             CHECK(plain.masters()[2].ec == error::master_restarted);
             CHECK(fec == error::no_quorum);
             CHECK(fenced_lock.masters()[2].ec == error::master_restarted);
-        }(),
+        },
         30s);
     c.close();
     io.run_for(1s);

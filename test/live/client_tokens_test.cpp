@@ -1,5 +1,6 @@
 // Acceptance: every completion-token style of async_lock / async_unlock.
 #include "client_fixture.hpp"
+#include "io_helpers.hpp"
 
 #include <boost/asio/deferred.hpp>
 #include <boost/asio/use_future.hpp>
@@ -10,12 +11,9 @@
 using namespace redlock;
 using namespace redlock::test;
 
-TEST_CASE("client: completion tokens: default (deferred) co_awaited", "[live][client]")
+TEST_CASE_METHOD(masters_rig<3>, "client: completion tokens: default (deferred) co_awaited",
+                 "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
-
     run_bounded(
         io,
         [&]() -> asio::awaitable<void> {
@@ -49,12 +47,8 @@ TEST_CASE("client: completion tokens: default (deferred) co_awaited", "[live][cl
         10s);
 }
 
-TEST_CASE("client: completion tokens: use_awaitable", "[live][client]")
+TEST_CASE_METHOD(masters_rig<3>, "client: completion tokens: use_awaitable", "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
-
     run_bounded(
         io,
         [&]() -> asio::awaitable<void> {
@@ -68,12 +62,8 @@ TEST_CASE("client: completion tokens: use_awaitable", "[live][client]")
         10s);
 }
 
-TEST_CASE("client: completion tokens: plain callback", "[live][client]")
+TEST_CASE_METHOD(masters_rig<3>, "client: completion tokens: plain callback", "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
-
     bool locked = false;
     bool unlocked = false;
     bool initiating = true;
@@ -92,9 +82,8 @@ TEST_CASE("client: completion tokens: plain callback", "[live][client]")
     });
     initiating = false;
 
-    const auto deadline = steady::now() + 10s;
-    while (!unlocked && steady::now() < deadline)
-        io.run_one_until(deadline);
+    run_until(
+        io, [&] { return unlocked; }, 10s);
     REQUIRE(locked);
     REQUIRE(unlocked);
     CHECK_FALSE(lock_ec);
@@ -150,13 +139,11 @@ TEST_CASE("client: completion tokens: use_future with the io_context on another 
     }
 }
 
-TEST_CASE(
+TEST_CASE_METHOD(
+    masters_rig<3>,
     "client: completion tokens: the default token composed by hand gives (exception_ptr, lock)",
     "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
     run_bounded(io, require_connected(c), 5s);
 
     // Success: a null exception_ptr and the lock.
@@ -168,10 +155,8 @@ TEST_CASE(
         got = std::move(l);
         done = true;
     });
-    const auto deadline = steady::now() + 10s;
-    while (!done && steady::now() < deadline)
-        io.run_one_until(deadline);
-    REQUIRE(done);
+    REQUIRE(run_until(
+        io, [&] { return done; }, 10s));
     CHECK_FALSE(ep);
     CHECK(got.held());
 
@@ -181,9 +166,8 @@ TEST_CASE(
         ep = e;
         done = true;
     });
-    while (!done && steady::now() < deadline)
-        io.run_one_until(deadline);
-    REQUIRE(done);
+    REQUIRE(run_until(
+        io, [&] { return done; }, 10s));
     REQUIRE(ep);
     try
     {
@@ -199,12 +183,9 @@ TEST_CASE(
     io.run_for(200ms);
 }
 
-TEST_CASE("client: completion tokens: asio::deferred composed", "[live][client]")
+TEST_CASE_METHOD(masters_rig<3>, "client: completion tokens: asio::deferred composed",
+                 "[live][client]")
 {
-    local_masters m({.count = 3});
-    asio::io_context io;
-    client c(io.get_executor(), config_for(m));
-
     SECTION("co_await a stored deferred operation")
     {
         run_bounded(
@@ -235,10 +216,8 @@ TEST_CASE("client: completion tokens: asio::deferred composed", "[live][client]"
                 done = true;
             });
         });
-        const auto deadline = steady::now() + 10s;
-        while (!done && steady::now() < deadline)
-            io.run_one_until(deadline);
-        REQUIRE(done);
+        REQUIRE(run_until(
+            io, [&] { return done; }, 10s));
         CHECK_FALSE(lock_ec);
         CHECK_FALSE(unlock_ec);
         CHECK(settled_keys_sync(io, m) == 0);
@@ -257,10 +236,8 @@ TEST_CASE("client: completion tokens: asio::deferred composed", "[live][client]"
             result = ec;
             done = true;
         });
-        const auto deadline = steady::now() + 10s;
-        while (!done && steady::now() < deadline)
-            io.run_one_until(deadline);
-        REQUIRE(done);
+        REQUIRE(run_until(
+            io, [&] { return done; }, 10s));
         CHECK_FALSE(result);
         CHECK(settled_keys_sync(io, m) == 0);
     }

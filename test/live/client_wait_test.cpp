@@ -24,8 +24,7 @@ constexpr auto holder_ttl = std::chrono::milliseconds(20000);
 
 lock_options holder_options()
 {
-    lock_options o;
-    o.ttl = holder_ttl;
+    auto o = lasting(holder_ttl);
     return o;
 }
 
@@ -35,6 +34,15 @@ lock_options waiting(std::chrono::milliseconds wait)
     lock_options o;
     o.wait = wait;
     o.max_attempts = 1;
+    return o;
+}
+
+// Waits up to `wait` like waiting(), and holds as long as a holder: a hand-off is allowed by
+// the TTLs.
+lock_options waiting_to_hold(std::chrono::milliseconds wait)
+{
+    auto o = waiting(wait);
+    o.ttl = holder_ttl;
     return o;
 }
 
@@ -291,8 +299,7 @@ TEST_CASE_METHOD(masters_rig<5>,
         [&]() -> asio::awaitable<void> {
             lock first = co_await acquired(c, "w-row", holder_options());
             constexpr int waiters = 2 * static_cast<int>(detail::waiting_room::yield_every) + 2;
-            auto o = waiting(15000ms);
-            o.ttl = holder_ttl;
+            auto o = waiting_to_hold(15000ms);
             o.handoff = handoff;
             std::vector<int> order;
             int finished = 0;
@@ -344,8 +351,7 @@ TEST_CASE_METHOD(masters_rig<5>,
                     co_await r->async_wait_connected(asio::as_tuple(asio::use_awaitable))));
             lock first = co_await acquired(c, "w-stream", holder_options());
             constexpr int waiters = 6;
-            auto o = waiting(10000ms);
-            o.ttl = holder_ttl;
+            auto o = waiting_to_hold(10000ms);
             int finished = 0;
             int handed_over = 0;
             bool racing = true;
@@ -437,8 +443,7 @@ TEST_CASE_METHOD(masters_rig<5>,
     run(
         [&]() -> asio::awaitable<void> {
             lock first = co_await acquired(c, "w-yield", holder_options());
-            auto o = waiting(20000ms);
-            o.ttl = holder_ttl;
+            auto o = waiting_to_hold(20000ms);
             int handed = 0, finished = 0, started = 0;
             lock::clock::time_point last_valid_until = first.valid_until();
             std::function<void()> queue_one;
@@ -540,8 +545,7 @@ TEST_CASE_METHOD(
             const auto expiry = expiry_times(m, "w-hand");
             std::optional<error_code> ec;
             lock next;
-            auto o = waiting(10000ms);
-            o.ttl = holder_ttl;
+            auto o = waiting_to_hold(10000ms);
             co_await start_waiter(hc, m, "w-hand", o, true, ec, next);
 
             co_await release_to_waiter(hc, first, ec, next);
@@ -565,9 +569,7 @@ TEST_CASE_METHOD(
             CHECK(seen.holding == 0);
             CHECK(on_every_master(m, "w-hand", next.token()));
 
-            auto [nec] = co_await hc.async_unlock(next, tuple_awaitable);
-            CHECK_FALSE(nec);
-            CHECK(co_await settled_keys(m) == 0);
+            co_await unlock_and_expect_no_keys(hc, next, m);
         },
         20s);
     drain(io, hc);
@@ -587,10 +589,9 @@ TEST_CASE("wait: on masters whose ACL refuses CLIENT TRACKING, the waiter polls 
         cfg.masters[i] = "redis://limited:pw@127.0.0.1:" + std::to_string(m.port(i));
     cfg.connection.client_name.clear();
     client c(io.get_executor(), cfg);
-    run_bounded(
-        io,
+    run_connected(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
             set_by_hand(m, "w-poll", 3, "600");
             const long sets_before = command_calls(m, 0, "set");
             auto o = waiting(5000ms);
@@ -618,7 +619,7 @@ TEST_CASE("wait: on masters whose ACL refuses CLIENT TRACKING, the waiter polls 
                 line.substr(flags_at + 7, line.find(' ', flags_at + 7) - flags_at - 7);
             CHECK(flags.find('t') == std::string::npos);
             co_await c.async_unlock(l, tuple_awaitable);
-        }(),
+        },
         15s);
     c.close();
     io.run_for(500ms);
@@ -635,8 +636,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             lock first = co_await acquired(c, "w-multi-anew", holder_options());
             std::optional<error_code> ec;
             lock next;
-            auto o = waiting(10000ms);
-            o.ttl = holder_ttl;  // a hand-off would be allowed by the TTLs
+            auto o = waiting_to_hold(10000ms);  // a hand-off would be allowed by the TTLs
             c.async_lock_all(both, o, [&](error_code e, lock l) {
                 ec = e;
                 next = std::move(l);
@@ -683,9 +683,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             CHECK(next.valid_until() > first.valid_until());
             CHECK(next.ttl() == o.ttl);
             CHECK(on_every_master(m, "w-anew", next.token()));
-            auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
-            CHECK_FALSE(nec);
-            CHECK(co_await settled_keys(m) == 0);
+            co_await unlock_and_expect_no_keys(c, next, m);
         },
         20s);
 }
@@ -698,8 +696,7 @@ TEST_CASE_METHOD(
 {
     run(
         [&]() -> asio::awaitable<void> {
-            auto o = waiting(15000ms);
-            o.ttl = holder_ttl;
+            auto o = waiting_to_hold(15000ms);
             lock first = co_await acquired(c, "w-dead", holder_options());
             std::optional<error_code> ec1, ec2;
             lock l1, l2;
@@ -736,9 +733,7 @@ TEST_CASE_METHOD(
             REQUIRE_FALSE(*ec2);
             CHECK(l2.valid_until() > l1.valid_until());
             CHECK(on_every_master(m, "w-dead", l2.token()));
-            auto [nec] = co_await c.async_unlock(l2, tuple_awaitable);
-            CHECK_FALSE(nec);
-            CHECK(co_await settled_keys(m) == 0);
+            co_await unlock_and_expect_no_keys(c, l2, m);
         },
         30s);
 }
@@ -785,9 +780,7 @@ TEST_CASE_METHOD(
                 CHECK(command_calls(m, i, "evalsha") == evalshas[i]);
             }
 
-            auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
-            CHECK_FALSE(nec);
-            CHECK(co_await settled_keys(m) == 0);
+            co_await unlock_and_expect_no_keys(c, next, m);
         },
         20s);
 }
@@ -811,17 +804,14 @@ TEST_CASE_METHOD(masters_rig<5>,
             REQUIRE(rebuilt.valid_until() > first.valid_until());
             std::optional<error_code> ec;
             lock next;
-            auto o = waiting(10000ms);
-            o.ttl = holder_ttl;
+            auto o = waiting_to_hold(10000ms);
             co_await start_waiter(c, m, "w-parts", o, true, ec, next);
 
             co_await release_to_waiter(c, rebuilt, ec, next);
             INFO(next.describe());
             CHECK(next.valid_until() > rebuilt.valid_until());  // set anew, after the release
             CHECK(on_every_master(m, "w-parts", next.token()));
-            auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
-            CHECK_FALSE(nec);
-            CHECK(co_await settled_keys(m) == 0);
+            co_await unlock_and_expect_no_keys(c, next, m);
         },
         20s);
 }
@@ -833,8 +823,7 @@ TEST_CASE_METHOD(
 {
     run(
         [&]() -> asio::awaitable<void> {
-            auto o = waiting(10000ms);
-            o.ttl = holder_ttl;
+            auto o = waiting_to_hold(10000ms);
             std::optional<error_code> ec;
             lock next;
             lock held;  // the work's lock
@@ -855,9 +844,7 @@ TEST_CASE_METHOD(
             REQUIRE(co_await eventually([&] { return on_every_master(m, "w-held", next.token()); },
                                         2s));
             CHECK(expiry_times(m, "w-held") == expiry);
-            auto [nec] = co_await c.async_unlock(next, tuple_awaitable);
-            CHECK_FALSE(nec);
-            CHECK(co_await settled_keys(m) == 0);
+            co_await unlock_and_expect_no_keys(c, next, m);
         },
         20s);
 }

@@ -21,13 +21,9 @@
 
 namespace resp = redlock::resp;
 using Catch::Matchers::Contains;
-using redlock::detail::key_slot;
-using redlock::detail::parse_redirect;
-using redlock::detail::redirect_kind;
-using redlock::detail::slot_map;
-using redlock::test::has_children;
-using redlock::test::local_cluster;
-using redlock::test::process_gone;
+using redlock::detail::key_slot, redlock::detail::parse_redirect, redlock::detail::redirect_kind,
+    redlock::detail::slot_map;
+using redlock::test::has_children, redlock::test::local_cluster, redlock::test::process_gone;
 
 namespace {
 

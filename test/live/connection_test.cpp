@@ -178,6 +178,19 @@ private:
     std::uint16_t port_ = 0;
 };
 
+// Connects `conn` and checks that its TLS handshake succeeds (`ok`) or fails with
+// tls_handshake_failed; then shuts it.
+void check_tls_handshake(asio::io_context& io, connection& conn, bool ok)
+{
+    const auto ec = wait_connected(io, conn);
+    INFO(ec.message() << ": " << conn.last_error_detail());
+    if (ok)
+        CHECK_FALSE(ec);
+    else
+        CHECK(ec == error::tls_handshake_failed);
+    shut(io, conn);
+}
+
 }  // namespace
 
 // ---- 1. Pipelining and write coalescing ---------------------------------------------------
@@ -566,13 +579,7 @@ TEST_CASE("connection: TLS with the right CA works and a wrong CA is refused", "
             cfg.tls.ca_file = masters.ca_file();
             cfg.tls.server_name = server_name;
             connection conn(io.get_executor(), cfg);
-            const auto ec = wait_connected(io, conn);
-            INFO(ec.message() << ": " << conn.last_error_detail());
-            if (ok)
-                CHECK_FALSE(ec);
-            else
-                CHECK(ec == error::tls_handshake_failed);
-            shut(io, conn);
+            check_tls_handshake(io, conn, ok);
         }
     }
     SECTION("without a CA configured, OpenSSL's default trust store is used")
@@ -588,13 +595,7 @@ TEST_CASE("connection: TLS with the right CA works and a wrong CA is refused", "
             ::setenv("SSL_CERT_FILE",
                      (right_ca ? masters.ca_file() : masters.other_ca_file()).c_str(), 1);
             connection conn(io.get_executor(), masters.tls_uri(0));
-            const auto ec = wait_connected(io, conn);
-            INFO(ec.message() << ": " << conn.last_error_detail());
-            if (right_ca)
-                CHECK_FALSE(ec);
-            else
-                CHECK(ec == error::tls_handshake_failed);
-            shut(io, conn);
+            check_tls_handshake(io, conn, right_ca);
         }
         if (saved)
             ::setenv("SSL_CERT_FILE", previous.c_str(), 1);

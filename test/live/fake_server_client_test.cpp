@@ -19,8 +19,7 @@ namespace {
 /// Options that decide within milliseconds: one attempt, short deadlines.
 lock_options quick()
 {
-    lock_options o;
-    o.ttl = 5000ms;
+    auto o = lasting(5000ms);
     o.attempt_timeout = 200ms;
     o.release_timeout = 200ms;
     o.max_attempts = 1;
@@ -182,10 +181,9 @@ TEST_CASE("fake server: a master that answers SET badly counts as failed and the
         three_fakes fakes(f.script);
         asio::io_context io;
         client c(io.get_executor(), config_of(fakes.uris()));
-        run_bounded(
-            io,
+        run_connected(
+            io, c,
             [&]() -> asio::awaitable<void> {
-                co_await require_connected(c);
                 auto [ec, l] = co_await c.async_lock("res", tuple_awaitable);
                 INFO("lock: " << ec.message() << " " << l.describe());
                 REQUIRE_FALSE(ec);
@@ -207,7 +205,7 @@ TEST_CASE("fake server: a master that answers SET badly counts as failed and the
 
                 // The bad master comes back by itself: soon every master grants.
                 CHECK(co_await recovers_eventually(c, "res2"));
-            }(),
+            },
             20s);
         for (auto& m : fakes.m)
             CHECK(m.errors().empty());
@@ -365,10 +363,9 @@ TEST_CASE("fake server: a fake master that answers SET with :1 beside two real m
     fake.push(on_first("SET", ":1\r\n"));
     asio::io_context io;
     client c(io.get_executor(), config_of({real.uri(0), fake.uri(), real.uri(1)}));
-    run_bounded(
-        io,
+    run_connected(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            co_await require_connected(c);
             // The first real master is paused for 50 ms, so that the quorum needs it and the
             // fake's answer is in before the round is decided (else it could stay `pending`).
             real.pause(0);
@@ -384,7 +381,7 @@ TEST_CASE("fake server: a fake master that answers SET with :1 beside two real m
             auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
             CHECK_FALSE(uec);
             CHECK(co_await settled_keys(real) == 0);
-        }(),
+        },
         20s);
     c.close();
     io.run_for(20ms);

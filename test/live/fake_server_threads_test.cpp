@@ -326,8 +326,7 @@ TEST_CASE(
     client c(io.get_executor(), config_for(m));
     io_threads runner(io, io_thread_count());
 
-    lock_options o;
-    o.ttl = 300ms;  // an extension every ~100 ms
+    auto o = lasting(300ms);  // an extension every ~100 ms
     std::future<lock> acquired = c.async_lock("threads:holder", o, asio::use_future);
     REQUIRE(acquired.wait_for(10s) == std::future_status::ready);
     const lock l = acquired.get();

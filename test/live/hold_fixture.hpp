@@ -55,6 +55,12 @@ inline std::int64_t dbsize_all(const local_masters& m)
     return n;
 }
 
+/// Whether every master of `m` comes to hold no key (DBSIZE 0) within `limit`.
+inline asio::awaitable<bool> no_keys_within(const local_masters& m, steady::duration limit)
+{
+    co_return co_await eventually([&] { return dbsize_all(m) == 0; }, limit);
+}
+
 /// A numeric field of `INFO <section>` on master `i` ("total_reads_processed"); 0 if absent.
 inline std::int64_t info_field(const local_masters& m, std::size_t i, std::string_view section,
                                std::string_view field)

@@ -196,7 +196,7 @@ TEST_CASE_METHOD(masters_rig<5>, "multi: a key of a held multi lock stolen on a 
             CHECK(wec == asio::error::operation_aborted);
             CHECK(h.status() == error::lock_lost);
             // The keys still holding the token are released; none is re-created.
-            CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 1s));
+            CHECK(co_await no_keys_within(m, 1s));
         },
         20s);
 }
@@ -222,8 +222,7 @@ TEST_CASE_METHOD(masters_rig<5>, "check: holding and the smallest PTTL, as the m
 {
     run(
         [&]() -> asio::awaitable<void> {
-            lock l = co_await acquired(c, "check:r", short_lock());
-            REQUIRE(co_await eventually([&] { return on_every_master(m, "check:r", l.token()); }));
+            lock l = co_await acquired_everywhere(c, m, "check:r", short_lock());
 
             auto [c1, fresh] = co_await c.async_check(l, tuple_awaitable);
             CHECK_FALSE(c1);
@@ -271,9 +270,7 @@ TEST_CASE_METHOD(masters_rig<3>,
 {
     run(
         [&]() -> asio::awaitable<void> {
-            lock l = co_await acquired(c, "check:read-only", short_lock(60s));
-            REQUIRE(co_await eventually(
-                [&] { return on_every_master(m, "check:read-only", l.token()); }));
+            lock l = co_await acquired_everywhere(c, m, "check:read-only", short_lock(60s));
             const auto pexpires = calls_all(m, "pexpire");
             const auto sets = calls_all(m, "set");
             std::vector<std::int64_t> pttl_before;

@@ -157,7 +157,7 @@ TEST_CASE_METHOD(
                                           << " ms before validity end");
 
             // The two masters that still had the key are released; nothing is re-created.
-            CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 1s));
+            CHECK(co_await no_keys_within(m, 1s));
             co_await sleep_for(interval);
             CHECK(dbsize_all(m) == 0);
             auto [rec] = co_await h.async_release(tuple_awaitable);
@@ -205,7 +205,7 @@ TEST_CASE_METHOD(masters_rig<5>,
                                           << ")");
 
             // Once resumed, the masters run what was queued: the extensions, then the release.
-            CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 2s));
+            CHECK(co_await no_keys_within(m, 2s));
         },
         20s);
 }
@@ -275,7 +275,7 @@ TEST_CASE_METHOD(masters_rig<5>, "hold: max_extensions lets the lock lapse and t
             const auto interval = default_extension_interval(1000ms, 50ms);
             CHECK(loss.at - t0 >= 2 * interval + 900ms);
 
-            CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 500ms));
+            CHECK(co_await no_keys_within(m, 500ms));
             const auto pexpire_after = calls_all(m, "pexpire");
             for (std::size_t i = 0; i < m.size(); ++i)
                 CHECK(pexpire_after[i] - pexpire_before[i] == 2);
@@ -308,7 +308,7 @@ TEST_CASE_METHOD(masters_rig<5>, "hold: max_hold lets the lock lapse and tells t
             CHECK(loss.at >= valid_until);
             CHECK(loss.at <= valid_until + 25ms);
             CHECK(loss.at - t0 <= 1500ms + 1000ms);  // max_hold + at most one TTL
-            CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 500ms));
+            CHECK(co_await no_keys_within(m, 500ms));
         },
         20s);
 }
@@ -317,11 +317,10 @@ TEST_CASE_METHOD(masters_rig<5>,
                  "hold: release stops the extension at once, no extension is sent after it",
                  "[live][hold]")
 {
-    const auto interval = default_extension_interval(1000ms, 50ms);
-
     // How the release is asked for: async_release, release(), or the guard's destructor.
     const int how = GENERATE(0, 1, 2);
     CAPTURE(how);
+    const auto interval = default_extension_interval(1000ms, 50ms);
 
     run(
         [&]() -> asio::awaitable<void> {
@@ -355,13 +354,13 @@ TEST_CASE_METHOD(masters_rig<5>,
             else if (how == 1)
             {
                 h->release();  // returns at once; the release runs on the client's strand
-                CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 1s));
+                CHECK(co_await no_keys_within(m, 1s));
                 CHECK(h->status() == error::released);
             }
             else
             {
                 h.reset();
-                CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 1s));
+                CHECK(co_await no_keys_within(m, 1s));
             }
             // Settled: the release's own EVAL (NOSCRIPT fallback) has run by now.
             co_await sleep_for(50ms);
@@ -412,9 +411,7 @@ TEST_CASE_METHOD(masters_rig<3>,
                  "is still released",
                  "[live][hold]")
 {
-    const auto type = GENERATE(asio::cancellation_type::terminal, asio::cancellation_type::partial,
-                               asio::cancellation_type::total);
-    CAPTURE(static_cast<int>(type));
+    REDLOCK_EACH_CANCELLATION_TYPE(type);
     run(
         [&]() -> asio::awaitable<void> {
             // A TTL far longer than the test: only the release can remove the keys in time.
@@ -467,7 +464,7 @@ TEST_CASE_METHOD(masters_rig<3>, "hold: release() twice, then the destructor, se
                 h.release();
                 h.release();
             }
-            CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 2s));
+            CHECK(co_await no_keys_within(m, 2s));
             // An acquisition after them on the same connections: any second release would have
             // reached the masters before its SET.
             lock after = co_await acquired(c, "hold:idempotent-after", short_lock(60s));
@@ -563,7 +560,7 @@ TEST_CASE("hold: closing or destroying the client tells the holder, the guard ou
             CHECK(rec == error::lock_lost);
             // Nobody could release them: the keys expire by their TTL.
             CHECK(dbsize_all(m) > 0);
-            CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 1500ms));
+            CHECK(co_await no_keys_within(m, 1500ms));
         }(),
         10s);
 }
@@ -610,7 +607,7 @@ TEST_CASE_METHOD(masters_rig<5>,
 
             REQUIRE(co_await eventually([&] { return fired != steady::time_point{}; }, 2s));
             const auto late = fired - due;
-            const auto gone = co_await eventually([&] { return dbsize_all(m) == 0; }, 2s);
+            const auto gone = co_await no_keys_within(m, 2s);
             const auto all_released = steady::now() - t0;
             INFO("destroying " << count << " guards took " << ms(destroy)
                                << " ms; the 20 ms timer fired " << ms(late)

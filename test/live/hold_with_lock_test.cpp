@@ -44,6 +44,28 @@ struct waiting_work_log
     lock l;
 };
 
+/// An async_with_lock that a cancellation signal (`sig`) can cut: what it completed with, once
+/// `done`.
+struct cancellable_with_lock
+{
+    asio::cancellation_signal sig;
+    std::exception_ptr ep;
+    error_code ec;
+    bool done = false;
+
+    template <class Work>
+    void start(client& c, std::string resource, const lock_options& o, Work work)
+    {
+        c.async_with_lock(std::move(resource), o, {}, std::move(work),
+                          asio::bind_cancellation_slot(
+                              sig.slot(), [this](std::exception_ptr e, error_code r, int) {
+                                  ep = e;
+                                  ec = r;
+                                  done = true;
+                              }));
+    }
+};
+
 }  // namespace
 
 TEST_CASE_METHOD(masters_rig<5>, "with_lock: every completion style delivers the work's result",
@@ -203,8 +225,7 @@ TEST_CASE("with_lock: async_with_lock(resource, work) takes the client's default
 {
     // Defaults that differ from lock_options{}: an overload that ignored them would give a
     // 10 s lock, one attempt fewer would not be noticed, but the TTL is.
-    lock_options defaults;
-    defaults.ttl = 7777ms;
+    auto defaults = lasting(7777ms);
     live_client live({.count = 3}, defaults);
     auto& c = live.c;
     live.run(
@@ -333,7 +354,7 @@ TEST_CASE_METHOD(
                  << ms(log.ended - paused) << " ms after SIGSTOP of 3/5, "
                  << ms(log.l.valid_until() - log.ended) << " ms before validity end; completed "
                  << ms(completed - log.ended) << " ms later");
-            CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 2s));
+            CHECK(co_await no_keys_within(m, 2s));
         },
         20s);
 }
@@ -453,9 +474,7 @@ TEST_CASE_METHOD(
     "with_lock: per-operation cancellation during the work cancels it, releases, operation_aborted",
     "[live][hold]")
 {
-    const auto type = GENERATE(asio::cancellation_type::terminal, asio::cancellation_type::partial,
-                               asio::cancellation_type::total);
-    CAPTURE(static_cast<int>(type));
+    REDLOCK_EACH_CANCELLATION_TYPE(type);
 
     run(
         [&]() -> asio::awaitable<void> {
@@ -469,40 +488,25 @@ TEST_CASE_METHOD(
                 co_return 1;
             };
 
-            asio::cancellation_signal sig;
             asio::steady_timer trigger(co_await asio::this_coro::executor);
             steady::time_point emitted{};
-            std::exception_ptr ep;
-            error_code ec;
-            bool done = false;
-            c.async_with_lock("wl:cancel", short_lock(), {}, work,
-                              asio::bind_cancellation_slot(
-                                  sig.slot(), [&](std::exception_ptr e, error_code r, int) {
-                                      ep = e;
-                                      ec = r;
-                                      done = true;
-                                  }));
+            cancellable_with_lock op;
+            op.start(c, "wl:cancel", short_lock(), work);
             REQUIRE(co_await eventually([&] { return log.started != steady::time_point{}; }, 2s));
             co_await sleep_for(100ms);
             emitted = steady::now();
-            sig.emit(type);
-            REQUIRE(co_await eventually([&] { return done; }, 6s));
+            op.sig.emit(type);
+            REQUIRE(co_await eventually([&] { return op.done; }, 6s));
             const auto completed = steady::now();
             INFO("completed " << ms(completed - emitted) << " ms after the signal with "
-                              << ec.message());
-            CHECK_FALSE(ep);
-            CHECK(ec == asio::error::operation_aborted);
+                              << op.ec.message());
+            CHECK_FALSE(op.ep);
+            CHECK(op.ec == asio::error::operation_aborted);
             CHECK(completed - emitted < 100ms);
             CHECK(dbsize_all(m) == 0);
         },
         20s);
 }
-
-namespace {
-const asio::cancellation_type cancellation_types[] = {asio::cancellation_type::terminal,
-                                                      asio::cancellation_type::partial,
-                                                      asio::cancellation_type::total};
-}  // namespace
 
 TEST_CASE_METHOD(
     rivals_rig<5>,
@@ -526,22 +530,15 @@ TEST_CASE_METHOD(
             lock_options patient = short_lock();
             patient.max_attempts = 100;
             patient.retry_delay = 100ms;
-            for (const auto type : cancellation_types)
+            for (const auto type : every_cancellation_type)
             {
                 INFO("cancellation type " << static_cast<int>(type));
-                asio::cancellation_signal sig;
-                bool done = false;
-                error_code cec;
-                ours.async_with_lock("wl:busy", patient, {}, checking_work(m, 9, ran),
-                                     asio::bind_cancellation_slot(
-                                         sig.slot(), [&](std::exception_ptr, error_code r, int) {
-                                             cec = r;
-                                             done = true;
-                                         }));
+                cancellable_with_lock op;
+                op.start(ours, "wl:busy", patient, checking_work(m, 9, ran));
                 co_await sleep_for(250ms);
-                sig.emit(type);
-                REQUIRE(co_await eventually([&] { return done; }, 2s));
-                CHECK(cec == asio::error::operation_aborted);
+                op.sig.emit(type);
+                REQUIRE(co_await eventually([&] { return op.done; }, 2s));
+                CHECK(op.ec == asio::error::operation_aborted);
                 CHECK_FALSE(ran);
             }
 
@@ -553,29 +550,22 @@ TEST_CASE_METHOD(
             // at once, and the attempt's keys released once the masters answer.
             lock_options slow = short_lock();
             slow.attempt_timeout = 900ms;
-            for (const auto type : cancellation_types)
+            for (const auto type : every_cancellation_type)
             {
                 INFO("cancellation type " << static_cast<int>(type));
                 for (std::size_t i = 0; i < 3; ++i)
                     m.pause(i);
-                asio::cancellation_signal sig;
-                bool done = false;
-                error_code cec;
-                ours.async_with_lock("wl:attempt", slow, {}, checking_work(m, 9, ran),
-                                     asio::bind_cancellation_slot(
-                                         sig.slot(), [&](std::exception_ptr, error_code r, int) {
-                                             cec = r;
-                                             done = true;
-                                         }));
+                cancellable_with_lock op;
+                op.start(ours, "wl:attempt", slow, checking_work(m, 9, ran));
                 co_await sleep_for(100ms);
-                CHECK_FALSE(done);
-                sig.emit(type);
+                CHECK_FALSE(op.done);
+                op.sig.emit(type);
                 for (std::size_t i = 0; i < 3; ++i)
                     m.resume(i);
-                REQUIRE(co_await eventually([&] { return done; }, 2s));
-                CHECK(cec == asio::error::operation_aborted);
+                REQUIRE(co_await eventually([&] { return op.done; }, 2s));
+                CHECK(op.ec == asio::error::operation_aborted);
                 CHECK_FALSE(ran);
-                CHECK(co_await eventually([&] { return dbsize_all(m) == 0; }, 2s));
+                CHECK(co_await no_keys_within(m, 2s));
             }
         },
         30s);
