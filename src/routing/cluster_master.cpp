@@ -117,7 +117,9 @@ error_code cluster_master::route(std::size_t index, request_ticket& ticket)
         ec = send_to(index, *s.node, s.asking);
         if (!ec)
             return {};
-        run(router_.route_refused(std::chrono::steady_clock::now()));
+        const auto m = router_.route_refused(std::chrono::steady_clock::now());
+        sync_router();
+        run(m);
     }
     else
     {

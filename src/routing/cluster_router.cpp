@@ -164,6 +164,10 @@ cluster_router::decision cluster_router::on_reply(std::size_t index, const error
 {
     auto& r = requests_[index];
     decision d;
+    // A command released while it was in flight (sent anyway as close() refused it) has no
+    // one to tell, and its index may name another command by now.
+    if (!r.live)
+        return d;
     if (ec)
     {
         d.map = refresh(now);  // the node dropped: it may have been replaced (a failover)

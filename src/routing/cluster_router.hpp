@@ -208,7 +208,8 @@ public:
     /// The command left for `node` (as EVALSHA when `by_sha`). True when a WAIT must be
     /// scheduled there (after the other writes of this turn): call wait_queued() then.
     bool sent(std::size_t index, std::size_t node, bool asking, bool by_sha);
-    /// A reply (or `ec`: the connection failed) to the command, from its node.
+    /// A reply (or `ec`: the connection failed) to the command, from its node. Nothing to do
+    /// for a command released meanwhile (refused by close() after it was sent anyway).
     decision on_reply(std::size_t index, const error_code& ec, const resp::node_view* head,
                       time_point now);
 

@@ -370,17 +370,13 @@ TEST_CASE("cluster router: WAIT batches and what their answers decide", "[cluste
     CHECK(r.on_wait_reply(1, {}, one.head()).empty());
 
     // A WAIT that fails with the connection fails what it covers; one refused too.
-    const auto d = write(100);
-    CHECK(r.sent(d, 1, false, false));
-    r.wait_queued(1);
+    const auto d = write_awaiting_wait(r);
     r.on_reply(d, {}, ok().head(), t0 + 202ms);
     const auto lost = r.on_wait_reply(1, error::connection_lost, nullptr);
     REQUIRE(lost.size() == 1);
     CHECK(lost[0].ec == error::connection_lost);
     r.release(d);
-    const auto e = write(100);
-    CHECK(r.sent(e, 1, false, false));
-    r.wait_queued(1);
+    const auto e = write_awaiting_wait(r);
     r.on_reply(e, {}, ok().head(), t0 + 203ms);
     const wire noreplicas("-NOREPLICAS\r\n");
     const auto refused = r.on_wait_reply(1, {}, noreplicas.head());
@@ -394,10 +390,7 @@ TEST_CASE("cluster router: a write redirected after its sending is not settled b
           "[cluster][unit]")
 {
     auto r = ready_router(1);
-    const auto a = r.take(100, request_mode::replicated);
-    REQUIRE(r.route(a, t0 + 200ms).command == send(a, 1));
-    CHECK(r.sent(a, 1, false, false));
-    r.wait_queued(1);
+    const auto a = write_awaiting_wait(r);
     REQUIRE(reply(r, a, "-MOVED 100 h:7002\r\n", t0 + 200ms).command == send(a, 2));
     CHECK(r.sent(a, 2, false, false));  // a WAIT on its new node
     const wire one(":1\r\n");
@@ -415,10 +408,7 @@ TEST_CASE("cluster router: a WAIT refused before its write answered settles the 
           "[cluster][unit]")
 {
     auto r = ready_router(1);
-    const auto a = r.take(100, request_mode::replicated);
-    REQUIRE(r.route(a, t0 + 200ms).command == send(a, 1));
-    CHECK(r.sent(a, 1, false, false));
-    r.wait_queued(1);
+    const auto a = write_awaiting_wait(r);
     // The connection refuses the WAIT: nothing is held yet.
     CHECK(r.on_wait_reply(1, error::not_connected, nullptr).empty());
     // The write's answer comes: failed, as the WAIT that would have counted it.
@@ -512,6 +502,15 @@ TEST_CASE("cluster router: close fails the waiting commands, and a command after
     const auto sent_anyway = s.route(c, t0 + 1s).command;
     CHECK(sent_anyway.what == kind::refuse);
     CHECK(sent_anyway.node == 1u);
+    s.sent(c, 1, false, false);
+    s.release(c);
+    // Its reply, when the draining connection brings it, has no one to go to.
+    const auto late = reply(s, c, "+OK\r\n", t0 + 2s);
+    CHECK(late.command == step{});
+    CHECK(late.map.what == map_kind::none);
+    const auto again = s.take(100, request_mode::plain);
+    CHECK(again == c);
+    CHECK(s.take(100, request_mode::plain) != c);  // the index was freed once
 }
 
 TEST_CASE("cluster router: a ticket names one use of a command", "[cluster][unit]")

@@ -130,6 +130,17 @@ inline std::size_t sent_command(cluster_router& r, std::size_t node, time_point 
     return index;
 }
 
+/// A replicated write to slot 100 sent to node 1 at t0 + 200 ms, the WAIT covering it queued
+/// there: its index.
+inline std::size_t write_awaiting_wait(cluster_router& r)
+{
+    const auto index = r.take(100, request_mode::replicated);
+    REQUIRE(r.route(index, t0 + 200ms).command == send(index, 1));
+    REQUIRE(r.sent(index, 1, false, false));
+    r.wait_queued(1);
+    return index;
+}
+
 }  // namespace redlock_test::router
 
 #endif
