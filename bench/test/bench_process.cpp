@@ -2,7 +2,6 @@
 #include "bench_process.hpp"
 
 #include <cstdlib>
-#include <filesystem>
 #include <stdexcept>
 
 namespace redlock::bench::test {
@@ -35,20 +34,6 @@ bool bench_process::wait_output(std::string_view text, std::chrono::milliseconds
 {
     return redlock::test::eventually([&] { return output().find(text) != std::string::npos; },
                                      bound);
-}
-
-temp_dir::temp_dir()
-{
-    char name[] = "/tmp/redlock-bench-test-XXXXXX";
-    if (!::mkdtemp(name))
-        throw std::runtime_error("mkdtemp failed");
-    dir_ = name;
-}
-
-temp_dir::~temp_dir()
-{
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
 }
 
 }  // namespace redlock::bench::test

@@ -30,20 +30,6 @@ public:
 /// The whole content of a file ("" if it does not exist).
 inline std::string read_file(const std::string& path) { return redlock::test::read_text(path); }
 
-/// A fresh directory under /tmp, removed with what it holds when this goes away.
-class temp_dir
-{
-public:
-    temp_dir();
-    ~temp_dir();
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-    std::string path(std::string_view name) const { return dir_ + "/" + std::string(name); }
-
-private:
-    std::string dir_;
-};
-
 }  // namespace redlock::bench::test
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "fake_server.hpp"
 #include "local_masters.hpp"
+#include "temp_dir.hpp"
 
 #include <chrono>
 #include <csignal>
@@ -29,7 +30,7 @@ namespace {
 using namespace std::chrono_literals;
 using redlock::bench::test::bench_process;
 using redlock::bench::test::read_file;
-using redlock::bench::test::temp_dir;
+using redlock::test::temp_dir;
 
 bool has(const std::string& s, std::string_view text) { return s.find(text) != std::string::npos; }
 
@@ -135,7 +136,7 @@ TEST_CASE("runs: SIGINT or SIGTERM ends the run with exit 130 and the summary")
     const int signo = GENERATE(SIGINT, SIGTERM);
     INFO("signal " << signo);
     temp_dir dir;
-    const auto json = dir.path("out.json");
+    const auto json = dir.file("out.json");
     bench_process p({"--spawn", "2", "--workers", "4", "--resources", "2", "--duration", "60",
                      "--warmup", "0", "--json", json});
     // The first progress line (after 1 s): the run is measuring, the handlers are in place.
@@ -160,7 +161,7 @@ TEST_CASE("runs: --fencing checks every holder's token, and a fence counter rese
     temp_dir dir;
     const std::vector<std::string> args{"--fencing",   "--workers", "4",
                                         "--resources", "1",         "--warmup",
-                                        "0",           "--json",    dir.path("out.json")};
+                                        "0",           "--json",    dir.file("out.json")};
     SECTION("tokens that grow: exit 0, every acquisition checked")
     {
         auto a = args;
@@ -172,7 +173,7 @@ TEST_CASE("runs: --fencing checks every holder's token, and a fence counter rese
         CHECK(has(out, "fencing tokens"));
         CHECK(has(out, "tokens not above the previous holder's: 0"));
         CHECK_FALSE(has(out, "VIOLATION"));
-        const auto j = read_file(dir.path("out.json"));
+        const auto j = read_file(dir.file("out.json"));
         CHECK(has(j, "\"fencing\": {\"checked\":"));
         CHECK_FALSE(has(j, "\"checked\":0,"));
         CHECK(has(j, "\"violations\":0}"));
@@ -212,7 +213,7 @@ TEST_CASE("runs: --fencing checks every holder's token, and a fence counter rese
         REQUIRE(status.value_or(-1) == 1);
         CHECK(has(out, "VIOLATION"));
         CHECK_FALSE(has(out, "COUNTS DO NOT ADD UP"));  // the fencing check, not the counts
-        const auto j = read_file(dir.path("out.json"));
+        const auto j = read_file(dir.file("out.json"));
         CHECK(has(j, "\"counts_add_up\": true"));
         CHECK_FALSE(has(j, "\"violations\":0}"));
     }
@@ -224,19 +225,19 @@ TEST_CASE(
     // PATH with redis-server (and redis-cli) but no gnuplot: a missing check would start the
     // master and run.
     temp_dir bin;
-    std::filesystem::create_directory(bin.path("bin"));
+    std::filesystem::create_directory(bin.file("bin"));
     for (const char* exe : {"redis-server", "redis-cli"})
         if (const auto d = where(exe); !d.empty())
-            std::filesystem::create_symlink(d + "/" + exe, bin.path("bin") + "/" + exe);
+            std::filesystem::create_symlink(d + "/" + exe, bin.file("bin") + "/" + exe);
     bench_process p({"--spawn", "1", "--workers", "1", "--duration", "0.2", "--warmup", "0",
-                     "--plot", bin.path("plot.png")},
-                    bin.path("bin"));
+                     "--plot", bin.file("plot.png")},
+                    bin.file("bin"));
     REQUIRE(p.wait_exit(10s) == 2);
     const auto out = p.output();
     INFO(out);
     CHECK(has(out, "--plot needs gnuplot"));
     CHECK_FALSE(has(out, "starting"));
-    CHECK_FALSE(std::filesystem::exists(bin.path("plot.png")));
+    CHECK_FALSE(std::filesystem::exists(bin.file("plot.png")));
 }
 
 TEST_CASE(
@@ -245,7 +246,7 @@ TEST_CASE(
     redlock::test::local_masters m(
         {.count = 1, .extra_config = {"requirepass s3cret"}, .admin_password = "s3cret"});
     temp_dir dir;
-    const auto json = dir.path("out.json");
+    const auto json = dir.file("out.json");
     const auto uri = "redis://:s3cret@127.0.0.1:" + std::to_string(m.port(0));
     bench_process p(
         {"--master", uri, "--workers", "2", "--duration", "0.3", "--warmup", "0", "--json", json});

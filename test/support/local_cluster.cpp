@@ -1,5 +1,6 @@
 // A real Redis Cluster on loopback for the live tests: local_masters nodes joined by redis-cli.
 #include "local_cluster.hpp"
+#include "file_text.hpp"
 #include "process_status.hpp"
 
 #include "protocol/resp_parser.hpp"
@@ -27,33 +28,18 @@ extern char** environ;
 namespace redlock::test {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds cluster_poll_interval = 20ms;
 constexpr std::string_view loopback = "127.0.0.1";
 
-std::string read_file(const fs::path& file)
-{
-    std::ifstream in(file, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-/// The last `max_lines` lines of `text`.
+/// The last `max_lines` lines of `text`, ending with a newline.
 std::string last_lines(std::string_view text, std::size_t max_lines)
 {
     if (text.empty())
         return "(empty)\n";
-    std::size_t start = text.size() - 1;  // the final newline ends the last line
-    for (std::size_t lines = 0; lines < max_lines; ++lines)
-    {
-        const auto newline = start == 0 ? std::string_view::npos : text.rfind('\n', start - 1);
-        if (newline == std::string_view::npos)
-            return std::string(text);
-        start = newline;
-    }
-    std::string out(text.substr(start + 1));
+    std::string out(final_lines(text, max_lines));
     if (!out.empty() && out.back() != '\n')
         out += '\n';
     return out;
@@ -111,7 +97,7 @@ private:
 /// Runs `args` (args[0] looked up in PATH) with stdin from /dev/null and stdout and stderr
 /// to `output`, and waits for it until `timeout`. Throws with the output's tail if it cannot
 /// be started, does not finish in time (then it is killed) or exits with a failure.
-void run_to_completion(const std::vector<std::string>& args, const fs::path& output,
+void run_to_completion(const std::vector<std::string>& args, const std::filesystem::path& output,
                        std::chrono::milliseconds timeout)
 {
     std::vector<char*> argv;
@@ -173,11 +159,11 @@ void run_to_completion(const std::vector<std::string>& args, const fs::path& out
             "local_cluster: `" + command_line + "` did not finish within " +
             std::to_string(timeout.count()) +
             " ms (killed, so output it had buffered is lost); its output ends with:\n" +
-            last_lines(read_file(output), 30));
+            last_lines(read_text(output), 30));
     if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0)
         throw std::runtime_error("local_cluster: `" + command_line + "` failed (" +
                                  describe_status(*status) + "); its output ends with:\n" +
-                                 last_lines(read_file(output), 30));
+                                 last_lines(read_text(output), 30));
 }
 
 /// A parsed reply that keeps the bytes its nodes view.
@@ -194,18 +180,18 @@ struct parsed_reply
     const resp::node_view& top() const { return parser.nodes().front(); }
 };
 
-/// The value of `name:value` in an INFO-style text, or nullopt.
+/// The value of `name:value` in an INFO-style text (a field a line, CRLF or LF), or nullopt.
 std::optional<std::string_view> info_field(std::string_view text, std::string_view name)
 {
-    while (!text.empty())
+    for (auto at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1))
     {
-        const auto eol = text.find('\n');
-        auto line = text.substr(0, eol);
-        text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
-        if (!line.empty() && line.back() == '\r')
-            line.remove_suffix(1);
-        if (line.size() > name.size() && line.starts_with(name) && line[name.size()] == ':')
-            return line.substr(name.size() + 1);
+        const auto colon = at + name.size();
+        if ((at != 0 && text[at - 1] != '\n') || colon == text.size() || text[colon] != ':')
+            continue;
+        auto value = text.substr(colon + 1, text.find('\n', colon) - colon - 1);
+        if (!value.empty() && value.back() == '\r')
+            value.remove_suffix(1);
+        return value;
     }
     return std::nullopt;
 }
@@ -246,7 +232,7 @@ struct local_cluster::impl
     explicit impl(options o) : opts(std::move(o)), nodes(node_options(opts)) {}
 
     /// The directory that holds the nodes' directories (removed with them).
-    fs::path root() const { return fs::path(nodes.dir(0)).parent_path(); }
+    std::filesystem::path root() const { return std::filesystem::path(nodes.dir(0)).parent_path(); }
 
     std::string name(std::size_t i) const
     {
@@ -332,7 +318,7 @@ struct local_cluster::impl
                     throw std::runtime_error(
                         "local_cluster: " + name(i) +
                         " exited while the cluster formed; its log ends with:\n" +
-                        last_lines(read_file(nodes.log_file(i)), 25));
+                        last_lines(read_text(nodes.log_file(i)), 25));
             std::optional<detail::slot_map> reference;
             bool ready = true;
             for (std::size_t i = 0; i < nodes.size(); ++i)
@@ -355,10 +341,10 @@ struct local_cluster::impl
         for (std::size_t i = 0; i < nodes.size(); ++i)
             message += name(i) + ": " + lacks[i] + "\n";
         message += "redis-cli --cluster create said:\n" +
-                   last_lines(read_file(root() / "cluster-create.log"), 15);
+                   last_lines(read_text(root() / "cluster-create.log"), 15);
         for (std::size_t i = 0; i < nodes.size(); ++i)
             message +=
-                name(i) + "'s log ends with:\n" + last_lines(read_file(nodes.log_file(i)), 10);
+                name(i) + "'s log ends with:\n" + last_lines(read_text(nodes.log_file(i)), 10);
         throw std::runtime_error(message);
     }
 

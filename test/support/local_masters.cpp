@@ -1,6 +1,8 @@
 // Real redis-server masters on loopback for the live tests, examples and benchmarks.
 #include "local_masters.hpp"
+#include "file_text.hpp"
 #include "process_status.hpp"
+#include "temp_dir.hpp"
 
 #include "tls_material.hpp"
 
@@ -75,33 +77,6 @@ private:
     int fd_;
 };
 
-/// Owns a fresh `mkdtemp` directory and removes it with everything in it.
-class temp_dir
-{
-public:
-    temp_dir()
-    {
-        const char* base = std::getenv("TMPDIR");
-        std::string pattern = (base != nullptr && *base != '\0') ? base : "/tmp";
-        pattern += "/redlock-masters-XXXXXX";
-        if (::mkdtemp(pattern.data()) == nullptr)
-            throw_errno("local_masters: mkdtemp(" + pattern + ")");
-        path_ = pattern;
-    }
-    ~temp_dir()
-    {
-        std::error_code ignored;
-        fs::remove_all(path_, ignored);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-
-    const fs::path& path() const noexcept { return path_; }
-
-private:
-    fs::path path_;
-};
-
 // Resolved once in the parent: the child may only make async-signal-safe calls between
 // fork and exec, which rules out execvp's PATH walk on some libcs.
 std::string find_executable(const std::string& name)
@@ -131,34 +106,12 @@ std::string find_executable(const std::string& name)
         "' not found in PATH; install redis-server or set options::redis_server");
 }
 
-std::string read_from(const fs::path& file, std::uintmax_t offset)
-{
-    std::ifstream in(file, std::ios::binary);
-    in.seekg(static_cast<std::streamoff>(offset));
-    if (!in)
-    {
-        in.clear();
-        in.seekg(0);
-    }
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 /// The last `max_lines` lines of `text`: the part of a server log that explains a failure.
 std::string tail(std::string_view text, std::size_t max_lines = 25)
 {
     if (text.empty())
         return "(log is empty)";
-    constexpr auto npos = std::string_view::npos;
-    // Walk back one newline per line; the final newline ends the last line, starts none.
-    std::size_t start = text.size() - 1;
-    for (std::size_t lines = 0; lines < max_lines; ++lines)
-    {
-        const auto newline = start == 0 ? npos : text.rfind('\n', start - 1);
-        if (newline == npos)
-            return std::string(text);
-        start = newline;
-    }
-    return std::string(text.substr(start + 1));
+    return std::string(final_lines(text, max_lines));
 }
 
 // ---- Ports ---------------------------------------------------------------------------------
@@ -575,7 +528,8 @@ struct local_masters::impl
 {
     options opts;
     std::string server;
-    temp_dir root;  // declared before `masters`: removed only after ~impl stopped the processes
+    temp_dir root{
+        "redlock-masters-"};  // declared before `masters`: removed only after ~impl stopped the processes
     std::optional<tls_material> tls;
     std::vector<master_process> masters;
     std::mt19937 rng{std::random_device{}()};
@@ -701,7 +655,7 @@ struct local_masters::impl
                 if (const auto status = try_reap(m.pid))
                 {
                     m.pid = -1;
-                    const std::string log = read_from(m.log(), log_offset);
+                    const std::string log = read_text(m.log(), log_offset);
                     throw start_error("local_masters: redis-server for " + name(i) +
                                           " exited during start-up (" + describe_status(*status) +
                                           "); its log ends with:\n" + tail(log),
@@ -714,7 +668,7 @@ struct local_masters::impl
                                           " did not answer PING within " +
                                           std::to_string(opts.start_timeout.count()) +
                                           " ms; its log ends with:\n" +
-                                          tail(read_from(m.log(), log_offset)),
+                                          tail(read_text(m.log(), log_offset)),
                                       false);
                 std::this_thread::sleep_for(poll_interval);
             }

@@ -9,8 +9,6 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "exec_vectors.hpp"  // tools/run/: the argv and envp arrays redlock-run spawns with
@@ -92,14 +90,6 @@ void program_process::signal(int signo) const
 {
     if (!reaped_)
         ::kill(pid_, signo);
-}
-
-std::string read_text(const std::string& path)
-{
-    std::ifstream in(path);
-    std::ostringstream out;
-    out << in.rdbuf();
-    return out.str();
 }
 
 }  // namespace redlock::test

@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "file_text.hpp"  // read_text(), for the tests that read what a program wrote
+
 namespace redlock::test {
 
 /// How a program_process runs.
@@ -73,8 +75,5 @@ bool eventually(F done, std::chrono::milliseconds bound)
     }
     return true;
 }
-
-/// The whole content of a file ("" if it does not exist).
-std::string read_text(const std::string& path);
 
 }  // namespace redlock::test

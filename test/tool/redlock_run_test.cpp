@@ -122,6 +122,19 @@ TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the
     const std::string lost_line =
         "redlock-run: lost the lock on job:stolen \\(.+\\): stopping /bin/sh";
     const std::string kill_line = "redlock-run: /bin/sh did not stop in time: SIGKILL";
+    // Once redlock-run has exited: `left` (a process COMMAND started) is gone within 500 ms, and
+    // redlock-run said `kills` times that it sent SIGKILL (and `lost` times that it lost the
+    // lock, when given); `left` is killed if it is still there.
+    auto check_end = [&](const tool_process& run, pid_t left, std::optional<std::size_t> lost,
+                         std::size_t kills) {
+        CHECK(eventually([&] { return process_gone(left); }, 500ms));
+        const auto err = run.error_output();
+        if (lost)
+            CHECK(count_lines(err, lost_line) == *lost);
+        CHECK(count_lines(err, kill_line) == kills);
+        if (!process_gone(left))
+            ::kill(left, SIGKILL);
+    };
 
     SECTION("COMMAND stops on SIGTERM, sent at once and followed by SIGCONT, to the whole group")
     {
@@ -155,12 +168,7 @@ TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the
         CHECK(run->wait_exit(20s) == lock_lost);  // COMMAND exited 3
         // The straggler got SIGKILL once COMMAND had exited, before the release: gone by the
         // time redlock-run is, not at the validity end (~2 s later) nor after --kill-after.
-        CHECK(eventually([&] { return process_gone(straggler); }, 500ms));
-        const auto err = run->error_output();
-        CHECK(count_lines(err, lost_line) == 1);
-        CHECK(count_lines(err, kill_line) == 0);
-        if (!process_gone(straggler))
-            ::kill(straggler, SIGKILL);
+        check_end(*run, straggler, 1, 0);
     }
     SECTION("COMMAND and its child ignore SIGTERM: SIGKILL to the group at the validity left, "
             "before the TTL")
@@ -176,12 +184,7 @@ TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the
         // left at the loss was about 2 s (one extension period spent of 3 s).
         CHECK(std::chrono::duration<double>(exited_at - stolen_at).count() < 3.5);
         CHECK(std::chrono::duration<double>(exited_at - *lost_at).count() > 1.0);
-        CHECK(eventually([&] { return process_gone(child); }, 500ms));
-        const auto err = run->error_output();
-        CHECK(count_lines(err, lost_line) == 1);
-        CHECK(count_lines(err, kill_line) == 1);
-        if (!process_gone(child))
-            ::kill(child, SIGKILL);
+        check_end(*run, child, 1, 1);
     }
     SECTION("a --kill-after shorter than the validity left sets the SIGKILL")
     {
@@ -195,10 +198,7 @@ TEST_CASE("redlock-run: a lock taken over on a majority stops COMMAND before the
         const auto grace = seconds_since(*lost_at);
         CHECK(grace > 0.25);
         CHECK(grace < 1.2);
-        CHECK(eventually([&] { return process_gone(child); }, 500ms));
-        CHECK(count_lines(run->error_output(), kill_line) == 1);
-        if (!process_gone(child))
-            ::kill(child, SIGKILL);
+        check_end(*run, child, std::nullopt, 1);
     }
     // The thief's keys are left alone; ours are gone from the other masters.
     for (std::size_t i = 0; i < 3; ++i)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "local_masters.hpp"
+#include "temp_dir.hpp"
 #include "tool_process.hpp"
 
 #include <sys/types.h>
@@ -26,21 +27,9 @@ inline constexpr int conflict_status = 75;
 inline constexpr int lock_lost_status = 79;
 
 // A scratch directory for the commands' files, removed at the end.
-struct scratch
+struct scratch : temp_dir
 {
-    std::string dir;
-    scratch()
-    {
-        char name[] = "/tmp/redlock-run-test-XXXXXX";
-        if (::mkdtemp(name) == nullptr)
-            throw std::runtime_error("mkdtemp failed");
-        dir = name;
-    }
-    ~scratch() { std::system(("rm -rf '" + dir + "'").c_str()); }
-    scratch(const scratch&) = delete;
-    scratch& operator=(const scratch&) = delete;
-    std::string file(const std::string& name) const { return dir + "/" + name; }
-    bool exists(const std::string& name) const { return ::access(file(name).c_str(), F_OK) == 0; }
+    scratch() : temp_dir("redlock-run-test-") {}
 };
 
 // redlock-run --master URI... OPTIONS RESOURCE -- COMMAND.

@@ -27,6 +27,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <boost/asio/error.hpp>
@@ -38,6 +39,7 @@
 #include "faults.hpp"
 #include "ledger.hpp"
 #include "local_masters.hpp"
+#include "temp_dir.hpp"
 
 #include "parse_or_exit.hpp"
 #include "worker.hpp"
@@ -94,22 +96,14 @@ options parse(int argc, char** argv)
                  "masters for "
                  "leftover keys (docs/reliability.md).",
                  "redlock-torture"};
-    const auto positive = CLI::PositiveNumber;
-    app.add_option("--duration", o.duration_s, "seconds of the run")
-        ->check(positive)
-        ->capture_default_str();
-    app.add_option("--processes", o.processes, "worker processes")
-        ->check(positive)
-        ->capture_default_str();
-    app.add_option("--workers", o.workers, "workers per process")
-        ->check(positive)
-        ->capture_default_str();
-    app.add_option("--resources", o.resources, "resources contended")
-        ->check(positive)
-        ->capture_default_str();
-    app.add_option("--masters", o.masters, "masters started")
-        ->check(positive)
-        ->capture_default_str();
+    // The counts of the run, each at least 1.
+    for (const auto& [name, value, what] :
+         {std::tuple{"--duration", &o.duration_s, "seconds of the run"},
+          std::tuple{"--processes", &o.processes, "worker processes"},
+          std::tuple{"--workers", &o.workers, "workers per process"},
+          std::tuple{"--resources", &o.resources, "resources contended"},
+          std::tuple{"--masters", &o.masters, "masters started"}})
+        app.add_option(name, *value, what)->check(CLI::PositiveNumber)->capture_default_str();
     app.add_option("--ttls", o.ttls,
                    "the TTLs drawn from, ms (>= 50: less leaves no validity after the "
                    "attempt deadline)")
@@ -248,31 +242,6 @@ std::string self_exe()
         throw std::runtime_error("cannot read /proc/self/exe: " + ec.message());
     return p.string();
 }
-
-/// A fresh directory for the ledgers, removed at the end unless kept.
-struct ledger_dir
-{
-    fs::path path;
-    bool keep = false;
-
-    ledger_dir()
-    {
-        const char* base = std::getenv("TMPDIR");
-        std::string pattern = (base && *base) ? base : "/tmp";
-        pattern += "/redlock-torture-XXXXXX";
-        if (::mkdtemp(pattern.data()) == nullptr)
-            throw std::runtime_error("mkdtemp " + pattern + ": " + std::strerror(errno));
-        path = pattern;
-    }
-    ~ledger_dir()
-    {
-        if (!keep)
-        {
-            std::error_code ignored;
-            fs::remove_all(path, ignored);
-        }
-    }
-};
 
 // ---- Leftover keys ---------------------------------------------------------------------------
 
@@ -466,8 +435,9 @@ int run_parent(const options& o, int argc, char** argv)
             masters.port(static_cast<std::size_t>(i))));
         uris += (uris.empty() ? "" : ",") + proxies.back()->uri();
     }
-    ledger_dir dir;
-    dir.keep = o.keep_ledger;
+    // A fresh directory for the ledgers, removed at the end unless kept.
+    redlock::test::temp_dir dir("redlock-torture-");
+    dir.keep(o.keep_ledger);
 
     const auto t_begin = steady::now();
     const auto until = t_begin + duration;
@@ -479,7 +449,7 @@ int run_parent(const options& o, int argc, char** argv)
     std::vector<std::string> ledgers;
     for (int p = 0; p < o.processes; ++p)
     {
-        ledgers.push_back((dir.path / ("worker-" + std::to_string(p) + ".ledger")).string());
+        ledgers.push_back((dir.path() / ("worker-" + std::to_string(p) + ".ledger")).string());
         std::vector<std::string> args{exe,
                                       "--worker",
                                       std::to_string(p),
@@ -657,7 +627,7 @@ int run_parent(const options& o, int argc, char** argv)
         std::printf("    master %zu: %s = %s, pttl %lld ms\n", left[k].master, left[k].key.c_str(),
                     left[k].value.c_str(), left[k].pttl);
     if (o.keep_ledger)
-        std::printf("ledgers kept in %s\n", dir.path.c_str());
+        std::printf("ledgers kept in %s\n", dir.path().c_str());
 
     const bool exercised = !o.require_takeovers || (overran > 0 && result.expiry_takeovers > 0);
     if (!exercised)
