@@ -4,8 +4,10 @@
 // decisions as cluster_master does, over fake node connections that answer as a resharding
 // Redis Cluster would. The script runs once as it is, then once per step with that step
 // failing: a sending refused, or a reply lost with its connection (which fails everything in
-// flight on it). Whatever fails, every command ends exactly once, with its answer or a clear
-// error, nothing is left in flight, nothing waits forever, and the cluster serves again after.
+// flight on it); then, for the first act, once per pair of steps in a row failing (both seeds
+// fail: the master is down, then the retry finds the map). Whatever fails, every command ends
+// exactly once, with its answer or a clear error, nothing is left in flight, nothing waits
+// forever, and the cluster serves again after.
 #include "routing/cluster_router.hpp"
 
 #include "cluster_router_words.hpp"
@@ -73,13 +75,12 @@ struct outcome
     std::string answer;
 };
 
-// One run of the script; `fail_at`: the step that fails (none: the script as it is).
+// One run of the script, in which the steps numbered in `failing` fail (none: the script as it
+// is).
 class scripted_run
 {
 public:
-    static constexpr std::size_t no_failure = SIZE_MAX;
-
-    explicit scripted_run(std::size_t fail_at) : fail_at_(fail_at)
+    explicit scripted_run(std::set<std::size_t> failing) : failing_(std::move(failing))
     {
         cluster_router::options o;
         o.name = "cluster h:7001";
@@ -110,7 +111,7 @@ public:
     // Last, with no failure: every slot is served again.
     void recover()
     {
-        fail_at_ = no_failure;
+        failing_.clear();
         commands(3);
     }
 
@@ -138,10 +139,11 @@ public:
         return n;
     }
     bool map_known() const { return router_->has_map(); }
+    bool was_down() const noexcept { return was_down_; }
 
 private:
     // One step of the conversation (a sending, a reply): true when it is the one that fails.
-    bool step() { return step_++ == fail_at_; }
+    bool step() { return failing_.count(step_++) != 0; }
 
     void sync_nodes()
     {
@@ -251,6 +253,7 @@ private:
         auto d = router_->on_map_reply(node, ec, {},
                                        w ? w->nodes() : std::span<const resp::node_view>{}, now_);
         sync_nodes();
+        was_down_ = was_down_ || d.news == change::down;
         for (const auto& s : d.commands)
             carry_out(s, {});
         run_map(d.next);
@@ -385,7 +388,7 @@ private:
         }
     }
 
-    std::size_t fail_at_;
+    std::set<std::size_t> failing_;
     std::size_t step_ = 0;
     std::optional<cluster_router> router_;
     std::vector<fake_node> nodes_;
@@ -400,6 +403,7 @@ private:
     std::vector<outcome> outcomes_;
     std::size_t first_new_ = 0;
     bool quiescent_ = false;
+    bool was_down_ = false;
 };
 
 }  // namespace
@@ -454,7 +458,7 @@ TEST_CASE("cluster router script: the first map, MOVED, ASK, NOSCRIPT and WAIT o
           "cluster, then a failure at every step",
           "[cluster][unit]")
 {
-    scripted_run clean(scripted_run::no_failure);
+    scripted_run clean({});
     clean.act1();
     std::map<std::string, int> seen;
     check_endings(clean, 0, seen);
@@ -469,7 +473,7 @@ TEST_CASE("cluster router script: the first map, MOVED, ASK, NOSCRIPT and WAIT o
     for (std::size_t k = 0; k < steps; ++k)
     {
         INFO("step " << k << " fails");
-        scripted_run run(k);
+        scripted_run run({k});
         run.act1();
         REQUIRE(run.quiescent());  // nothing waits forever
         CHECK(run.steps() > k);    // the failure was injected
@@ -489,7 +493,7 @@ TEST_CASE("cluster router script: commands routed on a known map, one to a prima
           "(MOVED adds it, the refresh confirms it), then a failure at every step",
           "[cluster][unit]")
 {
-    scripted_run clean(scripted_run::no_failure);
+    scripted_run clean({});
     clean.act1();
     const auto before = clean.steps();
     clean.act2();
@@ -506,7 +510,7 @@ TEST_CASE("cluster router script: commands routed on a known map, one to a prima
     for (std::size_t k = before; k < before + steps; ++k)
     {
         INFO("step " << k - before << " of act 2 fails");
-        scripted_run run(k);
+        scripted_run run({k});
         run.act1();
         run.act2();
         REQUIRE(run.quiescent());
@@ -517,6 +521,34 @@ TEST_CASE("cluster router script: commands routed on a known map, one to a prima
     // A sending refused as a command is routed reads the map again (route_refused).
     CHECK(seen[message_of(error::not_connected)] > 0);
     CHECK(seen[message_of(error::connection_lost)] > 0);
+}
+
+TEST_CASE("cluster router script: two steps in a row fail (both seeds, a command and its WAIT, a "
+          "redirection and the refresh it asked for), at every step of the first act",
+          "[cluster][unit]")
+{
+    scripted_run clean({});
+    clean.act1();
+    const auto steps = clean.steps();
+    std::map<std::string, int> seen;
+    int down = 0;  // runs in which every seed failed
+    for (std::size_t k = 0; k + 1 < steps; ++k)
+    {
+        INFO("steps " << k << " and " << k + 1 << " fail");
+        scripted_run run({k, k + 1});
+        run.act1();
+        REQUIRE(run.quiescent());
+        CHECK(run.steps() > k);  // (the first failure may leave no step k + 1)
+        check_endings(run, 0, seen);
+        down += run.was_down() ? 1 : 0;
+        // Down or not, the seeds are asked again (after a delay) and the cluster serves again.
+        check_recovers(run);
+    }
+    // Both seeds fail in two runs (steps 0 and 1: both CLUSTER SLOTS refused; 1 and 2: the
+    // first one's reply lost, the second one refused): the four commands that waited for the
+    // map fail with the last seed's error, and the retry timer then finds the map.
+    CHECK(down == 2);
+    CHECK(seen[message_of(error::not_connected)] >= 8);
 }
 
 }  // namespace redlock_test::router
