@@ -37,7 +37,7 @@ std::string node_name(const std::string& host, std::uint16_t port);
 /// and where each was sent, the reading of the slot map, the WAITs of replicated commands.
 ///
 /// Each event returns what to do; the caller carries it out in order (a map step first, then
-/// the command step), and reports back what the transport did (sent(), send_refused(), the
+/// the command step), and reports back what the transport did (sent(), route_refused(), the
 /// replies). A decision never waits: nothing re-enters the router while it decides.
 ///
 /// @par Thread safety
