@@ -75,6 +75,18 @@ struct lock_options
     /// `key:fence` lands in another Redis Cluster slot). A multi-resource lock (async_lock_all) gets one token per resource
     /// (lock::fencing_tokens()), each resource with its own sequence.
     bool fencing = false;
+
+    /// @brief A counting semaphore's number of permits (docs/algorithm.md, "A counting
+    /// semaphore"): the lock is one of `permits` permits of the resource, held by at most that
+    /// many holders at once whatever they asked for (every holder of a resource must ask for
+    /// the same number). 1, the default: a mutex. Each permit is a key of its own,
+    /// `{resource}:permit:<i>` (the fence counter's hash-tag rule, so that a Redis Cluster keeps
+    /// them in one slot), held as a mutex's key is: on a majority of the masters, with the
+    /// mutex's validity, extension, release and fault tolerance. One round trip when a permit
+    /// is free: each master sets the first free permit key in an order the attempt draws at
+    /// random, and the lock is the permit a majority set (lock::key() names it). Not with
+    /// `fencing`, `wait`, nor async_lock_all (error::invalid_option); at most 1024.
+    std::uint32_t permits = 1;
 };
 
 /// The longest key (key_prefix + resource) a lock accepts, in bytes: every command of the lock

@@ -87,7 +87,10 @@ quorum_state quorum_tracker::decide() noexcept
 
 redlock::error quorum_tracker::failure_reason() const noexcept
 {
-    return held_ > 0 && held_ >= failed_ ? redlock::error::contended : redlock::error::no_quorum;
+    // Grants of a losing choice (a semaphore's permits split between racing acquirers) are
+    // contention too: other owners took the permits the majority would have needed.
+    const auto other = held_ + (granted_ - best_);
+    return other > 0 && other >= failed_ ? redlock::error::contended : redlock::error::no_quorum;
 }
 
 }  // namespace redlock::detail

@@ -122,7 +122,7 @@ public:
 
     /// @brief Why the round failed: error::contended when another owner was seen at least as
     /// often as failures (held_by_other() > 0 and held_by_other() >= failed()), otherwise
-    /// error::no_quorum.
+    /// error::no_quorum. Grants of a choice other than winner() count as another owner's.
     ///
     /// Meaningful when state() is `failed`; it reflects every outcome recorded so far,
     /// including those after the decision.

@@ -348,6 +348,13 @@ void validate(const lock_options& o, error_code& ec, std::string& why)
         return bad("lock_options::wait must not be negative");
     if (o.release_timeout.count() <= 0)
         return bad("lock_options::release_timeout must be positive");
+    if (o.permits < 1 || o.permits > 1024)
+        return bad("lock_options::permits must be in [1, 1024]");
+    if (o.permits > 1 && o.fencing)
+        return bad("lock_options::fencing is for a mutex: not with permits > 1");
+    if (o.permits > 1 && o.wait.count() > 0)
+        return bad("lock_options::wait is not available with permits > 1 yet: retry with "
+                   "max_attempts and retry_delay");
     if (detail::remaining_validity(o.ttl, std::chrono::steady_clock::duration::zero(),
                                    o.drift_factor) <= std::chrono::steady_clock::duration::zero())
         return bad("lock_options::ttl is not longer than the clock drift allowance");

@@ -78,6 +78,7 @@ void acquire_op::cancel()
 
 void acquire_op::abandon() noexcept
 {
+    strays_.stop();
     attempt_.stop();
     commit_.stop();
     release_.stop();
@@ -92,6 +93,17 @@ void acquire_op::begin()
     started_ = clock::now();
     error_code ec;
     validate(o_, ec, reason_);
+    if (!ec && semaphore() && !resources_.empty())
+    {
+        ec = error::invalid_option;
+        reason_ = "lock_options::permits: async_lock_all locks resources, not permits";
+    }
+    if (!ec && semaphore())
+    {
+        for (std::uint32_t i = 0; i < o_.permits; ++i)
+            permit_keys_.push_back(slot_sibling(key_, ":permit:" + std::to_string(i)));
+        permit_order_ = permit_keys_;
+    }
     if (!ec)
     {
         reason_ = refused_resources();
@@ -164,7 +176,17 @@ void acquire_op::execute(const acquire_action& a)
         attempt_id_ = a.round_id;
         committing_ = false;
         c_->tokens.next(std::span<char, token_source::token_chars>(token_));
-        if (o_.fencing)
+        if (semaphore())
+        {
+            // Each attempt tries the permits from a random one: acquirers racing for free
+            // permits then seldom ask for the same one first.
+            const auto first = c_->jitter_rng() % permit_keys_.size();
+            for (std::size_t k = 0; k < permit_keys_.size(); ++k)
+                permit_order_[k] = permit_keys_[(first + k) % permit_keys_.size()];
+            attempt_.start(*c_, round::kind::acquire_permit, permit_order_, token_view(),
+                           o_.ttl.count(), attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
+        }
+        else if (o_.fencing)
             attempt_.start(*c_, round::kind::acquire_fenced, fenced_keys_, token_view(),
                            o_.ttl.count(), attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
         else
@@ -233,6 +255,11 @@ void acquire_op::execute(const acquire_action& a)
             {
                 st->fences.assign(a.fences.begin(), a.fences.end());
                 st->masters = attempt_.take_diagnostics();
+                if (semaphore())
+                {
+                    st->key = permit_order_[fsm_->last_attempt().winner()];
+                    release_strays(st->masters);
+                }
                 if (committing_)
                     merge_commit(st->masters, commit_.diagnostics());
             }
@@ -404,8 +431,43 @@ void acquire_op::deliver(Handler& h, Args&&... args)
         dispatch_completion(h, c_->strand, std::forward<Args>(args)...);
 }
 
+void acquire_op::release_strays(diagnostic_list& diagnostics)
+{
+    const auto& votes = fsm_->last_attempt();
+    const auto won = votes.winner();
+    quorum_tracker to(votes.masters());  // timed_out: sent, not awaited; held: skipped
+    bool any = false;
+    for (std::size_t i = 0; i < votes.masters(); ++i)
+    {
+        // Every master but those that set the majority's permit and those that set none
+        // (all held): one that set another, and one that has not answered yet (its SET may
+        // still run; the release queued behind it on the connection then undoes it).
+        const auto c = votes.choice(i);
+        const bool stray = c ? *c != won : votes.outcome(i) != master_outcome::held_by_other;
+        to.record(i, stray ? master_outcome::timed_out : master_outcome::held_by_other);
+        any = any || stray;
+        if (stray && c && i < diagnostics.size())
+        {
+            diagnostics[i].status = master_status::held_by_other;
+            diagnostics[i].message = "set permit key " + permit_order_[*c] +
+                                     ", not the majority's: our token is deleted from it";
+        }
+    }
+    if (!any)
+        return;
+    stray_keys_.clear();
+    for (std::size_t k = 0; k < permit_order_.size(); ++k)
+        if (k != won)
+            stray_keys_.push_back(permit_order_[k]);
+    // Nobody awaits it: each master gets it as EVAL, and the round ends within start().
+    strays_.start(*c_, round::kind::release, stray_keys_, token_view(), 0, o_.release_timeout, this,
+                  &to);
+}
+
 std::span<const std::string> acquire_op::keys() const
 {
+    if (semaphore())
+        return permit_order_;
     return keys_.empty() ? std::span<const std::string>(&key_, 1)
                          : std::span<const std::string>(keys_);
 }
@@ -447,6 +509,10 @@ std::string acquire_op::refused_by_cluster() const
     // round splits a lock over several slots per slot (round::send_parts), but a fenced
     // lock's two rounds go as one script each, so its keys must share one slot.
     const auto ks = keys();
+    if (semaphore() && key_slot(ks.front()) != key_slot(ks.back()))
+        return "the key " + key_ +
+               " has a '}' and no hash tag, so its permit keys cannot share one slot on a Redis "
+               "Cluster master: give it a hash tag of its own, which its permits then share";
     if (o_.fencing)
         for (std::size_t i = 1; i < ks.size(); ++i)
             if (key_slot(ks[i]) != key_slot(ks[0]))

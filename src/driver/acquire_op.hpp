@@ -72,6 +72,10 @@ private:
     // fence counter that cannot share its key's slot); empty when it can.
     std::string refused_by_cluster() const;
     std::span<const std::string> keys() const;
+    bool semaphore() const noexcept { return o_.permits > 1; }
+    // A successful semaphore attempt: deletes our token from the permits that masters set
+    // outside the majority's, and says so in their diagnostics.
+    void release_strays(diagnostic_list& diagnostics);
     std::string_view token_view() const { return {token_, token_source::token_chars}; }
 
     void on_round_decided(round& r) override;
@@ -107,9 +111,15 @@ private:
     std::uint64_t release_id_ = 0;
     std::uint64_t watch_id_ = 0;
     std::vector<std::string> fenced_keys_;  // fencing only: the keys, then their fence counters
-    diagnostic_list diagnostics_;           // of the last failed attempt
-    const lock_state* handed_ = nullptr;    // during take_over(): the lock offered
-    std::string reason_;                    // of a failure that is not the masters' doing
+    // A semaphore (lock_options::permits > 1): its permit keys, and the order of the attempt
+    // under way (a rotation from a random permit), which its round sends.
+    std::vector<std::string> permit_keys_;
+    std::vector<std::string> permit_order_;
+    std::vector<std::string> stray_keys_;  // the permits a successful attempt did not win
+    round strays_;  // their release, on the masters that set one of them (not awaited)
+    diagnostic_list diagnostics_;         // of the last failed attempt
+    const lock_state* handed_ = nullptr;  // during take_over(): the lock offered
+    std::string reason_;                  // of a failure that is not the masters' doing
     std::chrono::steady_clock::time_point started_{};  // for the acquired event's elapsed
     fsm_pump pump_;
     char token_[token_source::token_chars]{};

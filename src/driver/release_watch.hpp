@@ -11,6 +11,7 @@
 
 #include "algorithm/quorum.hpp"
 #include "fsm/master_set.hpp"
+#include "protocol/reply_sink.hpp"
 
 namespace redlock::detail {
 

@@ -34,6 +34,7 @@ request_mode round::mode_of(kind k) noexcept
     {
     case kind::acquire:
     case kind::acquire_fenced:
+    case kind::acquire_permit:
     case kind::commit_fence:
     case kind::extend: return request_mode::replicated;
     case kind::release:
@@ -84,8 +85,8 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     diag_.resize(n);
     per_master_ = k == kind::acquire_fenced ? keys.size() / 2 : 1;
     group_by_slot();
-    if (k == kind::check || k == kind::acquire_fenced)
-        values_.assign(n * per_master_, k == kind::check ? -3 : 0);
+    if (k == kind::check || k == kind::acquire_fenced || k == kind::acquire_permit)
+        values_.assign(n * per_master_, k == kind::check ? -3 : k == kind::acquire_permit ? -1 : 0);
     for (std::size_t i = 0; i < n; ++i)
     {
         // Reset in place: the messages keep their capacity from the round before.
@@ -288,7 +289,10 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
         d.message.assign(msg);
     d.latency = std::chrono::duration_cast<std::chrono::microseconds>(std::max(at, t0_) - t0_);
     last_outcome_at_ = std::max(last_outcome_at_, at);
-    q_.record(i, o);
+    if (k_ == kind::acquire_permit && o == master_outcome::granted)
+        q_.record(i, o, static_cast<std::uint32_t>(values_[i]));  // the permit it set
+    else
+        q_.record(i, o);
 }
 
 void round::on_reply(std::uint32_t tag, const error_code& ec,
@@ -330,6 +334,8 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
             const auto r = read_lock_reply(k_, nodes, keys_.size(), counters_of(i));
             if (k_ == kind::check && r.answer == lock_answer::ours)
                 values_[i] = r.pttl;
+            else if (k_ == kind::acquire_permit && r.answer == lock_answer::ours)
+                values_[i] = r.permit;
             if (r.answer == lock_answer::unexpected)
                 settle(i, master_outcome::failed, error::unexpected_reply, r.message(), at);
             else

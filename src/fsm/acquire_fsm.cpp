@@ -34,6 +34,7 @@ acquire_fsm::acquire_fsm(const lock_options& o, std::size_t masters, std::uint64
       seed_(seed),
       try_mode_(try_mode),
       fencing_(o.fencing),
+      permits_(o.permits),
       waits_(!try_mode && o.wait.count() > 0),
       handoff_(o.handoff)
 {}
@@ -92,6 +93,12 @@ bool acquire_fsm::record(quorum_tracker& q, const acquire_event& ev)
     if (first && &q == &attempt_ && fencing_ && ev.outcome == master_outcome::granted)
         for (std::size_t r = 0; r < largest_.size() && r < ev.counters.size(); ++r)
             largest_[r] = std::max(largest_[r], ev.counters[r]);
+    // A semaphore's attempt: the grant says which permit the master set, and a majority must
+    // agree on one (quorum_tracker::record with a choice).
+    if (first && &q == &attempt_ && permits_ > 1 && ev.outcome == master_outcome::granted &&
+        !ev.counters.empty() && ev.counters[0] >= 0)
+        return q.record(ev.master, ev.outcome, static_cast<std::uint32_t>(ev.counters[0])) !=
+               before;
     return q.record(ev.master, ev.outcome) != before;
 }
 

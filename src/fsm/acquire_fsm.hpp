@@ -203,6 +203,7 @@ private:
     phase phase_ = phase::idle;
     bool try_mode_;
     bool fencing_;
+    std::uint32_t permits_;  // lock_options::permits: more than 1, a semaphore
     bool waits_;
     bool handoff_;
     bool cancelled_ = false;

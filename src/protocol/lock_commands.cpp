@@ -110,6 +110,10 @@ void encode_lock_command(std::string& out, lock_command k, bool eval,
         append_script(out, fenced_acquire_script(), eval, keys, token, ttl_ms, true);
         return;
     case lock_command::commit_fence: append_commit(out, eval, keys, token, fences); return;
+    // EVAL, as every acquisition to a standalone master (see acquire).
+    case lock_command::acquire_permit:
+        append_script(out, permit_acquire_script(), eval, keys, token, ttl_ms, true);
+        return;
     }
 }
 
@@ -124,7 +128,8 @@ unsigned cluster_script_for(lock_command k, std::size_t keys) noexcept
     switch (k)
     {
     case lock_command::acquire:
-    case lock_command::acquire_fenced: return no_script;
+    case lock_command::acquire_fenced:
+    case lock_command::acquire_permit: return no_script;
     case lock_command::release: return multi ? 1u : 0u;
     case lock_command::commit_fence: return 3;
     case lock_command::extend: return multi ? 6u : 5u;

@@ -26,6 +26,9 @@ enum class lock_command : std::uint8_t
     /// the key holds `token`, it takes the waiter's token and keeps its expiry. Answers as a
     /// release does (granted: handed over there).
     hand_over,
+    /// A semaphore's attempt (keys: its permit keys in the order to try): each master sets
+    /// the first free one and answers which (docs/algorithm.md, "A counting semaphore").
+    acquire_permit,
 };
 
 /// @brief Appends command `k` over `keys` for `token` as RESP.

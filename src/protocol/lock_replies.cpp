@@ -54,6 +54,22 @@ lock_reply read_lock_reply(lock_command k, std::span<const resp::node_view> node
         else
             unexpected(fenced ? "fenced SET returned " : "SET returned ");
     }
+    else if (k == lock_command::acquire_permit)
+    {
+        // The index of the permit key set, or -1 when all of them are held.
+        const auto index = v.data_type == type::integer
+                               ? std::strtoll(std::string(v.value).c_str(), nullptr, 10)
+                               : -2;
+        if (index == -1)
+            r.answer = lock_answer::other_owner;
+        else if (index >= 0 && static_cast<std::size_t>(index) < key_count)
+        {
+            r.answer = lock_answer::ours;
+            r.permit = static_cast<std::uint32_t>(index);
+        }
+        else
+            unexpected("permit script returned ");
+    }
     else if (k == lock_command::check)
     {
         if (v.data_type != type::integer)

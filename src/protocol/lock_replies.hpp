@@ -26,9 +26,10 @@ enum class lock_answer : std::uint8_t
 struct lock_reply
 {
     lock_answer answer = lock_answer::unexpected;
-    std::string_view what;   ///< unexpected: what returned `type` ("SET returned ")
-    resp::type type{};       ///< unexpected: the reply's type
-    std::int64_t pttl = -3;  ///< check: the smallest PTTL (-1: no expiry, -3: not ours)
+    std::string_view what;     ///< unexpected: what returned `type` ("SET returned ")
+    resp::type type{};         ///< unexpected: the reply's type
+    std::int64_t pttl = -3;    ///< check: the smallest PTTL (-1: no expiry, -3: not ours)
+    std::uint32_t permit = 0;  ///< acquire_permit, ours: the index of the key set
     std::string message() const { return std::string(what) + std::string(resp::to_string(type)); }
 };
 

@@ -94,6 +94,16 @@ const lua_script& acquire_multi_script()
     return s;
 }
 
+const lua_script& permit_acquire_script()
+{
+    static const lua_script s = make(
+        "for i = 1, #KEYS do\n"
+        "    if redis.call('set', KEYS[i], ARGV[1], 'NX', 'PX', ARGV[2]) then return i - 1 end\n"
+        "end\n"
+        "return -1\n");
+    return s;
+}
+
 const lua_script& release_multi_script()
 {
     static const lua_script s = make("local all = 1\n"

@@ -54,6 +54,11 @@ const lua_script& fenced_acquire_script();
 /// to its token and returns 1 (the master commits them all); else changes nothing, returns 0.
 const lua_script& fence_commit_script();
 
+/// A semaphore's acquisition (docs/algorithm.md, "A counting semaphore"): KEYS are the permit
+/// keys in the order to try; sets the first of them that does not exist to ARGV[1] with PX
+/// ARGV[2] and returns its index in KEYS (0-based), or -1 when every one exists.
+const lua_script& permit_acquire_script();
+
 /// Hex SHA1 of `data` (OpenSSL).
 std::string sha1_hex(std::string_view data);
 

@@ -51,6 +51,11 @@ TEST_CASE("lock commands: each kind's bytes, as EVAL or EVALSHA", "[lock_command
     CHECK(encoded(lock_command::acquire, true, two, 700) ==
           "*7\r\n" + bulk("EVAL") + bulk(redlock::detail::acquire_multi_script().body) + bulk("2") +
               bulk("a") + bulk("b") + bulk("tok") + bulk("700"));
+    // A semaphore's attempt: its permit keys in the order to try, the token and the TTL.
+    const std::vector<std::string> permits{"{s}:permit:1", "{s}:permit:0"};
+    CHECK(encoded(lock_command::acquire_permit, true, permits, 900) ==
+          "*7\r\n" + bulk("EVAL") + bulk(redlock::detail::permit_acquire_script().body) +
+              bulk("2") + bulk("{s}:permit:1") + bulk("{s}:permit:0") + bulk("tok") + bulk("900"));
     const std::array<std::uint64_t, 1> fence{42};
     const std::vector<std::string> fenced{"k", "k:fence"};
     CHECK(encoded(lock_command::commit_fence, false, fenced, 0, fence) ==
@@ -69,6 +74,8 @@ TEST_CASE("lock commands: which scripts a cluster master runs, and which may go 
     CHECK(cluster_script_for(lock_command::acquire, 2) == no_script);
     CHECK(cluster_script_for(lock_command::acquire_fenced, 2) == no_script);
     CHECK(cluster_script_for(lock_command::hand_over, 1) == no_script);
+    CHECK(cluster_script_for(lock_command::acquire_permit, 3) == no_script);
+    CHECK(cached_script_for(lock_command::acquire_permit, 3) == no_script);
     CHECK(cluster_script_for(lock_command::release, 1) == 0);
     CHECK(cluster_script_for(lock_command::release, 3) == 1);
     CHECK(cluster_script_for(lock_command::extend, 1) == 5);
@@ -137,6 +144,32 @@ TEST_CASE("lock replies: what each reply says, for each command", "[lock_command
          lock_answer::unexpected,
          -3,
          "script returned null"},
+        {lock_command::acquire_permit, {type::integer, 0, 0, "0"}, 3, lock_answer::ours, -3, ""},
+        {lock_command::acquire_permit, {type::integer, 0, 0, "2"}, 3, lock_answer::ours, -3, ""},
+        {lock_command::acquire_permit,
+         {type::integer, 0, 0, "-1"},
+         3,
+         lock_answer::other_owner,
+         -3,
+         ""},
+        {lock_command::acquire_permit,
+         {type::integer, 0, 0, "3"},
+         3,
+         lock_answer::unexpected,
+         -3,
+         "permit script returned integer"},
+        {lock_command::acquire_permit,
+         {type::integer, 0, 0, "-2"},
+         3,
+         lock_answer::unexpected,
+         -3,
+         "permit script returned integer"},
+        {lock_command::acquire_permit,
+         {type::bulk_string, 0, 0, "0"},
+         3,
+         lock_answer::unexpected,
+         -3,
+         "permit script returned bulk_string"},
     };
     for (const auto& r : rows)
     {
@@ -146,6 +179,8 @@ TEST_CASE("lock replies: what each reply says, for each command", "[lock_command
         CHECK(got.pttl == r.pttl);
         if (r.answer == lock_answer::unexpected)
             CHECK(got.message() == r.message);
+        if (r.k == lock_command::acquire_permit && r.answer == lock_answer::ours)
+            CHECK(got.permit == std::stoul(std::string(r.reply.value)));
     }
 }
 

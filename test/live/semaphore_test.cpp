@@ -1,0 +1,216 @@
+// Counting semaphores (lock_options::permits > 1) against real masters: at most N holders,
+// each permit a mutex key held on a majority, no permit key left behind, the options a
+// semaphore refuses (docs/algorithm.md, "A counting semaphore").
+#include "client_fixture.hpp"
+#include "holder_witness.hpp"
+#include "io_helpers.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <set>
+#include <thread>
+
+using namespace redlock;
+using namespace redlock::test;
+
+namespace {
+
+lock_options permits(std::uint32_t n, std::chrono::milliseconds lock_ttl = 10000ms)
+{
+    lock_options o;
+    o.ttl = lock_ttl;
+    o.permits = n;
+    return o;
+}
+
+bool mentions(std::string_view text, std::string_view part)
+{
+    return text.find(part) != std::string_view::npos;
+}
+
+// How many masters hold `key` with `token`.
+std::size_t holding(const local_masters& m, const std::string& key, std::string_view token)
+{
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < m.size(); ++i)
+        n += m.command(i, {"GET", key}) ==
+                     "$" + std::to_string(token.size()) + "\r\n" + std::string(token) + "\r\n"
+                 ? 1
+                 : 0;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(masters_rig<5>,
+                 "semaphore: two permits on 5 masters: two holders at once, each on its own "
+                 "permit key on a majority, the third refused until one releases",
+                 "[live][semaphore]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            auto o = permits(2);
+            auto a = co_await acquired(c, "jobs", o);
+            auto b = co_await acquired(c, "jobs", o);
+            CHECK(a.resource() == "jobs");
+            CHECK(b.resource() == "jobs");
+            const std::set<std::string> keys{std::string(a.key()), std::string(b.key())};
+            CHECK(keys == std::set<std::string>{"{jobs}:permit:0", "{jobs}:permit:1"});
+            CHECK(holding(m, std::string(a.key()), a.token()) >= 3);
+            CHECK(holding(m, std::string(b.key()), b.token()) >= 3);
+            // No master keeps a token of ours on the other permit (the strays are released).
+            CHECK(holding(m, std::string(b.key()), a.token()) == 0);
+            CHECK(holding(m, std::string(a.key()), b.token()) == 0);
+
+            auto [ec, third] = co_await c.async_try_lock("jobs", o, tuple_awaitable);
+            CHECK_FALSE(third.has_value());
+            CHECK_FALSE(ec);  // contention is an empty optional
+
+            co_await c.async_unlock(a, asio::use_awaitable);
+            auto d = co_await acquired(c, "jobs", o);
+            CHECK(d.key() == a.key());  // the permit freed
+            // Extended and released like a mutex.
+            d = co_await c.async_extend(d, 20000ms, asio::use_awaitable);
+            const auto pttl = std::stoll(m.command(0, {"PTTL", std::string(d.key())}).substr(1));
+            CHECK(pttl > 10000);
+            co_await c.async_unlock(d, asio::use_awaitable);
+            co_await c.async_unlock(b, asio::use_awaitable);
+            CHECK(co_await settled_keys(m) == 0);
+        },
+        10s);
+}
+
+TEST_CASE_METHOD(masters_rig<3>,
+                 "semaphore: what a semaphore refuses: fencing, wait, several resources, 0 or "
+                 "more than 1024 permits",
+                 "[live][semaphore]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            const auto refused = [&](lock_options o) -> asio::awaitable<std::string> {
+                auto [ec, l] = co_await c.async_lock("r", o, tuple_awaitable);
+                CHECK(ec == error::invalid_option);
+                co_return std::string(l.reason());
+            };
+            auto o = permits(3);
+            o.fencing = true;
+            const auto fencing = co_await refused(o);
+            CHECK(mentions(fencing, "fencing"));
+            o = permits(3);
+            o.wait = 1000ms;
+            const auto wait = co_await refused(o);
+            CHECK(mentions(wait, "wait"));
+            const auto none = co_await refused(permits(0));
+            CHECK(mentions(none, "permits"));
+            const auto many = co_await refused(permits(1025));
+            CHECK(mentions(many, "permits"));
+            const std::vector<std::string> two{"a", "b"};  // named: GCC 12 and co_await
+            auto [ec, l] = co_await c.async_lock_all(two, permits(2), tuple_awaitable);
+            CHECK(ec == error::invalid_option);
+            CHECK(mentions(l.reason(), "async_lock_all"));
+            CHECK(co_await settled_keys(m) == 0);
+        },
+        10s);
+}
+
+TEST_CASE("semaphore: 6 contenders in 3 processes' worth of clients on 2 permits over 5 "
+          "masters, one master paused now and then: a witness never sees more than 2 holders, "
+          "and no permit key is left",
+          "[live][semaphore]")
+{
+    constexpr std::uint32_t n_permits = 2;
+    constexpr int n_clients = 3;
+    constexpr int per_client = 2;
+    constexpr auto run_time = 3000ms;
+    local_masters m({.count = 5});
+
+    auto opts = permits(n_permits, 2000ms);
+    opts.max_attempts = 1000;
+    opts.retry_delay = 0ms;
+    opts.retry_jitter = 5ms;
+    opts.max_wait = 300ms;
+
+    holder_witness witness;
+    std::atomic<long> acquisitions{0};
+    std::atomic<long> together{0};  // acquisitions that saw another holder while holding
+    error_log errors;
+    const auto stop_at = steady::now() + run_time;
+
+    // A master paused for 150 ms every 500 ms, in turn: the quorum goes on without it.
+    std::thread pauser([&] {
+        std::size_t i = 0;
+        while (steady::now() + 700ms < stop_at)
+        {
+            std::this_thread::sleep_for(350ms);
+            m.pause(i);
+            std::this_thread::sleep_for(150ms);
+            m.resume(i);
+            i = (i + 1) % m.size();
+        }
+    });
+
+    auto worker = [&](int id) {
+        try
+        {
+            asio::io_context io;
+            client c(io.get_executor(), config_for(m));
+            int finished = 0;
+            auto body = [&](int) -> asio::awaitable<void> {
+                while (steady::now() < stop_at)
+                {
+                    auto [ec, l] = co_await c.async_lock("vendor", opts, tuple_awaitable);
+                    if (ec == error::contended || ec == error::no_quorum)
+                        continue;
+                    if (ec)
+                    {
+                        errors.add("client " + std::to_string(id) + ": " + ec.message() + " " +
+                                   l.describe());
+                        co_await sleep_for(10ms);
+                        continue;
+                    }
+                    witness.enter();
+                    co_await sleep_for(2ms);
+                    if (witness.now() > 1)
+                        ++together;
+                    witness.leave();
+                    auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+                    if (uec && uec != error::lock_lost && uec != error::no_quorum)
+                        errors.add("unlock: " + uec.message());
+                    ++acquisitions;
+                }
+            };
+            for (int k = 0; k < per_client; ++k)
+                asio::co_spawn(io, body(k), [&](std::exception_ptr e) {
+                    if (e)
+                        errors.add("coroutine threw");
+                    if (++finished == per_client)
+                        c.close();
+                });
+            io.run_for(run_time + 10s);
+            if (finished != per_client)
+                errors.add("client " + std::to_string(id) + ": a coroutine did not finish");
+        }
+        catch (const std::exception& e)
+        {
+            errors.add(std::string("worker threw: ") + e.what());
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int id = 0; id < n_clients; ++id)
+        threads.emplace_back(worker, id);
+    for (auto& t : threads)
+        t.join();
+    pauser.join();
+
+    INFO(errors.str());
+    CHECK(errors.size() == 0);
+    CHECK(witness.most() <= static_cast<int>(n_permits));
+    CHECK(witness.most() == static_cast<int>(n_permits));  // the permits were shared
+    CHECK(together.load() > 0);
+    CHECK(acquisitions.load() >= 50);
+    WARN("semaphore: " << acquisitions << " acquisitions of 2 permits by 6 contenders, " << together
+                       << " of them beside another holder, at most " << witness.most()
+                       << " holders");
+    INFO(describe_keys(m));
+    CHECK(settled_keys_sync(m) == 0);
+}
