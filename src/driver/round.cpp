@@ -149,8 +149,8 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
         return send_parts(i);
     auto& pm = m_[i];
     auto& conn = *c_->masters[i];
-    if (const auto script = cluster_script_for(k_, keys_.size());
-        conn.is_cluster() && script != no_script)
+    if (const auto script = conn.is_cluster() ? cluster_script_for(k_, keys_.size()) : no_script;
+        script != no_script)
     {
         // A cluster master sends EVALSHA or EVAL per node, and answers NOSCRIPT itself.
         return queued(i, true,

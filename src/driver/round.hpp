@@ -172,7 +172,10 @@ private:
     // A cluster master given keys of several hash slots gets one command per slot (a part),
     // and its outcome combines theirs (see send_parts).
     void group_by_slot();
-    bool split_for(std::size_t i) const noexcept;
+    // Whether master i gets one command per slot: inline for the common case, a round with
+    // one part (every standalone round), without a call.
+    bool split_for(std::size_t i) const noexcept { return groups_ > 1 && split_master(i); }
+    bool split_master(std::size_t i) const noexcept;
     bool send_parts(std::size_t i);
     void on_part_reply(std::size_t i, std::size_t part, const error_code& ec,
                        std::span<const resp::node_view> nodes);

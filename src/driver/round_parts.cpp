@@ -85,10 +85,7 @@ bool round::send_parts(std::size_t i)
     return queued(i, true, {});
 }
 
-bool round::split_for(std::size_t i) const noexcept
-{
-    return groups_ > 1 && c_->masters[i]->is_cluster();
-}
+bool round::split_master(std::size_t i) const noexcept { return c_->masters[i]->is_cluster(); }
 
 void round::abandon_master(std::size_t i) noexcept
 {

@@ -117,26 +117,4 @@ void encode_lock_command(std::string& out, lock_command k, bool eval,
     }
 }
 
-// The script a command of kind `k` over `keys` keys runs, as a script_cache id, for a cluster
-// master (cluster_master::submit_script), which sends the body again after a NOSCRIPT even when
-// the round no longer listens. Not for acquisitions (no_script: EVAL, or SET NX for a lone
-// key): one sent again after the round gave up could land after the release of its failed
-// attempt, and leave keys there until their TTL. Everything else is guarded by the token.
-unsigned cluster_script_for(lock_command k, std::size_t keys) noexcept
-{
-    const bool multi = keys > 1;
-    switch (k)
-    {
-    case lock_command::acquire:
-    case lock_command::acquire_fenced:
-    case lock_command::acquire_permit: return no_script;
-    case lock_command::release: return multi ? 1u : 0u;
-    case lock_command::commit_fence: return 3;
-    case lock_command::extend: return multi ? 6u : 5u;
-    case lock_command::check: return 7;
-    case lock_command::hand_over: return no_script;  // see round::send
-    }
-    return no_script;
-}
-
 }  // namespace redlock::detail

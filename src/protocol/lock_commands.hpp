@@ -45,8 +45,26 @@ void encode_lock_command(std::string& out, lock_command k, bool eval,
 constexpr unsigned no_script = 32;
 
 /// The script (a script_cache id) command `k` over `keys` keys runs on a cluster master
-/// (cluster_master::submit_script), or no_script.
-unsigned cluster_script_for(lock_command k, std::size_t keys) noexcept;
+/// (cluster_master::submit_script), which sends the body again after a NOSCRIPT even when the
+/// round no longer listens; or no_script. Never an acquisition's (EVAL, or SET NX for a lone
+/// key): one sent again after the round gave up could land after the release of its failed
+/// attempt, and leave keys there until their TTL. Everything else is guarded by the token.
+constexpr unsigned cluster_script_for(lock_command k, std::size_t keys) noexcept
+{
+    const bool multi = keys > 1;
+    switch (k)
+    {
+    case lock_command::acquire:
+    case lock_command::acquire_fenced:
+    case lock_command::acquire_permit: return no_script;
+    case lock_command::release: return multi ? 1u : 0u;
+    case lock_command::commit_fence: return 3;
+    case lock_command::extend: return multi ? 6u : 5u;
+    case lock_command::check: return 7;
+    case lock_command::hand_over: return no_script;  // see round::send
+    }
+    return no_script;
+}
 
 /// The script (a script_cache id) that command `k` over `keys` keys may send as EVALSHA to a
 /// standalone master whose connection has seen it run: a release (single- or multi-key), and

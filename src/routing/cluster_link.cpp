@@ -16,9 +16,10 @@ namespace {
 class cluster_link final : public forwarding_link<cluster_master>
 {
 public:
-    using forwarding_link::forwarding_link;
+    explicit cluster_link(std::shared_ptr<cluster_master> target)
+        : forwarding_link(std::move(target), true)
+    {}
 
-    bool is_cluster() const noexcept override { return true; }
     error_code submit(reply_sink* sink, std::uint32_t tag, std::string_view key, encoder encode,
                       request_ticket& ticket, request_mode mode, bool) override
     {

@@ -16,7 +16,10 @@ template <class Target>
 class forwarding_link : public master_link
 {
 public:
-    explicit forwarding_link(std::shared_ptr<Target> target) : target_(std::move(target)) {}
+    forwarding_link(std::shared_ptr<Target> target, bool cluster)
+        : master_link(cluster),
+          target_(std::move(target))
+    {}
 
     void abandon(request_ticket ticket) noexcept override { target_->abandon(ticket); }
     time_point read_time() const noexcept override { return target_->read_time(); }

@@ -57,7 +57,8 @@ public:
 
     virtual ~master_link() = default;
 
-    virtual bool is_cluster() const noexcept = 0;
+    /// A whole Redis Cluster (fixed at construction: read on every command, so not virtual).
+    bool is_cluster() const noexcept { return cluster_; }
     /// Queues one command whose keys all hash to the slot of `key` (unused by a standalone
     /// master); see node_connection::submit and cluster_master::submit. `mode` is for a
     /// cluster master only: a standalone master sends every command plainly. `lazy` is for a
@@ -133,11 +134,12 @@ public:
     script_cache scripts;
 
 protected:
-    master_link() = default;
+    explicit master_link(bool cluster) noexcept : cluster_(cluster) {}
     master_link(const master_link&) = delete;
     master_link& operator=(const master_link&) = delete;
 
 private:
+    bool cluster_;
     std::vector<restart_watch> restarts_;
 };
 

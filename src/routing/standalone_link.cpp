@@ -14,9 +14,10 @@ namespace {
 class standalone_link final : public forwarding_link<node_connection>
 {
 public:
-    using forwarding_link::forwarding_link;
+    explicit standalone_link(std::shared_ptr<node_connection> target)
+        : forwarding_link(std::move(target), false)
+    {}
 
-    bool is_cluster() const noexcept override { return false; }
     error_code submit(reply_sink* sink, std::uint32_t tag, std::string_view, encoder encode,
                       request_ticket& ticket, request_mode, bool lazy) override
     {

@@ -38,7 +38,7 @@ public:
         bool answered = false;
     };
 
-    explicit scripted_master(bool cluster = false) : cluster_(cluster) {}
+    explicit scripted_master(bool cluster = false) : master_link(cluster) {}
 
     /// The requests submitted so far, in order.
     std::vector<request> sent;
@@ -81,7 +81,6 @@ public:
         return n;
     }
 
-    bool is_cluster() const noexcept override { return cluster_; }
     error_code submit(detail::reply_sink* sink, std::uint32_t tag, std::string_view key,
                       encoder encode, detail::request_ticket& ticket, detail::request_mode mode,
                       bool lazy) override
@@ -132,7 +131,6 @@ public:
     {}
 
 private:
-    bool cluster_;
     std::uint64_t seq_ = 0;
 };
 
