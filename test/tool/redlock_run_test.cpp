@@ -82,6 +82,37 @@ TEST_CASE("redlock-run: two runs exclude each other, the second waiting for the 
     CHECK(no_key_left(m, "job:shared"));
 }
 
+TEST_CASE("redlock-run: --permits 2 runs two COMMANDs at once, and a third exits with the "
+          "conflict status while they run, and no permit key is left",
+          "[tool][live]")
+{
+    local_masters m;
+    scratch s;
+    const auto log = s.file("log");
+    const auto go = s.file("go");
+    const auto script = "echo start >> " + log + "; while [ ! -e " + go +
+                        " ]; do sleep 0.05; done; echo end >> " + log;
+    tool_process first(run_args(m, {"--permits", "2"}, "job:pool", sh(script)));
+    tool_process second(run_args(m, {"--permits", "2"}, "job:pool", sh(script)));
+    // Both COMMANDs start, and run together: neither can end before `go` exists.
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (count_lines(read_text(log), "start") < 2 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(20ms);
+    REQUIRE(count_lines(read_text(log), "start") == 2);
+
+    tool_process third(run_args(m, {"--permits", "2"}, "job:pool", sh("echo third >> " + log)));
+    CHECK(third.wait_exit(20s) == conflict);
+    CHECK_THAT(third.error_output(),
+               Catch::Contains("the 2 permits of job:pool are held by others, /bin/sh not run"));
+
+    std::ofstream(go).put('\n');
+    CHECK(first.wait_exit(20s) == 0);
+    CHECK(second.wait_exit(20s) == 0);
+    CHECK(read_text(log) == "start\nstart\nend\nend\n");
+    CHECK(no_key_left(m, "{job:pool}:permit:0"));
+    CHECK(no_key_left(m, "{job:pool}:permit:1"));
+}
+
 // cli.md, "When the lock is lost": a take-over is noticed at the next extension (TTL/3), the
 // whole group gets SIGTERM and SIGCONT at once, SIGKILL after --kill-after or at the validity
 // left, whichever is sooner, a straggler of the group SIGKILL once COMMAND has exited; exit 79.

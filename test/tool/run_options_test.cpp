@@ -128,6 +128,12 @@ TEST_CASE("redlock-run: bad arguments exit 64 with a message", "[tool]")
         {{"--master", "redis-cluster://h:7000", "--cluster-replica-acks", "17", "job", "--",
           "true"},
          "--cluster-replica-acks"},
+        {{"--master", "redis://h", "--permits", "0", "job", "--", "true"}, "--permits"},
+        {{"--master", "redis://h", "--permits", "1025", "job", "--", "true"}, "--permits"},
+        {{"--master", "redis://h", "--permits", "2", "--fencing", "job", "--", "true"},
+         "--fencing is for a mutex"},
+        {{"--master", "redis://h", "--permits", "2", "--wait", "1s", "job", "--", "true"},
+         "--wait is not available with --permits"},
         {{"--master", "redis://h", "--cluster-replica-acks", "1", "job", "--", "true"},
          "--cluster-replica-acks applies to Redis Cluster masters (redis-cluster://, "
          "rediss-cluster://), and "
@@ -316,6 +322,10 @@ TEST_CASE("redlock-run: the options reach the client's configuration", "[tool]")
     CHECK(cfg.connection.connect_timeout == 300ms);
     CHECK_FALSE(r.options->tls.verify_peer);
     CHECK(cfg.cluster_replica_acks == 0);
+    CHECK(cfg.defaults.permits == 1);
+    auto semaphore = parse({"--master", "redis://a", "--permits", "3", "job", "--", "true"});
+    REQUIRE(semaphore.options);
+    CHECK(make_client_config(*semaphore.options).defaults.permits == 3);
 
     auto acks = parse({"--master", "redis://a", "--master", "redis-cluster://b:7000,c:7000",
                        "--cluster-replica-acks", "2", "job", "--", "true"});

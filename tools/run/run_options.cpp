@@ -255,6 +255,12 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
         ->type_name("DURATION")
         ->capture_default_str();
     app.add_flag("--fencing", o.fencing, "Take a fenced lock; COMMAND gets REDLOCK_FENCING_TOKEN.");
+    app.add_option("--permits", o.permits,
+                   "Run COMMAND while fewer than N others run it (a counting semaphore of N "
+                   "permits, as consul lock -n N); every runner of RESOURCE must give the same N.")
+        ->check(CLI::Range(1, 1024))
+        ->type_name("N")
+        ->capture_default_str();
     app.add_option(
            "--cluster-replica-acks", o.cluster_replica_acks,
            "redis-cluster:// masters: count an answer once this many replicas have it (WAIT).")
@@ -349,6 +355,11 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
         f.out = *d;
     }
     o.tls.verify_peer = !tls_insecure;
+    if (o.permits > 1 && o.fencing)
+        return fail(exit_status::usage, "--fencing is for a mutex: not with --permits");
+    if (o.permits > 1 && o.wait.count() > 0)
+        return fail(exit_status::usage,
+                    "--wait is not available with --permits yet: a semaphore is tried once");
 
     // The password: --password-file, else REDLOCK_PASSWORD.
     if (!password_file.empty())
@@ -465,6 +476,7 @@ client_config make_client_config(const run_options& o)
     cfg.defaults.ttl = o.ttl;
     cfg.defaults.wait = o.wait;
     cfg.defaults.fencing = o.fencing;
+    cfg.defaults.permits = o.permits;
     cfg.cluster_replica_acks = o.cluster_replica_acks;
     return cfg;
 }

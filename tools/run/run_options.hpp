@@ -50,6 +50,7 @@ struct run_options
     int conflict_exit_code = exit_status::conflict;
     unsigned cluster_replica_acks = 0;  ///< client_config::cluster_replica_acks
     bool fencing = false;
+    std::uint32_t permits = 1;  ///< lock_options::permits: more than 1, a counting semaphore
     bool verbose = false;
     bool quiet = false;  ///< No deployment warnings (--verbose still shows them).
 };

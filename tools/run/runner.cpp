@@ -100,12 +100,15 @@ private:
         {
             // One line (--quiet: none), so that a conflict is never silent; the masters'
             // answers with --verbose.
+            const std::string held = o_.permits > 1
+                                         ? "the " + std::to_string(o_.permits) + " permits of " +
+                                               o_.resource + " are held by others"
+                                         : o_.resource + " is held by someone else";
             if (o_.verbose)
-                say("%s is held by someone else, %s not run: %s", o_.resource.c_str(),
-                    o_.command.front().c_str(), l.describe().c_str());
+                say("%s, %s not run: %s", held.c_str(), o_.command.front().c_str(),
+                    l.describe().c_str());
             else if (!o_.quiet)
-                say("%s is held by someone else, %s not run", o_.resource.c_str(),
-                    o_.command.front().c_str());
+                say("%s, %s not run", held.c_str(), o_.command.front().c_str());
             return finish(o_.conflict_exit_code);
         }
         if (ec)
