@@ -40,6 +40,15 @@ std::size_t holding(const local_masters& m, const std::string& key, std::string_
     return n;
 }
 
+// How many times master i ran `command` since its statistics were reset (INFO commandstats;
+// a script's own calls count too).
+long calls(const local_masters& m, std::size_t i, const std::string& command)
+{
+    const auto stats = m.command(i, {"INFO", "commandstats"});
+    const auto at = stats.find("cmdstat_" + command + ":calls=");
+    return at == std::string::npos ? 0 : std::stol(stats.substr(at + command.size() + 15));
+}
+
 }  // namespace
 
 TEST_CASE_METHOD(masters_rig<5>,
@@ -50,7 +59,17 @@ TEST_CASE_METHOD(masters_rig<5>,
     run(
         [&]() -> asio::awaitable<void> {
             auto o = permits(2);
+            // One round trip, one command per master: each master sets the first free permit
+            // itself (INFO commandstats: one EVAL, one SET within it; the fixture's warm-up
+            // lock may still be released meanwhile, by EVALSHA).
+            for (std::size_t i = 0; i < m.size(); ++i)
+                REQUIRE(m.command(i, {"CONFIG", "RESETSTAT"}) == "+OK\r\n");
             auto a = co_await acquired(c, "jobs", o);
+            for (std::size_t i = 0; i < m.size(); ++i)
+            {
+                CHECK(calls(m, i, "eval") == 1);
+                CHECK(calls(m, i, "set") == 1);  // the first free permit, within the script
+            }
             auto b = co_await acquired(c, "jobs", o);
             CHECK(a.resource() == "jobs");
             CHECK(b.resource() == "jobs");
