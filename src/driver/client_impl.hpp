@@ -56,25 +56,28 @@ public:
     /// A lock event about `resource` (see report(event)).
     void report(event_kind kind, std::string_view resource, error_code ec = {}) const
     {
-        if (!cfg.on_event)
-            return;
-        event e;
-        e.kind = kind;
-        e.resource = resource;
-        e.ec = ec;
-        report(e);
+        report_with(kind, ec, [&](event& e) { e.resource = resource; });
     }
     /// An event about master `i` (master_up, master_down, master_warning).
     void report_master(event_kind kind, std::size_t i, error_code ec = {}) const
+    {
+        report_with(kind, ec, [&](event& e) {
+            e.master = i;
+            if (kind == event_kind::master_down)
+                e.detail = masters[i]->last_error_detail();
+        });
+    }
+    /// An event of `kind` with `ec`, the rest filled in by `fill(event&)`; made only when
+    /// someone listens.
+    template <class Fill>
+    void report_with(event_kind kind, error_code ec, Fill fill) const
     {
         if (!cfg.on_event)
             return;
         event e;
         e.kind = kind;
-        e.master = i;
         e.ec = ec;
-        if (kind == event_kind::master_down)
-            e.detail = masters[i]->last_error_detail();
+        fill(e);
         report(e);
     }
     /// Tells client_config::on_event, if set; `e.masters` is filled in here.

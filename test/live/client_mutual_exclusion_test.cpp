@@ -1,5 +1,6 @@
 // Acceptance: mutual exclusion under real concurrency, and a multi-threaded io_context.
 #include "client_fixture.hpp"
+#include "holder_witness.hpp"
 #include "io_helpers.hpp"
 
 #include <boost/asio/detached.hpp>
@@ -46,8 +47,7 @@ TEST_CASE("client: concurrent clients never hold one resource at once", "[live][
     opts.retry_jitter = 5ms;
     opts.max_wait = 300ms;  // so that a contender notices the end of the run
 
-    std::atomic<int> holders{0};
-    std::atomic<int> max_holders{0};
+    holder_witness witness;
     std::atomic<long> acquisitions{0};
     std::atomic<long> contended{0};
     error_log errors;
@@ -76,18 +76,13 @@ TEST_CASE("client: concurrent clients never hold one resource at once", "[live][
                         co_await sleep_for(10ms);
                         continue;
                     }
-                    const int now_holding = holders.fetch_add(1) + 1;
-                    int seen = max_holders.load();
-                    while (now_holding > seen &&
-                           !max_holders.compare_exchange_weak(seen, now_holding))
-                    {}
+                    witness.enter();
                     if (!l.held() || l.remaining() <= steady::duration::zero())
                         errors.add("acquired a lock that is not held: " + l.describe());
                     co_await sleep_for(1ms);
-                    if (holders.load() != 1)
-                        errors.add("holders = " + std::to_string(holders.load()) +
-                                   " while holding");
-                    holders.fetch_sub(1);
+                    if (witness.now() != 1)
+                        errors.add("holders = " + std::to_string(witness.now()) + " while holding");
+                    witness.leave();
                     auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
                     if (uec)
                         errors.add("unlock: " + uec.message());
@@ -118,7 +113,7 @@ TEST_CASE("client: concurrent clients never hold one resource at once", "[live][
                          << ms(elapsed) << " ms");
     INFO(errors.str());
     CHECK(errors.size() == 0);
-    CHECK(max_holders.load() == 1);
+    CHECK(witness.most() == 1);
     CHECK(acquisitions.load() >= 100);
     WARN("N=" << n_masters << ": " << acquisitions << " exclusive acquisitions in " << ms(elapsed)
               << " ms by " << n_clients * per_client << " contenders");

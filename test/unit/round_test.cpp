@@ -68,6 +68,24 @@ struct listener : redlock::detail::round_listener
     std::shared_ptr<void> hold() override { return nullptr; }
 };
 
+/// A round over three scripted masters (five with masters_rig<5>), its listener and its client.
+template <std::size_t N = 3, bool Cluster = false>
+struct masters_rig
+{
+    boost::asio::io_context io;
+    scripted_client c{io, N, Cluster};
+    listener l;
+    rd::round r;
+    /// Every master's connection has run script `id` (a release goes as EVALSHA).
+    void scripts_known(unsigned id = 0)
+    {
+        for (std::size_t i = 0; i < N; ++i)
+            c.master(i).scripts.note(id, true, c.master(i).gen);
+    }
+};
+using three_masters = masters_rig<3>;
+using three_cluster_masters = masters_rig<3, true>;
+
 const node_view ok{type::simple_string, 0, 0, "OK"};
 const node_view nil{type::null, 0, 0, {}};
 const node_view one{type::integer, 0, 0, "1"};
@@ -119,14 +137,11 @@ error_code expected_ec(act a)
 
 }  // namespace
 
-TEST_CASE("round: an acquisition sends SET NX PX to every master at once, and decides at "
-          "the quorum",
-          "[round]")
+TEST_CASE_METHOD(three_masters,
+                 "round: an acquisition sends SET NX PX to every master at once, and decides at "
+                 "the quorum",
+                 "[round]")
 {
-    boost::asio::io_context io;
-    scripted_client c(io, 3);
-    listener l;
-    rd::round r;
     r.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &l);
     for (std::size_t i = 0; i < 3; ++i)
     {
@@ -273,16 +288,12 @@ TEST_CASE("round: a failure injected at each step of a release (a refused submis
     CHECK(injected == 3 + 3 * 4);
 }
 
-TEST_CASE("round: a release answered NOSCRIPT is sent again as EVAL, once, and the cache "
-          "forgets the script",
-          "[round]")
+TEST_CASE_METHOD(three_masters,
+                 "round: a release answered NOSCRIPT is sent again as EVAL, once, and the cache "
+                 "forgets the script",
+                 "[round]")
 {
-    boost::asio::io_context io;
-    scripted_client c(io, 3);
-    for (std::size_t i = 0; i < 3; ++i)
-        c.master(i).scripts.note(0, true, c.master(i).gen);  // run there before: EVALSHA
-    listener l;
-    rd::round r;
+    scripts_known();  // run there before: EVALSHA
     r.start(c, rd::round::kind::release, one_key, token, 0, 1s, &l);
     const auto& sha1 = redlock::detail::release_script().sha1;
     for (std::size_t i = 0; i < 3; ++i)
@@ -302,16 +313,12 @@ TEST_CASE("round: a release answered NOSCRIPT is sent again as EVAL, once, and t
     CHECK(l.finished == 1);
 }
 
-TEST_CASE("round: a release's EVALSHA still silent at the deadline gets an EVAL queued "
-          "behind it, answered by no one",
-          "[round]")
+TEST_CASE_METHOD(three_masters,
+                 "round: a release's EVALSHA still silent at the deadline gets an EVAL queued "
+                 "behind it, answered by no one",
+                 "[round]")
 {
-    boost::asio::io_context io;
-    scripted_client c(io, 3);
-    for (std::size_t i = 0; i < 3; ++i)
-        c.master(i).scripts.note(0, true, c.master(i).gen);
-    listener l;
-    rd::round r;
+    scripts_known();
     r.start(c, rd::round::kind::release, one_key, token, 0, 1s, &l);
     CHECK(c.master(0).answer(0, one));
     CHECK(c.master(1).answer(0, one));
@@ -326,19 +333,16 @@ TEST_CASE("round: a release's EVALSHA still silent at the deadline gets an EVAL 
     CHECK(l.finished == 1);
 }
 
-TEST_CASE("round: a grant from a master that restarted within the quarantine does not "
-          "count toward an acquisition",
-          "[round]")
+TEST_CASE_METHOD(three_masters,
+                 "round: a grant from a master that restarted within the quarantine does not "
+                 "count toward an acquisition",
+                 "[round]")
 {
-    boost::asio::io_context io;
-    scripted_client c(io, 3);
     const auto now = std::chrono::steady_clock::now();
     c.master(0).restarts_of(0).observe("run-a", 3600s, now, 10000ms, false);
     c.master(0).restarts_of(0).observe("run-b", 1s, now, 10000ms, false);  // restarted
     c.master(0).read_at = now;
     REQUIRE(c.quarantined(0, now));
-    listener l;
-    rd::round r;
     r.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &l, nullptr,
             rd::round::time_point::max(), now);
     CHECK(c.master(0).answer(0, ok));
@@ -350,12 +354,10 @@ TEST_CASE("round: a grant from a master that restarted within the quarantine doe
     CHECK(l.finished == 1);
 }
 
-TEST_CASE("round: stop() abandons what is in flight: a late answer reaches no one", "[round]")
+TEST_CASE_METHOD(three_masters,
+                 "round: stop() abandons what is in flight: a late answer reaches no one",
+                 "[round]")
 {
-    boost::asio::io_context io;
-    scripted_client c(io, 3);
-    listener l;
-    rd::round r;
     r.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &l);
     CHECK(c.master(0).answer(0, ok));
     r.stop();
@@ -370,15 +372,12 @@ TEST_CASE("round: stop() abandons what is in flight: a late answer reaches no on
     CHECK(l.finished == 0);
 }
 
-TEST_CASE("round: a fenced acquisition reads each granting master's counters, and "
-          "refuses a reply that is not one non-negative counter per resource",
-          "[round]")
+TEST_CASE_METHOD(three_masters,
+                 "round: a fenced acquisition reads each granting master's counters, and "
+                 "refuses a reply that is not one non-negative counter per resource",
+                 "[round]")
 {
-    boost::asio::io_context io;
-    scripted_client c(io, 3);
     const std::vector<std::string> keys{"resource", "resource:fence"};
-    listener l;
-    rd::round r;
     r.start(c, rd::round::kind::acquire_fenced, keys, token, 30000, 1s, &l);
     const node_view counters[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "41"}};
     const node_view negative[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "-1"}};
@@ -393,16 +392,13 @@ TEST_CASE("round: a fenced acquisition reads each granting master's counters, an
     CHECK(l.at_decision == quorum_state::failed);
 }
 
-TEST_CASE("round: keys of several hash slots on a cluster master go as one part per slot, "
-          "and the parts' answers combine",
-          "[round]")
+TEST_CASE_METHOD(three_cluster_masters,
+                 "round: keys of several hash slots on a cluster master go as one part per slot, "
+                 "and the parts' answers combine",
+                 "[round]")
 {
-    boost::asio::io_context io;
-    scripted_client c(io, 3, true);
     // "{a}x" and "{a}y" share a slot; "{b}z" is in another.
     const std::vector<std::string> keys{"{a}x", "{b}z", "{a}y"};
-    listener l;
-    rd::round r;
     r.start(c, rd::round::kind::acquire, keys, token, 30000, 1s, &l);
     for (std::size_t i = 0; i < 3; ++i)
         REQUIRE(c.master(i).sent.size() == 2);
