@@ -46,8 +46,8 @@
  *    validity margin for drift is taken as exact), retries and extensions (one attempt per
  *    client), fencing tokens for permits, and liveness (an attempt may fail forever).
  *  - Bounds: M = 3, N = 2, C = 3 in check.sh (the smallest where N+1 holders are possible);
- *    M = 5 only for the MAJORITY_COUNT variant (the design at M = 5 is over 56 million states,
- *    too large to run here), TTL = 2 ticks.
+ *    M = 5 only for the MAJORITY_COUNT variant (the design at M = 5, even with no loss, did
+ *    not finish in 5 minutes here: over 56 million states), TTL = 2 ticks.
  *
  * What is checked
  *  - Bounded: at no time more than N clients hold a permit within their validity (asserted
