@@ -78,7 +78,8 @@ void acquire_op::cancel()
 
 void acquire_op::abandon() noexcept
 {
-    strays_.stop();
+    if (permits_)
+        permits_->release.stop();
     attempt_.stop();
     commit_.stop();
     release_.stop();
@@ -100,9 +101,10 @@ void acquire_op::begin()
     }
     if (!ec && semaphore())
     {
+        permits_ = std::make_unique<permit_state>();
         for (std::uint32_t i = 0; i < o_.permits; ++i)
-            permit_keys_.push_back(slot_sibling(key_, ":permit:" + std::to_string(i)));
-        permit_order_ = permit_keys_;
+            permits_->keys.push_back(slot_sibling(key_, ":permit:" + std::to_string(i)));
+        permits_->order = permits_->keys;
     }
     if (!ec)
     {
@@ -180,11 +182,12 @@ void acquire_op::execute(const acquire_action& a)
         {
             // Each attempt tries the permits from a random one: acquirers racing for free
             // permits then seldom ask for the same one first.
-            const auto first = c_->jitter_rng() % permit_keys_.size();
-            for (std::size_t k = 0; k < permit_keys_.size(); ++k)
-                permit_order_[k] = permit_keys_[(first + k) % permit_keys_.size()];
-            attempt_.start(*c_, round::kind::acquire_permit, permit_order_, token_view(),
-                           o_.ttl.count(), attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
+            auto& p = *permits_;
+            const auto first = c_->jitter_rng() % p.keys.size();
+            for (std::size_t k = 0; k < p.keys.size(); ++k)
+                p.order[k] = p.keys[(first + k) % p.keys.size()];
+            attempt_.start(*c_, round::kind::acquire_permit, p.order, token_view(), o_.ttl.count(),
+                           attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
         }
         else if (o_.fencing)
             attempt_.start(*c_, round::kind::acquire_fenced, fenced_keys_, token_view(),
@@ -257,7 +260,7 @@ void acquire_op::execute(const acquire_action& a)
                 st->masters = attempt_.take_diagnostics();
                 if (semaphore())
                 {
-                    st->key = permit_order_[fsm_->last_attempt().winner()];
+                    st->key = permits_->order[fsm_->last_attempt().winner()];
                     release_strays(st->masters);
                 }
                 if (committing_)
@@ -449,25 +452,26 @@ void acquire_op::release_strays(diagnostic_list& diagnostics)
         if (stray && c && i < diagnostics.size())
         {
             diagnostics[i].status = master_status::held_by_other;
-            diagnostics[i].message = "set permit key " + permit_order_[*c] +
+            diagnostics[i].message = "set permit key " + permits_->order[*c] +
                                      ", not the majority's: our token is deleted from it";
         }
     }
     if (!any)
         return;
-    stray_keys_.clear();
-    for (std::size_t k = 0; k < permit_order_.size(); ++k)
+    auto& p = *permits_;
+    p.strays.clear();
+    for (std::size_t k = 0; k < p.order.size(); ++k)
         if (k != won)
-            stray_keys_.push_back(permit_order_[k]);
+            p.strays.push_back(p.order[k]);
     // Nobody awaits it: each master gets it as EVAL, and the round ends within start().
-    strays_.start(*c_, round::kind::release, stray_keys_, token_view(), 0, o_.release_timeout, this,
-                  &to);
+    p.release.start(*c_, round::kind::release, p.strays, token_view(), 0, o_.release_timeout, this,
+                    &to);
 }
 
 std::span<const std::string> acquire_op::keys() const
 {
-    if (semaphore())
-        return permit_order_;
+    if (permits_)
+        return permits_->order;
     return keys_.empty() ? std::span<const std::string>(&key_, 1)
                          : std::span<const std::string>(keys_);
 }
@@ -509,7 +513,7 @@ std::string acquire_op::refused_by_cluster() const
     // round splits a lock over several slots per slot (round::send_parts), but a fenced
     // lock's two rounds go as one script each, so its keys must share one slot.
     const auto ks = keys();
-    if (semaphore() && key_slot(ks.front()) != key_slot(ks.back()))
+    if (permits_ && key_slot(ks.front()) != key_slot(ks.back()))
         return "the key " + key_ +
                " has a '}' and no hash tag, so its permit keys cannot share one slot on a Redis "
                "Cluster master: give it a hash tag of its own, which its permits then share";

@@ -111,12 +111,16 @@ private:
     std::uint64_t release_id_ = 0;
     std::uint64_t watch_id_ = 0;
     std::vector<std::string> fenced_keys_;  // fencing only: the keys, then their fence counters
-    // A semaphore (lock_options::permits > 1): its permit keys, and the order of the attempt
-    // under way (a rotation from a random permit), which its round sends.
-    std::vector<std::string> permit_keys_;
-    std::vector<std::string> permit_order_;
-    std::vector<std::string> stray_keys_;  // the permits a successful attempt did not win
-    round strays_;  // their release, on the masters that set one of them (not awaited)
+    // A semaphore's (lock_options::permits > 1) state, made only for one: a mutex's
+    // acquisition, the hot path, neither builds nor destroys it.
+    struct permit_state
+    {
+        std::vector<std::string> keys;    // the permit keys
+        std::vector<std::string> order;   // the attempt's: a rotation from a random permit
+        std::vector<std::string> strays;  // the permits a successful attempt did not win
+        round release;  // their release, on the masters that set one (not awaited)
+    };
+    std::unique_ptr<permit_state> permits_;
     diagnostic_list diagnostics_;         // of the last failed attempt
     const lock_state* handed_ = nullptr;  // during take_over(): the lock offered
     std::string reason_;                  // of a failure that is not the masters' doing
