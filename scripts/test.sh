@@ -18,9 +18,10 @@
 #           (wait:) live tests; the [tsan] ones with the io_context on 4 threads.
 #   fuzz    clang + libFuzzer build of test/fuzz/, each target fuzzed for a bounded time
 #           (REDLOCK_FUZZ_SECONDS, default 60; both at once, one per core).
-#   model   spin on docs/model/fenced_redlock.pml (docs/model/check.sh): the fencing design's
-#           properties hold, and the known failures are found (~40 s, 1.5 GB). It runs in the
-#           background during the earlier stages' tests (below).
+#   model   spin on docs/model/ (docs/model/check.sh): the fencing design's, the semaphore's
+#           and the read-write lock's properties hold, and the known failures are found (about
+#           100 s of CPU; the fencing check peaks at 3.3 GB). It runs in the background during
+#           the earlier stages' tests (below).
 #
 # The first stage builds on both cores; then its tests run while one background queue builds
 # the later stages in order, at idle CPU priority (see "the stages, pipelined" below).
