@@ -9,7 +9,6 @@
 
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/fencing.hpp"
-#include "routing/key_slot.hpp"
 #include "runtime/completion.hpp"
 #include "runtime/lock_state.hpp"
 
@@ -466,75 +465,6 @@ void acquire_op::release_strays(diagnostic_list& diagnostics)
     // Nobody awaits it: each master gets it as EVAL, and the round ends within start().
     p.release.start(*c_, round::kind::release, p.strays, token_view(), 0, o_.release_timeout, this,
                     &to);
-}
-
-std::span<const std::string> acquire_op::keys() const
-{
-    if (permits_)
-        return permits_->order;
-    return keys_.empty() ? std::span<const std::string>(&key_, 1)
-                         : std::span<const std::string>(keys_);
-}
-
-std::string acquire_op::refused_resources() const
-{
-    const auto too_long = [](std::size_t i) {
-        return "the key of resource " + std::to_string(i) +
-               " (key_prefix + resource) is longer than max_key_size (" +
-               std::to_string(max_key_size) + " bytes)";
-    };
-    if (resources_.empty())
-    {
-        if (resource_.empty())
-            return "the resource is empty (or async_lock_all was given none)";
-        if (key_.size() > max_key_size)
-            return too_long(0);
-        return refused_by_cluster();
-    }
-    for (std::size_t i = 0; i < resources_.size(); ++i)
-    {
-        if (resources_[i].empty())
-            return "resource " + std::to_string(i) + " is empty";
-        if (keys_[i].size() > max_key_size)
-            return too_long(i);
-        for (std::size_t j = 0; j < i; ++j)
-            if (resources_[i] ==
-                resources_[j])  // the same key twice would make the lock its own rival
-                return "resource " + std::to_string(i) + " repeats resource " + std::to_string(j);
-    }
-    return refused_by_cluster();
-}
-
-std::string acquire_op::refused_by_cluster() const
-{
-    if (!c_->has_cluster_master)
-        return {};
-    // A cluster master runs each command on the one node that serves its keys' slot: the
-    // round splits a lock over several slots per slot (round::send_parts), but a fenced
-    // lock's two rounds go as one script each, so its keys must share one slot.
-    const auto ks = keys();
-    if (permits_ && key_slot(ks.front()) != key_slot(ks.back()))
-        return "the key " + key_ +
-               " has a '}' and no hash tag, so its permit keys cannot share one slot on a Redis "
-               "Cluster master: give it a hash tag of its own, which its permits then share";
-    if (o_.fencing)
-        for (std::size_t i = 1; i < ks.size(); ++i)
-            if (key_slot(ks[i]) != key_slot(ks[0]))
-                return "the keys of resources 0 and " + std::to_string(i) +
-                       " hash to different slots (" + std::to_string(key_slot(ks[0])) + ", " +
-                       std::to_string(key_slot(ks[i])) +
-                       "), and a fenced lock on a Redis Cluster master needs one slot: give the "
-                       "resources "
-                       "one hash tag (e.g. {order:7}:stock and {order:7}:payment)";
-    if (o_.fencing)
-        for (std::size_t i = 0; i < ks.size(); ++i)
-            if (key_slot(fence_key(ks[i])) != key_slot(ks[i]))
-                return "the key of resource " + std::to_string(i) +
-                       " has a '}' and no hash tag, so its fence counter cannot share its slot on "
-                       "a Redis "
-                       "Cluster master: give it a hash tag of its own, which its counter then "
-                       "shares";
-    return {};
 }
 
 }  // namespace redlock::detail
