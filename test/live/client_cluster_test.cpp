@@ -694,9 +694,13 @@ TEST_CASE("cluster: a waiter on cluster masters is woken by the release: the nod
                 co_await sleep_for(20ms);
             CHECK(tracking_clusters() >= 2);
 
-            // A release by someone else, by hand: a DEL on each cluster's node.
+            // A release by someone else, by hand: a DEL on each cluster's node. The holder has
+            // the key on a majority of the clusters; the third may have been still reading its
+            // slot map when the holder asked (the CI run of 5462191 found it missing there).
+            std::size_t deleted = 0;
             for (std::size_t k = 0; k < 3; ++k)
-                CHECK(cl[k].command(owner_of(cl[k], key), {"DEL", key}) == ":1\r\n");
+                deleted += cl[k].command(owner_of(cl[k], key), {"DEL", key}) == ":1\r\n" ? 1 : 0;
+            CHECK(deleted >= 2);
             for (const auto until = steady::now() + 15s; !woken && steady::now() < until;)
                 co_await sleep_for(20ms);
             CHECK(woken);
