@@ -84,9 +84,16 @@ TEST_CASE_METHOD(masters_rig<5>,
             CHECK(keys == std::set<std::string>{"{jobs}:permit:0", "{jobs}:permit:1"});
             CHECK(holding(m, std::string(a.key()), a.token()) >= 3);
             CHECK(holding(m, std::string(b.key()), b.token()) >= 3);
-            // No master keeps a token of ours on the other permit (the strays are released).
-            CHECK(holding(m, std::string(b.key()), a.token()) == 0);
-            CHECK(holding(m, std::string(a.key()), b.token()) == 0);
+            // No master keeps a token of ours on the other permit: the strays are released,
+            // by a release queued behind the SET on a master that answered late, which may
+            // still be on its way when the acquisition completes (at most 2 s here).
+            const auto strays = [&] {
+                return holding(m, std::string(b.key()), a.token()) +
+                       holding(m, std::string(a.key()), b.token());
+            };
+            for (int k = 0; k < 100 && strays() > 0; ++k)
+                co_await sleep_for(20ms);
+            CHECK(strays() == 0);
 
             auto [ec, third] = co_await c.async_try_lock("jobs", o, tuple_awaitable);
             CHECK_FALSE(third.has_value());
