@@ -12,6 +12,18 @@
 
 namespace redlock {
 
+/// @brief Which side of a resource a lock takes (lock_options::role).
+enum class lock_role : std::uint8_t
+{
+    /// A mutex: the key, on a majority of the masters. The default.
+    mutex,
+    /// A read-write lock's shared side: held beside other readers, never beside a writer.
+    reader,
+    /// A read-write lock's exclusive side: held beside nobody, neither reader nor writer nor
+    /// mutex; readers that arrive while it waits for earlier readers to leave are refused.
+    writer,
+};
+
 /// @brief How one lock is taken. The defaults, and why, are in docs/algorithm.md.
 struct lock_options
 {
@@ -87,6 +99,20 @@ struct lock_options
     /// random, and the lock is the permit a majority set (lock::key() names it). Not with
     /// `fencing`, `wait`, nor async_lock_all (error::invalid_option); at most 1024.
     std::uint32_t permits = 1;
+
+    /// @brief A read-write lock's side (docs/algorithm.md, "A read-write lock"): many readers
+    /// or one writer, each on a majority of the masters. `lock_role::reader` takes the lock
+    /// beside other readers, `lock_role::writer` alone; a writer that finds readers leaves a
+    /// mark on those masters that refuses the readers who come after it, so that a stream of
+    /// readers drains instead of starving it. The keys: the writer's is the resource's own key
+    /// (as a mutex's, so that a writer and a mutex exclude each other), the readers are the
+    /// members of a sorted set `{resource}:readers` (token → expiry in ms by the master's
+    /// clock), the writer's mark `{resource}:intent` (the fence counter's hash-tag rule, so
+    /// that a Redis Cluster keeps the three in one slot). One round trip when the lock is
+    /// free, as a mutex. A mutex does not look at the readers: every holder of a resource with
+    /// readers must take it as a reader or a writer. A reader's lock::key() names the readers'
+    /// set. Not with `fencing`, `wait`, `permits` nor async_lock_all (error::invalid_option).
+    lock_role role = lock_role::mutex;
 };
 
 /// The longest key (key_prefix + resource) a lock accepts, in bytes: every command of the lock

@@ -15,6 +15,8 @@ std::span<const std::string> acquire_op::keys() const
 {
     if (permits_)
         return permits_->order;
+    if (rw_)
+        return rw_->keys;
     return keys_.empty() ? std::span<const std::string>(&key_, 1)
                          : std::span<const std::string>(keys_);
 }
@@ -56,10 +58,13 @@ std::string acquire_op::refused_by_cluster() const
     // round splits a lock over several slots per slot (round::send_parts), but a fenced
     // lock's two rounds go as one script each, so its keys must share one slot.
     const auto ks = keys();
-    if (permits_ && key_slot(ks.front()) != key_slot(ks.back()))
-        return "the key " + key_ +
-               " has a '}' and no hash tag, so its permit keys cannot share one slot on a Redis "
-               "Cluster master: give it a hash tag of its own, which its permits then share";
+    if (permits_ || rw_)
+        for (const auto& k : ks)
+            if (key_slot(k) != key_slot(ks.front()))
+                return "the key " + key_ + " has a '}' and no hash tag, so its " +
+                       (rw_ ? "readers' set and intent mark" : "permit keys") +
+                       " cannot share one slot on a Redis Cluster master: give it a hash tag of "
+                       "its own, which they then share";
     if (o_.fencing)
         for (std::size_t i = 1; i < ks.size(); ++i)
             if (key_slot(ks[i]) != key_slot(ks[0]))

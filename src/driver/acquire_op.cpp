@@ -79,6 +79,8 @@ void acquire_op::abandon() noexcept
 {
     if (permits_)
         permits_->release.stop();
+    if (rw_)
+        rw_->cleanup.stop();
     attempt_.stop();
     commit_.stop();
     release_.stop();
@@ -104,6 +106,18 @@ void acquire_op::begin()
         for (std::uint32_t i = 0; i < o_.permits; ++i)
             permits_->keys.push_back(slot_sibling(key_, ":permit:" + std::to_string(i)));
         permits_->order = permits_->keys;
+    }
+    if (!ec && o_.role != lock_role::mutex && !resources_.empty())
+    {
+        ec = error::invalid_option;
+        reason_ = "lock_options::role: async_lock_all locks resources, not a read-write lock";
+    }
+    if (!ec && o_.role != lock_role::mutex)
+    {
+        rw_ = std::make_unique<rw_state>();
+        rw_->keys = {key_, slot_sibling(key_, ":readers"), slot_sibling(key_, ":intent")};
+        if (writer())
+            c_->tokens.next(std::span<char, token_source::token_chars>(rw_->intent));
     }
     if (!ec)
     {
@@ -188,6 +202,15 @@ void acquire_op::execute(const acquire_action& a)
             attempt_.start(*c_, round::kind::acquire_permit, p.order, token_view(), o_.ttl.count(),
                            attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
         }
+        else if (rw_)
+        {
+            if (writer())
+                attempt_.set_intent(rw_->intent);
+            attempt_.start(*c_,
+                           writer() ? round::kind::acquire_writer : round::kind::acquire_reader,
+                           rw_->keys, token_view(), o_.ttl.count(), attempt_timeout_of(o_), this,
+                           nullptr, a.deadline, a.at);
+        }
         else if (o_.fencing)
             attempt_.start(*c_, round::kind::acquire_fenced, fenced_keys_, token_view(),
                            o_.ttl.count(), attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
@@ -214,7 +237,10 @@ void acquire_op::execute(const acquire_action& a)
         // awaited: a.awaited is the masters whose attempt outcome was not timed_out, as the
         // round derives from `previous`): a grant may still arrive, and the release queued
         // behind it on the same connection undoes it.
-        release_.start(*c_, round::kind::release, keys(), token_view(), 0, o_.release_timeout, this,
+        if (rw_)
+            rw_->marked = rw_->marked || writer();
+        release_.start(*c_, for_role(round::kind::release, o_.role == lock_role::reader),
+                       release_keys(), token_view(), 0, o_.release_timeout, this,
                        &attempt_.tracker(), a.deadline, a.at);
         return;
     case kind::send_watch:
@@ -261,6 +287,18 @@ void acquire_op::execute(const acquire_action& a)
                 {
                     st->key = permits_->order[fsm_->last_attempt().winner()];
                     release_strays(st->masters);
+                }
+                if (rw_)
+                {
+                    st->role = o_.role;
+                    if (!writer())
+                    {
+                        st->key = rw_->keys[1];  // a reader is a member of the readers' set
+                        st->reader_keys.assign(rw_->keys.begin(), rw_->keys.begin() + 2);
+                    }
+                    for (const auto& d : st->masters)
+                        rw_->marked =
+                            rw_->marked || (writer() && d.status != master_status::granted);
                 }
                 if (committing_)
                     merge_commit(st->masters, commit_.diagnostics());
@@ -385,6 +423,8 @@ void acquire_op::on_deadline()
 void acquire_op::complete(error_code ec, lock l)
 {
     done_ = true;
+    if (rw_ && rw_->marked)
+        forget_intent();
     c_->deadlines.cancel(*this);
     leave_waiting_room(true);
     if (c_->observed())
@@ -431,6 +471,24 @@ void acquire_op::deliver(Handler& h, Args&&... args)
         post_completion(h, c_->strand, std::forward<Args>(args)...);
     else
         dispatch_completion(h, c_->strand, std::forward<Args>(args)...);
+}
+
+std::span<const std::string> acquire_op::release_keys() const
+{
+    if (!rw_)
+        return keys();
+    return {rw_->keys.data(), writer() ? 1u : 2u};
+}
+
+void acquire_op::forget_intent()
+{
+    rw_->marked = false;
+    // Nobody awaits it (every master as timed_out: sent, not awaited), as a semaphore's strays.
+    quorum_tracker to(c_->size());
+    for (std::size_t i = 0; i < c_->size(); ++i)
+        to.record(i, master_outcome::timed_out);
+    rw_->cleanup.start(*c_, round::kind::release, {&rw_->keys[2], 1},
+                       {rw_->intent, token_source::token_chars}, 0, o_.release_timeout, this, &to);
 }
 
 void acquire_op::release_strays(diagnostic_list& diagnostics)

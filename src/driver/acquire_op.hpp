@@ -73,6 +73,14 @@ private:
     std::string refused_by_cluster() const;
     std::span<const std::string> keys() const;
     bool semaphore() const noexcept { return o_.permits > 1; }
+    bool writer() const noexcept { return o_.role == lock_role::writer; }
+    // What a failed attempt releases: a reader's member of the readers' set (the writer's key
+    // and the set), a writer's key (its intent mark stays until the acquisition ends: see
+    // forget_intent), else keys().
+    std::span<const std::string> release_keys() const;
+    // A writer's acquisition that may have left its intent mark (a refused or silent master):
+    // deletes it on every master, not awaited.
+    void forget_intent();
     // A successful semaphore attempt: deletes our token from the permits that masters set
     // outside the majority's, and says so in their diagnostics.
     void release_strays(diagnostic_list& diagnostics);
@@ -121,6 +129,15 @@ private:
         round release;  // their release, on the masters that set one (not awaited)
     };
     std::unique_ptr<permit_state> permits_;
+    // A read-write lock's side (lock_options::role), made only for one.
+    struct rw_state
+    {
+        std::array<std::string, 3> keys;  // the writer's key, the readers' set, the intent mark
+        char intent[token_source::token_chars]{};  // a writer's intent id, one per acquisition
+        bool marked = false;  // a writer's attempt was refused or unanswered somewhere
+        round cleanup;        // forget_intent's
+    };
+    std::unique_ptr<rw_state> rw_;
     diagnostic_list diagnostics_;         // of the last failed attempt
     const lock_state* handed_ = nullptr;  // during take_over(): the lock offered
     std::string reason_;                  // of a failure that is not the masters' doing

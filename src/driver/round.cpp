@@ -35,11 +35,16 @@ request_mode round::mode_of(kind k) noexcept
     case kind::acquire:
     case kind::acquire_fenced:
     case kind::acquire_permit:
+    case kind::acquire_reader:
+    case kind::acquire_writer:
     case kind::commit_fence:
-    case kind::extend: return request_mode::replicated;
+    case kind::extend:
+    case kind::extend_reader: return request_mode::replicated;
     case kind::release:
+    case kind::release_reader:
     case kind::hand_over:  // a failover that loses it leaves the key to its TTL, held
-    case kind::check: return request_mode::plain;
+    case kind::check:
+    case kind::check_reader: return request_mode::plain;
     }
     return request_mode::plain;
 }
@@ -56,7 +61,8 @@ void round::start_release(round_context& c, const lock_state& held,
     auto& claim = held.claim();
     const bool live = !claim.over && claim.offerable;
     claim.over = true;
-    if (live && c.waiting.wants_releases() && held.keys.empty() && held.fences.empty())
+    const bool reader = held.role == lock_role::reader;
+    if (live && !reader && c.waiting.wants_releases() && held.keys.empty() && held.fences.empty())
         if (auto* next = c.waiting.successor(held.key);
             next && next->take_over(held, claim.valid_until,
                                     std::span<char, token_source::token_chars>(successor_)))
@@ -65,7 +71,8 @@ void round::start_release(round_context& c, const lock_state& held,
             return start(c, kind::hand_over, held.key_span(), held.token, 0, timeout, l, nullptr,
                          latest, at);
         }
-    start(c, kind::release, held.key_span(), held.token, 0, timeout, l, nullptr, latest, at);
+    start(c, for_role(kind::release, reader), held.key_span(), held.token, 0, timeout, l, nullptr,
+          latest, at);
 }
 
 void round::start(round_context& c, kind k, std::span<const std::string> keys,
@@ -85,8 +92,11 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     diag_.resize(n);
     per_master_ = k == kind::acquire_fenced ? keys.size() / 2 : 1;
     group_by_slot();
-    if (k == kind::check || k == kind::acquire_fenced || k == kind::acquire_permit)
-        values_.assign(n * per_master_, k == kind::check ? -3 : k == kind::acquire_permit ? -1 : 0);
+    if (k == kind::check || k == kind::check_reader || k == kind::acquire_fenced ||
+        k == kind::acquire_permit)
+        values_.assign(n * per_master_, k == kind::acquire_fenced   ? 0
+                                        : k == kind::acquire_permit ? -1
+                                                                    : -3);
     for (std::size_t i = 0; i < n; ++i)
     {
         // Reset in place: the messages keep their capacity from the round before.
@@ -166,7 +176,10 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     // a hand-over: the body sent again after a NOSCRIPT (or behind a silent EVALSHA at the
     // deadline) would run after what the new holder sent meanwhile, and could give the key its
     // token after its release.
-    if (k_ == kind::extend || k_ == kind::acquire || k_ == kind::hand_over)
+    // A read-write lock's commands, but its check, go as EVAL for the same reasons.
+    if (k_ == kind::extend || k_ == kind::acquire || k_ == kind::hand_over ||
+        k_ == kind::acquire_reader || k_ == kind::acquire_writer || k_ == kind::release_reader ||
+        k_ == kind::extend_reader)
         fallback = true;
     // A release (and a fenced acquisition's round) goes as EVAL to a connection that has not
     // seen its script run yet (the first after connecting, or after a NOSCRIPT): it caches the
@@ -265,7 +278,8 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
     // A master that restarted lately may have forgotten other owners' keys and counters: its
     // grant does not count toward an acquisition (client_config::restart_quarantine).
     if (o == master_outcome::granted &&
-        (k_ == kind::acquire || k_ == kind::acquire_fenced || k_ == kind::commit_fence) &&
+        (k_ == kind::acquire || k_ == kind::acquire_fenced || k_ == kind::commit_fence ||
+         k_ == kind::acquire_reader || k_ == kind::acquire_writer) &&
         c_->quarantined(i, at))
     {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -332,7 +346,7 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
         else
         {
             const auto r = read_lock_reply(k_, nodes, keys_.size(), counters_of(i));
-            if (k_ == kind::check && r.answer == lock_answer::ours)
+            if ((k_ == kind::check || k_ == kind::check_reader) && r.answer == lock_answer::ours)
                 values_[i] = r.pttl;
             else if (k_ == kind::acquire_permit && r.answer == lock_answer::ours)
                 values_[i] = r.permit;

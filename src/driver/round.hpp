@@ -2,6 +2,7 @@
 #ifndef REDLOCK_SRC_ROUND_HPP
 #define REDLOCK_SRC_ROUND_HPP
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <iterator>
@@ -131,6 +132,12 @@ public:
     /// kind::commit_fence: the tokens to commit, one per resource; they must stay valid while
     /// the round is active. Set before start().
     void set_fences(std::span<const std::uint64_t> fences) noexcept { fences_ = fences; }
+    /// kind::acquire_writer: the writer's intent id (docs/algorithm.md, "A read-write lock"),
+    /// the same for every attempt of one acquisition. Set before start().
+    void set_intent(std::span<const char, token_source::token_chars> id) noexcept
+    {
+        std::copy(id.begin(), id.end(), successor_);
+    }
 
 private:
     void on_reply(std::uint32_t tag, const error_code& ec,
@@ -210,11 +217,13 @@ private:
     std::span<const std::string> keys_;
     std::string_view token_;
     std::int64_t arg_ = 0;
-    char successor_[token_source::token_chars]{};  // kind::hand_over: the new owner's token
+    // kind::hand_over: the new owner's token; kind::acquire_writer: the writer's intent id.
+    char successor_[token_source::token_chars]{};
     std::string_view successor_token() const noexcept
     {
-        return k_ == kind::hand_over ? std::string_view(successor_, sizeof successor_)
-                                     : std::string_view();
+        return k_ == kind::hand_over || k_ == kind::acquire_writer
+                   ? std::string_view(successor_, sizeof successor_)
+                   : std::string_view();
     }
     quorum_tracker q_{1};
     // Inline up to 9 masters: a round is made for every operation, and these would otherwise

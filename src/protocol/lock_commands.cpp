@@ -12,9 +12,10 @@ namespace {
 
 void append_script(std::string& out, const lua_script& script, bool eval,
                    std::span<const std::string> keys, std::string_view token, std::int64_t ttl_ms,
-                   bool with_ttl)
+                   bool with_ttl, std::string_view extra = {})
 {
-    resp::append_array_header(out, 3 + keys.size() + 1 + (with_ttl ? 1 : 0));
+    resp::append_array_header(out,
+                              3 + keys.size() + 1 + (with_ttl ? 1 : 0) + (extra.empty() ? 0 : 1));
     if (eval)
     {
         resp::append_bulk(out, "EVAL");
@@ -31,6 +32,8 @@ void append_script(std::string& out, const lua_script& script, bool eval,
     resp::append_bulk(out, token);
     if (with_ttl)
         resp::append_bulk(out, ttl_ms);
+    if (!extra.empty())
+        resp::append_bulk(out, extra);
 }
 
 // The commit of fencing tokens: EVAL(SHA) <script> 2n K1..Kn F1..Fn token t1..tn.
@@ -113,6 +116,23 @@ void encode_lock_command(std::string& out, lock_command k, bool eval,
     // EVAL, as every acquisition to a standalone master (see acquire).
     case lock_command::acquire_permit:
         append_script(out, permit_acquire_script(), eval, keys, token, ttl_ms, true);
+        return;
+    // A read-write lock's: EVAL to a standalone master, as every acquisition and extension
+    // (see acquire and extend), and as a release that no EVALSHA cache covers.
+    case lock_command::acquire_reader:
+        append_script(out, reader_acquire_script(), eval, keys, token, ttl_ms, true);
+        return;
+    case lock_command::acquire_writer:
+        append_script(out, writer_acquire_script(), eval, keys, token, ttl_ms, true, next);
+        return;
+    case lock_command::release_reader:
+        append_script(out, reader_release_script(), eval, keys, token, ttl_ms, false);
+        return;
+    case lock_command::extend_reader:
+        append_script(out, reader_extend_script(), eval, keys, token, ttl_ms, true);
+        return;
+    case lock_command::check_reader:
+        append_script(out, reader_check_script(), eval, keys, token, ttl_ms, false);
         return;
     }
 }

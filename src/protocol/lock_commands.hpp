@@ -29,13 +29,39 @@ enum class lock_command : std::uint8_t
     /// A semaphore's attempt (keys: its permit keys in the order to try): each master sets
     /// the first free one and answers which (docs/algorithm.md, "A counting semaphore").
     acquire_permit,
+    /// A read-write lock's reader (keys: the writer's key, the readers' set, the intent mark):
+    /// joins the readers unless a writer holds or waits there. Answers as acquire.
+    acquire_reader,
+    /// A read-write lock's writer (the same keys; `next` carries the writer's intent id): sets
+    /// the writer's key unless anyone holds it, and marks its intent where readers do.
+    acquire_writer,
+    /// A reader's release, extension and check (keys: the readers' set): as release, extend
+    /// and check, on the token's member of the set.
+    release_reader,
+    extend_reader,
+    check_reader,
 };
+
+/// The command that does `k` (release, extend, check) for a held lock: a reader's variant
+/// when `reader`, else `k` itself (a writer's key is a mutex's).
+constexpr lock_command for_role(lock_command k, bool reader) noexcept
+{
+    if (!reader)
+        return k;
+    switch (k)
+    {
+    case lock_command::release: return lock_command::release_reader;
+    case lock_command::extend: return lock_command::extend_reader;
+    case lock_command::check: return lock_command::check_reader;
+    default: return k;
+    }
+}
 
 /// @brief Appends command `k` over `keys` for `token` as RESP.
 /// @param eval Send a script's body (EVAL) rather than its SHA1 (EVALSHA).
 /// @param arg The TTL in ms (acquire, extend, acquire_fenced); unused otherwise.
 /// @param fences commit_fence's tokens, one per resource.
-/// @param next hand_over's new token.
+/// @param next hand_over's new token; acquire_writer's intent id.
 void encode_lock_command(std::string& out, lock_command k, bool eval,
                          std::span<const std::string> keys, std::string_view token,
                          std::int64_t arg, std::span<const std::uint64_t> fences,
@@ -56,7 +82,12 @@ constexpr unsigned cluster_script_for(lock_command k, std::size_t keys) noexcept
     {
     case lock_command::acquire:
     case lock_command::acquire_fenced:
-    case lock_command::acquire_permit: return no_script;
+    case lock_command::acquire_permit:
+    case lock_command::acquire_reader:
+    case lock_command::acquire_writer: return no_script;
+    case lock_command::release_reader: return 8;
+    case lock_command::extend_reader: return 9;
+    case lock_command::check_reader: return 10;
     case lock_command::release: return multi ? 1u : 0u;
     case lock_command::commit_fence: return 3;
     case lock_command::extend: return multi ? 6u : 5u;

@@ -70,7 +70,7 @@ lock_reply read_lock_reply(lock_command k, std::span<const resp::node_view> node
         else
             unexpected("permit script returned ");
     }
-    else if (k == lock_command::check)
+    else if (k == lock_command::check || k == lock_command::check_reader)
     {
         if (v.data_type != type::integer)
             unexpected("script returned ");

@@ -3,7 +3,9 @@
 
 #include <openssl/evp.h>
 
+#include <initializer_list>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 namespace redlock::detail {
@@ -181,6 +183,125 @@ const lua_script& fence_commit_script()
              "end\n"
              "for i = 1, n do redis.call('set', KEYS[n + i], ARGV[i + 1]) end\n"
              "return 1\n");
+    return s;
+}
+
+namespace {
+
+// The master's time in ms, as `now`: a reader's expiry is on the master's clock, as a key's
+// PX is. Scripts that read TIME and then write are replicated by their effects (the default
+// since Redis 5; asked for explicitly before).
+constexpr std::string_view master_now =
+    "if redis.replicate_commands then redis.replicate_commands() end\n"
+    "local t = redis.call('time')\n"
+    "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n";
+
+lua_script with_now(std::string_view rest)
+{
+    std::string body(master_now);
+    body += rest;
+    return make(std::move(body));
+}
+
+// Drops the readers whose expiry has passed (a member is live up to its expiry, as a key is).
+constexpr std::string_view drop_expired =
+    "redis.call('zremrangebyscore', KEYS[2], '-inf', '(' .. now)\n";
+
+// While readers hold, the writer's key KEYS[1] holds the shared mark and expires with the last
+// of them: so that every mutex (ours or another Redlock client's SET NX) is refused beside
+// readers. Sets the mark and both keys' expiry to the latest reader's; deletes the mark when
+// no reader is left. Only where KEYS[1] is the mark or absent.
+constexpr std::string_view cover_readers =
+    "local last = redis.call('zrange', KEYS[2], -1, -1, 'withscores')\n"
+    "if last[2] then\n"
+    "    redis.call('set', KEYS[1], 'redlock:readers')\n"
+    "    redis.call('pexpireat', KEYS[1], last[2])\n"
+    "    redis.call('pexpireat', KEYS[2], last[2])\n"
+    "else\n"
+    "    redis.call('del', KEYS[1])\n"
+    "end\n";
+
+// Whether the writer's key holds something other than the readers' mark: a writer's or a
+// mutex's token.
+constexpr std::string_view held_apart = "local held = redis.call('get', KEYS[1])\n"
+                                        "local apart = held and held ~= 'redlock:readers'\n";
+
+// Our member's expiry as `e`; 0 returned when the token is not in the readers' set.
+constexpr std::string_view our_member = "local e = redis.call('zscore', KEYS[2], ARGV[1])\n"
+                                        "if not e then return 0 end\n";
+
+std::string joined(std::initializer_list<std::string_view> parts)
+{
+    std::string out;
+    for (const auto p : parts)
+        out += p;
+    return out;
+}
+
+}  // namespace
+
+const lua_script& reader_acquire_script()
+{
+    static const lua_script s = with_now(
+        joined({held_apart, "if apart or redis.call('exists', KEYS[3]) == 1 then return 0 end\n",
+                drop_expired, "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])\n",
+                cover_readers, "return 1\n"}));
+    return s;
+}
+
+const lua_script& writer_acquire_script()
+{
+    static const lua_script s = with_now(
+        joined({drop_expired, held_apart,
+                // Readers hold: the mark, or live members (also should the mark be gone).
+                "if held == 'redlock:readers' or (not held and redis.call('zcard', KEYS[2]) > 0) "
+                "then\n"
+                "    if redis.call('get', KEYS[3]) == ARGV[3] then\n"
+                "        redis.call('pexpire', KEYS[3], ARGV[2])\n"
+                "    else\n"
+                "        redis.call('set', KEYS[3], ARGV[3], 'NX', 'PX', ARGV[2])\n"
+                "    end\n"
+                "    return 0\n"
+                "end\n"
+                "if held then return 0 end\n"
+                "redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])\n"
+                "if redis.call('get', KEYS[3]) == ARGV[3] then redis.call('del', KEYS[3]) end\n"
+                "return 1\n"}));
+    return s;
+}
+
+const lua_script& reader_release_script()
+{
+    static const lua_script s =
+        with_now(joined({our_member, "redis.call('zrem', KEYS[2], ARGV[1])\n", drop_expired,
+                         held_apart, "if not apart then\n", cover_readers,
+                         "end\n"
+                         "if tonumber(e) < now then return 0 end\n"
+                         "return 1\n"}));
+    return s;
+}
+
+const lua_script& reader_extend_script()
+{
+    static const lua_script s =
+        with_now(joined({our_member, held_apart,
+                         "if apart then return 0 end\n"
+                         "if tonumber(e) < now then\n"
+                         "    redis.call('zrem', KEYS[2], ARGV[1])\n"
+                         "    redis.call('zremrangebyscore', KEYS[2], '-inf', '(' .. now)\n",
+                         cover_readers,
+                         "    return 0\n"
+                         "end\n"
+                         "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])\n",
+                         cover_readers, "return 1\n"}));
+    return s;
+}
+
+const lua_script& reader_check_script()
+{
+    static const lua_script s = with_now("local e = redis.call('zscore', KEYS[2], ARGV[1])\n"
+                                         "if not e or tonumber(e) < now then return -3 end\n"
+                                         "return tonumber(e) - now\n");
     return s;
 }
 

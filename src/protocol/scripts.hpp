@@ -59,6 +59,38 @@ const lua_script& fence_commit_script();
 /// ARGV[2] and returns its index in KEYS (0-based), or -1 when every one exists.
 const lua_script& permit_acquire_script();
 
+// A read-write lock (docs/algorithm.md, "A read-write lock"). Its keys on each master: the
+// writer's key KEYS[1] (the resource's own, a mutex key), the readers' sorted set KEYS[2]
+// (token -> expiry in ms by the master's clock, TIME) and the writer's intent mark KEYS[3] (a
+// waiting writer's id, with an expiry). While readers hold, KEYS[1] holds the shared mark
+// `redlock:readers` with the latest reader's expiry, so that any mutex's SET NX is refused
+// beside them. A reader whose expiry has passed counts as gone, as an expired key does.
+
+/// A reader's acquisition: KEYS as above; ARGV[1] the token, ARGV[2] the TTL in ms. Only when
+/// the writer's key is absent or the shared mark and no intent mark exists, adds the token
+/// with expiry now + TTL, covers the readers (the mark, both expiries), returns 1; else 0.
+const lua_script& reader_acquire_script();
+
+/// A writer's acquisition: the same keys, ARGV[3] the writer's intent id. Only when the
+/// writer's key does not exist and no live reader is in the set, sets the key to ARGV[1] with
+/// PX ARGV[2], deletes the intent mark if it is ours, returns 1. When readers hold, sets (or
+/// renews) our intent mark with PX ARGV[2] unless another writer's is there, returns 0.
+const lua_script& writer_acquire_script();
+
+/// A reader's release: KEYS[1] the writer's key, KEYS[2] the readers' set; ARGV[1] the token.
+/// Removes the member and covers the readers left (the mark deleted with the last); returns 1
+/// if it was there and live, 0 otherwise.
+const lua_script& reader_release_script();
+
+/// A reader's extension: the same keys, ARGV[1] the token, ARGV[2] the TTL in ms. Only while
+/// the token is a live member, sets its expiry to now + TTL and covers the readers, returns 1;
+/// else 0 (a member found expired is removed).
+const lua_script& reader_extend_script();
+
+/// A reader's check: the same keys, ARGV[1] the token: the ms left before the member's expiry,
+/// or -3 when it is not a live member.
+const lua_script& reader_check_script();
+
 /// Hex SHA1 of `data` (OpenSSL).
 std::string sha1_hex(std::string_view data);
 

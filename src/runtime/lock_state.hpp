@@ -12,6 +12,7 @@
 #include <boost/container/small_vector.hpp>
 
 #include <redlock/lock.hpp>
+#include <redlock/options.hpp>
 
 namespace redlock::detail {
 
@@ -68,6 +69,10 @@ struct lock_state
     std::vector<std::string> resources;  ///< Multi-resource locks only: every resource.
     std::vector<std::string> keys;       ///< Multi-resource locks only: every key.
     std::string reason;                  ///< Why the operation failed, when not a master's doing.
+    /// A read-write lock's side: a reader's `key` is the readers' set, its token a member.
+    lock_role role = lock_role::mutex;
+    /// A reader's only: the writer's key and the readers' set, what its commands take.
+    std::vector<std::string> reader_keys;
 
     /// The claim of the lock this state belongs to (see claim_state): its own, or that of the
     /// state it was derived from (derive()).
@@ -82,8 +87,10 @@ struct lock_state
 
     std::span<const std::string> key_span() const noexcept
     {
-        return keys.empty() ? std::span<const std::string>(&key, 1)
-                            : std::span<const std::string>(keys);
+        if (!keys.empty())
+            return keys;
+        return reader_keys.empty() ? std::span<const std::string>(&key, 1)
+                                   : std::span<const std::string>(reader_keys);
     }
 
     /// The same resources and keys, without a token or validity: what a failed operation

@@ -2,6 +2,7 @@
 // lock_replies.*): the protocol side of a round, without a round.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -205,4 +206,66 @@ TEST_CASE("lock replies: a fenced acquisition's counters, one non-negative integ
     CHECK(redlock::detail::read_lock_reply(lock_command::acquire_fenced, std::span(&refused, 1), 4,
                                            counters)
               .answer == lock_answer::other_owner);
+}
+
+TEST_CASE("lock commands: a read-write lock's, and the variant a reader's lock sends",
+          "[lock_commands]")
+{
+    using redlock::detail::for_role;
+    const std::vector<std::string> rw{"d", "{d}:readers", "{d}:intent"};
+    CHECK(encoded(lock_command::acquire_reader, true, rw, 900) ==
+          "*8\r\n" + bulk("EVAL") + bulk(redlock::detail::reader_acquire_script().body) +
+              bulk("3") + bulk("d") + bulk("{d}:readers") + bulk("{d}:intent") + bulk("tok") +
+              bulk("900"));
+    // A writer's carries its intent id after the TTL.
+    CHECK(encoded(lock_command::acquire_writer, true, rw, 900, {}, "id") ==
+          "*9\r\n" + bulk("EVAL") + bulk(redlock::detail::writer_acquire_script().body) +
+              bulk("3") + bulk("d") + bulk("{d}:readers") + bulk("{d}:intent") + bulk("tok") +
+              bulk("900") + bulk("id"));
+    // A reader's lock: the writer's key (the readers' shared mark) and the readers' set.
+    const std::vector<std::string> held{"d", "{d}:readers"};
+    CHECK(encoded(lock_command::release_reader, true, held) ==
+          "*6\r\n" + bulk("EVAL") + bulk(redlock::detail::reader_release_script().body) +
+              bulk("2") + bulk("d") + bulk("{d}:readers") + bulk("tok"));
+    CHECK(encoded(lock_command::extend_reader, false, held, 700) ==
+          "*7\r\n" + bulk("EVALSHA") + bulk(redlock::detail::reader_extend_script().sha1) +
+              bulk("2") + bulk("d") + bulk("{d}:readers") + bulk("tok") + bulk("700"));
+    CHECK(encoded(lock_command::check_reader, false, held) ==
+          "*6\r\n" + bulk("EVALSHA") + bulk(redlock::detail::reader_check_script().sha1) +
+              bulk("2") + bulk("d") + bulk("{d}:readers") + bulk("tok"));
+
+    // A reader's lock releases, extends and checks its member; a writer's key is a mutex's.
+    CHECK(for_role(lock_command::release, true) == lock_command::release_reader);
+    CHECK(for_role(lock_command::extend, true) == lock_command::extend_reader);
+    CHECK(for_role(lock_command::check, true) == lock_command::check_reader);
+    CHECK(for_role(lock_command::hand_over, true) == lock_command::hand_over);
+    for (const auto k : {lock_command::release, lock_command::extend, lock_command::check})
+        CHECK(for_role(k, false) == k);
+
+    // A cluster master runs a reader's release, extension and check as scripts of their own
+    // (ids no other command uses); never an acquisition.
+    using redlock::detail::cluster_script_for;
+    using redlock::detail::no_script;
+    CHECK(cluster_script_for(lock_command::acquire_reader, 3) == no_script);
+    CHECK(cluster_script_for(lock_command::acquire_writer, 3) == no_script);
+    std::vector<unsigned> ids;
+    for (const auto k : {lock_command::release, lock_command::extend, lock_command::check,
+                         lock_command::commit_fence, lock_command::release_reader,
+                         lock_command::extend_reader, lock_command::check_reader})
+        for (std::size_t keys : {1u, 2u})
+            if (const auto id = cluster_script_for(k, keys); id != no_script)
+                ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    CHECK(ids.size() == 9);  // release 0/1, commit 3, extend 5/6, check 7, a reader's 8 9 10
+    CHECK(ids.back() < no_script);
+
+    // A reader's check answers the ms left, or -3 when the member is not ours.
+    const std::array<node_view, 1> left{node_view{type::integer, 0, 0, "1200"}};
+    const auto r = redlock::detail::read_lock_reply(lock_command::check_reader, left, 1, {});
+    CHECK(r.answer == lock_answer::ours);
+    CHECK(r.pttl == 1200);
+    const std::array<node_view, 1> gone{node_view{type::integer, 0, 0, "-3"}};
+    CHECK(redlock::detail::read_lock_reply(lock_command::check_reader, gone, 1, {}).answer ==
+          lock_answer::other_owner);
 }

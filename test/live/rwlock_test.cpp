@@ -1,0 +1,410 @@
+// Read-write locks (lock_options::role) against real masters: readers hold together (and the
+// resource's key holds their mark, which refuses any mutex), a writer holds alone, a writer's
+// intent mark turns away the readers who come after it, a reader's expiry is its member's,
+// and nothing is left behind (docs/algorithm.md, "A read-write lock").
+#include "client_fixture.hpp"
+#include "contenders.hpp"
+#include "holder_witness.hpp"
+#include "io_helpers.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+using namespace redlock;
+using namespace redlock::test;
+
+namespace {
+
+lock_options side(lock_role r, std::chrono::milliseconds lock_ttl = 10000ms)
+{
+    lock_options o;
+    o.ttl = lock_ttl;
+    o.role = r;
+    return o;
+}
+
+// A writer that retries every 10 ms or so for up to `budget`.
+lock_options patient_writer(std::chrono::milliseconds budget)
+{
+    auto o = side(lock_role::writer);
+    o.max_attempts = 100000;
+    o.retry_delay = 10ms;
+    o.retry_jitter = 5ms;
+    o.max_wait = budget;
+    return o;
+}
+
+// How many masters have `token` in the readers' set `key` (ZSCORE answers a bulk string).
+std::size_t members_on(const local_masters& m, const std::string& key, std::string_view token)
+{
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < m.size(); ++i)
+        n += m.command(i, {"ZSCORE", key, token}).rfind("$-1", 0) == 0 ? 0 : 1;
+    return n;
+}
+
+// How many masters have `key` with the value `value`; with an empty `value`, with any value.
+std::size_t masters_with(const local_masters& m, std::string_view key, std::string_view value = {})
+{
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < m.size(); ++i)
+        if (const auto v = get_on(m, i, key); v && (value.empty() || *v == value))
+            ++n;
+    return n;
+}
+
+// "master 0: [doc:string {doc}:readers:zset] ..." for failure messages (describe_keys GETs
+// every key, which a sorted set refuses).
+std::string key_types(const local_masters& m)
+{
+    std::string out;
+    for (std::size_t i = 0; i < m.size(); ++i)
+    {
+        out += "master " + std::to_string(i) + ": [";
+        for (const auto& k : keys_on(m, i))
+            out += " " + k + ":" + m.command(i, {"TYPE", k}).substr(1, 6);
+        out += " ] ";
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(masters_rig<5>,
+                 "rwlock: readers hold together, a retrying writer marks its intent and the "
+                 "readers who come after it are refused, the writer holds once the readers "
+                 "leave, alone",
+                 "[live][rwlock]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            REQUIRE(co_await settled_keys(m) == 0);
+            const auto reader = side(lock_role::reader);
+            auto r1 = co_await acquired(c, "doc", reader);
+            auto r2 = co_await acquired(c, "doc", reader);
+            CHECK(r1.resource() == "doc");
+            CHECK(r1.key() == "{doc}:readers");
+            CHECK(members_on(m, "{doc}:readers", r1.token()) >= 3);
+            CHECK(members_on(m, "{doc}:readers", r2.token()) >= 3);
+            // The resource's own key holds the readers' mark: any mutex is refused beside them.
+            CHECK(masters_with(m, "doc", "redlock:readers") >= 3);
+            auto [mec0, beside_readers] = co_await c.async_try_lock("doc", tuple_awaitable);
+            CHECK_FALSE(mec0);
+            CHECK_FALSE(beside_readers.has_value());
+
+            // A writer that tries once is refused, and forgets the mark it left.
+            auto [tec, once] =
+                co_await c.async_try_lock("doc", side(lock_role::writer), tuple_awaitable);
+            CHECK_FALSE(tec);
+            CHECK_FALSE(once.has_value());
+            CHECK(co_await eventually([&] { return masters_with(m, "{doc}:intent") == 0; }, 2s));
+
+            // A writer that retries keeps its mark where the readers hold...
+            error_code wec;
+            std::optional<lock> w;
+            bool writer_done = false;
+            const auto wo = patient_writer(5000ms);
+            asio::co_spawn(
+                co_await asio::this_coro::executor,
+                [&]() -> asio::awaitable<void> {
+                    auto [ec, l] = co_await c.async_lock("doc", wo, tuple_awaitable);
+                    wec = ec;
+                    w = std::move(l);
+                    writer_done = true;
+                },
+                asio::detached);
+            REQUIRE(co_await eventually([&] { return masters_with(m, "{doc}:intent") >= 3; }, 2s));
+            // ...so that a reader who comes now is refused: no majority without a mark.
+            auto [rec, late] = co_await c.async_try_lock("doc", reader, tuple_awaitable);
+            CHECK_FALSE(rec);
+            CHECK_FALSE(late.has_value());
+            CHECK_FALSE(writer_done);
+
+            co_await c.async_unlock(r1, asio::use_awaitable);
+            co_await c.async_unlock(r2, asio::use_awaitable);
+            REQUIRE(co_await eventually([&] { return writer_done; }, 3s));
+            INFO(w->describe());
+            REQUIRE_FALSE(wec);
+            CHECK(w->key() == "doc");
+            CHECK(masters_with(m, "doc", w->token()) >= 3);
+
+            // The writer holds alone: a reader is refused, and a mutex (the same key) too.
+            auto [rec2, beside] = co_await c.async_try_lock("doc", reader, tuple_awaitable);
+            CHECK_FALSE(rec2);
+            CHECK_FALSE(beside.has_value());
+            auto [mec, mutex] = co_await c.async_try_lock("doc", tuple_awaitable);
+            CHECK_FALSE(mec);
+            CHECK_FALSE(mutex.has_value());
+            co_await c.async_unlock(*w, asio::use_awaitable);
+            INFO(key_types(m));
+            CHECK(co_await settled_keys(m, 2s) == 0);  // no member, no mark
+        },
+        15s);
+}
+
+TEST_CASE_METHOD(masters_rig<5>,
+                 "rwlock: a reader extends, checks and releases its own member of the readers' "
+                 "set, and a reader whose expiry passed keeps no writer out",
+                 "[live][rwlock]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            auto r = co_await acquired(c, "doc", side(lock_role::reader));
+            r = co_await c.async_extend(r, 20000ms, asio::use_awaitable);
+            for (std::size_t i = 0; i < m.size(); ++i)
+                if (m.command(i, {"ZSCORE", "{doc}:readers", r.token()}).rfind("$-1", 0) != 0)
+                    CHECK(std::stoll(m.command(i, {"PTTL", "{doc}:readers"}).substr(1)) > 10000);
+            const auto checked = co_await c.async_check(r, asio::use_awaitable);
+            CHECK(checked.holding >= 3);
+            CHECK(checked.min_pttl > 10000ms);
+            CHECK(checked.min_pttl <= 20000ms);
+            co_await c.async_unlock(r, asio::use_awaitable);
+            CHECK(members_on(m, "{doc}:readers", r.token()) == 0);
+            auto [cec, gone] = co_await c.async_check(r, tuple_awaitable);
+            CHECK(gone.holding == 0);
+
+            // A short reader and a long one; the long one leaves, the short one's member stays
+            // in the set (whose own expiry the long one pushed to 10 s) past its expiry.
+            auto brief = co_await acquired(c, "doc", side(lock_role::reader, 300ms));
+            auto longer = co_await acquired(c, "doc", side(lock_role::reader));
+            co_await c.async_unlock(longer, asio::use_awaitable);
+            CHECK(members_on(m, "{doc}:readers", brief.token()) >= 3);
+            co_await sleep_for(400ms);
+            auto [wec, w] =
+                co_await c.async_try_lock("doc", side(lock_role::writer), tuple_awaitable);
+            CHECK_FALSE(wec);
+            REQUIRE(w.has_value());
+            CHECK(members_on(m, "{doc}:readers", brief.token()) <= 2);  // dropped by the writer
+            // The expired reader's extension and release find nothing of it.
+            auto [xec, x] = co_await c.async_extend(brief, 1000ms, tuple_awaitable);
+            CHECK(xec);
+            CHECK(members_on(m, "{doc}:readers", brief.token()) <= 2);
+            co_await c.async_unlock(*w, asio::use_awaitable);
+            INFO(key_types(m));
+            CHECK(co_await settled_keys(m, 2s) == 0);
+        },
+        15s);
+}
+
+TEST_CASE_METHOD(masters_rig<3>,
+                 "rwlock: what a read-write lock refuses: fencing, wait, permits, several "
+                 "resources",
+                 "[live][rwlock]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            const auto refused = [&](lock_options o) -> asio::awaitable<std::string> {
+                auto [ec, l] = co_await c.async_lock("r", o, tuple_awaitable);
+                CHECK(ec == error::invalid_option);
+                co_return std::string(l.reason());
+            };
+            for (const auto role : {lock_role::reader, lock_role::writer})
+            {
+                auto o = side(role);
+                o.fencing = true;
+                CHECK_THAT(co_await refused(o), Catch::Contains("fencing"));
+                o = side(role);
+                o.wait = 1000ms;
+                CHECK_THAT(co_await refused(o), Catch::Contains("wait"));
+                o = side(role);
+                o.permits = 2;
+                CHECK_THAT(co_await refused(o), Catch::Contains("permits"));
+                const std::vector<std::string> two{"a", "b"};  // named: GCC 12 and co_await
+                auto [ec, l] = co_await c.async_lock_all(two, side(role), tuple_awaitable);
+                CHECK(ec == error::invalid_option);
+                CHECK_THAT(std::string(l.reason()), Catch::Contains("async_lock_all"));
+            }
+            auto o = side(lock_role::reader);
+            o.role = static_cast<lock_role>(7);
+            CHECK_THAT(co_await refused(o), Catch::Contains("role"));
+            CHECK(co_await settled_keys(m) == 0);
+        },
+        10s);
+}
+
+namespace {
+
+// Who holds one resource at once, as readers and writers see it across threads.
+struct rw_witness
+{
+    std::atomic<int> readers{0};
+    std::atomic<int> writers{0};
+    holder_witness most_readers;  // the largest number of readers at once
+    std::atomic<long> violations{0};
+    std::atomic<long> reads{0};
+    std::atomic<long> writes{0};
+    std::atomic<long> longest_writer_wait_us{0};
+
+    void enter(bool writer)
+    {
+        if (writer)
+        {
+            const int w = ++writers;
+            if (w != 1 || readers.load() != 0)
+                ++violations;
+        }
+        else
+        {
+            ++readers;
+            most_readers.enter();
+            if (writers.load() != 0)
+                ++violations;
+        }
+    }
+    void leave(bool writer)
+    {
+        if (writer)
+        {
+            --writers;
+            ++writes;
+        }
+        else
+        {
+            most_readers.leave();
+            --readers;
+            ++reads;
+        }
+    }
+    void writer_waited(steady::duration d)
+    {
+        const long us = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+        long seen = longest_writer_wait_us.load();
+        while (us > seen && !longest_writer_wait_us.compare_exchange_weak(seen, us))
+        {}
+    }
+};
+
+}  // namespace
+
+TEST_CASE("rwlock: 9 contenders over 3 clients on 5 masters, a third of them writers, one "
+          "master paused now and then: no writer beside anyone, readers together, every "
+          "writer served",
+          "[live][rwlock]")
+{
+    constexpr int n_clients = 3;
+    constexpr int per_client = 3;
+    constexpr auto run_time = 3000ms;
+    local_masters m({.count = 5});
+
+    const auto reader = [] {
+        auto o = side(lock_role::reader, 2000ms);
+        o.max_attempts = 100000;
+        o.retry_delay = 0ms;
+        o.retry_jitter = 5ms;
+        o.max_wait = 300ms;
+        return o;
+    }();
+    auto writer = patient_writer(2000ms);
+    writer.ttl = 2000ms;
+
+    rw_witness witness;
+    error_log errors;
+    const auto stop_at = steady::now() + run_time;
+    {
+        const master_pauser pauser(m, stop_at);
+        run_contenders(m, n_clients, per_client, run_time + 10s, errors,
+                       [&](client& c, int id, int k) -> asio::awaitable<void> {
+                           const bool is_writer = k == 0;  // one writer, two readers per client
+                           while (steady::now() < stop_at)
+                           {
+                               const auto asked = steady::now();
+                               auto [ec, l] = co_await c.async_lock(
+                                   "doc", is_writer ? writer : reader, tuple_awaitable);
+                               if (ec == error::no_quorum || (ec == error::contended && !is_writer))
+                                   continue;
+                               if (ec)
+                               {
+                                   errors.add("client " + std::to_string(id) +
+                                              (is_writer ? " writer: " : " reader: ") +
+                                              ec.message() + " " + l.describe());
+                                   co_await sleep_for(10ms);
+                                   continue;
+                               }
+                               if (is_writer)
+                                   witness.writer_waited(steady::now() - asked);
+                               witness.enter(is_writer);
+                               co_await sleep_for(is_writer ? 1ms : 3ms);
+                               witness.leave(is_writer);
+                               auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+                               if (uec && uec != error::lock_lost && uec != error::no_quorum)
+                                   errors.add("unlock: " + uec.message());
+                           }
+                       });
+    }
+
+    INFO(errors.str());
+    CHECK(errors.size() == 0);  // a writer that waited 2 s in vain is an error: starved
+    CHECK(witness.violations.load() == 0);
+    CHECK(witness.most_readers.most() >= 2);  // readers held together
+    CHECK(witness.writes.load() >= 3);
+    CHECK(witness.reads.load() >= 20);
+    WARN("rwlock: " << witness.reads << " reads and " << witness.writes << " writes, at most "
+                    << witness.most_readers.most() << " readers at once, longest writer wait "
+                    << witness.longest_writer_wait_us / 1000 << " ms");
+    INFO(key_types(m));
+    CHECK(settled_keys_sync(m, 2s) == 0);
+}
+
+TEST_CASE_METHOD(masters_rig<5>,
+                 "rwlock: a writer is not starved by a stream of readers who always overlap",
+                 "[live][rwlock]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            // Four readers, each holding 30 ms and taking it again at once: from the second
+            // one on, some reader always holds.
+            auto o = side(lock_role::reader);
+            o.max_attempts = 100000;
+            o.retry_delay = 2ms;
+            o.retry_jitter = 2ms;
+            bool stop = false;
+            int readers_running = 0;
+            long reads = 0;
+            long refused = 0;  // readers turned away by the writer's mark
+            auto ex = co_await asio::this_coro::executor;
+            for (int k = 0; k < 4; ++k)
+            {
+                ++readers_running;
+                asio::co_spawn(
+                    ex,
+                    [&, k]() -> asio::awaitable<void> {
+                        co_await sleep_for(std::chrono::milliseconds(8 * k));
+                        while (!stop)
+                        {
+                            auto [ec, l] = co_await c.async_try_lock("doc", o, tuple_awaitable);
+                            if (!l)
+                            {
+                                ++refused;
+                                co_await sleep_for(2ms);
+                                continue;
+                            }
+                            ++reads;
+                            co_await sleep_for(30ms);
+                            co_await c.async_unlock(*l, asio::use_awaitable);
+                        }
+                        --readers_running;
+                    },
+                    asio::detached);
+            }
+            co_await sleep_for(200ms);
+            const long refused_before = refused;
+            const auto asked = steady::now();
+            auto [wec, w] = co_await c.async_lock("doc", patient_writer(3000ms), tuple_awaitable);
+            const auto waited = steady::now() - asked;
+            INFO(w.describe());
+            CHECK_FALSE(wec);
+            if (!wec)
+                co_await c.async_unlock(w, asio::use_awaitable);
+            stop = true;
+            CHECK(co_await eventually([&] { return readers_running == 0; }, 2s));
+            CHECK(reads >= 10);
+            CHECK(refused > refused_before);  // the mark turned readers away
+            WARN("rwlock: a writer among 4 overlapping readers waited "
+                 << std::chrono::duration_cast<std::chrono::milliseconds>(waited).count() << " ms ("
+                 << reads << " reads)");
+            INFO(key_types(m));
+            CHECK(co_await settled_keys(m, 2s) == 0);
+        },
+        15s);
+}
