@@ -105,13 +105,14 @@ struct lock_options
     /// beside other readers, `lock_role::writer` alone; a writer that finds readers leaves a
     /// mark on those masters that refuses the readers who come after it, so that a stream of
     /// readers drains instead of starving it. The keys: the writer's is the resource's own key
-    /// (as a mutex's, so that a writer and a mutex exclude each other), the readers are the
-    /// members of a sorted set `{resource}:readers` (token → expiry in ms by the master's
-    /// clock), the writer's mark `{resource}:intent` (the fence counter's hash-tag rule, so
-    /// that a Redis Cluster keeps the three in one slot). One round trip when the lock is
-    /// free, as a mutex. A mutex does not look at the readers: every holder of a resource with
-    /// readers must take it as a reader or a writer. A reader's lock::key() names the readers'
-    /// set. Not with `fencing`, `wait`, `permits` nor async_lock_all (error::invalid_option).
+    /// (a mutex's); the readers are the members of a sorted set `{resource}:readers` (token →
+    /// expiry in ms by the master's clock), and while any holds, the resource's key holds the
+    /// mark `redlock:readers` with the latest reader's expiry, so that a mutex (of this client
+    /// or any other Redlock client) is refused beside readers as beside a writer. The writer's
+    /// mark is `{resource}:intent` (the fence counter's hash-tag rule keeps the three in one
+    /// Redis Cluster slot). One round trip when the lock is free, as a mutex. A reader's
+    /// lock::key() names the readers' set. Not with `fencing`, `wait`, `permits` nor
+    /// async_lock_all (error::invalid_option).
     lock_role role = lock_role::mutex;
 };
 
