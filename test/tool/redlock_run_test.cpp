@@ -113,6 +113,40 @@ TEST_CASE("redlock-run: --permits 2 runs two COMMANDs at once, and a third exits
     CHECK(no_key_left(m, "{job:pool}:permit:1"));
 }
 
+TEST_CASE("redlock-run: --shared runs two COMMANDs at once, a run without it exits with the "
+          "conflict status while they run and runs once they are done, and no key is left",
+          "[tool][live]")
+{
+    local_masters m;
+    scratch s;
+    const auto log = s.file("log");
+    const auto go = s.file("go");
+    const auto script = "echo start >> " + log + "; while [ ! -e " + go +
+                        " ]; do sleep 0.05; done; echo end >> " + log;
+    tool_process first(run_args(m, {"--shared"}, "job:doc", sh(script)));
+    tool_process second(run_args(m, {"--shared"}, "job:doc", sh(script)));
+    // Both COMMANDs start, and run together: neither can end before `go` exists.
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (count_lines(read_text(log), "start") < 2 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(20ms);
+    REQUIRE(count_lines(read_text(log), "start") == 2);
+
+    tool_process exclusive(run_args(m, {}, "job:doc", sh("echo exclusive >> " + log)));
+    CHECK(exclusive.wait_exit(20s) == conflict);
+    CHECK_THAT(exclusive.error_output(),
+               Catch::Contains("job:doc is held by someone else, /bin/sh not run"));
+
+    std::ofstream(go).put('\n');
+    CHECK(first.wait_exit(20s) == 0);
+    CHECK(second.wait_exit(20s) == 0);
+    tool_process after(run_args(m, {}, "job:doc", sh("echo exclusive >> " + log)));
+    CHECK(after.wait_exit(20s) == 0);
+    CHECK(read_text(log) == "start\nstart\nend\nend\nexclusive\n");
+    CHECK(no_key_left(m, "job:doc"));
+    CHECK(no_key_left(m, "{job:doc}:readers"));
+    CHECK(no_key_left(m, "{job:doc}:intent"));
+}
+
 // cli.md, "When the lock is lost": a take-over is noticed at the next extension (TTL/3), the
 // whole group gets SIGTERM and SIGCONT at once, SIGKILL after --kill-after or at the validity
 // left, whichever is sooner, a straggler of the group SIGKILL once COMMAND has exited; exit 79.

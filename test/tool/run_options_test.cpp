@@ -134,6 +134,12 @@ TEST_CASE("redlock-run: bad arguments exit 64 with a message", "[tool]")
          "--fencing is for a mutex"},
         {{"--master", "redis://h", "--permits", "2", "--wait", "1s", "job", "--", "true"},
          "--wait is not available with --permits"},
+        {{"--master", "redis://h", "--shared", "--permits", "2", "job", "--", "true"},
+         "--shared takes a read-write lock's reader: not with --permits"},
+        {{"--master", "redis://h", "--shared", "--fencing", "job", "--", "true"},
+         "--shared takes a read-write lock's reader: not with --fencing"},
+        {{"--master", "redis://h", "--shared", "--wait", "1s", "job", "--", "true"},
+         "--wait is not available with --shared"},
         {{"--master", "redis://h", "--cluster-replica-acks", "1", "job", "--", "true"},
          "--cluster-replica-acks applies to Redis Cluster masters (redis-cluster://, "
          "rediss-cluster://), and "
@@ -326,6 +332,10 @@ TEST_CASE("redlock-run: the options reach the client's configuration", "[tool]")
     auto semaphore = parse({"--master", "redis://a", "--permits", "3", "job", "--", "true"});
     REQUIRE(semaphore.options);
     CHECK(make_client_config(*semaphore.options).defaults.permits == 3);
+    CHECK(cfg.defaults.role == redlock::lock_role::mutex);
+    auto reader = parse({"--master", "redis://a", "--shared", "job", "--", "true"});
+    REQUIRE(reader.options);
+    CHECK(make_client_config(*reader.options).defaults.role == redlock::lock_role::reader);
 
     auto acks = parse({"--master", "redis://a", "--master", "redis-cluster://b:7000,c:7000",
                        "--cluster-replica-acks", "2", "job", "--", "true"});

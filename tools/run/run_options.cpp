@@ -261,6 +261,9 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
         ->check(CLI::Range(1, 1024))
         ->type_name("N")
         ->capture_default_str();
+    app.add_flag("--shared", o.shared,
+                 "Take RESOURCE as a reader (as flock -s): COMMAND runs beside other --shared "
+                 "runs, never beside a run without it.");
     app.add_option(
            "--cluster-replica-acks", o.cluster_replica_acks,
            "redis-cluster:// masters: count an answer once this many replicas have it (WAIT).")
@@ -360,6 +363,13 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
     if (o.permits > 1 && o.wait.count() > 0)
         return fail(exit_status::usage,
                     "--wait is not available with --permits yet: a semaphore is tried once");
+    if (o.shared && (o.permits > 1 || o.fencing))
+        return fail(exit_status::usage, std::string("--shared takes a read-write lock's reader: "
+                                                    "not with ") +
+                                            (o.fencing ? "--fencing" : "--permits"));
+    if (o.shared && o.wait.count() > 0)
+        return fail(exit_status::usage,
+                    "--wait is not available with --shared yet: a reader is tried once");
 
     // The password: --password-file, else REDLOCK_PASSWORD.
     if (!password_file.empty())
@@ -477,6 +487,7 @@ client_config make_client_config(const run_options& o)
     cfg.defaults.wait = o.wait;
     cfg.defaults.fencing = o.fencing;
     cfg.defaults.permits = o.permits;
+    cfg.defaults.role = o.shared ? lock_role::reader : lock_role::mutex;
     cfg.cluster_replica_acks = o.cluster_replica_acks;
     return cfg;
 }

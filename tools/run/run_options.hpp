@@ -51,6 +51,7 @@ struct run_options
     unsigned cluster_replica_acks = 0;  ///< client_config::cluster_replica_acks
     bool fencing = false;
     std::uint32_t permits = 1;  ///< lock_options::permits: more than 1, a counting semaphore
+    bool shared = false;        ///< lock_options::role = lock_role::reader (as flock -s)
     bool verbose = false;
     bool quiet = false;  ///< No deployment warnings (--verbose still shows them).
 };

@@ -100,10 +100,11 @@ private:
         {
             // One line (--quiet: none), so that a conflict is never silent; the masters'
             // answers with --verbose.
-            const std::string held = o_.permits > 1
-                                         ? "the " + std::to_string(o_.permits) + " permits of " +
-                                               o_.resource + " are held by others"
-                                         : o_.resource + " is held by someone else";
+            const std::string held =
+                o_.permits > 1 ? "the " + std::to_string(o_.permits) + " permits of " +
+                                     o_.resource + " are held by others"
+                : o_.shared ? o_.resource + " is held exclusively by someone else"
+                            : o_.resource + " is held by someone else";
             if (o_.verbose)
                 say("%s, %s not run: %s", held.c_str(), o_.command.front().c_str(),
                     l.describe().c_str());
