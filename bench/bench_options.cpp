@@ -155,6 +155,23 @@ config parse_args(int argc, char** argv)
            "(lock_options::handoff = false): the holder deletes the keys and the waiter sets them")
         ->group("workload")
         ->needs("--wait");
+    app.add_option("--permits", c.permits,
+                   "a counting semaphore of N permits per resource (lock_options::permits); a "
+                   "witness counts each resource's holders, and more than N is a violation")
+        ->check(CLI::Range(1U, 1024U))
+        ->capture_default_str()
+        ->group("workload");
+    app.add_option("--read-share", c.read_share,
+                   "a read-write lock (lock_options::role): this share of the workers (0..1) "
+                   "take their resource as readers, the others as writers; a writer beside "
+                   "anyone is a violation")
+        ->check(CLI::Range(0.0, 1.0))
+        ->group("workload");
+    app.add_flag("--unsafe-majority-semaphore", c.unsafe_majority,
+                 "with --permits N: not the library's semaphore but the unsound one some peers "
+                 "ship (each master admits N holders, a holder needs a majority of them), "
+                 "to show its violations next to the library's zero; exits 0 when it has some")
+        ->group("workload");
     long handover_delay_us = client_config{}.handover_write_delay.count();
     app.add_option("--handover-write-delay", handover_delay_us,
                    "client_config::handover_write_delay (us): how long a hand-over may wait to "
@@ -230,6 +247,16 @@ config parse_args(int argc, char** argv)
                     "without acks no WAIT "
                     "is sent");
     }
+    if (c.permits > 1 && (c.fencing || c.wait))
+        usage_error("--permits takes a semaphore: not with --fencing or --wait");
+    if (c.read_share >= 0 && (c.fencing || c.wait || c.permits > 1))
+        usage_error("--read-share takes a read-write lock: not with --fencing, --wait or "
+                    "--permits");
+    if (c.unsafe_majority && c.permits < 2)
+        usage_error("--unsafe-majority-semaphore needs --permits N (N >= 2): with one permit a "
+                    "majority is sound");
+    if (c.unsafe_majority && c.shards != 0)
+        usage_error("--unsafe-majority-semaphore runs on standalone masters only");
     if (resources->count() == 0)
         c.resources = c.workers;
     if (!c.plot_file.empty())

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct config
     bool wait = false;     // waiting acquisitions (lock_options::wait), woken by the release
     bool no_handoff =
         false;  // with wait: lock_options::handoff off (the lock is released, then taken)
+    std::uint32_t permits = 1;     // lock_options::permits: more than 1, a counting semaphore
+    double read_share = -1;        // 0..1: a read-write lock, this share of the workers readers
+    bool unsafe_majority = false;  // with permits: the unsound majority-counting semaphore
 };
 
 /// Reads the command line; prints the usage and exits (0 for --help, 2 for a bad argument).

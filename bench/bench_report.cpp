@@ -178,7 +178,10 @@ std::string to_json(const result& r)
                    {"fencing", c.fencing},
                    {"wait", c.wait},
                    {"handoff", c.wait && !c.no_handoff},
-                   {"handover_write_delay_us", c.handover_write_delay.count()}};
+                   {"handover_write_delay_us", c.handover_write_delay.count()},
+                   {"permits", c.permits},
+                   {"read_share", c.read_share >= 0 ? figure(c.read_share) : json::value(nullptr)},
+                   {"unsafe_majority_semaphore", c.unsafe_majority}};
     o["elapsed_s"] = figure(r.elapsed_s);
     o["interrupted"] = r.interrupted;
     o["cycles"] = t.acquired;
@@ -199,6 +202,20 @@ std::string to_json(const result& r)
     o["other_errors"] = std::move(other);
     if (c.fencing)
         o["fencing"] = {{"checked", r.fences_checked}, {"violations", r.fence_violations}};
+    if (c.permits > 1)
+        o["semaphore"] = {{"checked", r.witness_checked},
+                          {"violations", r.witness_violations},
+                          {"most_holders", r.witness_most}};
+    if (c.read_share >= 0)
+    {
+        o["rwlock"] = {{"checked", r.witness_checked},
+                       {"violations", r.witness_violations},
+                       {"most_readers", r.witness_most},
+                       {"reads", t.acquired_reads},
+                       {"writes", t.acquired - t.acquired_reads}};
+        if (t.acquire_writer.count())
+            o["rwlock"].as_object()["writer_acquire_us"] = json_latency(t.acquire_writer);
+    }
     if (t.handoff.count())
         o["handoff_us"] = json_latency(t.handoff);
     if (t.held.count())
@@ -310,17 +327,25 @@ std::string describe_config(const result& r)
                                     ? " (spawned, each a cluster of " + std::to_string(c.shards) +
                                           " shards" + replicas + ")"
                                     : " (spawned)";
-    std::string s = std::to_string(r.masters.size()) + " masters" + spawned + ", " +
-                    std::to_string(c.workers) + " workers on " + std::to_string(c.resources) +
-                    " resources, ttl " + std::to_string(c.ttl.count()) + " ms, hold " +
-                    std::to_string(c.hold.count()) + " ms, retries " + std::to_string(c.retries) +
-                    ", " + std::to_string(c.threads) + (c.threads == 1 ? " thread" : " threads") +
-                    (c.fencing ? ", fenced" : "") +
-                    (c.wait ? (c.no_handoff ? ", waiting, no hand-off" : ", waiting") : "") +
-                    (c.cluster_replica_acks
-                         ? ", replica acks " + std::to_string(c.cluster_replica_acks) + " (WAIT " +
-                               std::to_string(c.cluster_replica_ack_timeout.count()) + " ms)"
-                         : "");
+    std::string s =
+        std::to_string(r.masters.size()) + " masters" + spawned + ", " + std::to_string(c.workers) +
+        " workers on " + std::to_string(c.resources) + " resources, ttl " +
+        std::to_string(c.ttl.count()) + " ms, hold " + std::to_string(c.hold.count()) +
+        " ms, retries " + std::to_string(c.retries) + ", " + std::to_string(c.threads) +
+        (c.threads == 1 ? " thread" : " threads") + (c.fencing ? ", fenced" : "") +
+        (c.permits > 1 ? (c.unsafe_majority ? ", UNSAFE majority-counting semaphore of "
+                                            : ", semaphore of ") +
+                             std::to_string(c.permits) + " permits"
+                       : "") +
+        (c.read_share >= 0
+             ? ", read-write lock, " + std::to_string(static_cast<int>(c.read_share * 100 + 0.5)) +
+                   "% readers"
+             : "") +
+        (c.wait ? (c.no_handoff ? ", waiting, no hand-off" : ", waiting") : "") +
+        (c.cluster_replica_acks
+             ? ", replica acks " + std::to_string(c.cluster_replica_acks) + " (WAIT " +
+                   std::to_string(c.cluster_replica_ack_timeout.count()) + " ms)"
+             : "");
     return s;
 }
 
@@ -345,6 +370,19 @@ void print_summary(const result& r)
                     "fencing tokens", commas(r.fences_checked).c_str(),
                     static_cast<unsigned long long>(r.fence_violations),
                     r.fence_violations ? "  VIOLATION" : "");
+    if (r.cfg.permits > 1)
+        std::printf("  %-22s %14s   checked; more than %u at once: %llu%s (most at once %u)\n",
+                    "semaphore holders", commas(r.witness_checked).c_str(), r.cfg.permits,
+                    static_cast<unsigned long long>(r.witness_violations),
+                    r.witness_violations ? "  VIOLATION" : "", r.witness_most);
+    if (r.cfg.read_share >= 0)
+        std::printf("  %-22s %14s   reads %s, writes %s; a writer beside anyone: %llu%s (most "
+                    "readers at once %u; writer acquire p50 %.1f us, max %.1f us)\n",
+                    "read-write holders", commas(r.witness_checked).c_str(),
+                    commas(t.acquired_reads).c_str(), commas(t.acquired - t.acquired_reads).c_str(),
+                    static_cast<unsigned long long>(r.witness_violations),
+                    r.witness_violations ? "  VIOLATION" : "", r.witness_most,
+                    t.acquire_writer.percentile_us(50), t.acquire_writer.max_us());
     if (r.per_worker.size() > 1)
     {
         const auto f = fairness::of(r.per_worker);

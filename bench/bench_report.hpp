@@ -51,6 +51,10 @@ struct result
     std::unique_ptr<totals> t;
     std::map<std::string, std::uint64_t> other_errors;
     std::uint64_t fences_checked = 0, fence_violations = 0;  // --fencing
+    // --permits, --read-share: acquisitions the witness checked, those beside too many
+    // holders (a writer beside anyone), and the most holders (readers) of one resource at once
+    std::uint64_t witness_checked = 0, witness_violations = 0;
+    std::uint32_t witness_most = 0;
     std::vector<std::uint64_t> per_worker;  // acquisitions of each worker in the measured window
     // Every server process of spawned masters; empty with given masters (--master), whose
     // processes may be anywhere and are not measured.

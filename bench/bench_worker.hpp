@@ -20,6 +20,8 @@
 #include <vector>
 
 #include "histogram.hpp"
+#include "holders_witness.hpp"
+#include "majority_semaphore.hpp"
 
 namespace redlock::bench {
 
@@ -100,6 +102,9 @@ struct alignas(64) thread_stats
     recorder handoff;  // resources shared by workers: a release's start to the next acquisition
     recorder
         held;  // --hold: from the acquisition's completion to the release's start (the timer's lateness included)
+    // --read-share: the readers' acquisitions, and the writers' acquire latency.
+    counter acquired_reads;
+    recorder acquire_writer;
     // Every phase, for the progress line.
     counter all_cycles, all_failed;
     recorder all_acquire;
@@ -152,6 +157,11 @@ struct run_state
     // waiter of the same client may take the lock before the release's answer is back.
     std::unique_ptr<std::atomic<clk::rep>[]> released_at;
 
+    // --permits, --read-share: each resource's holders, checked at each acquisition.
+    std::unique_ptr<holders_witness> witness;
+    redlock::lock_options reader_opts;     // --read-share: the readers' (opts: the writers')
+    majority_semaphore* unsafe = nullptr;  // --unsafe-majority-semaphore
+
     void note_other(const char* what, const redlock::error_code& ec)
     {
         std::lock_guard<std::mutex> g(other_mutex);
@@ -164,12 +174,16 @@ struct run_state
 class worker
 {
 public:
-    worker(run_state& rs, std::string resource, std::size_t index)
+    worker(run_state& rs, std::string resource, std::size_t index, bool reader = false)
         : rs_(rs),
           resource_(std::move(resource)),
           index_(index),
-          timer_(rs.io)
-    {}
+          timer_(rs.io),
+          reader_(reader)
+    {
+        if (rs_.unsafe)
+            unsafe_key_ = resource_ + ":unsafe-majority";
+    }
 
     void start()
     {
@@ -190,9 +204,16 @@ private:
         }
         measured_ = ph == measuring;
         t0_ = clk::now();
-        rs_.client.async_lock(resource_, rs_.opts, [this](redlock::error_code ec, redlock::lock l) {
-            on_locked(ec, std::move(l));
-        });
+        if (rs_.unsafe)
+        {
+            unsafe_token_ = std::to_string(reinterpret_cast<std::uintptr_t>(this)) + ":" +
+                            std::to_string(++unsafe_count_);
+            return rs_.unsafe->async_acquire(unsafe_key_, unsafe_token_,
+                                             [this](redlock::error_code ec) { on_locked(ec, {}); });
+        }
+        rs_.client.async_lock(
+            resource_, reader_ ? rs_.reader_opts : rs_.opts,
+            [this](redlock::error_code ec, redlock::lock l) { on_locked(ec, std::move(l)); });
     }
 
     void on_locked(const redlock::error_code& ec, redlock::lock l)
@@ -220,7 +241,13 @@ private:
             s.acquired.inc();
             s.acquire.add(t1 - t0_);
             acquired_.inc();
+            if (reader_)
+                s.acquired_reads.inc();
+            else if (rs_.reader_opts.role == redlock::lock_role::reader)
+                s.acquire_writer.add(t1 - t0_);
         }
+        if (rs_.witness)
+            rs_.witness->enter(index_, !reader_ && rs_.opts.role == redlock::lock_role::writer);
         if (rs_.released_at)
         {
             const auto before = rs_.released_at[index_].exchange(0, std::memory_order_acq_rel);
@@ -250,6 +277,11 @@ private:
         if (rs_.released_at)
             rs_.released_at[index_].store(t2_.time_since_epoch().count(),
                                           std::memory_order_release);
+        if (rs_.witness)
+            rs_.witness->leave(index_, !reader_ && rs_.opts.role == redlock::lock_role::writer);
+        if (rs_.unsafe)
+            return rs_.unsafe->async_release(unsafe_key_, unsafe_token_,
+                                             [this] { on_released({}); });
         rs_.client.async_unlock(held_, [this](redlock::error_code ec) { on_released(ec); });
     }
 
@@ -285,6 +317,9 @@ private:
     clk::time_point t0_{}, t1_{}, t2_{};
     counter acquired_;
     bool measured_ = false;
+    bool reader_ = false;                    // --read-share
+    std::string unsafe_key_, unsafe_token_;  // --unsafe-majority-semaphore
+    std::uint64_t unsafe_count_ = 0;
 };
 
 // What the main thread gathers from the threads' stats.
@@ -294,7 +329,8 @@ struct totals
     std::uint64_t failed[fail_kinds]{};
     std::uint64_t release_failed[release_kinds]{};
     std::uint64_t all_cycles = 0, all_failed = 0;
-    histogram_data acquire, release, failed_attempt, all_acquire, handoff, held;
+    std::uint64_t acquired_reads = 0;
+    histogram_data acquire, release, failed_attempt, all_acquire, handoff, held, acquire_writer;
 
     std::uint64_t failed_sum() const
     {
@@ -335,6 +371,8 @@ inline std::unique_ptr<totals> gather(const std::vector<std::unique_ptr<thread_s
             t->release_failed[k] += s->release_failed[k].get();
         t->all_cycles += s->all_cycles.get();
         t->all_failed += s->all_failed.get();
+        t->acquired_reads += s->acquired_reads.get();
+        s->acquire_writer.snapshot_into(t->acquire_writer);
         s->acquire.snapshot_into(t->acquire);
         s->release.snapshot_into(t->release);
         s->failed_attempt.snapshot_into(t->failed_attempt);

@@ -19,6 +19,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <csignal>
@@ -41,6 +42,7 @@
 #include "bench_worker.hpp"
 #include "common.hpp"
 #include "exit_status.hpp"
+#include "majority_semaphore.hpp"
 #include "spawned_masters.hpp"
 
 using namespace std::chrono_literals;
@@ -158,6 +160,15 @@ int run(config cfg)
     if (cfg.wait)
         opts.wait = std::chrono::milliseconds(60000);
     opts.handoff = !cfg.no_handoff;
+    if (!cfg.unsafe_majority)
+        opts.permits = cfg.permits;
+    redlock::lock_options reader_opts;
+    if (cfg.read_share >= 0)
+    {
+        opts.role = redlock::lock_role::writer;
+        reader_opts = opts;
+        reader_opts.role = redlock::lock_role::reader;
+    }
     {
         redlock::error_code vec;
         std::string why;
@@ -216,6 +227,30 @@ int run(config cfg)
     }
 
     run_state rs(io, *client, opts, cfg.hold);
+    rs.reader_opts = reader_opts;
+    if (cfg.permits > 1 || cfg.read_share >= 0)
+        rs.witness = std::make_unique<holders_witness>(
+            cfg.resources, cfg.read_share >= 0 ? UINT32_MAX : cfg.permits);
+    std::optional<majority_semaphore> unsafe;
+    if (cfg.unsafe_majority)
+    {
+        // The attempt timeout the library derives from the TTL (lock_options::attempt_timeout).
+        unsafe.emplace(io, cfg.masters, cfg.permits, cfg.ttl,
+                       std::chrono::milliseconds(std::clamp<long>(cfg.ttl.count() / 20, 10, 200)));
+        for (std::size_t i = 0; i < unsafe->masters(); ++i)
+        {
+            std::promise<redlock::error_code> up;
+            unsafe->master(i).async_wait_connected(
+                [&up](redlock::error_code ec) { up.set_value(ec); });
+            if (auto f = up.get_future(); f.wait_for(30s) != std::future_status::ready || f.get())
+            {
+                std::fprintf(stderr, "redlock-bench: master %zu not reachable\n", i);
+                shut_down();
+                return 2;
+            }
+        }
+        rs.unsafe = &*unsafe;
+    }
     if (cfg.fencing)
         rs.last_fence = std::make_unique<std::atomic<std::uint64_t>[]>(cfg.resources);
     if (cfg.resources < cfg.workers)
@@ -226,9 +261,15 @@ int run(config cfg)
     }
     std::vector<std::unique_ptr<worker>> workers;
     workers.reserve(cfg.workers);
+    // --read-share: the first workers read, the others write; worker w locks resource w % R,
+    // so each resource gets about that share of readers.
+    const auto readers =
+        cfg.read_share >= 0
+            ? static_cast<std::size_t>(cfg.read_share * static_cast<double>(cfg.workers) + 0.5)
+            : 0;
     for (std::size_t w = 0; w < cfg.workers; ++w)
         workers.push_back(std::make_unique<worker>(
-            rs, cfg.prefix + std::to_string(w % cfg.resources), w % cfg.resources));
+            rs, cfg.prefix + std::to_string(w % cfg.resources), w % cfg.resources, w < readers));
 
     std::signal(SIGINT, on_signal);
     std::signal(SIGTERM, on_signal);
@@ -351,10 +392,20 @@ int run(config cfg)
         r.per_worker.push_back(w->acquisitions());
     r.fences_checked = rs.fences_checked.load();
     r.fence_violations = rs.fence_violations.load();
+    if (rs.witness)
+    {
+        r.witness_checked = rs.witness->checked();
+        r.witness_violations = rs.witness->violations();
+        r.witness_most = rs.witness->most();
+    }
     r.counts_ok = drained && r.t->add_up();
 
     if (drained)
+    {
+        if (unsafe)
+            unsafe->close();
         shut_down();
+    }
     else
         std::fprintf(stderr, "redlock-bench: %zu workers did not finish their last cycle\n",
                      rs.running.load());
@@ -402,7 +453,10 @@ int run(config cfg)
     std::fflush(stdout);
     if (!drained)
         std::_Exit(1);  // workers still reference the client: do not run destructors under them
-    return exit_status(r.counts_ok, r.fence_violations, outputs_written, r.interrupted);
+    // The unsound semaphore's violations are what it is run to show, not a failure of the run.
+    return exit_status(r.counts_ok,
+                       r.fence_violations + (cfg.unsafe_majority ? 0 : r.witness_violations),
+                       outputs_written, r.interrupted);
 }
 
 }  // namespace

@@ -260,3 +260,53 @@ TEST_CASE(
     CHECK(has(j, "\"masters\":[\"redis://:***@127.0.0.1:" + std::to_string(m.port(0))));
     CHECK_FALSE(has(j, "\"acquired\": 0,"));
 }
+
+TEST_CASE("runs: the holders' witness: --permits 2 never sees more than 2 holders of a resource, "
+          "--unsafe-majority-semaphore does, --read-share never a writer beside anyone")
+{
+    redlock::test::local_masters m({.count = 5});
+    temp_dir dir;
+    // 8 workers on one resource, each holding 2 ms: holders overlap.
+    const auto run = [&](std::vector<std::string> extra, const std::string& json) {
+        std::vector<std::string> a{"--workers", "8", "--resources", "1",           "--hold", "2",
+                                   "--warmup",  "0", "--json",      dir.file(json)};
+        a.insert(a.end(), extra.begin(), extra.end());
+        bench_process p(with_masters(a, m.uris()));
+        const auto status = p.wait_exit(60s);
+        INFO(p.output());
+        REQUIRE(status.value_or(-1) == 0);
+        return read_file(dir.file(json));
+    };
+    SECTION("the library's semaphore: 2 holders at once, never 3")
+    {
+        const auto j = run({"--permits", "2", "--duration", "1.5"}, "sound.json");
+        INFO(j);
+        CHECK(has(j, "\"semaphore\": {\"checked\":"));
+        CHECK(has(j, "\"violations\":0,\"most_holders\":2}"));
+    }
+    SECTION("the majority-counting semaphore: 3 holders of 2 permits, within 3 runs")
+    {
+        bool over = false;
+        for (int k = 0; k < 3 && !over; ++k)
+        {
+            const auto j = run({"--permits", "2", "--unsafe-majority-semaphore", "--duration", "2"},
+                               "unsafe.json");
+            INFO(j);
+            CHECK(has(j, "\"unsafe_majority_semaphore\":true"));
+            over = !has(j, "\"violations\":0,") && has(j, "\"most_holders\":3");
+        }
+        CHECK(over);
+    }
+    SECTION("a read-write lock: readers together, no writer beside anyone")
+    {
+        const auto j =
+            run({"--read-share", "0.5", "--retries", "20", "--duration", "1.5"}, "rw.json");
+        INFO(j);
+        CHECK(has(j, "\"rwlock\": {\"checked\":"));
+        CHECK(has(j, "\"violations\":0,"));
+        const auto readers = run({"--read-share", "1", "--duration", "1"}, "readers.json");
+        INFO(readers);
+        CHECK_FALSE(has(readers, "\"most_readers\":1,"));  // 8 readers of one resource overlap
+        CHECK_FALSE(has(readers, "\"most_readers\":0,"));
+    }
+}
