@@ -960,3 +960,64 @@ TEST_CASE("cluster: a script goes as EVALSHA to a node that has run it, and a no
         },
         30s);
 }
+
+TEST_CASE("cluster: a semaphore's permits and a read-write lock's keys on three cluster masters: "
+          "each in its resource's slot, readers together, a writer alone, a reader extended and "
+          "checked, nothing left",
+          "[live][cluster][semaphore][rwlock]")
+{
+    three_clusters cl;
+    asio::io_context io;
+    client c(io.get_executor(), cl.config());
+    run_bounded(
+        io,
+        [&]() -> asio::awaitable<void> {
+            auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
+            REQUIRE_FALSE(cec);
+            REQUIRE(ready == 3);
+
+            lock_options permits = c.default_options();
+            permits.permits = 2;
+            auto a = co_await acquired(c, std::string("pool"), permits);
+            auto b = co_await acquired(c, std::string("pool"), permits);
+            CHECK(a.key() != b.key());
+            for (std::size_t k = 0; k < 3; ++k)
+                CHECK(get_on(cl[k].masters(), owner_of(cl[k], std::string(a.key())), a.key()) ==
+                      std::string(a.token()));
+            auto [tec, third] = co_await c.async_try_lock("pool", permits, tuple_awaitable);
+            CHECK_FALSE(tec);
+            CHECK_FALSE(third.has_value());
+            co_await c.async_unlock(a, tuple_awaitable);
+            co_await c.async_unlock(b, tuple_awaitable);
+
+            lock_options reader = c.default_options();
+            reader.role = lock_role::reader;
+            lock_options writer = c.default_options();
+            writer.role = lock_role::writer;
+            writer.max_attempts = 1;
+            auto r1 = co_await acquired(c, std::string("doc"), reader);
+            auto r2 = co_await acquired(c, std::string("doc"), reader);
+            CHECK(key_slot(std::string(r1.key())) == key_slot(std::string("doc")));
+            for (std::size_t k = 0; k < 3; ++k)
+                CHECK(get_on(cl[k].masters(), owner_of(cl[k], std::string("doc")), "doc") ==
+                      std::string("redlock:readers"));
+            auto [wec, w] = co_await c.async_lock("doc", writer, tuple_awaitable);
+            CHECK(wec == error::contended);
+            // A reader's extension, check and release: scripts a cluster master runs per node.
+            auto [xec, r1x] = co_await c.async_extend(r1, 20s, tuple_awaitable);
+            INFO(r1x.describe());
+            REQUIRE_FALSE(xec);
+            auto [kec, checked] = co_await c.async_check(r1x, tuple_awaitable);
+            CHECK_FALSE(kec);
+            CHECK(checked.holding == 3);
+            CHECK(checked.min_pttl > 10s);
+            co_await c.async_unlock(r1x, tuple_awaitable);
+            co_await c.async_unlock(r2, tuple_awaitable);
+            auto w2 = co_await acquired(c, std::string("doc"), writer);
+            CHECK(w2.key() == "doc");
+            co_await c.async_unlock(w2, tuple_awaitable);
+            co_await sleep_for(100ms);  // the releases not awaited land
+            CHECK(cl.total_keys() == 0);
+        },
+        60s);
+}
