@@ -176,9 +176,9 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     // a hand-over: the body sent again after a NOSCRIPT (or behind a silent EVALSHA at the
     // deadline) would run after what the new holder sent meanwhile, and could give the key its
     // token after its release.
-    // A read-write lock's commands, but its check, go as EVAL for the same reasons.
+    // A reader's extension too (its acquisitions and release are cached scripts, as a fenced
+    // acquisition's and a release).
     if (k_ == kind::extend || k_ == kind::acquire || k_ == kind::hand_over ||
-        k_ == kind::acquire_reader || k_ == kind::acquire_writer || k_ == kind::release_reader ||
         k_ == kind::extend_reader)
         fallback = true;
     // A release (and a fenced acquisition's round) goes as EVAL to a connection that has not
@@ -233,7 +233,7 @@ bool round::runs_without_us() const noexcept
         if (!conn.written(m_[i].ticket))
             return false;
         // An EVALSHA that may meet NOSCRIPT needs us to send the body.
-        if (k_ == kind::release && !m_[i].fallback &&
+        if ((k_ == kind::release || k_ == kind::release_reader) && !m_[i].fallback &&
             !conn.scripts.known(script_id(), conn.generation()))
             return false;
     }
@@ -369,7 +369,7 @@ void round::on_deadline()
         auto& conn = *c_->masters[i];
         abandon_master(i);
         m_[i].outstanding = false;
-        if (k_ == kind::release && !m_[i].fallback)
+        if ((k_ == kind::release || k_ == kind::release_reader) && !m_[i].fallback)
         {
             // The EVALSHA will still run when the master gets to it, but a NOSCRIPT reply would
             // now reach no one. An EVAL queued behind it covers that case; when the EVALSHA did

@@ -98,8 +98,8 @@ constexpr unsigned cluster_script_for(lock_command k, std::size_t keys) noexcept
 }
 
 /// The script (a script_cache id) that command `k` over `keys` keys may send as EVALSHA to a
-/// standalone master whose connection has seen it run: a release (single- or multi-key), and
-/// both rounds of a fenced acquisition. The others always go as EVAL (see round::send) or are
+/// standalone master whose connection has seen it run: a release (single- or multi-key, or a
+/// reader's), both rounds of a fenced acquisition, and a read-write lock's acquisitions. The others always go as EVAL (see round::send) or are
 /// no script: no_script.
 constexpr unsigned cached_script_for(lock_command k, std::size_t keys) noexcept
 {
@@ -108,6 +108,9 @@ constexpr unsigned cached_script_for(lock_command k, std::size_t keys) noexcept
     case lock_command::release: return keys > 1 ? 1u : 0u;
     case lock_command::acquire_fenced: return 2;
     case lock_command::commit_fence: return 3;
+    case lock_command::release_reader: return 8;
+    case lock_command::acquire_reader: return 11;
+    case lock_command::acquire_writer: return 12;
     default: return no_script;
     }
 }

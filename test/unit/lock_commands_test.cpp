@@ -259,6 +259,14 @@ TEST_CASE("lock commands: a read-write lock's, and the variant a reader's lock s
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
     CHECK(ids.size() == 9);  // release 0/1, commit 3, extend 5/6, check 7, a reader's 8 9 10
     CHECK(ids.back() < no_script);
+    // A standalone master gets a reader's release and both acquisitions as EVALSHA once its
+    // connection has seen them run; a reader's extension and check as a mutex's (not cached).
+    using redlock::detail::cached_script_for;
+    CHECK(cached_script_for(lock_command::release_reader, 2) == 8);
+    CHECK(cached_script_for(lock_command::acquire_reader, 3) == 11);
+    CHECK(cached_script_for(lock_command::acquire_writer, 3) == 12);
+    CHECK(cached_script_for(lock_command::extend_reader, 2) == no_script);
+    CHECK(cached_script_for(lock_command::check_reader, 2) == no_script);
 
     // A reader's check answers the ms left, or -3 when the member is not ours.
     const std::array<node_view, 1> left{node_view{type::integer, 0, 0, "1200"}};
