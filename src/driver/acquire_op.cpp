@@ -80,8 +80,10 @@ void acquire_op::abandon() noexcept
     if (permits_)
         permits_->release.stop();
     attempt_.stop();
-    commit_.stop();
-    release_.stop();
+    if (commit_)
+        commit_->stop();
+    if (release_)
+        release_->stop();
     leave_waiting_room(false);
     c_->deadlines.cancel(*this);
     done_ = true;
@@ -123,6 +125,7 @@ void acquire_op::begin()
     c_->note_ttl(o_.ttl);
     if (o_.fencing)
     {
+        commit_ = std::make_unique<round>();
         for (const auto& k : keys())
             fenced_keys_.push_back(k);
         for (const auto& k : keys())
@@ -199,23 +202,26 @@ void acquire_op::execute(const acquire_action& a)
         // The attempt round stays active: a late grant still shows in its diagnostics.
         commit_id_ = a.round_id;
         committing_ = true;
-        commit_.set_fences(a.fences);  // in the machine, unchanged while this round is active
-        commit_.start(*c_, round::kind::commit_fence, fenced_keys_, token_view(), 0,
-                      a.deadline - a.at, this, nullptr, a.deadline, a.at);
+        commit_->set_fences(a.fences);  // in the machine, unchanged while this round is active
+        commit_->start(*c_, round::kind::commit_fence, fenced_keys_, token_view(), 0,
+                       a.deadline - a.at, this, nullptr, a.deadline, a.at);
         return;
     case kind::send_release:
         release_id_ = a.round_id;
         diagnostics_ = attempt_.diagnostics();
         if (committing_)
-            merge_commit(diagnostics_, commit_.diagnostics());
+            merge_commit(diagnostics_, commit_->diagnostics());
         attempt_.stop();
-        commit_.stop();
+        if (commit_)
+            commit_->stop();
+        if (!release_)
+            release_ = std::make_unique<round>();
         // Every master gets the release, also those that timed out or never answered (not
         // awaited: a.awaited is the masters whose attempt outcome was not timed_out, as the
         // round derives from `previous`): a grant may still arrive, and the release queued
         // behind it on the same connection undoes it.
-        release_.start(*c_, round::kind::release, keys(), token_view(), 0, o_.release_timeout, this,
-                       &attempt_.tracker(), a.deadline, a.at);
+        release_->start(*c_, round::kind::release, keys(), token_view(), 0, o_.release_timeout,
+                        this, &attempt_.tracker(), a.deadline, a.at);
         return;
     case kind::send_watch:
         watch_id_ = a.round_id;
@@ -255,7 +261,8 @@ void acquire_op::execute(const acquire_action& a)
             }
             else
             {
-                st->fences.assign(a.fences.begin(), a.fences.end());
+                if (!a.fences.empty())
+                    st->fences.assign(a.fences.begin(), a.fences.end());
                 st->masters = attempt_.take_diagnostics();
                 if (semaphore())
                 {
@@ -263,10 +270,11 @@ void acquire_op::execute(const acquire_action& a)
                     release_strays(st->masters);
                 }
                 if (committing_)
-                    merge_commit(st->masters, commit_.diagnostics());
+                    merge_commit(st->masters, commit_->diagnostics());
             }
             attempt_.stop();
-            commit_.stop();
+            if (commit_)
+                commit_->stop();
             complete({}, access::make(std::move(st)));
         }
         return;
@@ -281,13 +289,13 @@ void acquire_op::on_round_decided(round& r)
     if (&r == &attempt_)
         drive(decided_events(r.tracker(), c_->closed, attempt_id_, clock::now(), r.values(),
                              r.values_per_master()));
-    else if (&r == &commit_)
+    else if (&r == commit_.get())
         drive(decided_events(r.tracker(), c_->closed, commit_id_, clock::now()));
 }
 
 void acquire_op::on_round_finished(round& r)
 {
-    if (&r != &release_)
+    if (&r != release_.get())
         return;
     // Every awaited master answered, or the release deadline passed: the release is over.
     drive(ended_events(c_->closed, release_id_, clock::now()));
@@ -311,7 +319,7 @@ bool acquire_op::take_over(const lock_state& from,
     // while the machine is being driven (an event would be queued, and its outcome come late).
     if (done_ || !fsm_ || pump_.driving() || !o_.handoff || o_.fencing || !keys_.empty() ||
         from.key_span().size() != 1 || from.key != key_ || !from.fences.empty() ||
-        attempt_.active() || commit_.active() || release_.active())
+        attempt_.active() || (commit_ && commit_->active()) || (release_ && release_->active()))
         return false;
     auto keep = hold();
     // No round uses the token between rounds: the offer's goes there, and a declined one is

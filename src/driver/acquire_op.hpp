@@ -103,10 +103,12 @@ private:
     std::optional<try_handler> h_try_;
     std::optional<acquire_fsm> fsm_;  // made in begin(), on the strand (it draws a seed)
     round attempt_;
-    round commit_;  // fencing only
-    round release_;
-    release_watch watch_;           // waiting (lock_options::wait) only
-    std::uint64_t attempt_id_ = 0;  // the machine's round ids of the rounds
+    // Made when first needed, so that an acquisition that needs neither (a mutex's that
+    // succeeds at once, the hot path) neither builds nor destroys them.
+    std::unique_ptr<round> commit_;   // fencing only: made in begin()
+    std::unique_ptr<round> release_;  // made by the first failed attempt's release
+    release_watch watch_;             // waiting (lock_options::wait) only
+    std::uint64_t attempt_id_ = 0;    // the machine's round ids of the rounds
     std::uint64_t commit_id_ = 0;
     std::uint64_t release_id_ = 0;
     std::uint64_t watch_id_ = 0;
