@@ -11,6 +11,7 @@
 #include "algorithm/fencing.hpp"
 #include "runtime/completion.hpp"
 #include "runtime/lock_state.hpp"
+#include "runtime/recycling_allocator.hpp"
 
 namespace redlock::detail {
 
@@ -243,7 +244,7 @@ void acquire_op::execute(const acquire_action& a)
             return complete(a.ec, {});
         {
             leave_waiting_room(true, true);  // before the keys move into the lock
-            auto st = std::make_shared<lock_state>();
+            auto st = make_recycled<lock_state>();
             st->resource = std::move(resource_);
             st->key = std::move(key_);
             st->resources = std::move(resources_);

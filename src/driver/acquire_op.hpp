@@ -71,7 +71,15 @@ private:
     // Why a client with a Redis Cluster master cannot take these keys (not in one slot, or a
     // fence counter that cannot share its key's slot); empty when it can.
     std::string refused_by_cluster() const;
-    std::span<const std::string> keys() const;
+    // The keys the attempts set: a semaphore's permit keys (in the attempt's order), a
+    // multi-resource lock's keys, or the one key. Inline: read several times per acquisition.
+    std::span<const std::string> keys() const
+    {
+        if (permits_)
+            return permits_->order;
+        return keys_.empty() ? std::span<const std::string>(&key_, 1)
+                             : std::span<const std::string>(keys_);
+    }
     bool semaphore() const noexcept { return o_.permits > 1; }
     // A successful semaphore attempt: deletes our token from the permits that masters set
     // outside the majority's, and says so in their diagnostics.

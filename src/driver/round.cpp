@@ -299,7 +299,7 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
     auto& pm = m_[i];
     pm.outstanding = false;
     --outstanding_;
-    auto hold = l_->hold();
+    // Nothing here calls the listener before notify(), which holds it while it does.
 
     if (ec)
     {
@@ -380,6 +380,9 @@ void round::notify()
 {
     if (!active_)
         return;
+    if (q_.state() == quorum_state::undecided && outstanding_ > 0)
+        return;              // nothing to tell yet (most replies)
+    auto hold = l_->hold();  // the listener told may let go of itself, and of this round
     // A yielded hand-off (waiting_room::released_here) is told once the release is decided,
     // or finished without a decision.
     if (q_.state() != quorum_state::undecided || outstanding_ == 0)
