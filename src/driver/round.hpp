@@ -123,7 +123,8 @@ public:
     time_point last_outcome_at() const noexcept { return std::max(t0_, last_outcome_at_); }
     /// Each master's outcome so far, as a lock's diagnostics.
     const diagnostic_list& diagnostics() const noexcept { return diag_; }
-    diagnostic_list take_diagnostics() { return std::move(diag_); }
+    /// Moved from by the assignment it is given to (one move of the list, no temporary).
+    diagnostic_list&& take_diagnostics() noexcept { return std::move(diag_); }
     /// kind::check: master i's smallest PTTL in ms (-1: no expiry), or -3 when not ours / unknown.
     std::int64_t value(std::size_t i) const noexcept
     {

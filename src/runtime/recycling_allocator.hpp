@@ -24,7 +24,7 @@ class recycling_allocator
 public:
     using value_type = T;
     /// The blocks of one type that each thread keeps at most.
-    static constexpr std::size_t recycled_blocks = 64;
+    static constexpr std::size_t recycled_blocks = 128;
 
     recycling_allocator() noexcept = default;
     template <class U>
