@@ -10,32 +10,6 @@ void quorum_tracker::throw_no_master()
     throw std::invalid_argument("quorum_tracker: at least one master is needed");
 }
 
-quorum_state quorum_tracker::record(std::size_t master, master_outcome o) noexcept
-{
-    if (master >= masters_ || o == master_outcome::pending)
-        return state_;
-    auto& slot = data()[master];
-    if (slot != master_outcome::pending)
-        return state_;
-    if (o == master_outcome::granted && !choices_.empty())
-        return record(master, o, 0);  // a grant without a choice is choice 0
-    slot = o;
-
-    switch (o)
-    {
-    case master_outcome::granted: ++granted_; break;
-    case master_outcome::held_by_other:
-    case master_outcome::held_in_part: ++held_; break;
-    case master_outcome::failed:
-    case master_outcome::timed_out: ++failed_; break;
-    case master_outcome::pending: break;
-    }
-
-    if (o == master_outcome::granted && choices_.empty())
-        best_ = granted_;  // every grant so far is choice 0
-    return decide();
-}
-
 quorum_state quorum_tracker::record(std::size_t master, master_outcome o,
                                     std::uint32_t choice) noexcept
 {
@@ -70,19 +44,6 @@ quorum_state quorum_tracker::record(std::size_t master, master_outcome o,
         winner_ = choice;
     }
     return decide();
-}
-
-quorum_state quorum_tracker::decide() noexcept
-{
-    if (state_ == quorum_state::undecided)
-    {
-        const auto q = quorum();
-        if (best_ >= q)
-            state_ = quorum_state::reached;
-        else if (best_ + pending() < q)
-            state_ = quorum_state::failed;
-    }
-    return state_;
 }
 
 redlock::error quorum_tracker::failure_reason() const noexcept

@@ -64,6 +64,24 @@ public:
             heap_.assign(masters, master_outcome::pending);
     }
 
+    /// @brief Makes this tracker as new, `quorum_tracker(masters)`, keeping the memory it has
+    /// (a round's tracker is reset at every start).
+    /// @throws std::invalid_argument if masters is 0.
+    void reset(std::size_t masters)
+    {
+        if (masters == 0)
+            throw_no_master();
+        masters_ = masters;
+        granted_ = best_ = held_ = failed_ = 0;
+        winner_ = 0;
+        state_ = quorum_state::undecided;
+        inline_.fill(master_outcome::pending);
+        heap_.clear();
+        if (masters > inline_capacity)
+            heap_.assign(masters, master_outcome::pending);
+        choices_.clear();
+    }
+
     /// @brief N.
     std::size_t masters() const noexcept { return masters_; }
 
@@ -75,7 +93,31 @@ public:
     /// Only the first non-pending outcome of a master counts: later ones, `pending`, and an
     /// out-of-range index are ignored and return the current state (a duplicate or stray
     /// reply must not count twice toward the majority).
-    quorum_state record(std::size_t master, master_outcome o) noexcept;
+    /// Inline: every reply of every round is recorded.
+    quorum_state record(std::size_t master, master_outcome o) noexcept
+    {
+        if (master >= masters_ || o == master_outcome::pending)
+            return state_;
+        auto& slot = data()[master];
+        if (slot != master_outcome::pending)
+            return state_;
+        if (o == master_outcome::granted && !choices_.empty())
+            return record(master, o, 0);  // a grant without a choice is choice 0
+        slot = o;
+        switch (o)
+        {
+        case master_outcome::granted:
+            ++granted_;
+            best_ = granted_;  // no grant carried a choice: every grant so far is choice 0
+            break;
+        case master_outcome::held_by_other:
+        case master_outcome::held_in_part: ++held_; break;
+        case master_outcome::failed:
+        case master_outcome::timed_out: ++failed_; break;
+        case master_outcome::pending: break;
+        }
+        return decide();
+    }
 
     /// @brief Records master `master`'s grant of choice `choice` (a semaphore's permit: which
     /// of its permit keys the master set) and returns the state after it.
@@ -137,7 +179,18 @@ private:
     }
 
     // The state after an outcome was counted (both record()s).
-    quorum_state decide() noexcept;
+    quorum_state decide() noexcept
+    {
+        if (state_ == quorum_state::undecided)
+        {
+            const auto q = quorum();
+            if (best_ >= q)
+                state_ = quorum_state::reached;
+            else if (best_ + pending() < q)
+                state_ = quorum_state::failed;
+        }
+        return state_;
+    }
 
     std::size_t masters_;
     std::size_t granted_ = 0;

@@ -24,6 +24,7 @@
 #include "driver/unlock_op.hpp"
 #include "runtime/completion.hpp"
 #include "runtime/lock_state.hpp"
+#include "runtime/recycling_allocator.hpp"
 #include "runtime/strand.hpp"
 
 namespace redlock {
@@ -206,7 +207,7 @@ void detail::start_lock(client& self, std::string resource, const lock_options& 
                         asio::any_completion_handler<void(error_code, lock)> handler)
 {
     const auto& c = client_access::impl(self);
-    auto op = std::make_shared<acquire_op>(c, std::move(resource), opts);
+    auto op = make_recycled<acquire_op>(c, std::move(resource), opts);
     connect_cancellation(asio::get_associated_cancellation_slot(handler), op, c);
     asio::dispatch(c->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
@@ -216,7 +217,7 @@ void detail::start_try_lock(
     asio::any_completion_handler<void(error_code, std::optional<lock>)> handler)
 {
     const auto& c = client_access::impl(self);
-    auto op = std::make_shared<acquire_op>(c, std::move(resource), opts);
+    auto op = make_recycled<acquire_op>(c, std::move(resource), opts);
     connect_cancellation(asio::get_associated_cancellation_slot(handler), op, c);
     asio::dispatch(c->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
@@ -226,7 +227,7 @@ void detail::start_lock_all(client& self, std::vector<std::string> resources,
                             asio::any_completion_handler<void(error_code, lock)> handler)
 {
     const auto& c = client_access::impl(self);
-    auto op = std::make_shared<acquire_op>(c, std::move(resources), opts);
+    auto op = make_recycled<acquire_op>(c, std::move(resources), opts);
     connect_cancellation(asio::get_associated_cancellation_slot(handler), op, c);
     asio::dispatch(c->strand, [op, h = std::move(handler)]() mutable { op->start(std::move(h)); });
 }
@@ -246,7 +247,7 @@ void detail::start_unlock(client& self, const lock& l,
 {
     const auto& c = client_access::impl(self);
     auto slot = asio::get_associated_cancellation_slot(handler);
-    auto op = std::make_shared<unlock_op>(c, l, std::move(handler));
+    auto op = make_recycled<unlock_op>(c, l, std::move(handler));
     connect_cancellation(slot, op, c);
     asio::dispatch(c->strand, [op] { op->start(); });
 }

@@ -11,16 +11,6 @@
 
 namespace redlock::detail {
 
-std::span<const std::string> acquire_op::keys() const
-{
-    if (permits_)
-        return permits_->order;
-    if (rw_)
-        return rw_->keys;
-    return keys_.empty() ? std::span<const std::string>(&key_, 1)
-                         : std::span<const std::string>(keys_);
-}
-
 std::string acquire_op::refused_resources() const
 {
     const auto too_long = [](std::size_t i) {

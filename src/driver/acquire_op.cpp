@@ -11,6 +11,7 @@
 #include "algorithm/fencing.hpp"
 #include "runtime/completion.hpp"
 #include "runtime/lock_state.hpp"
+#include "runtime/recycling_allocator.hpp"
 
 namespace redlock::detail {
 
@@ -82,8 +83,10 @@ void acquire_op::abandon() noexcept
     if (rw_)
         rw_->cleanup.stop();
     attempt_.stop();
-    commit_.stop();
-    release_.stop();
+    if (commit_)
+        commit_->stop();
+    if (release_)
+        release_->stop();
     leave_waiting_room(false);
     c_->deadlines.cancel(*this);
     done_ = true;
@@ -137,6 +140,7 @@ void acquire_op::begin()
     c_->note_ttl(o_.ttl);
     if (o_.fencing)
     {
+        commit_ = std::make_unique<round>();
         for (const auto& k : keys())
             fenced_keys_.push_back(k);
         for (const auto& k : keys())
@@ -222,26 +226,29 @@ void acquire_op::execute(const acquire_action& a)
         // The attempt round stays active: a late grant still shows in its diagnostics.
         commit_id_ = a.round_id;
         committing_ = true;
-        commit_.set_fences(a.fences);  // in the machine, unchanged while this round is active
-        commit_.start(*c_, round::kind::commit_fence, fenced_keys_, token_view(), 0,
-                      a.deadline - a.at, this, nullptr, a.deadline, a.at);
+        commit_->set_fences(a.fences);  // in the machine, unchanged while this round is active
+        commit_->start(*c_, round::kind::commit_fence, fenced_keys_, token_view(), 0,
+                       a.deadline - a.at, this, nullptr, a.deadline, a.at);
         return;
     case kind::send_release:
         release_id_ = a.round_id;
         diagnostics_ = attempt_.diagnostics();
         if (committing_)
-            merge_commit(diagnostics_, commit_.diagnostics());
+            merge_commit(diagnostics_, commit_->diagnostics());
         attempt_.stop();
-        commit_.stop();
+        if (commit_)
+            commit_->stop();
+        if (!release_)
+            release_ = std::make_unique<round>();
         // Every master gets the release, also those that timed out or never answered (not
         // awaited: a.awaited is the masters whose attempt outcome was not timed_out, as the
         // round derives from `previous`): a grant may still arrive, and the release queued
         // behind it on the same connection undoes it.
         if (rw_)
             rw_->marked = rw_->marked || writer();
-        release_.start(*c_, for_role(round::kind::release, o_.role == lock_role::reader),
-                       release_keys(), token_view(), 0, o_.release_timeout, this,
-                       &attempt_.tracker(), a.deadline, a.at);
+        release_->start(*c_, for_role(round::kind::release, o_.role == lock_role::reader),
+                        release_keys(), token_view(), 0, o_.release_timeout, this,
+                        &attempt_.tracker(), a.deadline, a.at);
         return;
     case kind::send_watch:
         watch_id_ = a.round_id;
@@ -263,7 +270,7 @@ void acquire_op::execute(const acquire_action& a)
             return complete(a.ec, {});
         {
             leave_waiting_room(true, true);  // before the keys move into the lock
-            auto st = std::make_shared<lock_state>();
+            auto st = make_recycled<lock_state>();
             st->resource = std::move(resource_);
             st->key = std::move(key_);
             st->resources = std::move(resources_);
@@ -281,7 +288,8 @@ void acquire_op::execute(const acquire_action& a)
             }
             else
             {
-                st->fences.assign(a.fences.begin(), a.fences.end());
+                if (!a.fences.empty())
+                    st->fences.assign(a.fences.begin(), a.fences.end());
                 st->masters = attempt_.take_diagnostics();
                 if (semaphore())
                 {
@@ -301,10 +309,11 @@ void acquire_op::execute(const acquire_action& a)
                             rw_->marked || (writer() && d.status != master_status::granted);
                 }
                 if (committing_)
-                    merge_commit(st->masters, commit_.diagnostics());
+                    merge_commit(st->masters, commit_->diagnostics());
             }
             attempt_.stop();
-            commit_.stop();
+            if (commit_)
+                commit_->stop();
             complete({}, access::make(std::move(st)));
         }
         return;
@@ -319,13 +328,13 @@ void acquire_op::on_round_decided(round& r)
     if (&r == &attempt_)
         drive(decided_events(r.tracker(), c_->closed, attempt_id_, clock::now(), r.values(),
                              r.values_per_master()));
-    else if (&r == &commit_)
+    else if (&r == commit_.get())
         drive(decided_events(r.tracker(), c_->closed, commit_id_, clock::now()));
 }
 
 void acquire_op::on_round_finished(round& r)
 {
-    if (&r != &release_)
+    if (&r != release_.get())
         return;
     // Every awaited master answered, or the release deadline passed: the release is over.
     drive(ended_events(c_->closed, release_id_, clock::now()));
@@ -349,7 +358,7 @@ bool acquire_op::take_over(const lock_state& from,
     // while the machine is being driven (an event would be queued, and its outcome come late).
     if (done_ || !fsm_ || pump_.driving() || !o_.handoff || o_.fencing || !keys_.empty() ||
         from.key_span().size() != 1 || from.key != key_ || !from.fences.empty() ||
-        attempt_.active() || commit_.active() || release_.active())
+        attempt_.active() || (commit_ && commit_->active()) || (release_ && release_->active()))
         return false;
     auto keep = hold();
     // No round uses the token between rounds: the offer's goes there, and a declined one is

@@ -71,7 +71,17 @@ private:
     // Why a client with a Redis Cluster master cannot take these keys (not in one slot, or a
     // fence counter that cannot share its key's slot); empty when it can.
     std::string refused_by_cluster() const;
-    std::span<const std::string> keys() const;
+    // The keys the attempts set: a semaphore's permit keys (in the attempt's order), a
+    // multi-resource lock's keys, or the one key. Inline: read several times per acquisition.
+    std::span<const std::string> keys() const
+    {
+        if (permits_)
+            return permits_->order;
+        if (rw_)
+            return rw_->keys;
+        return keys_.empty() ? std::span<const std::string>(&key_, 1)
+                             : std::span<const std::string>(keys_);
+    }
     bool semaphore() const noexcept { return o_.permits > 1; }
     bool writer() const noexcept { return o_.role == lock_role::writer; }
     // What a failed attempt releases: a reader's member of the readers' set (the writer's key
@@ -111,10 +121,12 @@ private:
     std::optional<try_handler> h_try_;
     std::optional<acquire_fsm> fsm_;  // made in begin(), on the strand (it draws a seed)
     round attempt_;
-    round commit_;  // fencing only
-    round release_;
-    release_watch watch_;           // waiting (lock_options::wait) only
-    std::uint64_t attempt_id_ = 0;  // the machine's round ids of the rounds
+    // Made when first needed, so that an acquisition that needs neither (a mutex's that
+    // succeeds at once, the hot path) neither builds nor destroys them.
+    std::unique_ptr<round> commit_;   // fencing only: made in begin()
+    std::unique_ptr<round> release_;  // made by the first failed attempt's release
+    release_watch watch_;             // waiting (lock_options::wait) only
+    std::uint64_t attempt_id_ = 0;    // the machine's round ids of the rounds
     std::uint64_t commit_id_ = 0;
     std::uint64_t release_id_ = 0;
     std::uint64_t watch_id_ = 0;

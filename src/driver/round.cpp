@@ -6,6 +6,7 @@
 
 #include "driver/round_context.hpp"
 #include "protocol/lock_replies.hpp"
+#include "routing/direct_link.hpp"
 
 namespace redlock::detail {
 
@@ -87,11 +88,13 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     keys_ = keys;
     token_ = token;
     arg_ = arg;
-    q_ = quorum_tracker(n);
+    q_.reset(n);
     m_.assign(n, per_master{});
     diag_.resize(n);
     per_master_ = k == kind::acquire_fenced ? keys.size() / 2 : 1;
-    group_by_slot();
+    groups_ = 1;
+    if (c.has_cluster_master && keys.size() > 1)
+        group_by_slot();
     if (k == kind::check || k == kind::check_reader || k == kind::acquire_fenced ||
         k == kind::acquire_permit)
         values_.assign(n * per_master_, k == kind::acquire_fenced   ? 0
@@ -110,7 +113,8 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     outstanding_ = 0;
     active_ = true;
     decided_sent_ = false;
-    deferred_notice_ = master_set();
+    if (deferred_notice_.masters() != 0)
+        deferred_notice_ = master_set();
 
     // t0 is taken before the first byte is queued: validity counts every microsecond spent.
     t0_ = at == time_point{} ? std::chrono::steady_clock::now() : at;
@@ -187,7 +191,7 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     // it sends can need a second request from us, so a release may complete at the quorum
     // even when such a master is silent (see runs_without_us). EVALSHA afterwards.
     if (cached_script() &&
-        (!conn.caches_scripts() || !conn.scripts.known(script_id(), conn.generation())))
+        (!conn.caches_scripts() || !conn.scripts.known(script_id(), generation_of(conn))))
         fallback = true;
     const auto tag = static_cast<std::uint32_t>(i) | (fallback ? fallback_bit : 0u);
     const auto write = [&](std::string& out) {
@@ -207,20 +211,12 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     // behind them.
     return queued(
         i, fallback,
-        conn.submit(this, tag, keys_[0], write, pm.ticket, mode_of(k_), k_ == kind::hand_over));
+        submit_to(conn, this, tag, keys_[0], write, pm.ticket, mode_of(k_), k_ == kind::hand_over));
 }
 
-bool round::queued(std::size_t i, bool fallback, const error_code& ec)
+void round::refused(std::size_t i, const error_code& ec)
 {
-    if (ec)
-    {
-        settle(i, master_outcome::failed, ec, c_->masters[i]->last_error_detail());
-        return false;
-    }
-    m_[i].outstanding = true;
-    m_[i].fallback = fallback;
-    ++outstanding_;
-    return true;
+    settle(i, master_outcome::failed, ec, c_->masters[i]->last_error_detail());
 }
 
 bool round::runs_without_us() const noexcept
@@ -230,20 +226,18 @@ bool round::runs_without_us() const noexcept
         if (!m_[i].outstanding)
             continue;
         const auto& conn = *c_->masters[i];
-        if (!conn.written(m_[i].ticket))
+        if (!written_at(conn, m_[i].ticket))
             return false;
         // An EVALSHA that may meet NOSCRIPT needs us to send the body.
         if ((k_ == kind::release || k_ == kind::release_reader) && !m_[i].fallback &&
-            !conn.scripts.known(script_id(), conn.generation()))
+            !conn.scripts.known(script_id(), generation_of(conn)))
             return false;
     }
     return true;
 }
 
-void round::stop() noexcept
+void round::halt() noexcept
 {
-    if (!active_)
-        return;
     active_ = false;
     c_->deadlines.cancel(*this);
     // The release stays queued on its masters: a yielded notice still goes out, unless the
@@ -319,7 +313,7 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
     auto& pm = m_[i];
     pm.outstanding = false;
     --outstanding_;
-    auto hold = l_->hold();
+    // Nothing here calls the listener before notify(), which holds it while it does.
 
     if (ec)
     {
@@ -329,16 +323,16 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
     {
         auto& master = *c_->masters[i];
         const auto& v = nodes[0];
-        const auto at = master.read_time();
+        const auto at = read_time_of(master);
         if (cached_script() && !resp::is_error(v.data_type))
-            master.scripts.note(script_id(), true, master.generation());  // it ran there
+            master.scripts.note(script_id(), true, generation_of(master));  // it ran there
         if (resp::is_error(v.data_type))
         {
             const auto e = error_from_server_reply(v.value);
             // A master that restarted or ran SCRIPT FLUSH lost the script: EVAL sends the body
             // (and caches it again). Only once per round and master.
             if (e == error::noscript && cached_script())
-                master.scripts.note(script_id(), false, master.generation());
+                master.scripts.note(script_id(), false, generation_of(master));
             if (e == error::noscript && !fallback && send(i, true))
                 return;
             settle(i, master_outcome::failed, e, v.value, at);
@@ -375,8 +369,8 @@ void round::on_deadline()
             // now reach no one. An EVAL queued behind it covers that case; when the EVALSHA did
             // delete the key, the EVAL finds nothing and returns 0.
             request_ticket ignored;
-            (void)conn.submit(
-                nullptr, 0, keys_[0],
+            (void)submit_to(
+                conn, nullptr, 0, keys_[0],
                 [&](std::string& out) {
                     encode_lock_command(out, k_, true, keys_, token_, arg_, fences_,
                                         successor_token());
@@ -389,10 +383,8 @@ void round::on_deadline()
     notify();
 }
 
-void round::tell_deferred()
+void round::tell_deferred_now()
 {
-    if (deferred_notice_.masters() == 0)
-        return;
     const auto to = std::move(deferred_notice_);
     deferred_notice_ = master_set();
     c_->waiting.notify_released(to, keys_);
@@ -402,6 +394,9 @@ void round::notify()
 {
     if (!active_)
         return;
+    if (q_.state() == quorum_state::undecided && outstanding_ > 0)
+        return;              // nothing to tell yet (most replies)
+    auto hold = l_->hold();  // the listener told may let go of itself, and of this round
     // A yielded hand-off (waiting_room::released_here) is told once the release is decided,
     // or finished without a decision.
     if (q_.state() != quorum_state::undecided || outstanding_ == 0)

@@ -102,7 +102,12 @@ public:
     ~round() { stop(); }
 
     /// No more callbacks: outstanding requests are abandoned (their replies dropped).
-    void stop() noexcept;
+    /// Inline: most rounds stopped (and every round destroyed) are no longer active.
+    void stop() noexcept
+    {
+        if (active_)
+            halt();
+    }
 
     bool active() const noexcept { return active_; }
     /// Whether the round's outcome on every master still awaited no longer needs this
@@ -119,7 +124,8 @@ public:
     time_point last_outcome_at() const noexcept { return std::max(t0_, last_outcome_at_); }
     /// Each master's outcome so far, as a lock's diagnostics.
     const diagnostic_list& diagnostics() const noexcept { return diag_; }
-    diagnostic_list take_diagnostics() { return std::move(diag_); }
+    /// Moved from by the assignment it is given to (one move of the list, no temporary).
+    diagnostic_list&& take_diagnostics() noexcept { return std::move(diag_); }
     /// kind::check: master i's smallest PTTL in ms (-1: no expiry), or -3 when not ours / unknown.
     std::int64_t value(std::size_t i) const noexcept
     {
@@ -140,6 +146,8 @@ public:
     }
 
 private:
+    // stop() of an active round.
+    void halt() noexcept;
     void on_reply(std::uint32_t tag, const error_code& ec,
                   std::span<const resp::node_view> nodes) override;
     void on_deadline() override;
@@ -153,7 +161,18 @@ private:
     bool send(std::size_t i, bool fallback, bool from_start = false);
     // After master i's command was handed over (`ec` clear: it is outstanding, `fallback` saying
     // whether it went as EVAL) or refused (`ec`: it failed). Returns whether it was queued.
-    bool queued(std::size_t i, bool fallback, const error_code& ec);
+    // Inline: it follows every command's submit.
+    bool queued(std::size_t i, bool fallback, const error_code& ec)
+    {
+        if (ec)
+            return refused(i, ec), false;
+        m_[i].outstanding = true;
+        m_[i].fallback = fallback;
+        ++outstanding_;
+        return true;
+    }
+    // Master i's connection refused its command: it failed.
+    void refused(std::size_t i, const error_code& ec);
     // `at`: when the outcome became known (the read batch's time for a reply).
     void settle(std::size_t i, master_outcome o, const error_code& ec, std::string_view msg,
                 time_point at);
@@ -163,7 +182,12 @@ private:
     }
     void notify();
     // Posts the notice of a release whose local hand-off yielded (deferred_notice_), once.
-    void tell_deferred();
+    void tell_deferred()
+    {
+        if (deferred_notice_.masters() != 0)
+            tell_deferred_now();
+    }
+    void tell_deferred_now();
     // The script a round runs as EVALSHA where the connection has seen it (script_cache ids,
     // cached_script_for); no_script for the others.
     unsigned script_id() const noexcept { return cached_script_for(k_, keys_.size()); }

@@ -9,6 +9,7 @@
 #include "driver/round.hpp"
 #include "driver/round_context.hpp"
 #include "protocol/lock_replies.hpp"
+#include "routing/direct_link.hpp"
 #include "routing/key_slot.hpp"
 
 namespace redlock::detail {
@@ -90,7 +91,7 @@ bool round::split_master(std::size_t i) const noexcept { return c_->masters[i]->
 void round::abandon_master(std::size_t i) noexcept
 {
     if (!split_for(i))
-        return c_->masters[i]->abandon(m_[i].ticket);
+        return abandon_at(*c_->masters[i], m_[i].ticket);
     for (std::size_t g = 0; g < groups_; ++g)
         c_->masters[i]->abandon(part_tickets_[i * groups_ + g]);
 }

@@ -281,8 +281,8 @@ acquire_action acquire_fsm::begin_attempt(time_point now)
 {
     phase_ = phase::attempting;
     t0_ = now;
-    attempt_ = quorum_tracker(attempt_.masters());
-    commit_ = quorum_tracker(attempt_.masters());
+    attempt_.reset(attempt_.masters());
+    commit_.reset(attempt_.masters());
     std::fill(largest_.begin(), largest_.end(), 0);
     ++attempts_;
     return acquire_action::send(++round_, now + timing_.attempt_timeout, true);

@@ -28,8 +28,8 @@ bool read_counters(std::span<const resp::node_view> nodes, std::span<std::int64_
 
 }  // namespace
 
-lock_reply read_lock_reply(lock_command k, std::span<const resp::node_view> nodes,
-                           std::size_t key_count, std::span<std::int64_t> counters)
+lock_reply read_any_lock_reply(lock_command k, std::span<const resp::node_view> nodes,
+                               std::size_t key_count, std::span<std::int64_t> counters)
 {
     using resp::type;
     const auto& v = nodes[0];

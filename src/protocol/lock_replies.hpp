@@ -33,12 +33,31 @@ struct lock_reply
     std::string message() const { return std::string(what) + std::string(resp::to_string(type)); }
 };
 
+/// read_lock_reply() for any reply (lock_replies.cpp).
+lock_reply read_any_lock_reply(lock_command k, std::span<const resp::node_view> nodes,
+                               std::size_t key_count, std::span<std::int64_t> counters);
+
 /// @brief Reads the reply `nodes` (not an error, not NOSCRIPT) to command `k` over
 /// `key_count` keys.
 /// @param counters acquire_fenced: where each resource's fence counter goes (one per
 /// resource); ours only when the reply is an array of exactly that many non-negative integers.
-lock_reply read_lock_reply(lock_command k, std::span<const resp::node_view> nodes,
-                           std::size_t key_count, std::span<std::int64_t> counters = {});
+///
+/// Inline for the replies of a mutex's every cycle (a single-key SET's OK, a release's 1);
+/// the others are read out of line.
+inline lock_reply read_lock_reply(lock_command k, std::span<const resp::node_view> nodes,
+                                  std::size_t key_count, std::span<std::int64_t> counters = {})
+{
+    const auto& v = nodes[0];
+    if ((k == lock_command::acquire && key_count == 1 && v.data_type == resp::type::simple_string &&
+         v.value == "OK") ||
+        (k == lock_command::release && v.data_type == resp::type::integer && v.value == "1"))
+    {
+        lock_reply r;
+        r.answer = lock_answer::ours;
+        return r;
+    }
+    return read_any_lock_reply(k, nodes, key_count, counters);
+}
 
 }  // namespace redlock::detail
 

@@ -11,14 +11,6 @@ multiplexer::multiplexer(resp::parser_limits limits) : slots_(64), rbuf_(32 * 10
 
 // ---- requests -----------------------------------------------------------------------------------
 
-std::uint64_t multiplexer::push_slot(reply_sink* sink, std::uint32_t tag)
-{
-    if (tail_ - head_ == slots_.size())
-        grow_slots();
-    slots_[tail_ & (slots_.size() - 1)] = slot{sink, tag};
-    return tail_++;
-}
-
 void multiplexer::grow_slots()
 {
     std::vector<slot> bigger(slots_.size() * 2);

@@ -155,7 +155,14 @@ private:
         std::uint32_t tag;
     };
 
-    std::uint64_t push_slot(reply_sink* sink, std::uint32_t tag);
+    // Inline: every request pushes one.
+    std::uint64_t push_slot(reply_sink* sink, std::uint32_t tag)
+    {
+        if (tail_ - head_ == slots_.size())
+            grow_slots();
+        slots_[tail_ & (slots_.size() - 1)] = slot{sink, tag};
+        return tail_++;
+    }
     void grow_slots();
 
     // FIFO of requests awaiting replies: a ring indexed by sequence number.

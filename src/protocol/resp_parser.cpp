@@ -34,6 +34,16 @@ constexpr bool skip_digits(std::string_view s, std::size_t& i) noexcept
 // from_chars already refuses '+', spaces and overflow.
 bool valid_integer(std::string_view s) noexcept
 {
+    // The usual reply (a release's 1 or 0, a PTTL) has at most 18 digits, which always fit:
+    // checked here digit by digit; only longer ones need from_chars's overflow check.
+    const std::size_t sign = !s.empty() && s.front() == '-' ? 1 : 0;
+    if (s.size() > sign && s.size() - sign <= 18)
+    {
+        for (std::size_t i = sign; i < s.size(); ++i)
+            if (!is_digit(s[i]))
+                return false;
+        return true;
+    }
     std::int64_t v = 0;
     const char* const end = s.data() + s.size();
     const auto r = std::from_chars(s.data(), end, v);

@@ -16,8 +16,9 @@ template <class Target>
 class forwarding_link : public master_link
 {
 public:
-    forwarding_link(std::shared_ptr<Target> target, bool cluster)
-        : master_link(cluster),
+    forwarding_link(std::shared_ptr<Target> target, bool cluster,
+                    node_connection* standalone = nullptr)
+        : master_link(cluster, standalone),
           target_(std::move(target))
     {}
 

@@ -34,7 +34,8 @@ class node_connection;
 /// node_connection, and a whole Redis Cluster (over a cluster_master, which routes each
 /// command by its key's hash slot). Tests give rounds scripted masters (test/unit/round_test.cpp). The
 /// callers (driver/) include this header only: an operation compiles neither the transport
-/// nor the cluster router.
+/// nor the cluster router. The one exception is the round (round.cpp), which reaches a
+/// standalone master's node_connection directly (standalone()) on its hot path.
 ///
 /// What is known about the master's scripts (script_cache) and restarts (restart_watch) lives
 /// here too: a standalone master has one node, a cluster one per node it reached. A cluster
@@ -59,6 +60,11 @@ public:
 
     /// A whole Redis Cluster (fixed at construction: read on every command, so not virtual).
     bool is_cluster() const noexcept { return cluster_; }
+    /// A standalone master's one connection, for the round's hot path (driver/round.cpp):
+    /// submitting, abandoning and reading a reply's time there directly saves a virtual call
+    /// and an out-of-line encoder per command. What it does is exactly what the virtual members
+    /// do for a standalone master. Null for a cluster master and for a test's scripted one.
+    node_connection* standalone() const noexcept { return standalone_; }
     /// Queues one command whose keys all hash to the slot of `key` (unused by a standalone
     /// master); see node_connection::submit and cluster_master::submit. `mode` is for a
     /// cluster master only: a standalone master sends every command plainly. `lazy` is for a
@@ -134,12 +140,16 @@ public:
     script_cache scripts;
 
 protected:
-    explicit master_link(bool cluster) noexcept : cluster_(cluster) {}
+    explicit master_link(bool cluster, node_connection* standalone = nullptr) noexcept
+        : cluster_(cluster),
+          standalone_(standalone)
+    {}
     master_link(const master_link&) = delete;
     master_link& operator=(const master_link&) = delete;
 
 private:
     bool cluster_;
+    node_connection* standalone_;
     std::vector<restart_watch> restarts_;
 };
 

@@ -15,7 +15,7 @@ class standalone_link final : public forwarding_link<node_connection>
 {
 public:
     explicit standalone_link(std::shared_ptr<node_connection> target)
-        : forwarding_link(std::move(target), false)
+        : forwarding_link(target, false, target.get())
     {}
 
     error_code submit(reply_sink* sink, std::uint32_t tag, std::string_view, encoder encode,

@@ -236,12 +236,8 @@ void node_connection::fail_pending(const error_code& ec)
 
 // ---- Writing --------------------------------------------------------------------------------
 
-void node_connection::request_write()
+void node_connection::post_write()
 {
-    if (state_ != state::ready || writing_ || kick_posted_)
-        return;
-    if (delivering_)
-        return;  // the read loop writes, after the batch, everything its replies trigger
     // Deferring the write to the end of the current handler coalesces all the requests that
     // this handler (and any queued before the kick runs) submits.
     kick_posted_ = true;

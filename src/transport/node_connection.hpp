@@ -252,7 +252,18 @@ private:
 
     void fail_pending(const error_code& ec);
 
-    void request_write();
+    // Inline: every request asks, and all but the first of a handler's find the write asked
+    // for already (or under way).
+    void request_write()
+    {
+        if (state_ != state::ready || writing_ || kick_posted_)
+            return;
+        if (delivering_)
+            return;  // the read loop writes, after the batch, everything its replies trigger
+        post_write();
+    }
+    // request_write()'s kick, posted.
+    void post_write();
     void request_lazy_write();
     void start_write();
     void start_read();
