@@ -83,6 +83,16 @@ asio::awaitable<void> wait_lock_unlock(client& c, std::string resource, lock_opt
     CHECK_FALSE(uec);
 }
 
+/// Checks that `next` was set anew after `before` was released (not handed over): a validity
+/// that ends later, its token on every master; then releases it and checks that no key is left.
+asio::awaitable<void> expect_taken_anew(client& c, const local_masters& m, const lock& next,
+                                        const lock& before)
+{
+    CHECK(next.valid_until() > before.valid_until());
+    CHECK(on_every_master(m, next.key(), next.token()));
+    co_await unlock_and_expect_no_keys(c, next, m);
+}
+
 /// masters_rig<5> whose test body runs with `resource` held on every master by a holder this
 /// process does not know, with `px` ms to live (set_by_hand).
 struct vanished_holder_rig : masters_rig<5>
@@ -679,11 +689,8 @@ TEST_CASE_METHOD(masters_rig<5>,
             o.handoff = !handoff_off;
             const lock next = co_await released_to_first_waiter(c, m, "w-anew", o, first);
             INFO(next.describe());
-            // Set anew after the release: a validity that starts later than the holder's.
-            CHECK(next.valid_until() > first.valid_until());
             CHECK(next.ttl() == o.ttl);
-            CHECK(on_every_master(m, "w-anew", next.token()));
-            co_await unlock_and_expect_no_keys(c, next, m);
+            co_await expect_taken_anew(c, m, next, first);
         },
         20s);
 }
@@ -731,9 +738,7 @@ TEST_CASE_METHOD(
             REQUIRE(co_await eventually([&] { return ec2.has_value(); }, 5s));
             INFO(l2.describe());
             REQUIRE_FALSE(*ec2);
-            CHECK(l2.valid_until() > l1.valid_until());
-            CHECK(on_every_master(m, "w-dead", l2.token()));
-            co_await unlock_and_expect_no_keys(c, l2, m);
+            co_await expect_taken_anew(c, m, l2, l1);
         },
         30s);
 }
@@ -805,9 +810,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             const auto o = waiting_to_hold(10000ms);
             const lock next = co_await released_to_first_waiter(c, m, "w-parts", o, rebuilt);
             INFO(next.describe());
-            CHECK(next.valid_until() > rebuilt.valid_until());  // set anew, after the release
-            CHECK(on_every_master(m, "w-parts", next.token()));
-            co_await unlock_and_expect_no_keys(c, next, m);
+            co_await expect_taken_anew(c, m, next, rebuilt);
         },
         20s);
 }
