@@ -36,6 +36,48 @@ struct cancelled_at_once
     }
 };
 
+/// How an async_lock cancelled by a timer completed: its outcome, when it started, when the
+/// signal was emitted and when it completed.
+struct timed_cancellation
+{
+    error_code ec;
+    lock l;
+    steady::time_point t0{};
+    steady::time_point emitted{};
+    steady::time_point done{};
+
+    /// "completed X ms after the start, Y ms after the signal: <diagnostics>"
+    std::string describe() const
+    {
+        return "completed " + std::to_string(ms(done - t0)) + " ms after the start, " +
+               std::to_string(ms(done - emitted)) + " ms after the signal: " + l.describe();
+    }
+};
+
+/// async_lock of `resource` with `o` on `c`, whose cancellation signal a timer emits (of type
+/// `type`) `delay` after the start.
+asio::awaitable<timed_cancellation> lock_cancelled_after(client& c, std::string resource,
+                                                         lock_options o, steady::duration delay,
+                                                         asio::cancellation_type type)
+{
+    timed_cancellation out;
+    asio::cancellation_signal sig;
+    asio::steady_timer t(co_await asio::this_coro::executor, delay);
+    t.async_wait([&](error_code e) {
+        if (e)
+            return;  // the timer went with the operation, which completed first
+        out.emitted = steady::now();
+        sig.emit(type);
+    });
+    out.t0 = steady::now();
+    auto [ec, l] = co_await c.async_lock(std::move(resource), o,
+                                         asio::bind_cancellation_slot(sig.slot(), tuple_awaitable));
+    out.done = steady::now();
+    out.ec = ec;
+    out.l = std::move(l);
+    co_return out;
+}
+
 }  // namespace
 
 TEST_CASE_METHOD(masters_rig<5>,
@@ -52,24 +94,14 @@ TEST_CASE_METHOD(masters_rig<5>,
             for (std::size_t i = 0; i < m.size(); ++i)
                 m.pause(i);
 
-            asio::cancellation_signal sig;
-            asio::steady_timer t(co_await asio::this_coro::executor, 50ms);
-            steady::time_point emitted{};
-            t.async_wait([&](error_code) {
-                emitted = steady::now();
-                sig.emit(asio::cancellation_type::terminal);
-            });
-            const auto t0 = steady::now();
-            auto [ec, l] = co_await c.async_lock(
-                "cancel-attempt", opts, asio::bind_cancellation_slot(sig.slot(), tuple_awaitable));
-            const auto done = steady::now();
-            INFO("completed " << ms(done - t0) << " ms after the start, " << ms(done - emitted)
-                              << " ms after the signal: " << l.describe());
-            CHECK(ec == asio::error::operation_aborted);
-            CHECK_FALSE(l.held());
+            const auto op = co_await lock_cancelled_after(c, "cancel-attempt", opts, 50ms,
+                                                          asio::cancellation_type::terminal);
+            INFO(op.describe());
+            CHECK(op.ec == asio::error::operation_aborted);
+            CHECK_FALSE(op.l.held());
             // The release after the cancelled attempt keeps its own deadline (200 ms).
-            CHECK(ms(done - emitted) <= 200.0 + 100.0);
-            CHECK(ms(done - t0) < 1000.0);
+            CHECK(ms(op.done - op.emitted) <= 200.0 + 100.0);
+            CHECK(ms(op.done - op.t0) < 1000.0);
 
             co_await expect_no_keys_after_resume(m);
         },
@@ -79,8 +111,6 @@ TEST_CASE_METHOD(masters_rig<5>,
 TEST_CASE_METHOD(rivals_rig<5>, "client: cancellation during a backoff delay completes at once",
                  "[live][client]")
 {
-    auto opts = retrying(10, 1000ms);
-
     run(
         [&]() -> asio::awaitable<void> {
             lock held = co_await acquired_everywhere(theirs, m, "cancel-backoff");
@@ -88,23 +118,14 @@ TEST_CASE_METHOD(rivals_rig<5>, "client: cancellation during a backoff delay com
             for (const auto type : every_cancellation_type)
             {
                 INFO("cancellation type " << static_cast<int>(type));
-                asio::cancellation_signal sig;
-                asio::steady_timer t(co_await asio::this_coro::executor, 200ms);
-                steady::time_point emitted{};
-                t.async_wait([&](error_code) {
-                    emitted = steady::now();
-                    sig.emit(type);
-                });
-                const auto t0 = steady::now();
-                auto [ec, l] = co_await ours.async_lock(
-                    "cancel-backoff", opts,
-                    asio::bind_cancellation_slot(sig.slot(), tuple_awaitable));
-                const auto done = steady::now();
-                INFO("completed " << ms(done - t0) << " ms after the start, " << ms(done - emitted)
-                                  << " ms after the signal: " << l.describe());
-                CHECK(ec == asio::error::operation_aborted);
-                CHECK(emitted != steady::time_point{});
-                CHECK(ms(done - emitted) < 100.0);
+                // Refused at once, then a delay of 1 s before the next attempt: the signal
+                // (200 ms) comes during it.
+                const auto op = co_await lock_cancelled_after(ours, "cancel-backoff",
+                                                              retrying(10, 1000ms), 200ms, type);
+                INFO(op.describe());
+                CHECK(op.ec == asio::error::operation_aborted);
+                CHECK(op.emitted != steady::time_point{});
+                CHECK(ms(op.done - op.emitted) < 100.0);
             }
 
             // Only the holder's key is there.

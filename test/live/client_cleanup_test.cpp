@@ -20,10 +20,25 @@ asio::awaitable<void> fail_on_paused_majority(client& c, local_masters& m, bool 
     for (std::size_t i : {0u, 1u, 2u})
         m.pause(i);
     co_await attempt();
-    for (std::size_t i : {3u, 4u})
-        CHECK(keys_on(m, i).empty());
+    check_no_keys_on(m, 3, 4);
     co_await expect_no_keys_after_resume(m);
 }
+
+/// masters_rig<5> whose test body runs with our lock on `resource`, on every master, with a
+/// TTL of 60 s: no key expires during the test, only an unlock can delete them.
+struct held_everywhere_rig : masters_rig<5>
+{
+    template <class Body>
+    void run_holding(std::string resource, Body body)
+    {
+        run(
+            [&]() -> asio::awaitable<void> {
+                lock l = co_await acquired_everywhere(c, m, resource, lasting(60000ms));
+                co_await body(std::move(l));
+            },
+            15s);
+    }
+};
 
 }  // namespace
 
@@ -79,8 +94,7 @@ TEST_CASE_METHOD(rivals_rig<5>, "client: a contended attempt leaves only the hol
                 INFO(describe_keys(m));
                 for (std::size_t i : {0u, 1u, 2u})
                     CHECK(get_on(m, i, "partly") == std::string("othervalue"));
-                for (std::size_t i : {3u, 4u})
-                    CHECK(keys_on(m, i).empty());
+                check_no_keys_on(m, 3, 4);
             },
             10s);
     }
@@ -235,58 +249,46 @@ TEST_CASE_METHOD(masters_rig<5>,
         10s);
 }
 
-TEST_CASE_METHOD(masters_rig<5>,
+TEST_CASE_METHOD(held_everywhere_rig,
                  "client: an unlock that finds the lock lost still deletes the keys that were ours",
                  "[live][client]")
 {
-    auto opts =
-        lasting(60000ms);  // no key expires during the test: only the unlock can delete ours
-
-    run(
-        [&]() -> asio::awaitable<void> {
-            lock l = co_await acquired_everywhere(c, m, "lost-minority", opts);
-            // Taken over on masters 0-2: ours is left on 3 and 4, a minority.
-            for (std::size_t i = 0; i < 3; ++i)
-                REQUIRE(m.command(i, {"SET", "lost-minority", "someone-else", "PX", "60000"}) ==
-                        "+OK\r\n");
-            auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-            CHECK(uec == error::lock_lost);
-            for (std::size_t i = 0; i < 3; ++i)
-                CHECK(get_on(m, i, "lost-minority") == "someone-else");  // theirs, left alone
-            for (std::size_t i = 3; i < 5; ++i)
-                CHECK(m.command(i, {"EXISTS", "lost-minority"}) == ":0\r\n");  // ours, deleted
-        },
-        10s);
+    run_holding("lost-minority", [&](lock l) -> asio::awaitable<void> {
+        // Taken over on masters 0-2: ours is left on 3 and 4, a minority.
+        for (std::size_t i = 0; i < 3; ++i)
+            REQUIRE(m.command(i, {"SET", "lost-minority", "someone-else", "PX", "60000"}) ==
+                    "+OK\r\n");
+        auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+        CHECK(uec == error::lock_lost);
+        for (std::size_t i = 0; i < 3; ++i)
+            CHECK(get_on(m, i, "lost-minority") == "someone-else");  // theirs, left alone
+        for (std::size_t i = 3; i < 5; ++i)
+            CHECK(m.command(i, {"EXISTS", "lost-minority"}) == ":0\r\n");  // ours, deleted
+    });
 }
 
-TEST_CASE_METHOD(masters_rig<5>,
+TEST_CASE_METHOD(held_everywhere_rig,
                  "client: a cancelled unlock completes at once and the deletes it sent still run",
                  "[live][client][cancel]")
 {
-    auto opts =
-        lasting(60000ms);  // no key expires during the test: only the unlock can delete them
-
-    run(
-        [&]() -> asio::awaitable<void> {
-            lock l = co_await acquired_everywhere(c, m, "cancelled-unlock", opts);
-            // Every master paused: the deletes are written and wait there; nothing answers.
-            for (std::size_t i = 0; i < m.size(); ++i)
-                m.pause(i);
-            asio::cancellation_signal cancel;
-            std::optional<error_code> result;
-            c.async_unlock(l, asio::bind_cancellation_slot(cancel.slot(),
-                                                           [&](error_code ec) { result = ec; }));
-            co_await sleep_for(50ms);  // written to the sockets
-            CHECK_FALSE(result.has_value());
-            cancel.emit(asio::cancellation_type::terminal);
-            CHECK(co_await eventually([&] { return result.has_value(); }, 1s));
-            CHECK(result == error_code(asio::error::operation_aborted));
-            for (std::size_t i = 0; i < m.size(); ++i)
-                m.resume(i);
-            // The deletes execute: every key is gone, with no second unlock.
-            CHECK(co_await eventually([&] { return total_keys(m) == 0; }, 5s));
-        },
-        15s);
+    run_holding("cancelled-unlock", [&](lock l) -> asio::awaitable<void> {
+        // Every master paused: the deletes are written and wait there; nothing answers.
+        for (std::size_t i = 0; i < m.size(); ++i)
+            m.pause(i);
+        asio::cancellation_signal cancel;
+        std::optional<error_code> result;
+        c.async_unlock(
+            l, asio::bind_cancellation_slot(cancel.slot(), [&](error_code ec) { result = ec; }));
+        co_await sleep_for(50ms);  // written to the sockets
+        CHECK_FALSE(result.has_value());
+        cancel.emit(asio::cancellation_type::terminal);
+        CHECK(co_await eventually([&] { return result.has_value(); }, 1s));
+        CHECK(result == error_code(asio::error::operation_aborted));
+        for (std::size_t i = 0; i < m.size(); ++i)
+            m.resume(i);
+        // The deletes execute: every key is gone, with no second unlock.
+        CHECK(co_await eventually([&] { return total_keys(m) == 0; }, 5s));
+    });
 }
 
 TEST_CASE_METHOD(

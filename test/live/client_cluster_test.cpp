@@ -103,6 +103,32 @@ struct three_clusters
     }
 };
 
+/// Three clusters of three shards (three_clusters), and two clients of them: a holder, and a
+/// waiter that wants what the holder holds. run() runs the test's body once both are connected,
+/// then checks that no key is left on any node once the releases not awaited have landed.
+struct holder_and_waiter
+{
+    three_clusters cl;
+    asio::io_context io;
+    client holder{io.get_executor(), cl.config()};
+    client waiter{io.get_executor(), cl.config()};
+
+    template <class Body>
+    void run(Body body, steady::duration limit)
+    {
+        run_bounded(
+            io,
+            [&]() -> asio::awaitable<void> {
+                co_await require_connected(holder);
+                co_await require_connected(waiter);
+                co_await body();
+            }(),
+            limit);
+        std::this_thread::sleep_for(50ms);
+        CHECK(cl.total_keys() == 0);
+    }
+};
+
 /// The node of `cluster` that serves `key`'s slot: the one that answers EXISTS instead of
 /// redirecting.
 std::size_t owner_of(const local_cluster& cluster, const std::string& key)
@@ -113,20 +139,35 @@ std::size_t owner_of(const local_cluster& cluster, const std::string& key)
     throw std::runtime_error("no node of the cluster serves " + key);
 }
 
-/// Moves the (empty) slot of `key` from the node serving it to node `to`, as a resharding
-/// does (IMPORTING, MIGRATING, then NODE on the target, which bumps its config epoch so that
-/// the cluster keeps the new owner, then on the source), and waits until every node agrees.
-void move_slot(const local_cluster& cluster, const std::string& key, std::size_t to)
+/// Starts to move `slot` of `cluster` from node `from` to node `to`, as a resharding does:
+/// IMPORTING on the target, then MIGRATING on the source.
+void start_migration(const local_cluster& cluster, const std::string& slot, std::size_t from,
+                     std::size_t to)
 {
-    const auto from = owner_of(cluster, key);
-    const auto slot = std::to_string(key_slot(key));
     REQUIRE(cluster.command(to, {"CLUSTER", "SETSLOT", slot, "IMPORTING", cluster.id(from)}) ==
             "+OK\r\n");
     REQUIRE(cluster.command(from, {"CLUSTER", "SETSLOT", slot, "MIGRATING", cluster.id(to)}) ==
             "+OK\r\n");
+}
+
+/// Ends the move of start_migration(): NODE on the target, which bumps its config epoch so
+/// that the cluster keeps the new owner, then on the source.
+void end_migration(const local_cluster& cluster, const std::string& slot, std::size_t from,
+                   std::size_t to)
+{
     REQUIRE(cluster.command(to, {"CLUSTER", "SETSLOT", slot, "NODE", cluster.id(to)}) == "+OK\r\n");
     REQUIRE(cluster.command(from, {"CLUSTER", "SETSLOT", slot, "NODE", cluster.id(to)}) ==
             "+OK\r\n");
+}
+
+/// Moves the (empty) slot of `key` from the node serving it to node `to` (start_migration,
+/// end_migration), and waits until every node agrees.
+void move_slot(const local_cluster& cluster, const std::string& key, std::size_t to)
+{
+    const auto from = owner_of(cluster, key);
+    const auto slot = std::to_string(key_slot(key));
+    start_migration(cluster, slot, from, to);
+    end_migration(cluster, slot, from, to);
     const auto redirect_to = " 127.0.0.1:" + std::to_string(cluster.port(to)) + "\r\n";
     const auto deadline = steady::now() + 10s;
     for (std::size_t i = 0; i < cluster.node_count(); ++i)
@@ -165,6 +206,15 @@ client_config cluster_after_two(const local_cluster& cluster, const local_master
 
 constexpr std::size_t clustered = 2;  // the cluster master's index in cluster_after_two
 
+/// A cluster of three shards with `Replicas` replicas each, and two standalone masters, for a
+/// client of cluster_after_two().
+template <std::size_t Replicas>
+struct cluster_and_two
+{
+    local_cluster cluster{{.shards = 3, .replicas = Replicas}};
+    local_masters standalone{{.count = 2}};
+};
+
 /// The replica of primary node `primary` (a cluster started with one replica per shard).
 std::size_t replica_of(const local_cluster& cluster, std::size_t primary)
 {
@@ -194,12 +244,9 @@ TEST_CASE("cluster: three cluster masters of three shards lock, extend, check an
     three_clusters cl;
     asio::io_context io;
     client c(io.get_executor(), cl.config());
-    run_bounded(
-        io,
+    run_connected(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
-            REQUIRE_FALSE(cec);
-            CHECK(ready == 3);
             for (const auto& m : c.master_states())
             {
                 CHECK(m.state == master_state::ready);
@@ -298,7 +345,7 @@ TEST_CASE("cluster: three cluster masters of three shards lock, extend, check an
             auto f2 = co_await acquired(c, std::string("fenced-job"), fenced);
             CHECK(f2.fencing_token() > f1.fencing_token());
             co_await c.async_unlock(f2, tuple_awaitable);
-        }(),
+        },
         60s);
 }
 
@@ -310,12 +357,9 @@ TEST_CASE("cluster: a slot moved after the client read the map is followed (MOVE
     three_clusters cl;
     asio::io_context io;
     client c(io.get_executor(), cl.config(one_attempt(500ms, 500ms)));
-    run_bounded(
-        io,
+    run_connected(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
-            REQUIRE_FALSE(cec);
-
             // MOVED: in cluster 0, the empty slot of "moving" goes to another node, which the
             // client learns only from the redirection.
             const std::string moving = "moving";
@@ -340,10 +384,7 @@ TEST_CASE("cluster: a slot moved after the client read the map is followed (MOVE
             const auto src = owner_of(c1, asking);
             const auto dst = (src + 1) % c1.node_count();
             const auto aslot = std::to_string(key_slot(asking));
-            REQUIRE(c1.command(dst, {"CLUSTER", "SETSLOT", aslot, "IMPORTING", c1.id(src)}) ==
-                    "+OK\r\n");
-            REQUIRE(c1.command(src, {"CLUSTER", "SETSLOT", aslot, "MIGRATING", c1.id(dst)}) ==
-                    "+OK\r\n");
+            start_migration(c1, aslot, src, dst);
             auto a = co_await acquired(c, asking);
             // Only an ASKING connection sees the key on the importing node; the source, which
             // lacks it, sends readers there.
@@ -355,12 +396,9 @@ TEST_CASE("cluster: a slot moved after the client read the map is followed (MOVE
             auto [aec] = co_await c.async_unlock(a, tuple_awaitable);
             CHECK_FALSE(aec);
             // The migration ends: the slot is the importing node's, and the release left nothing.
-            REQUIRE(c1.command(dst, {"CLUSTER", "SETSLOT", aslot, "NODE", c1.id(dst)}) ==
-                    "+OK\r\n");
-            REQUIRE(c1.command(src, {"CLUSTER", "SETSLOT", aslot, "NODE", c1.id(dst)}) ==
-                    "+OK\r\n");
+            end_migration(c1, aslot, src, dst);
             CHECK(get_on(c1.masters(), dst, asking) == std::nullopt);
-        }(),
+        },
         60s);
 }
 
@@ -497,14 +535,13 @@ TEST_CASE("cluster: clients contending while slots are resharded under them: eve
     CHECK(cl.total_keys() == 0);
 }
 
-TEST_CASE(
+TEST_CASE_METHOD(
+    cluster_and_two<1>,
     "cluster: a shard primary killed is replaced by its replica: that cluster master fails its "
     "votes until the "
     "failover, then grants again, and a key the replica never received is gone, as the docs say",
     "[live][cluster]")
 {
-    local_cluster cluster({.shards = 3, .replicas = 1});
-    local_masters standalone({.count = 2});
     asio::io_context io;
     client c(io.get_executor(), cluster_after_two(cluster, standalone));
 
@@ -512,12 +549,9 @@ TEST_CASE(
     const auto primary = owner_of(cluster, held);
     const std::optional<std::size_t> replica = replica_of(cluster, primary);
 
-    run_bounded(
-        io,
+    run_connected(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
-            REQUIRE_FALSE(cec);
-            REQUIRE(ready == 3);
             // The replica stops, and the primary drops its link, before the lock is taken:
             // replication never brings it the key (a stopped replica would still read what its
             // socket had received).
@@ -561,18 +595,18 @@ TEST_CASE(
             CHECK(after.holding == 2);
             CHECK(get_on(cluster.masters(), *replica, held) == std::nullopt);
             co_await c.async_unlock(l, tuple_awaitable);
-        }(),
+        },
         90s);
 }
 
-TEST_CASE("cluster: with cluster_replica_acks a cluster master's answer counts once a replica "
-          "acknowledged it: a "
-          "shard whose replica is paused fails that master's vote with not_replicated, and no key "
-          "is left",
-          "[live][cluster]")
+TEST_CASE_METHOD(
+    cluster_and_two<1>,
+    "cluster: with cluster_replica_acks a cluster master's answer counts once a replica "
+    "acknowledged it: a "
+    "shard whose replica is paused fails that master's vote with not_replicated, and no key "
+    "is left",
+    "[live][cluster]")
 {
-    local_cluster cluster({.shards = 3, .replicas = 1});
-    local_masters standalone({.count = 2});
     client_config cfg = cluster_after_two(cluster, standalone);
     cfg.cluster_replica_acks = 1;
     cfg.cluster_replica_ack_timeout =
@@ -644,19 +678,14 @@ TEST_CASE("cluster: with cluster_replica_acks a cluster master's answer counts o
     CHECK(keys_left() == 0);
 }
 
-TEST_CASE("cluster: a waiter on cluster masters is woken by the release: the node serving the key "
-          "tracks it for the "
-          "client and pushes the invalidation",
-          "[live][cluster]")
+TEST_CASE_METHOD(holder_and_waiter,
+                 "cluster: a waiter on cluster masters is woken by the release: the node serving "
+                 "the key tracks it for the client and pushes the invalidation",
+                 "[live][cluster]")
 {
-    three_clusters cl;
-    asio::io_context io;
-    client holder(io.get_executor(), cl.config());
-    client waiter(io.get_executor(), cl.config());
     const std::string key = "waited";
 
-    run_bounded(
-        io,
+    run(
         [&]() -> asio::awaitable<void> {
             const lock_options long_ttl = lasting_on(holder, 60s);
             auto held = co_await acquired(holder, key, long_ttl);
@@ -705,16 +734,14 @@ TEST_CASE("cluster: a waiter on cluster masters is woken by the release: the nod
                 co_await sleep_for(20ms);
             CHECK(woken);
             co_await holder.async_unlock(held, tuple_awaitable);
-        }(),
+        },
         60s);
-    std::this_thread::sleep_for(50ms);
-    CHECK(cl.total_keys() == 0);
 }
 
-TEST_CASE("cluster: a waiter whose key's slot is migrating on every cluster is not tracked there, "
-          "and polls at "
-          "retry_delay",
-          "[live][cluster]")
+TEST_CASE_METHOD(holder_and_waiter,
+                 "cluster: a waiter whose key's slot is migrating on every cluster is not tracked "
+                 "there, and polls at retry_delay",
+                 "[live][cluster]")
 {
     // The slot of the key migrates in all three clusters: a holder's SET lands on the
     // importing node through ASK; the waiter's tracked read (PTTL with CLIENT CACHING) is
@@ -722,27 +749,16 @@ TEST_CASE("cluster: a waiter whose key's slot is migrating on every cluster is n
     // PTTL is unknown. It polls every retry_delay (2 s): it takes the lock at the first poll
     // after the holder's keys expired (1.5 s), long before its own TTL (30 s) or the end of its
     // wait (15 s), which is where it used to fall back.
-    three_clusters cl;
-    asio::io_context io;
-    client holder(io.get_executor(), cl.config());
-    client waiter(io.get_executor(), cl.config());
     const std::string key = "waited-asking";
     const auto slot = std::to_string(key_slot(key));
     for (std::size_t k = 0; k < 3; ++k)
     {
         const auto src = owner_of(cl[k], key);
-        const auto dst = (src + 1) % cl[k].node_count();
-        REQUIRE(cl[k].command(dst, {"CLUSTER", "SETSLOT", slot, "IMPORTING", cl[k].id(src)}) ==
-                "+OK\r\n");
-        REQUIRE(cl[k].command(src, {"CLUSTER", "SETSLOT", slot, "MIGRATING", cl[k].id(dst)}) ==
-                "+OK\r\n");
+        start_migration(cl[k], slot, src, (src + 1) % cl[k].node_count());
     }
 
-    run_bounded(
-        io,
+    run(
         [&]() -> asio::awaitable<void> {
-            for (client* c : {&holder, &waiter})
-                REQUIRE_FALSE(std::get<0>(co_await c->async_wait_connected(tuple_awaitable)));
             const lock_options short_ttl = lasting_on(holder, 1500ms);
             const auto t0 = steady::now();
             auto held = co_await acquired(holder, key, short_ttl);
@@ -756,20 +772,17 @@ TEST_CASE("cluster: a waiter whose key's slot is migrating on every cluster is n
             CHECK(took < 9000ms);   // a poll, not the end of the wait (15 s)
             co_await waiter.async_unlock(l, tuple_awaitable);
             (void)held;
-        }(),
+        },
         60s);
-    std::this_thread::sleep_for(50ms);
-    CHECK(cl.total_keys() == 0);
 }
 
-TEST_CASE(
+TEST_CASE_METHOD(
+    cluster_and_two<0>,
     "cluster: a shard primary restarted without persistence quarantines the whole cluster master: "
     "its grant "
     "of a key that another shard serves counts as master_restarted while the other masters grant",
     "[live][cluster][restart]")
 {
-    local_cluster cluster;
-    local_masters standalone({.count = 2});
     auto cfg = cluster_after_two(cluster, standalone);
     cfg.restart_quarantine = 60s;
     // No health PINGs: once the client is idle, the next reply it reads from the cluster is
@@ -849,14 +862,15 @@ TEST_CASE(
         30s);
 }
 
-TEST_CASE("cluster: deployment checks run on every node of a cluster master, without "
-          "master_has_replicas and "
-          "master_is_replica, each warning once: an evicting shard primary reached through the "
-          "slot map is "
-          "reported, its shards' replicas and a replica seed are not",
-          "[live][cluster][deployment]")
+TEST_CASE_METHOD(
+    cluster_and_two<1>,
+    "cluster: deployment checks run on every node of a cluster master, without "
+    "master_has_replicas and "
+    "master_is_replica, each warning once: an evicting shard primary reached through the "
+    "slot map is "
+    "reported, its shards' replicas and a replica seed are not",
+    "[live][cluster][deployment]")
 {
-    local_cluster cluster({.shards = 3, .replicas = 1});
     const auto& primaries = cluster.primaries();
     // The only seed is a replica: the client reaches it, then the primaries the map names.
     const auto seed = replica_of(cluster, primaries.at(0));
@@ -869,7 +883,6 @@ TEST_CASE("cluster: deployment checks run on every node of a cluster master, wit
         REQUIRE_THAT(cluster.command(p, {"INFO", "replication"}),
                      Contains("connected_slaves:1\r\n"));
 
-    local_masters standalone({.count = 2});
     std::vector<std::pair<std::size_t, error_code>> warned;  // (master, warning)
     auto cfg = cluster_after_two(cluster, standalone, seed);
     cfg.on_event = [&](const event& e) {
@@ -913,13 +926,13 @@ TEST_CASE("cluster: deployment checks run on every node of a cluster master, wit
         30s);
 }
 
-TEST_CASE("cluster: a script goes as EVALSHA to a node that has run it, and a node that lost it "
-          "(SCRIPT FLUSH) gets "
-          "the body again without the lock seeing NOSCRIPT",
-          "[live][cluster]")
+TEST_CASE_METHOD(
+    cluster_and_two<0>,
+    "cluster: a script goes as EVALSHA to a node that has run it, and a node that lost it "
+    "(SCRIPT FLUSH) gets "
+    "the body again without the lock seeing NOSCRIPT",
+    "[live][cluster]")
 {
-    local_cluster cluster;
-    local_masters standalone({.count = 2});
     asio::io_context io;
     client c(io.get_executor(), cluster_after_two(cluster, standalone));
     const std::string key = "scripted";

@@ -203,6 +203,17 @@ inline std::vector<std::string> keys_on(const local_masters& m, std::size_t i)
     return parse_bulk_array(m.command(i, {"KEYS", "*"}));
 }
 
+/// Checks that each of masters `i...` of `m` holds no key.
+template <class... Index>
+void check_no_keys_on(const local_masters& m, Index... i)
+{
+    for (const std::size_t k : {static_cast<std::size_t>(i)...})
+    {
+        INFO("master " << k);
+        CHECK(keys_on(m, k).empty());
+    }
+}
+
 /// The value of `key` on master `i`; nullopt when the key does not exist.
 inline std::optional<std::string> get_on(const local_masters& m, std::size_t i,
                                          std::string_view key)

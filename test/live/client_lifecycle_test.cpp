@@ -188,6 +188,30 @@ std::size_t settled_clients(const local_masters& m, std::size_t i, std::size_t n
     return count;
 }
 
+/// Masters, and how many clients each counted (INFO clients) before the test's client
+/// connected: check_clients_back() checks that each comes back to that count, i.e. that what
+/// the test destroyed closed its sockets.
+struct counted_masters
+{
+    local_masters m;
+    std::vector<std::size_t> baseline;
+
+    explicit counted_masters(std::size_t count) : m({.count = count})
+    {
+        for (std::size_t i = 0; i < m.size(); ++i)
+            baseline.push_back(connected_clients(m, i));
+    }
+
+    void check_clients_back() const
+    {
+        for (std::size_t i = 0; i < m.size(); ++i)
+        {
+            CAPTURE(i);
+            CHECK(settled_clients(m, i, baseline[i]) == baseline[i]);
+        }
+    }
+};
+
 template <class Pred>
 bool run_handlers_until(asio::io_context& io, Pred done, steady::duration limit = 5s)
 {
@@ -208,11 +232,8 @@ TEST_CASE("client: destroying the io_context with operations in flight destroys 
     // the context's shutdown must let them go, or the handlers, the client and its sockets
     // would live on (LeakSanitizer reports that in the asan stage; here, the masters' client
     // counts and the handlers' reference counts show it).
-    local_masters m({.count = 3});
-    std::vector<std::size_t> baseline;
-    for (std::size_t i = 0; i < m.size(); ++i)
-        baseline.push_back(connected_clients(m, i));
-
+    counted_masters masters(3);
+    local_masters& m = masters.m;
     auto sentinel = std::make_shared<int>(0);
     int called = 0;
     {
@@ -261,12 +282,7 @@ TEST_CASE("client: destroying the io_context with operations in flight destroys 
         m.resume(i);
     CHECK(called == 1);
     CHECK(sentinel.use_count() == 1);  // every pending handler was destroyed
-    for (std::size_t i = 0; i < m.size(); ++i)
-    {
-        CAPTURE(i);
-        CHECK(settled_clients(m, i, baseline[i]) ==
-              baseline[i]);  // the client's sockets were closed
-    }
+    masters.check_clients_back();      // the client's sockets were closed
 }
 
 TEST_CASE("client: an unlock completes at the quorum and destroying everything during its "
@@ -280,10 +296,8 @@ TEST_CASE("client: an unlock completes at the quorum and destroying everything d
     // EVALSHA there might meet NOSCRIPT, which would need our EVAL).
     const bool warm = GENERATE(true, false);
     CAPTURE(warm);
-    local_masters m({.count = 5});
-    std::vector<std::size_t> baseline;
-    for (std::size_t i = 0; i < m.size(); ++i)
-        baseline.push_back(connected_clients(m, i));
+    counted_masters masters(5);
+    local_masters& m = masters.m;
     double took_ms = 0;
     const auto release_timeout = 300ms;
     {
@@ -336,11 +350,7 @@ TEST_CASE("client: an unlock completes at the quorum and destroying everything d
     CHECK(took_ms < 100);
     // The deletes the paused masters had received are executed when they wake.
     CHECK(settled_keys_sync(m, 2s) == 0);
-    for (std::size_t i = 0; i < m.size(); ++i)
-    {
-        CAPTURE(i);
-        CHECK(settled_clients(m, i, baseline[i]) == baseline[i]);
-    }
+    masters.check_clients_back();
 }
 
 TEST_CASE("connection: destroying the io_context with requests in flight destroys their handlers "

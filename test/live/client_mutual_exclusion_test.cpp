@@ -61,21 +61,19 @@ TEST_CASE("client: concurrent clients never hold one resource at once", "[live][
             int finished = 0;
             auto body = [&](int k) -> asio::awaitable<void> {
                 (void)k;
+                const auto counted_refusal = [&](error_code ec) {
+                    if (ec != error::contended)
+                        return false;
+                    ++contended;
+                    return true;
+                };
                 while (steady::now() < stop_at)
                 {
-                    auto [ec, l] = co_await c.async_lock("shared-resource", opts, tuple_awaitable);
-                    if (ec == error::contended)
-                    {
-                        ++contended;
+                    const auto granted = co_await contend_for(c, "shared-resource", opts, id,
+                                                              errors, counted_refusal);
+                    if (!granted)
                         continue;
-                    }
-                    if (ec)
-                    {
-                        errors.add("client " + std::to_string(id) + " lock: " + ec.message() + " " +
-                                   l.describe());
-                        co_await sleep_for(10ms);
-                        continue;
-                    }
+                    const lock& l = *granted;
                     witness.enter();
                     if (!l.held() || l.remaining() <= steady::duration::zero())
                         errors.add("acquired a lock that is not held: " + l.describe());

@@ -83,31 +83,51 @@ asio::awaitable<void> wait_lock_unlock(client& c, std::string resource, lock_opt
     CHECK_FALSE(uec);
 }
 
-}  // namespace
-
-TEST_CASE_METHOD(masters_rig<5>, "wait: a DEL by hand wakes the waiting acquisition",
-                 "[live][wait]")
+/// Checks that `next` was set anew after `before` was released (not handed over): a validity
+/// that ends later, its token on every master; then releases it and checks that no key is left.
+asio::awaitable<void> expect_taken_anew(client& c, const local_masters& m, const lock& next,
+                                        const lock& before)
 {
-    run(
-        [&]() -> asio::awaitable<void> {
-            set_by_hand(m, "w-del", 5, "20000");
-            asio::co_spawn(io, delete_by_hand_after(m, "w-del", 150ms, 0, 5), asio::detached);
-            co_await wait_lock_unlock(c, "w-del", waiting(5000ms));
-            CHECK(co_await settled_keys(m) == 0);
-        },
-        15s);
+    CHECK(next.valid_until() > before.valid_until());
+    CHECK(on_every_master(m, next.key(), next.token()));
+    co_await unlock_and_expect_no_keys(c, next, m);
 }
 
-TEST_CASE_METHOD(masters_rig<5>, "wait: the expiry of a vanished holder's keys wakes the waiter",
+/// masters_rig<5> whose test body runs with `resource` held on every master by a holder this
+/// process does not know, with `px` ms to live (set_by_hand).
+struct vanished_holder_rig : masters_rig<5>
+{
+    template <class Body>
+    void run_held_by_hand(std::string resource, std::string px, Body body)
+    {
+        run(
+            [&]() -> asio::awaitable<void> {
+                set_by_hand(m, resource, m.size(), px);
+                co_await body();
+            },
+            20s);
+    }
+};
+
+}  // namespace
+
+TEST_CASE_METHOD(vanished_holder_rig, "wait: a DEL by hand wakes the waiting acquisition",
                  "[live][wait]")
 {
-    run(
-        [&]() -> asio::awaitable<void> {
-            // Without waiting, one attempt would fail: the keys have 600 ms left.
-            set_by_hand(m, "w-expiry", 5, "600");
-            co_await wait_lock_unlock(c, "w-expiry", waiting(4000ms));
-        },
-        15s);
+    run_held_by_hand("w-del", "20000", [&]() -> asio::awaitable<void> {
+        asio::co_spawn(io, delete_by_hand_after(m, "w-del", 150ms, 0, 5), asio::detached);
+        co_await wait_lock_unlock(c, "w-del", waiting(5000ms));
+        CHECK(co_await settled_keys(m) == 0);
+    });
+}
+
+TEST_CASE_METHOD(vanished_holder_rig,
+                 "wait: the expiry of a vanished holder's keys wakes the waiter", "[live][wait]")
+{
+    run_held_by_hand("w-expiry", "600", [&]() -> asio::awaitable<void> {
+        // Without waiting, one attempt would fail: the keys have 600 ms left.
+        co_await wait_lock_unlock(c, "w-expiry", waiting(4000ms));
+    });
 }
 
 TEST_CASE_METHOD(rivals_rig<5>, "wait: another client's release wakes the waiter", "[live][wait]")
@@ -128,19 +148,16 @@ TEST_CASE_METHOD(rivals_rig<5>, "wait: another client's release wakes the waiter
         15s);
 }
 
-TEST_CASE_METHOD(masters_rig<5>, "wait: the wait ends with contended when nobody releases",
+TEST_CASE_METHOD(vanished_holder_rig, "wait: the wait ends with contended when nobody releases",
                  "[live][wait]")
 {
-    run(
-        [&]() -> asio::awaitable<void> {
-            set_by_hand(m, "w-never", 5, "20000");
-            auto [ec, l] = co_await c.async_lock("w-never", waiting(300ms), tuple_awaitable);
-            CHECK(ec == error::contended);
-            CHECK_FALSE(l.held());
-            for (std::size_t i = 0; i < m.size(); ++i)
-                CHECK(get_on(m, i, "w-never") == std::string("someone-else"));
-        },
-        15s);
+    run_held_by_hand("w-never", "20000", [&]() -> asio::awaitable<void> {
+        auto [ec, l] = co_await c.async_lock("w-never", waiting(300ms), tuple_awaitable);
+        CHECK(ec == error::contended);
+        CHECK_FALSE(l.held());
+        for (std::size_t i = 0; i < m.size(); ++i)
+            CHECK(get_on(m, i, "w-never") == std::string("someone-else"));
+    });
 }
 
 TEST_CASE_METHOD(rivals_rig<5>, "wait: one client's waiters take the lock in the order they asked",
@@ -186,103 +203,91 @@ TEST_CASE_METHOD(rivals_rig<5>, "wait: one client's waiters take the lock in the
         20s);
 }
 
-TEST_CASE_METHOD(masters_rig<5>, "wait: a multi-resource lock waits for all of its resources",
+TEST_CASE_METHOD(vanished_holder_rig, "wait: a multi-resource lock waits for all of its resources",
                  "[live][wait]")
 {
     // Made outside the coroutine: GCC 12 rejects a braced list of literals inside one.
     const std::vector<std::string> both{"w-multi-a", "w-multi-b"};
-    run(
-        [&]() -> asio::awaitable<void> {
-            set_by_hand(m, "w-multi-b", 5, "20000");
-            asio::co_spawn(io, delete_by_hand_after(m, "w-multi-b", 150ms, 0, 5), asio::detached);
-            auto [ec, l] = co_await c.async_lock_all(both, waiting(5000ms), tuple_awaitable);
-            INFO(l.describe());
-            REQUIRE_FALSE(ec);
-            CHECK(on_every_master(m, "w-multi-a", l.token()));
-            co_await c.async_unlock(l, tuple_awaitable);
-            CHECK(co_await settled_keys(m) == 0);
-        },
-        15s);
+    run_held_by_hand("w-multi-b", "20000", [&]() -> asio::awaitable<void> {
+        asio::co_spawn(io, delete_by_hand_after(m, "w-multi-b", 150ms, 0, 5), asio::detached);
+        auto [ec, l] = co_await c.async_lock_all(both, waiting(5000ms), tuple_awaitable);
+        INFO(l.describe());
+        REQUIRE_FALSE(ec);
+        CHECK(on_every_master(m, "w-multi-a", l.token()));
+        co_await c.async_unlock(l, tuple_awaitable);
+        CHECK(co_await settled_keys(m) == 0);
+    });
 }
 
-TEST_CASE_METHOD(masters_rig<5>,
+TEST_CASE_METHOD(vanished_holder_rig,
                  "wait: with a minority of masters paused, a release still wakes the waiter",
                  "[live][wait]")
 {
-    run(
-        [&]() -> asio::awaitable<void> {
-            set_by_hand(m, "w-paused", 5, "20000");
-            m.pause(4);
-            asio::co_spawn(io, delete_by_hand_after(m, "w-paused", 150ms, 0, 4), asio::detached);
-            auto o = waiting(5000ms);
-            o.attempt_timeout = 100ms;
-            co_await wait_lock_unlock(c, "w-paused", o);
-            // Master 4 still holds the hand-set key: our SET there failed (NX), and our release
-            // there leaves the other owner's key alone.
-            m.resume(4);
-            co_await sleep_for(100ms);
-            CHECK(get_on(m, 4, "w-paused") == std::string("someone-else"));
-            for (std::size_t i = 0; i < 4; ++i)
-                CHECK(keys_on(m, i).empty());
-        },
-        20s);
+    run_held_by_hand("w-paused", "20000", [&]() -> asio::awaitable<void> {
+        m.pause(4);
+        asio::co_spawn(io, delete_by_hand_after(m, "w-paused", 150ms, 0, 4), asio::detached);
+        auto o = waiting(5000ms);
+        o.attempt_timeout = 100ms;
+        co_await wait_lock_unlock(c, "w-paused", o);
+        // Master 4 still holds the hand-set key: our SET there failed (NX), and our release
+        // there leaves the other owner's key alone.
+        m.resume(4);
+        co_await sleep_for(100ms);
+        CHECK(get_on(m, 4, "w-paused") == std::string("someone-else"));
+        for (std::size_t i = 0; i < 4; ++i)
+            CHECK(keys_on(m, i).empty());
+    });
 }
 
-TEST_CASE_METHOD(masters_rig<5>, "wait: a master restarted while waiting does not lose the wake-up",
-                 "[live][wait]")
+TEST_CASE_METHOD(vanished_holder_rig,
+                 "wait: a master restarted while waiting does not lose the wake-up", "[live][wait]")
 {
-    run(
-        [&]() -> asio::awaitable<void> {
-            set_by_hand(m, "w-restart", 5, "20000");
-            // Master 0 restarts empty (the key is gone there, and the watch with the connection);
-            // the other four let go later.
-            asio::co_spawn(io, restart_after(m, 0, 100ms), asio::detached);
-            asio::co_spawn(io, delete_by_hand_after(m, "w-restart", 400ms, 1, 5), asio::detached);
-            co_await wait_lock_unlock(c, "w-restart", waiting(8000ms));
-            CHECK(co_await settled_keys(m) == 0);
-        },
-        20s);
+    run_held_by_hand("w-restart", "20000", [&]() -> asio::awaitable<void> {
+        // Master 0 restarts empty (the key is gone there, and the watch with the connection);
+        // the other four let go later.
+        asio::co_spawn(io, restart_after(m, 0, 100ms), asio::detached);
+        asio::co_spawn(io, delete_by_hand_after(m, "w-restart", 400ms, 1, 5), asio::detached);
+        co_await wait_lock_unlock(c, "w-restart", waiting(8000ms));
+        CHECK(co_await settled_keys(m) == 0);
+    });
 }
 
-TEST_CASE_METHOD(masters_rig<5>,
+TEST_CASE_METHOD(vanished_holder_rig,
                  "wait: a cancelled waiter leaves no key, and the next one is not held up",
                  "[live][wait]")
 {
-    run(
-        [&]() -> asio::awaitable<void> {
-            set_by_hand(m, "w-cancel", 5, "20000");
-            asio::cancellation_signal sig;
-            bool first_done = false;
-            error_code first_ec;
-            c.async_lock("w-cancel", waiting(10000ms),
-                         asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, lock) {
-                             first_ec = ec;
-                             first_done = true;
-                         }));
-            // A second waiter queues behind the first (same client, same resource).
-            bool second_done = false;
-            error_code second_ec;
-            lock second;
-            c.async_lock("w-cancel", waiting(10000ms), [&](error_code ec, lock l) {
-                second_ec = ec;
-                second = std::move(l);
-                second_done = true;
-            });
-            co_await sleep_for(150ms);
-            sig.emit(asio::cancellation_type::terminal);
-            REQUIRE(co_await eventually([&] { return first_done; }));
-            CHECK(first_ec == asio::error::operation_aborted);
-            for (std::size_t i = 0; i < m.size(); ++i)
-                CHECK(get_on(m, i, "w-cancel") == std::string("someone-else"));
-            // The second has the turn now and is woken by the release.
-            for (std::size_t i = 0; i < m.size(); ++i)
-                CHECK(m.command(i, {"DEL", "w-cancel"}) == ":1\r\n");
-            REQUIRE(co_await eventually([&] { return second_done; }, 5s));
-            CHECK_FALSE(second_ec);
-            co_await c.async_unlock(second, tuple_awaitable);
-            CHECK(co_await settled_keys(m) == 0);
-        },
-        20s);
+    run_held_by_hand("w-cancel", "20000", [&]() -> asio::awaitable<void> {
+        asio::cancellation_signal sig;
+        bool first_done = false;
+        error_code first_ec;
+        c.async_lock("w-cancel", waiting(10000ms),
+                     asio::bind_cancellation_slot(sig.slot(), [&](error_code ec, lock) {
+                         first_ec = ec;
+                         first_done = true;
+                     }));
+        // A second waiter queues behind the first (same client, same resource).
+        bool second_done = false;
+        error_code second_ec;
+        lock second;
+        c.async_lock("w-cancel", waiting(10000ms), [&](error_code ec, lock l) {
+            second_ec = ec;
+            second = std::move(l);
+            second_done = true;
+        });
+        co_await sleep_for(150ms);
+        sig.emit(asio::cancellation_type::terminal);
+        REQUIRE(co_await eventually([&] { return first_done; }));
+        CHECK(first_ec == asio::error::operation_aborted);
+        for (std::size_t i = 0; i < m.size(); ++i)
+            CHECK(get_on(m, i, "w-cancel") == std::string("someone-else"));
+        // The second has the turn now and is woken by the release.
+        for (std::size_t i = 0; i < m.size(); ++i)
+            CHECK(m.command(i, {"DEL", "w-cancel"}) == ":1\r\n");
+        REQUIRE(co_await eventually([&] { return second_done; }, 5s));
+        CHECK_FALSE(second_ec);
+        co_await c.async_unlock(second, tuple_awaitable);
+        CHECK(co_await settled_keys(m) == 0);
+    });
 }
 
 TEST_CASE_METHOD(masters_rig<5>,
@@ -522,6 +527,19 @@ asio::awaitable<void> release_to_waiter(client& c, const lock& holder,
     REQUIRE_FALSE(*ec);
 }
 
+/// Starts the first waiter of `c` for `resource`, with `o`, behind `holder` (start_waiter), then
+/// releases `holder` and waits for the waiter to take the lock (release_to_waiter): its lock.
+asio::awaitable<lock> released_to_first_waiter(client& c, const local_masters& m,
+                                               std::string resource, lock_options o,
+                                               const lock& holder)
+{
+    std::optional<error_code> ec;
+    lock next;
+    co_await start_waiter(c, m, std::move(resource), o, true, ec, next);
+    co_await release_to_waiter(c, holder, ec, next);
+    co_return next;
+}
+
 }  // namespace
 
 TEST_CASE_METHOD(
@@ -543,12 +561,8 @@ TEST_CASE_METHOD(
             co_await require_connected(hc);
             lock first = co_await acquired(hc, "w-hand", holder_options());
             const auto expiry = expiry_times(m, "w-hand");
-            std::optional<error_code> ec;
-            lock next;
-            auto o = waiting_to_hold(10000ms);
-            co_await start_waiter(hc, m, "w-hand", o, true, ec, next);
-
-            co_await release_to_waiter(hc, first, ec, next);
+            const auto o = waiting_to_hold(10000ms);
+            const lock next = co_await released_to_first_waiter(hc, m, "w-hand", o, first);
             INFO(next.describe());
             // Taken over, not taken anew: the holder's validity, a token of its own.
             CHECK(next.valid_until() == first.valid_until());
@@ -670,20 +684,13 @@ TEST_CASE_METHOD(masters_rig<5>,
             // Off: the same TTLs as a hand-off would take. On: the holder's 20 s are less than half
             // of the waiter's 60 s.
             lock first = co_await acquired(c, "w-anew", holder_options());
-            std::optional<error_code> ec;
-            lock next;
             auto o = waiting(10000ms);
             o.ttl = handoff_off ? holder_ttl : 3 * holder_ttl;
             o.handoff = !handoff_off;
-            co_await start_waiter(c, m, "w-anew", o, true, ec, next);
-
-            co_await release_to_waiter(c, first, ec, next);
+            const lock next = co_await released_to_first_waiter(c, m, "w-anew", o, first);
             INFO(next.describe());
-            // Set anew after the release: a validity that starts later than the holder's.
-            CHECK(next.valid_until() > first.valid_until());
             CHECK(next.ttl() == o.ttl);
-            CHECK(on_every_master(m, "w-anew", next.token()));
-            co_await unlock_and_expect_no_keys(c, next, m);
+            co_await expect_taken_anew(c, m, next, first);
         },
         20s);
 }
@@ -731,9 +738,7 @@ TEST_CASE_METHOD(
             REQUIRE(co_await eventually([&] { return ec2.has_value(); }, 5s));
             INFO(l2.describe());
             REQUIRE_FALSE(*ec2);
-            CHECK(l2.valid_until() > l1.valid_until());
-            CHECK(on_every_master(m, "w-dead", l2.token()));
-            co_await unlock_and_expect_no_keys(c, l2, m);
+            co_await expect_taken_anew(c, m, l2, l1);
         },
         30s);
 }
@@ -802,16 +807,10 @@ TEST_CASE_METHOD(masters_rig<5>,
                                         holder_ttl, tuple_awaitable);
             REQUIRE_FALSE(xec);
             REQUIRE(rebuilt.valid_until() > first.valid_until());
-            std::optional<error_code> ec;
-            lock next;
-            auto o = waiting_to_hold(10000ms);
-            co_await start_waiter(c, m, "w-parts", o, true, ec, next);
-
-            co_await release_to_waiter(c, rebuilt, ec, next);
+            const auto o = waiting_to_hold(10000ms);
+            const lock next = co_await released_to_first_waiter(c, m, "w-parts", o, rebuilt);
             INFO(next.describe());
-            CHECK(next.valid_until() > rebuilt.valid_until());  // set anew, after the release
-            CHECK(on_every_master(m, "w-parts", next.token()));
-            co_await unlock_and_expect_no_keys(c, next, m);
+            co_await expect_taken_anew(c, m, next, rebuilt);
         },
         20s);
 }

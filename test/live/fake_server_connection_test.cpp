@@ -57,6 +57,15 @@ bool ping_until_recovered(asio::io_context& io, connection& conn,
     return false;
 }
 
+/// The end of a case: the connection comes back by itself (ping_until_recovered), the fake
+/// server saw nothing its scripts did not expect, and the connection is shut.
+void expect_recovered(asio::io_context& io, connection& conn, const fake_server& srv)
+{
+    CHECK(ping_until_recovered(io, conn));
+    CHECK(srv.errors().empty());
+    shut(io, conn);
+}
+
 redlock::connection_stats stats_of(asio::io_context& io, connection& conn)
 {
     std::optional<redlock::connection_stats> s;
@@ -225,57 +234,56 @@ std::vector<bad_reply> bad_replies()
 TEST_CASE("fake server: a bad reply gives the request a clear error and the connection recovers",
           "[live][fake][connection]")
 {
-    for (auto& c : bad_replies())
+    // One run of the test case per bad reply (a failed REQUIRE ends that case only).
+    const bad_reply c = GENERATE(from_range(bad_replies()));
+    INFO("case: " << c.name);
+    fake_server srv;
+    srv.push(c.script);
+    asio::io_context io;
+    connection conn(io.get_executor(), srv.uri(), fast_options());
+    REQUIRE_FALSE(wait_connected(io, conn, 10s));
+
+    const auto o = exec_with_deadline(io, conn, command("PING"), c.timeout);
+    INFO("got: " << o.ec.message());
+    CHECK(o.ec == c.expected);
+    if (!o.ec)
     {
-        INFO("case: " << c.name);
-        fake_server srv;
-        srv.push(c.script);
-        asio::io_context io;
-        connection conn(io.get_executor(), srv.uri(), fast_options());
-        REQUIRE_FALSE(wait_connected(io, conn, 10s));
-
-        const auto o = exec_with_deadline(io, conn, command("PING"), c.timeout);
-        INFO("got: " << o.ec.message());
-        CHECK(o.ec == c.expected);
-        if (!o.ec)
-        {
-            // An attribute, if any, comes first (resp.hpp): the value is the last top-level node.
-            REQUIRE_FALSE(o.reply.empty());
-            CHECK(o.reply.back().value == "PONG");
-            CHECK(o.reply.back().depth == 0);
-        }
-        else if (o.ec.category() == redlock::category() &&
-                 o.ec.value() >= static_cast<int>(error::server_error))
-        {
-            // A server error comes with the server's message.
-            REQUIRE(o.reply.size() == 1);
-            CHECK(resp::is_error(o.reply[0].data_type));
-        }
-        else
-        {
-            CHECK(o.reply.empty());
-        }
-
-        if (c.drops)
-        {
-            // The drop is seen, the next connection answers normally.
-            CHECK(run_until(
-                io, [&] { return srv.connections() >= 2; }, 5s));
-            CHECK(ping_until_recovered(io, conn));
-            CHECK(stats_of(io, conn).drops >= 1);
-        }
-        else
-        {
-            // Same connection, still in sync.
-            const auto next = exec_with_deadline(io, conn, command("ECHO", "in sync"));
-            CHECK_FALSE(next.ec);
-            CHECK((next.reply.size() == 1 && next.reply[0].value == "in sync"));
-            CHECK(srv.connections() == 1);
-            CHECK(stats_of(io, conn).drops == 0);
-        }
-        CHECK(srv.errors().empty());
-        shut(io, conn);
+        // An attribute, if any, comes first (resp.hpp): the value is the last top-level node.
+        REQUIRE_FALSE(o.reply.empty());
+        CHECK(o.reply.back().value == "PONG");
+        CHECK(o.reply.back().depth == 0);
     }
+    else if (o.ec.category() == redlock::category() &&
+             o.ec.value() >= static_cast<int>(error::server_error))
+    {
+        // A server error comes with the server's message.
+        REQUIRE(o.reply.size() == 1);
+        CHECK(resp::is_error(o.reply[0].data_type));
+    }
+    else
+    {
+        CHECK(o.reply.empty());
+    }
+
+    if (c.drops)
+    {
+        // The drop is seen, the next connection answers normally.
+        CHECK(run_until(
+            io, [&] { return srv.connections() >= 2; }, 5s));
+        CHECK(ping_until_recovered(io, conn));
+        CHECK(stats_of(io, conn).drops >= 1);
+    }
+    else
+    {
+        // Same connection, still in sync.
+        const auto next = exec_with_deadline(io, conn, command("ECHO", "in sync"));
+        CHECK_FALSE(next.ec);
+        CHECK((next.reply.size() == 1 && next.reply[0].value == "in sync"));
+        CHECK(srv.connections() == 1);
+        CHECK(stats_of(io, conn).drops == 0);
+    }
+    CHECK(srv.errors().empty());
+    shut(io, conn);
 }
 
 // ---- 2. A fault at every step of a conversation --------------------------------------------------
@@ -477,9 +485,7 @@ TEST_CASE("fake server: handshake rejections and odd servers give the cause, the
             io, [&] { return queued->done; }, 5s));
         CHECK(queued->ec == (also ? c.also : c.expected));
         CHECK_THAT(conn.last_error_detail(), !Catch::Matchers::Contains("s3cret"));
-        REQUIRE(ping_until_recovered(io, conn));
-        CHECK(srv.errors().empty());
-        shut(io, conn);
+        expect_recovered(io, conn, srv);
     }
 }
 
@@ -522,9 +528,7 @@ TEST_CASE("fake server: garbage in the middle of a pipeline fails exactly the re
             CHECK(outs[i]->ec == error::protocol_error);
         }
     }
-    CHECK(ping_until_recovered(io, conn));
-    CHECK(srv.errors().empty());
-    shut(io, conn);
+    expect_recovered(io, conn, srv);
 }
 
 TEST_CASE("fake server: a batch whose second reply is garbage fails as a whole, then recovery",
@@ -552,8 +556,7 @@ TEST_CASE("fake server: a batch whose second reply is garbage fails as a whole, 
         io, [&] { return done; }, 5s));
     CHECK(ec == error::protocol_error);
     CHECK(replies.empty());
-    CHECK(ping_until_recovered(io, conn));
-    shut(io, conn);
+    expect_recovered(io, conn, srv);
 }
 
 // ---- 5. Size limits --------------------------------------------------------------------------
@@ -589,8 +592,7 @@ TEST_CASE(
         connection conn(io.get_executor(), srv.uri(), opts);
         const auto o = exec_with_deadline(io, conn, command("PING"));
         CHECK(o.ec == error::protocol_error);
-        CHECK(ping_until_recovered(io, conn));
-        shut(io, conn);
+        expect_recovered(io, conn, srv);
     }
 }
 

@@ -134,4 +134,9 @@ inline steady::duration default_extension_interval(std::chrono::milliseconds ttl
     return ttl - drift - before;
 }
 
+/// The interval between two extensions of a short_lock() with its defaults (a TTL of 1 s, an
+/// attempt_timeout of 50 ms): 1000 - 12 - 333 = 655 ms.
+inline const steady::duration short_lock_interval =
+    default_extension_interval(std::chrono::milliseconds(1000), std::chrono::milliseconds(50));
+
 }  // namespace redlock::test

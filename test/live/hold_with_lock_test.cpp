@@ -35,14 +35,54 @@ auto checking_work(const local_masters& m, int value, bool& ran)
     };
 }
 
-/// What a work that waits for a long time saw: when it started, when its wait ended, how.
+/// What a work that waits for a long time saw: when it started, when it lost its lock (if it
+/// did that itself), when its wait ended, how.
 struct waiting_work_log
 {
     steady::time_point started{};
+    steady::time_point lost{};
     steady::time_point ended{};
     error_code ec;
     lock l;
 };
+
+/// How a work takes its own lock from a majority (masters 0-2) behind the client's back.
+enum class majority_loss
+{
+    keys_deleted,    ///< DEL of the key there
+    masters_paused,  ///< SIGSTOP (the caller resumes them)
+};
+
+/// The body of a work that loses its lock `l` as `how` says, then waits 30 s, which only the
+/// work's cancellation cuts short; `log` records its start, the loss, and when and how the
+/// wait ended. The cancellation comes as an exception (co_await's natural style), which this
+/// lets out when `rethrow`, or catches.
+asio::awaitable<void> lose_then_wait(local_masters& m, majority_loss how, lock l,
+                                     waiting_work_log& log, bool rethrow)
+{
+    log.started = steady::now();
+    log.l = l;
+    for (std::size_t i = 0; i < 3; ++i)
+    {
+        if (how == majority_loss::keys_deleted)
+            del_on(m, i, l.key());
+        else
+            m.pause(i);
+    }
+    log.lost = steady::now();
+    asio::steady_timer t(co_await asio::this_coro::executor, 30s);
+    try
+    {
+        co_await t.async_wait(asio::use_awaitable);
+    }
+    catch (const boost::system::system_error& e)
+    {
+        log.ended = steady::now();
+        log.ec = e.code();
+        if (rethrow)
+            throw;
+    }
+}
 
 /// An async_with_lock that a cancellation signal (`sig`) can cut: what it completed with, once
 /// `done`.
@@ -252,7 +292,6 @@ TEST_CASE_METHOD(masters_rig<5>,
                  "interval with lock_lost",
                  "[live][hold]")
 {
-    const auto interval = default_extension_interval(1000ms, 50ms);
     // Whether the work lets the cancellation's exception out (the natural co_await style) or
     // catches it and returns.
     const bool rethrow = GENERATE(true, false);
@@ -261,25 +300,8 @@ TEST_CASE_METHOD(masters_rig<5>,
     run(
         [&]() -> asio::awaitable<void> {
             waiting_work_log log;
-            steady::time_point stolen{};
             auto work = [&](lock l) -> asio::awaitable<int> {
-                log.started = steady::now();
-                log.l = l;
-                for (std::size_t i = 0; i < 3; ++i)
-                    del_on(m, i, l.key());
-                stolen = steady::now();
-                asio::steady_timer t(co_await asio::this_coro::executor, 30s);
-                try
-                {
-                    co_await t.async_wait(asio::use_awaitable);
-                }
-                catch (const boost::system::system_error& e)
-                {
-                    log.ended = steady::now();
-                    log.ec = e.code();
-                    if (rethrow)
-                        throw;
-                }
+                co_await lose_then_wait(m, majority_loss::keys_deleted, l, log, rethrow);
                 co_return 7;
             };
 
@@ -296,20 +318,20 @@ TEST_CASE_METHOD(masters_rig<5>,
                               });
             REQUIRE(co_await eventually([&] { return done; }, 5s));
             const auto completed = steady::now();
-            INFO("work cancelled " << ms(log.ended - stolen) << " ms after DEL on 3 of 5 (interval "
-                                   << ms(interval) << " ms), completed "
-                                   << ms(completed - log.ended) << " ms later with "
-                                   << ec.message());
+            INFO("work cancelled "
+                 << ms(log.ended - log.lost) << " ms after DEL on 3 of 5 (interval "
+                 << ms(short_lock_interval) << " ms), completed " << ms(completed - log.ended)
+                 << " ms later with " << ec.message());
             CHECK_FALSE(ep);
             CHECK(ec == error::lock_lost);
             CHECK(log.ec == asio::error::operation_aborted);
-            CHECK(log.ended - stolen <= interval + 50ms);
+            CHECK(log.ended - log.lost <= short_lock_interval + 50ms);
             CHECK(log.ended < log.l.valid_until());
             if (!rethrow)
                 CHECK(v == 7);
             CHECK(dbsize_all(m) == 0);
             WARN("with_lock steal: work cancelled "
-                 << ms(log.ended - stolen) << " ms after the DEL, operation completed "
+                 << ms(log.ended - log.lost) << " ms after the DEL, operation completed "
                  << ms(completed - log.ended) << " ms later: " << ec.message());
         },
         20s);
@@ -323,24 +345,15 @@ TEST_CASE_METHOD(
     run(
         [&]() -> asio::awaitable<void> {
             waiting_work_log log;
-            steady::time_point paused{};
             auto work = [&](lock l) -> asio::awaitable<void> {
-                log.started = steady::now();
-                log.l = l;
-                for (std::size_t i = 0; i < 3; ++i)
-                    m.pause(i);
-                paused = steady::now();
-                asio::steady_timer t(co_await asio::this_coro::executor, 30s);
-                auto [e] = co_await t.async_wait(tuple_awaitable);
-                log.ended = steady::now();
-                log.ec = e;
+                co_await lose_then_wait(m, majority_loss::masters_paused, l, log, false);
             };
             const auto ec = co_await c.async_with_lock("wl:pause", short_lock(), {}, work);
             const auto completed = steady::now();
             for (std::size_t i = 0; i < 3; ++i)
                 m.resume(i);
             INFO("work cancelled "
-                 << ms(log.ended - paused) << " ms after the pause, "
+                 << ms(log.ended - log.lost) << " ms after the pause, "
                  << ms(log.l.valid_until() - log.ended) << " ms before validity end; completed "
                  << ms(completed - log.ended) << " ms later with " << ec.message());
             CHECK(ec == error::lock_lost);
@@ -351,7 +364,7 @@ TEST_CASE_METHOD(
             // deadline (release_timeout, 200 ms).
             CHECK(completed - log.ended <= 300ms);
             WARN("with_lock pause: work cancelled "
-                 << ms(log.ended - paused) << " ms after SIGSTOP of 3/5, "
+                 << ms(log.ended - log.lost) << " ms after SIGSTOP of 3/5, "
                  << ms(log.l.valid_until() - log.ended) << " ms before validity end; completed "
                  << ms(completed - log.ended) << " ms later");
             CHECK(co_await no_keys_within(m, 2s));
@@ -363,7 +376,6 @@ TEST_CASE_METHOD(masters_rig<5>,
                  "with_lock: CPU-bound work that yields between steps is stopped by the loss",
                  "[live][hold]")
 {
-    const auto interval = default_extension_interval(1000ms, 50ms);
 
     run(
         [&]() -> asio::awaitable<void> {
@@ -389,7 +401,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             INFO(steps << " steps; stopped " << ms(stopped - stolen)
                        << " ms after the keys were deleted");
             CHECK(ec == error::lock_lost);
-            CHECK(stopped - stolen <= interval + 50ms);
+            CHECK(stopped - stolen <= short_lock_interval + 50ms);
             CHECK(steps > 100);
             CHECK(dbsize_all(m) == 0);
         },

@@ -188,19 +188,18 @@ TEST_CASE("semaphore: 6 contenders in 3 processes' worth of clients on 2 permits
             asio::io_context io;
             client c(io.get_executor(), config_for(m));
             int finished = 0;
+            // Refused: all permits taken, or too few masters answered (one is paused).
+            const auto refused = [](error_code ec) {
+                return ec == error::contended || ec == error::no_quorum;
+            };
             auto body = [&](int) -> asio::awaitable<void> {
                 while (steady::now() < stop_at)
                 {
-                    auto [ec, l] = co_await c.async_lock("vendor", opts, tuple_awaitable);
-                    if (ec == error::contended || ec == error::no_quorum)
+                    const auto granted =
+                        co_await contend_for(c, "vendor", opts, id, errors, refused);
+                    if (!granted)
                         continue;
-                    if (ec)
-                    {
-                        errors.add("client " + std::to_string(id) + ": " + ec.message() + " " +
-                                   l.describe());
-                        co_await sleep_for(10ms);
-                        continue;
-                    }
+                    const lock& l = *granted;
                     witness.enter();
                     co_await sleep_for(2ms);
                     if (witness.now() > 1)
