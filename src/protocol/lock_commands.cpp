@@ -94,47 +94,39 @@ void encode_lock_command(std::string& out, lock_command k, bool eval,
         resp::append_command(out, by_body, keys[0], token, next);
         return;
     }
-    case lock_command::extend:
-        // EVAL to a standalone master: once the quorum is reached the round stops listening to
-        // the slower masters, so a NOSCRIPT from one of them (restarted, SCRIPT FLUSH) would
-        // reach no one and leave it unextended. Extensions are rare enough for the longer
-        // command. EVALSHA to a cluster master, which answers NOSCRIPT itself.
-        append_script(out, multi ? extend_multi_script() : extend_script(), eval, keys, token,
-                      ttl_ms, true);
-        return;
-    case lock_command::check:
-        append_script(out, check_script(), eval, keys, token, ttl_ms, false);
-        return;
-    // EVALSHA where the connection has seen the script, as a release; a NOSCRIPT (the master
-    // restarted or flushed its scripts) gets EVAL while the round still listens. One that comes
-    // after the lock was decided only leaves that master without our key or commit: a master
-    // less, as if it had been slow.
-    case lock_command::acquire_fenced:
-        append_script(out, fenced_acquire_script(), eval, keys, token, ttl_ms, true);
-        return;
     case lock_command::commit_fence: append_commit(out, eval, keys, token, fences); return;
-    // EVAL, as every acquisition to a standalone master (see acquire).
-    case lock_command::acquire_permit:
-        append_script(out, permit_acquire_script(), eval, keys, token, ttl_ms, true);
-        return;
-    // A read-write lock's: EVAL to a standalone master, as every acquisition and extension
-    // (see acquire and extend), and as a release that no EVALSHA cache covers.
-    case lock_command::acquire_reader:
-        append_script(out, reader_acquire_script(), eval, keys, token, ttl_ms, true);
-        return;
-    case lock_command::acquire_writer:
-        append_script(out, writer_acquire_script(), eval, keys, token, ttl_ms, true, next);
-        return;
-    case lock_command::release_reader:
-        append_script(out, reader_release_script(), eval, keys, token, ttl_ms, false);
-        return;
-    case lock_command::extend_reader:
-        append_script(out, reader_extend_script(), eval, keys, token, ttl_ms, true);
-        return;
-    case lock_command::check_reader:
-        append_script(out, reader_check_script(), eval, keys, token, ttl_ms, false);
-        return;
+    default: break;
     }
+    // The others are one script over the keys, the token and, for those that set an expiry,
+    // the TTL. Whether they go as EVAL or EVALSHA is the round's choice (round::send):
+    // - an extension (a reader's too) always as EVAL to a standalone master: once the quorum
+    //   is reached the round stops listening to the slower masters, so a NOSCRIPT from one of
+    //   them (restarted, SCRIPT FLUSH) would reach no one and leave it unextended; extensions
+    //   are rare enough for the longer command;
+    // - a fenced acquisition, a read-write lock's acquisitions and a reader's release as EVALSHA
+    //   where the connection has seen the script, as a release; a NOSCRIPT gets EVAL while the
+    //   round still listens, and one that comes after the lock was decided only leaves that
+    //   master without our key: a master less, as if it had been slow;
+    // - a semaphore's acquisition always as EVAL, as every acquisition over several keys;
+    // - to a cluster master, the scripts of cluster_script_for by id (it answers NOSCRIPT
+    //   itself), every acquisition as EVAL.
+    const lua_script* script = nullptr;
+    bool with_ttl = true;
+    switch (k)
+    {
+    case lock_command::extend: script = multi ? &extend_multi_script() : &extend_script(); break;
+    case lock_command::check: script = &check_script(), with_ttl = false; break;
+    case lock_command::acquire_fenced: script = &fenced_acquire_script(); break;
+    case lock_command::acquire_permit: script = &permit_acquire_script(); break;
+    case lock_command::acquire_reader: script = &reader_acquire_script(); break;
+    case lock_command::acquire_writer: script = &writer_acquire_script(); break;
+    case lock_command::release_reader: script = &reader_release_script(), with_ttl = false; break;
+    case lock_command::extend_reader: script = &reader_extend_script(); break;
+    case lock_command::check_reader: script = &reader_check_script(), with_ttl = false; break;
+    default: return;  // (handled above)
+    }
+    append_script(out, *script, eval, keys, token, ttl_ms, with_ttl,
+                  k == lock_command::acquire_writer ? next : std::string_view());
 }
 
 }  // namespace redlock::detail

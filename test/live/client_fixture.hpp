@@ -131,6 +131,15 @@ inline asio::awaitable<lock> acquired(client& c, std::string resource,
     co_return l;
 }
 
+/// async_lock of a resource with options `o` that the client must refuse: checks that it
+/// completes with error::invalid_option, and returns the reason the lock gives.
+inline asio::awaitable<std::string> refused_option(client& c, lock_options o)
+{
+    auto [ec, l] = co_await c.async_lock("r", o, tuple_awaitable);
+    CHECK(ec == error::invalid_option);
+    co_return std::string(l.reason());
+}
+
 /// @brief Runs the coroutine `aw` on `io` (on the calling thread) until it completes or
 /// `limit` passes, so that a bug fails the test instead of hanging it.
 ///

@@ -2,6 +2,7 @@
 // each permit a mutex key held on a majority, no permit key left behind, the options a
 // semaphore refuses (docs/algorithm.md, "A counting semaphore").
 #include "client_fixture.hpp"
+#include "contenders.hpp"
 #include "holder_witness.hpp"
 #include "io_helpers.hpp"
 
@@ -120,11 +121,7 @@ TEST_CASE_METHOD(masters_rig<3>,
 {
     run(
         [&]() -> asio::awaitable<void> {
-            const auto refused = [&](lock_options o) -> asio::awaitable<std::string> {
-                auto [ec, l] = co_await c.async_lock("r", o, tuple_awaitable);
-                CHECK(ec == error::invalid_option);
-                co_return std::string(l.reason());
-            };
+            const auto refused = [&](lock_options o) { return refused_option(c, o); };
             auto o = permits(3);
             o.fencing = true;
             const auto fencing = co_await refused(o);
@@ -169,70 +166,34 @@ TEST_CASE("semaphore: 6 contenders in 3 processes' worth of clients on 2 permits
     error_log errors;
     const auto stop_at = steady::now() + run_time;
 
-    // A master paused for 150 ms every 500 ms, in turn: the quorum goes on without it.
-    std::thread pauser([&] {
-        std::size_t i = 0;
-        while (steady::now() + 700ms < stop_at)
-        {
-            std::this_thread::sleep_for(350ms);
-            m.pause(i);
-            std::this_thread::sleep_for(150ms);
-            m.resume(i);
-            i = (i + 1) % m.size();
-        }
-    });
-
-    auto worker = [&](int id) {
-        try
-        {
-            asio::io_context io;
-            client c(io.get_executor(), config_for(m));
-            int finished = 0;
-            // Refused: all permits taken, or too few masters answered (one is paused).
-            const auto refused = [](error_code ec) {
-                return ec == error::contended || ec == error::no_quorum;
-            };
-            auto body = [&](int) -> asio::awaitable<void> {
-                while (steady::now() < stop_at)
-                {
-                    const auto granted =
-                        co_await contend_for(c, "vendor", opts, id, errors, refused);
-                    if (!granted)
-                        continue;
-                    const lock& l = *granted;
-                    witness.enter();
-                    co_await sleep_for(2ms);
-                    if (witness.now() > 1)
-                        ++together;
-                    witness.leave();
-                    auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
-                    if (uec && uec != error::lock_lost && uec != error::no_quorum)
-                        errors.add("unlock: " + uec.message());
-                    ++acquisitions;
-                }
-            };
-            for (int k = 0; k < per_client; ++k)
-                asio::co_spawn(io, body(k), [&](std::exception_ptr e) {
-                    if (e)
-                        errors.add("coroutine threw");
-                    if (++finished == per_client)
-                        c.close();
-                });
-            io.run_for(run_time + 10s);
-            if (finished != per_client)
-                errors.add("client " + std::to_string(id) + ": a coroutine did not finish");
-        }
-        catch (const std::exception& e)
-        {
-            errors.add(std::string("worker threw: ") + e.what());
-        }
+    // Refused: all permits taken, or too few masters answered (one is paused).
+    const auto refused = [](error_code ec) {
+        return ec == error::contended || ec == error::no_quorum;
     };
-    std::vector<std::thread> threads;
-    for (int id = 0; id < n_clients; ++id)
-        threads.emplace_back(worker, id);
-    for (auto& t : threads)
-        t.join();
-    pauser.join();
+    {
+        // A master paused for 150 ms every 500 ms, in turn: the quorum goes on without it.
+        const master_pauser pauser(m, stop_at);
+        run_contenders(m, n_clients, per_client, run_time + 10s, errors,
+                       [&](client& c, int id, int) -> asio::awaitable<void> {
+                           while (steady::now() < stop_at)
+                           {
+                               const auto granted =
+                                   co_await contend_for(c, "vendor", opts, id, errors, refused);
+                               if (!granted)
+                                   continue;
+                               const lock& l = *granted;
+                               witness.enter();
+                               co_await sleep_for(2ms);
+                               if (witness.now() > 1)
+                                   ++together;
+                               witness.leave();
+                               auto [uec] = co_await c.async_unlock(l, tuple_awaitable);
+                               if (uec && uec != error::lock_lost && uec != error::no_quorum)
+                                   errors.add("unlock: " + uec.message());
+                               ++acquisitions;
+                           }
+                       });
+    }
 
     INFO(errors.str());
     CHECK(errors.size() == 0);

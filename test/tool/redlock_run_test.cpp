@@ -82,32 +82,56 @@ TEST_CASE("redlock-run: two runs exclude each other, the second waiting for the 
     CHECK(no_key_left(m, "job:shared"));
 }
 
+// Two redlock-run of RESOURCE with `flags` whose COMMANDs write "start" to `log`, wait for the
+// file `go`, then write "end": made once both have started (they run together: neither can end
+// before `go` exists). finish() makes `go` and checks that both exit 0.
+struct together_runs
+{
+    scratch s;
+    std::string log = s.file("log");
+    std::string go = s.file("go");
+    tool_process first, second;
+
+    together_runs(const local_masters& m, const std::vector<std::string>& flags,
+                  const std::string& resource)
+        : first(run_args(m, flags, resource, sh(script()))),
+          second(run_args(m, flags, resource, sh(script())))
+    {
+        const auto deadline = std::chrono::steady_clock::now() + 20s;
+        while (count_lines(read_text(log), "start") < 2 &&
+               std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(20ms);
+        REQUIRE(count_lines(read_text(log), "start") == 2);
+    }
+
+    std::string script() const
+    {
+        return "echo start >> " + log + "; while [ ! -e " + go + " ]; do sleep 0.05; done; " +
+               "echo end >> " + log;
+    }
+
+    void finish()
+    {
+        std::ofstream(go).put('\n');
+        CHECK(first.wait_exit(20s) == 0);
+        CHECK(second.wait_exit(20s) == 0);
+    }
+};
+
 TEST_CASE("redlock-run: --permits 2 runs two COMMANDs at once, and a third exits with the "
           "conflict status while they run, and no permit key is left",
           "[tool][live]")
 {
     local_masters m;
-    scratch s;
-    const auto log = s.file("log");
-    const auto go = s.file("go");
-    const auto script = "echo start >> " + log + "; while [ ! -e " + go +
-                        " ]; do sleep 0.05; done; echo end >> " + log;
-    tool_process first(run_args(m, {"--permits", "2"}, "job:pool", sh(script)));
-    tool_process second(run_args(m, {"--permits", "2"}, "job:pool", sh(script)));
-    // Both COMMANDs start, and run together: neither can end before `go` exists.
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (count_lines(read_text(log), "start") < 2 && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(20ms);
-    REQUIRE(count_lines(read_text(log), "start") == 2);
+    together_runs runs(m, {"--permits", "2"}, "job:pool");
+    const auto& log = runs.log;
 
     tool_process third(run_args(m, {"--permits", "2"}, "job:pool", sh("echo third >> " + log)));
     CHECK(third.wait_exit(20s) == conflict);
     CHECK_THAT(third.error_output(),
                Catch::Contains("the 2 permits of job:pool are held by others, /bin/sh not run"));
 
-    std::ofstream(go).put('\n');
-    CHECK(first.wait_exit(20s) == 0);
-    CHECK(second.wait_exit(20s) == 0);
+    runs.finish();
     CHECK(read_text(log) == "start\nstart\nend\nend\n");
     CHECK(no_key_left(m, "{job:pool}:permit:0"));
     CHECK(no_key_left(m, "{job:pool}:permit:1"));
@@ -118,27 +142,15 @@ TEST_CASE("redlock-run: --shared runs two COMMANDs at once, a run without it exi
           "[tool][live]")
 {
     local_masters m;
-    scratch s;
-    const auto log = s.file("log");
-    const auto go = s.file("go");
-    const auto script = "echo start >> " + log + "; while [ ! -e " + go +
-                        " ]; do sleep 0.05; done; echo end >> " + log;
-    tool_process first(run_args(m, {"--shared"}, "job:doc", sh(script)));
-    tool_process second(run_args(m, {"--shared"}, "job:doc", sh(script)));
-    // Both COMMANDs start, and run together: neither can end before `go` exists.
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (count_lines(read_text(log), "start") < 2 && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(20ms);
-    REQUIRE(count_lines(read_text(log), "start") == 2);
+    together_runs runs(m, {"--shared"}, "job:doc");
+    const auto& log = runs.log;
 
     tool_process exclusive(run_args(m, {}, "job:doc", sh("echo exclusive >> " + log)));
     CHECK(exclusive.wait_exit(20s) == conflict);
     CHECK_THAT(exclusive.error_output(),
                Catch::Contains("job:doc is held by someone else, /bin/sh not run"));
 
-    std::ofstream(go).put('\n');
-    CHECK(first.wait_exit(20s) == 0);
-    CHECK(second.wait_exit(20s) == 0);
+    runs.finish();
     tool_process after(run_args(m, {}, "job:doc", sh("echo exclusive >> " + log)));
     CHECK(after.wait_exit(20s) == 0);
     CHECK(read_text(log) == "start\nstart\nend\nend\nexclusive\n");
