@@ -247,11 +247,12 @@ config parse_args(int argc, char** argv)
                     "without acks no WAIT "
                     "is sent");
     }
-    if (c.permits > 1 && (c.fencing || c.wait))
-        usage_error("--permits takes a semaphore: not with --fencing or --wait");
-    if (c.read_share >= 0 && (c.fencing || c.wait || c.permits > 1))
-        usage_error("--read-share takes a read-write lock: not with --fencing, --wait or "
-                    "--permits");
+    if (c.permits > 1 && c.fencing)
+        usage_error("--permits takes a semaphore: not with --fencing");
+    if (c.read_share >= 0 && (c.fencing || c.permits > 1))
+        usage_error("--read-share takes a read-write lock: not with --fencing or --permits");
+    if (c.unsafe_majority && c.wait)
+        usage_error("--unsafe-majority-semaphore does not wait: not with --wait");
     if (c.unsafe_majority && c.permits < 2)
         usage_error("--unsafe-majority-semaphore needs --permits N (N >= 2): with one permit a "
                     "majority is sound");

@@ -96,8 +96,9 @@ struct lock_options
     /// them in one slot), held as a mutex's key is: on a majority of the masters, with the
     /// mutex's validity, extension, release and fault tolerance. One round trip when a permit
     /// is free: each master sets the first free permit key in an order the attempt draws at
-    /// random, and the lock is the permit a majority set (lock::key() names it). Not with
-    /// `fencing`, `wait`, nor async_lock_all (error::invalid_option); at most 1024.
+    /// random, and the lock is the permit a majority set (lock::key() names it). With `wait`,
+    /// an acquisition that finds every permit held is woken by the release of any of them.
+    /// Not with `fencing` nor async_lock_all (error::invalid_option); at most 1024.
     std::uint32_t permits = 1;
 
     /// @brief A read-write lock's side (docs/algorithm.md, "A read-write lock"): many readers
@@ -111,7 +112,10 @@ struct lock_options
     /// or any other Redlock client) is refused beside readers as beside a writer. The writer's
     /// mark is `{resource}:intent` (the fence counter's hash-tag rule keeps the three in one
     /// Redis Cluster slot). One round trip when the lock is free, as a mutex. A reader's
-    /// lock::key() names the readers' set. Not with `fencing`, `wait`, `permits` nor
+    /// lock::key() names the readers' set. With `wait`, a reader is woken when the writer's key
+    /// or mark goes, a writer when the resource's key (a writer's, or the readers' mark) goes;
+    /// never handed a lock within the client (`handoff` applies to mutexes). Not with
+    /// `fencing`, `permits` nor
     /// async_lock_all (error::invalid_option).
     lock_role role = lock_role::mutex;
 };

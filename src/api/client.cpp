@@ -353,18 +353,12 @@ void validate(const lock_options& o, error_code& ec, std::string& why)
         return bad("lock_options::permits must be in [1, 1024]");
     if (o.permits > 1 && o.fencing)
         return bad("lock_options::fencing is for a mutex: not with permits > 1");
-    if (o.permits > 1 && o.wait.count() > 0)
-        return bad("lock_options::wait is not available with permits > 1 yet: retry with "
-                   "max_attempts and retry_delay");
     if (o.role != lock_role::mutex && o.role != lock_role::reader && o.role != lock_role::writer)
         return bad("lock_options::role must be mutex, reader or writer");
     if (o.role != lock_role::mutex && o.permits > 1)
         return bad("lock_options::role: a read-write lock has no permits");
     if (o.role != lock_role::mutex && o.fencing)
         return bad("lock_options::fencing is not available for a read-write lock yet");
-    if (o.role != lock_role::mutex && o.wait.count() > 0)
-        return bad("lock_options::wait is not available for a read-write lock yet: retry with "
-                   "max_attempts and retry_delay");
     if (detail::remaining_validity(o.ttl, std::chrono::steady_clock::duration::zero(),
                                    o.drift_factor) <= std::chrono::steady_clock::duration::zero())
         return bad("lock_options::ttl is not longer than the clock drift allowance");

@@ -119,6 +119,7 @@ void acquire_op::begin()
     {
         rw_ = std::make_unique<rw_state>();
         rw_->keys = {key_, slot_sibling(key_, ":readers"), slot_sibling(key_, ":intent")};
+        rw_->watched = {rw_->keys[0], rw_->keys[2]};
         if (writer())
             c_->tokens.next(std::span<char, token_source::token_chars>(rw_->intent));
     }
@@ -156,7 +157,7 @@ void acquire_op::begin()
     if (o_.wait.count() > 0 && !try_mode_)
     {
         // It hears of its keys' releases from now on (the machine ignores them until it waits).
-        c_->waiting.watch(keys(), this);
+        c_->waiting.watch(watch_keys(), this);
         watching_ = true;
         if (keys_.empty())
         {
@@ -256,8 +257,8 @@ void acquire_op::execute(const acquire_action& a)
         // hand-offs (waiting_room::released_here) is over. Unless this is the acquisition's
         // first attempt while a row is live: then the holder is this client's own (the
         // newcomer asked while the row's last holder holds), and the row goes on.
-        c_->waiting.refused_elsewhere(keys(), fsm_->attempts() <= 1);
-        watch_.start(*c_, *a.awaited, keys(), this);
+        c_->waiting.refused_elsewhere(watch_keys(), fsm_->attempts() <= 1);
+        watch_.start(*c_, *a.awaited, watch_keys(), this, semaphore());
         [[fallthrough]];  // and arm the fallback
     case kind::wait_until:
         if (c_->closed)
@@ -357,8 +358,9 @@ bool acquire_op::take_over(const lock_state& from,
     // Only a lock of this one key, between rounds (the machine declines during one), and not
     // while the machine is being driven (an event would be queued, and its outcome come late).
     if (done_ || !fsm_ || pump_.driving() || !o_.handoff || o_.fencing || !keys_.empty() ||
-        from.key_span().size() != 1 || from.key != key_ || !from.fences.empty() ||
-        attempt_.active() || (commit_ && commit_->active()) || (release_ && release_->active()))
+        semaphore() || rw_ || from.role != lock_role::mutex || from.key_span().size() != 1 ||
+        from.key != key_ || !from.fences.empty() || attempt_.active() ||
+        (commit_ && commit_->active()) || (release_ && release_->active()))
         return false;
     auto keep = hold();
     // No round uses the token between rounds: the offer's goes there, and a declined one is
@@ -406,16 +408,19 @@ void acquire_op::leave_waiting_room(bool pass_turn, bool acquired) noexcept
     watch_.stop();
     if (watching_)
     {
-        c_->waiting.unwatch(keys(), this);
+        c_->waiting.unwatch(watch_keys(), this);
         watching_ = false;
     }
     if (!queued_)
         return;
     queued_ = false;
     auto* next = c_->waiting.leave(key_, this);
+    // A permit or a reader's lock leaves room for the next one: it attempts at once (a writer
+    // then finds our reader and waits as for any holder). Any other lock taken blocks it.
+    const bool blocks = acquired && !semaphore() && o_.role != lock_role::reader;
     if (next && pass_turn)
         // Posted: the next one starts its attempt after this completion, not inside it.
-        asio::post(c_->strand, [next, keep = next->hold(), acquired] { next->on_turn(acquired); });
+        asio::post(c_->strand, [next, keep = next->hold(), blocks] { next->on_turn(blocks); });
 }
 
 void acquire_op::on_deadline()
@@ -487,6 +492,15 @@ std::span<const std::string> acquire_op::release_keys() const
     if (!rw_)
         return keys();
     return {rw_->keys.data(), writer() ? 1u : 2u};
+}
+
+std::span<const std::string> acquire_op::watch_keys() const
+{
+    if (!rw_)
+        return keys();
+    if (writer())
+        return {rw_->keys.data(), 1};
+    return rw_->watched;
 }
 
 void acquire_op::forget_intent()

@@ -88,6 +88,10 @@ private:
     // and the set), a writer's key (its intent mark stays until the acquisition ends: see
     // forget_intent), else keys().
     std::span<const std::string> release_keys() const;
+    // The keys whose change may free the lock, which a waiting acquisition watches: a
+    // writer's key (a writer waits for it to go; readers keep their mark there), a reader's
+    // the writer's key and the intent mark; else keys().
+    std::span<const std::string> watch_keys() const;
     // A writer's acquisition that may have left its intent mark (a refused or silent master):
     // deletes it on every master, not awaited.
     void forget_intent();
@@ -144,7 +148,8 @@ private:
     // A read-write lock's side (lock_options::role), made only for one.
     struct rw_state
     {
-        std::array<std::string, 3> keys;  // the writer's key, the readers' set, the intent mark
+        std::array<std::string, 3> keys;     // the writer's key, the readers' set, the intent mark
+        std::array<std::string, 2> watched;  // a reader's watch: the writer's key, the mark
         char intent[token_source::token_chars]{};  // a writer's intent id, one per acquisition
         bool marked = false;  // a writer's attempt was refused or unanswered somewhere
         round cleanup;        // forget_intent's

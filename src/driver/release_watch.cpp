@@ -27,12 +27,13 @@ void append_words(std::string& out, std::initializer_list<std::string_view> word
 }  // namespace
 
 void release_watch::start(round_context& c, const master_set& masters,
-                          std::span<const std::string> keys, watch_listener* l)
+                          std::span<const std::string> keys, watch_listener* l, bool any_frees)
 {
     stop();
     c_ = &c;
     l_ = l;
     keys_ = keys;
+    any_frees_ = any_frees;
     m_.assign(c.size(), per_master{});
     active_ = true;
     auto hold = l_->hold();
@@ -137,8 +138,10 @@ void release_watch::on_reply(std::uint32_t tag, const error_code& ec,
         if (v.data_type != resp::type::integer ||
             std::from_chars(v.value.data(), v.value.data() + v.value.size(), t).ec != std::errc{})
             pm.failed = true;
+        else if (t == -2)
+            pm.one_gone = true;
         // The smallest time left of a key still there (-1: no expiry), or -2 when none is.
-        else if (t != -2)
+        else
             pm.pttl = pm.pttl == -2
                           ? t
                           : (t == -1 ? pm.pttl : (pm.pttl == -1 ? t : std::min(pm.pttl, t)));
@@ -160,7 +163,7 @@ void release_watch::finish(std::size_t i, master_outcome o)
         for (const auto t : pm.tickets)
             c_->masters[i]->abandon(t);
     pm.tickets.clear();
-    l_->on_watched(i, o, pm.pttl, pm.tracked);
+    l_->on_watched(i, o, any_frees_ && pm.one_gone ? -2 : pm.pttl, pm.tracked);
 }
 
 void release_watch::stop() noexcept

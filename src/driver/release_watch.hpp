@@ -57,8 +57,10 @@ public:
 
     /// Sends to the masters of `masters`; `keys` must stay valid while the watch is active.
     /// May call the listener before returning (a master down).
+    /// @param any_frees A semaphore's: one key gone frees the master (a permit is free there),
+    /// and its answer is -2 as soon as one is; otherwise -2 only when none is left.
     void start(round_context& c, const master_set& masters, std::span<const std::string> keys,
-               watch_listener* l);
+               watch_listener* l, bool any_frees = false);
     /// No more callbacks; outstanding requests are abandoned (their replies dropped).
     void stop() noexcept;
 
@@ -79,12 +81,14 @@ private:
         bool tracked = true;
         bool failed = false;
         bool active = false;
+        bool one_gone = false;  // a key answered -2
     };
 
     round_context* c_ = nullptr;
     watch_listener* l_ = nullptr;
     std::span<const std::string> keys_;
     std::vector<per_master> m_;
+    bool any_frees_ = false;
     bool active_ = false;
 };
 

@@ -63,7 +63,9 @@ void round::start_release(round_context& c, const lock_state& held,
     const bool live = !claim.over && claim.offerable;
     claim.over = true;
     const bool reader = held.role == lock_role::reader;
-    if (live && !reader && c.waiting.wants_releases() && held.keys.empty() && held.fences.empty())
+    // Only a mutex's lock is handed over, and only to a mutex acquisition (take_over).
+    if (live && held.role == lock_role::mutex && c.waiting.wants_releases() && held.keys.empty() &&
+        held.fences.empty())
         if (auto* next = c.waiting.successor(held.key);
             next && next->take_over(held, claim.valid_until,
                                     std::span<char, token_source::token_chars>(successor_)))
@@ -124,7 +126,7 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     // form is encoded once, on first use, and copied to each connection's output.
     for (auto& s : c_->command_scratch)
         s.clear();
-    if (k == kind::release && c_->waiting.wants_releases())
+    if ((k == kind::release || k == kind::release_reader) && c_->waiting.wants_releases())
     {
         // Waiters of this client on these keys: what they send from now on runs after this
         // release on each master it goes to (waiting_room::released_here). Told before the

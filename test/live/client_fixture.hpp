@@ -9,6 +9,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/cancellation_type.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -129,6 +130,31 @@ inline asio::awaitable<lock> acquired(client& c, std::string resource,
     INFO(l.describe());
     REQUIRE_FALSE(ec);
     co_return l;
+}
+
+/// An acquisition run in the background (lock_in_background): done once it completed.
+struct background_lock
+{
+    error_code ec;
+    std::optional<lock> l;
+    bool done = false;
+    steady::time_point finished{};
+};
+
+/// Starts async_lock(resource, o) on `c` as a coroutine of `ex`; `out` must outlive it.
+inline void lock_in_background(const asio::any_io_executor& ex, client& c, std::string resource,
+                               lock_options o, background_lock& out)
+{
+    asio::co_spawn(
+        ex,
+        [&c, resource = std::move(resource), o, &out]() -> asio::awaitable<void> {
+            auto [ec, l] = co_await c.async_lock(resource, o, tuple_awaitable);
+            out.ec = ec;
+            out.l = std::move(l);
+            out.finished = steady::now();
+            out.done = true;
+        },
+        asio::detached);
 }
 
 /// async_lock of a resource with options `o` that the client must refuse: checks that it

@@ -188,8 +188,7 @@ TEST_CASE_METHOD(masters_rig<5>,
 }
 
 TEST_CASE_METHOD(masters_rig<3>,
-                 "rwlock: what a read-write lock refuses: fencing, wait, permits, several "
-                 "resources",
+                 "rwlock: what a read-write lock refuses: fencing, permits, several resources",
                  "[live][rwlock]")
 {
     run(
@@ -202,7 +201,6 @@ TEST_CASE_METHOD(masters_rig<3>,
             };
             const std::vector<refusal> refusals{
                 {"fencing", [](lock_options& o) { o.fencing = true; }},
-                {"wait", [](lock_options& o) { o.wait = 1000ms; }},
                 {"permits", [](lock_options& o) { o.permits = 2; }},
             };
             for (const auto role : {lock_role::reader, lock_role::writer})
@@ -412,4 +410,53 @@ TEST_CASE_METHOD(masters_rig<5>,
             CHECK(co_await settled_keys(m, 2s) == 0);
         },
         15s);
+}
+
+TEST_CASE_METHOD(rivals_rig<5>,
+                 "rwlock: waiting readers and writers are woken by the release they wait for, "
+                 "of another client or of their own, long before the TTL",
+                 "[live][rwlock][wait]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            auto reader = side(lock_role::reader);
+            auto writer = side(lock_role::writer);
+            const auto ex = co_await asio::this_coro::executor;
+            reader.wait = 8000ms;
+            writer.wait = 8000ms;
+
+            // A writer of theirs holds: our reader waits until it releases.
+            auto w = co_await acquired(theirs, "doc", side(lock_role::writer));
+            background_lock r;
+            lock_in_background(ex, ours, "doc", reader, r);
+            co_await sleep_for(300ms);
+            CHECK_FALSE(r.done);  // the writer holds: it waits
+            auto released = steady::now();
+            co_await theirs.async_unlock(w, asio::use_awaitable);
+            REQUIRE(co_await eventually([&] { return r.done; }, 5s));
+            REQUIRE_FALSE(r.ec);
+            CHECK(r.finished - released < 3s);
+
+            // Readers hold, theirs and ours: our writer waits until both leave; our own
+            // reader's release reaches it within the client (the masters do not report a
+            // connection's own writes to it).
+            auto theirs_r = co_await acquired(theirs, "doc", side(lock_role::reader));
+            background_lock wr;
+            lock_in_background(ex, ours, "doc", writer, wr);
+            co_await sleep_for(300ms);
+            CHECK_FALSE(wr.done);  // readers hold: it waits
+            co_await theirs.async_unlock(theirs_r, asio::use_awaitable);
+            co_await sleep_for(200ms);
+            CHECK_FALSE(wr.done);  // our reader still holds
+            released = steady::now();
+            co_await ours.async_unlock(*r.l, asio::use_awaitable);
+            REQUIRE(co_await eventually([&] { return wr.done; }, 5s));
+            INFO(wr.l->describe());
+            REQUIRE_FALSE(wr.ec);
+            CHECK(wr.finished - released < 3s);
+            co_await ours.async_unlock(*wr.l, asio::use_awaitable);
+            INFO(key_types(m));
+            CHECK(co_await settled_keys(m, 2s) == 0);
+        },
+        20s);
 }

@@ -132,14 +132,10 @@ TEST_CASE("redlock-run: bad arguments exit 64 with a message", "[tool]")
         {{"--master", "redis://h", "--permits", "1025", "job", "--", "true"}, "--permits"},
         {{"--master", "redis://h", "--permits", "2", "--fencing", "job", "--", "true"},
          "--fencing is for a mutex"},
-        {{"--master", "redis://h", "--permits", "2", "--wait", "1s", "job", "--", "true"},
-         "--wait is not available with --permits"},
         {{"--master", "redis://h", "--shared", "--permits", "2", "job", "--", "true"},
          "--shared takes a read-write lock's reader: not with --permits"},
         {{"--master", "redis://h", "--shared", "--fencing", "job", "--", "true"},
          "--shared takes a read-write lock's reader: not with --fencing"},
-        {{"--master", "redis://h", "--shared", "--wait", "1s", "job", "--", "true"},
-         "--wait is not available with --shared"},
         {{"--master", "redis://h", "--cluster-replica-acks", "1", "job", "--", "true"},
          "--cluster-replica-acks applies to Redis Cluster masters (redis-cluster://, "
          "rediss-cluster://), and "
@@ -336,6 +332,15 @@ TEST_CASE("redlock-run: the options reach the client's configuration", "[tool]")
     auto reader = parse({"--master", "redis://a", "--shared", "job", "--", "true"});
     REQUIRE(reader.options);
     CHECK(make_client_config(*reader.options).defaults.role == redlock::lock_role::reader);
+    // A semaphore and a reader may wait, as a mutex does.
+    auto waiting = parse({"--master", "redis://a", "--shared", "--permits", "1", "--wait", "5s",
+                          "job", "--", "true"});
+    REQUIRE(waiting.options);
+    CHECK(make_client_config(*waiting.options).defaults.wait == 5s);
+    auto waiting_permit =
+        parse({"--master", "redis://a", "--permits", "2", "--wait", "5s", "job", "--", "true"});
+    REQUIRE(waiting_permit.options);
+    CHECK(make_client_config(*waiting_permit.options).defaults.wait == 5s);
 
     auto acks = parse({"--master", "redis://a", "--master", "redis-cluster://b:7000,c:7000",
                        "--cluster-replica-acks", "2", "job", "--", "true"});

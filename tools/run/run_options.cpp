@@ -360,16 +360,10 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
     o.tls.verify_peer = !tls_insecure;
     if (o.permits > 1 && o.fencing)
         return fail(exit_status::usage, "--fencing is for a mutex: not with --permits");
-    if (o.permits > 1 && o.wait.count() > 0)
-        return fail(exit_status::usage,
-                    "--wait is not available with --permits yet: a semaphore is tried once");
     if (o.shared && (o.permits > 1 || o.fencing))
         return fail(exit_status::usage, std::string("--shared takes a read-write lock's reader: "
                                                     "not with ") +
                                             (o.fencing ? "--fencing" : "--permits"));
-    if (o.shared && o.wait.count() > 0)
-        return fail(exit_status::usage,
-                    "--wait is not available with --shared yet: a reader is tried once");
 
     // The password: --password-file, else REDLOCK_PASSWORD.
     if (!password_file.empty())
