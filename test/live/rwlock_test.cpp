@@ -460,3 +460,37 @@ TEST_CASE_METHOD(rivals_rig<5>,
         },
         20s);
 }
+
+TEST_CASE_METHOD(masters_rig<5>,
+                 "rwlock: async_with_lock keeps a reader's member alive past its TTL by "
+                 "extension, beside another reader, and releases it after the work",
+                 "[live][rwlock][hold]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            auto other = co_await acquired(c, "doc", side(lock_role::reader));
+            const auto reader = side(lock_role::reader, 1000ms);
+            std::string token;
+            auto [ec, outlived] = co_await c.async_with_lock(
+                "doc", reader, {},
+                [&](lock l) -> asio::awaitable<bool> {
+                    token = std::string(l.token());
+                    CHECK(l.key() == "{doc}:readers");
+                    // Three TTLs: without its extensions the member would expire after one.
+                    co_await sleep_for(3000ms);
+                    co_return members_on(m, "{doc}:readers", l.token()) >= 3 &&
+                        masters_with(m, "doc", "redlock:readers") >= 3;
+                },
+                asio::use_awaitable);
+            CHECK_FALSE(ec);
+            CHECK(outlived);
+            // Released after the work (the slower masters' releases may still be on their way).
+            CHECK(co_await eventually([&] { return members_on(m, "{doc}:readers", token) == 0; },
+                                      2s));
+            CHECK(members_on(m, "{doc}:readers", other.token()) >= 3);
+            co_await c.async_unlock(other, asio::use_awaitable);
+            INFO(key_types(m));
+            CHECK(co_await settled_keys(m, 2s) == 0);
+        },
+        15s);
+}
