@@ -994,9 +994,13 @@ TEST_CASE("cluster: a semaphore's permits and a read-write lock's keys on three 
             auto a = co_await acquired(c, std::string("pool"), permits);
             auto b = co_await acquired(c, std::string("pool"), permits);
             CHECK(a.key() != b.key());
+            // On a majority of the cluster masters (the third may have set another permit, or not
+            // have answered yet).
+            std::size_t holding_a = 0;
             for (std::size_t k = 0; k < 3; ++k)
-                CHECK(get_on(cl[k].masters(), owner_of(cl[k], std::string(a.key())), a.key()) ==
-                      std::string(a.token()));
+                holding_a += get_on(cl[k].masters(), owner_of(cl[k], std::string(a.key())),
+                                    a.key()) == std::string(a.token());
+            CHECK(holding_a >= 2);
             auto [tec, third] = co_await c.async_try_lock("pool", permits, tuple_awaitable);
             CHECK_FALSE(tec);
             CHECK_FALSE(third.has_value());
@@ -1011,9 +1015,11 @@ TEST_CASE("cluster: a semaphore's permits and a read-write lock's keys on three 
             auto r1 = co_await acquired(c, std::string("doc"), reader);
             auto r2 = co_await acquired(c, std::string("doc"), reader);
             CHECK(key_slot(std::string(r1.key())) == key_slot(std::string("doc")));
+            std::size_t marked = 0;
             for (std::size_t k = 0; k < 3; ++k)
-                CHECK(get_on(cl[k].masters(), owner_of(cl[k], std::string("doc")), "doc") ==
-                      std::string("redlock:readers"));
+                marked += get_on(cl[k].masters(), owner_of(cl[k], std::string("doc")), "doc") ==
+                          std::string("redlock:readers");
+            CHECK(marked >= 2);
             auto [wec, w] = co_await c.async_lock("doc", writer, tuple_awaitable);
             CHECK(wec == error::contended);
             // A reader's extension, check and release: scripts a cluster master runs per node.
@@ -1022,7 +1028,7 @@ TEST_CASE("cluster: a semaphore's permits and a read-write lock's keys on three 
             REQUIRE_FALSE(xec);
             auto [kec, checked] = co_await c.async_check(r1x, tuple_awaitable);
             CHECK_FALSE(kec);
-            CHECK(checked.holding == 3);
+            CHECK(checked.holding >= 2);
             CHECK(checked.min_pttl > 10s);
             co_await c.async_unlock(r1x, tuple_awaitable);
             co_await c.async_unlock(r2, tuple_awaitable);
