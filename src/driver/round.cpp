@@ -137,7 +137,14 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
         for (std::size_t i = 0; i < n; ++i)
             if (!previous || previous->outcome(i) != master_outcome::held_by_other)
                 to.insert(i);
-        if (c_->waiting.released_here(to, keys_))
+        if (previous)
+        {
+            // A failed attempt's release frees what it took, if anything, but no holder
+            // let go: it is no turn in a row of hand-offs, neither counted nor a yield.
+            if (!to.empty())
+                c_->waiting.notify_released(to, keys_);
+        }
+        else if (c_->waiting.released_here(to, keys_))
             deferred_notice_ = std::move(to);  // this hand-off yields: told once decided
     }
     for (std::size_t i = 0; i < n; ++i)

@@ -85,9 +85,10 @@ public:
     void invalidate(std::size_t master, const invalidation& inv);
     /// Master `master`'s connection dropped: its tracking is gone with it.
     void invalidate_all(std::size_t master);
-    /// @brief This client queued the release of `keys` on `masters`: what a waiter of this
-    /// client sends there from now on runs after it (one connection per master), so it need
-    /// not wait for the master's invalidation. Posted to the listeners (they are told outside
+    /// @brief A holder of this client queued the release of `keys` on `masters` (a failed
+    /// attempt's release only calls notify_released(): it is no turn of a row): what a waiter
+    /// of this client sends there from now on runs after it (one connection per master), so it
+    /// need not wait for the master's invalidation. Posted to the listeners (they are told outside
     /// the release's own start), so that their attempt leaves in the same write as the release.
     ///
     /// That head start would hand a resource from one local waiter to the next for as long as

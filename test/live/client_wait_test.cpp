@@ -429,7 +429,8 @@ TEST_CASE_METHOD(masters_rig<5>,
     // next waiter at each yield, so it may lose a few, but not 50 in a row.
     constexpr int max_handoffs = 400;
     // Three waiters of ours always queued, or one at a time (each holder's next asks while it
-    // holds: its first attempt is refused by our own keys, which must not end the row).
+    // holds: its first attempt is refused by our own keys, which must not end the row, and
+    // the release of that attempt is no hand-off of the row).
     const int queued = GENERATE(3, 1);
     CAPTURE(queued);
     asio::io_context other_io;
@@ -438,8 +439,21 @@ TEST_CASE_METHOD(masters_rig<5>,
     std::atomic<int> their_turn{-1};
     error_code their_ec = error::server_error;  // written on the other thread before their_done
     std::atomic<int> acquired_here{0};
-    auto keep_running = asio::make_work_guard(other_io);
-    std::thread other_thread([&] { other_io.run(); });
+    // The other process's thread: its client closed and the thread joined on every way out,
+    // a failed REQUIRE included (a joinable std::thread destroyed would terminate the run).
+    struct other_process
+    {
+        asio::io_context& io;
+        client& c;
+        asio::executor_work_guard<asio::io_context::executor_type> keep_running{io.get_executor()};
+        std::thread thread{[this] { io.run(); }};
+        ~other_process()
+        {
+            asio::post(io, [this] { c.close(); });
+            keep_running.reset();
+            thread.join();
+        }
+    } other_process{other_io, other};
     {
         std::promise<error_code> connected;
         other.async_wait_connected([&](error_code ec, std::size_t) { connected.set_value(ec); });
@@ -496,9 +510,6 @@ TEST_CASE_METHOD(masters_rig<5>,
             CHECK(co_await settled_keys(m) == 0);
         },
         60s);
-    asio::post(other_io, [&] { other.close(); });
-    keep_running.reset();
-    other_thread.join();
 }
 
 namespace {

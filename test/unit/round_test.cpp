@@ -392,6 +392,63 @@ TEST_CASE_METHOD(three_masters,
     CHECK(l.at_decision == quorum_state::failed);
 }
 
+namespace {
+
+/// A waiter of the client, first in its resource's queue and watching: counts what it hears.
+struct queued_waiter final : rd::release_listener
+{
+    std::size_t heard = 0;
+    void on_invalidated(std::size_t) override { ++heard; }
+    void on_turn(bool) override {}
+    bool take_over(const rd::lock_state&, std::chrono::steady_clock::time_point,
+                   std::span<char, rd::token_source::token_chars>) override
+    {
+        return false;
+    }
+    std::shared_ptr<void> hold() override { return nullptr; }
+};
+
+}  // namespace
+
+TEST_CASE_METHOD(three_masters,
+                 "round: a failed attempt's release is no turn in a row of local hand-offs "
+                 "(neither counted toward the yield nor a yield), and tells the waiters of the "
+                 "masters it frees",
+                 "[round][waiting]")
+{
+    // Each holder of a row queues its successor while it holds: the successor's first attempt,
+    // refused by that holder's keys, is released. Counted as a hand-off, two such releases per
+    // turn made the yield fall on an attempt's release, where nothing is freed, and another
+    // process's waiter never got its turn (live:wait "an endless row ... yields").
+    queued_waiter w;
+    CHECK(c.waiting.enqueue(one_key[0], &w));
+    c.waiting.watch(one_key, &w);
+    c.waiting.handed_over(one_key[0]);  // a row is live: one hand-off so far
+    for (unsigned i = 0; i < 2 * rd::waiting_room::yield_every; ++i)
+    {
+        listener attempt_listener;
+        rd::round attempt;
+        attempt.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &attempt_listener);
+        CHECK(c.master(0).answer(c.master(0).sent.size() - 1, ok));  // one master granted
+        CHECK(c.master(1).answer(c.master(1).sent.size() - 1, nil));
+        CHECK(c.master(2).answer(c.master(2).sent.size() - 1, nil));
+        REQUIRE(attempt_listener.at_decision == quorum_state::failed);
+        const auto sent_before = c.master(1).sent.size();
+        r.start(c, rd::round::kind::release, one_key, token, 0, 1s, &l, &attempt.tracker());
+        CHECK(c.master(1).sent.size() == sent_before);  // a master that refused holds nothing
+        CHECK(c.master(0).answer(c.master(0).sent.size() - 1, one));
+        CHECK_FALSE(r.active());
+        const auto heard_before = w.heard;
+        io.poll();
+        io.restart();
+        CHECK(w.heard == heard_before + 1);  // master 0 was freed: told, at once
+        // The row still has its one hand-off: the next holder's release offers `w` the lock.
+        CHECK(c.waiting.successor(one_key[0]) == &w);
+    }
+    c.waiting.unwatch(one_key, &w);
+    c.waiting.leave(one_key[0], &w);
+}
+
 TEST_CASE_METHOD(three_cluster_masters,
                  "round: keys of several hash slots on a cluster master go as one part per slot, "
                  "and the parts' answers combine",
