@@ -25,11 +25,11 @@ namespace redlock::detail {
 /// @brief An allocator that keeps the blocks it frees in a cache of the calling thread (up to
 /// `recycled_blocks` per type), and allocates from there first.
 ///
-/// For the objects made for every lock cycle (each release's operation and the lock's state;
-/// not the acquisition's, see client.cpp): they are too large for the C library's per-thread
-/// cache, and with many operations in flight its search for a free block of their size cost
-/// about 550 instructions per allocation and free (docs/performance.md). A block freed on
-/// another thread than the one that allocated it joins that thread's cache. A thread's cache is freed when the thread
+/// For the objects made for every lock cycle (each acquisition's and release's operation, the
+/// lock's state): they are too large for the C library's per-thread cache, and with many
+/// operations in flight its search for a free block of their size cost about 550 instructions
+/// per allocation and free (docs/performance.md). A block freed on another thread than the
+/// one that allocated it joins that thread's cache. A thread's cache is freed when the thread
 /// ends; a block freed after that (by a thread's last destructors) goes to operator delete.
 template <class T>
 class recycling_allocator
