@@ -22,6 +22,7 @@
 #include <redlock/detail/with_lock.hpp>
 #include <redlock/error.hpp>
 #include <redlock/hold.hpp>
+#include <redlock/holders.hpp>
 #include <redlock/lock.hpp>
 #include <redlock/options.hpp>
 #include <redlock/with_diagnostics.hpp>
@@ -223,6 +224,41 @@ public:
     {
         return detail::initiate<void(error_code, check_result)>(
             detail::initiate_check{{this}}, std::forward<CompletionToken>(token), l);
+    }
+
+    /// @brief Who holds `resource`, read from the masters: the holders that a majority of them
+    /// agree on, each with the identity it published (lock_options::identity), its fencing
+    /// token and how long a majority still holds it; and what each master holds (never a
+    /// token). Writes nothing.
+    ///
+    /// `opts` says what to read as acquisitions with those options take it: `permits` a
+    /// semaphore's permit keys; otherwise the resource's key and its readers' set (a mutex's,
+    /// a writer's or the readers' of a read-write lock). Also its `attempt_timeout` (the read's
+    /// deadline) and `drift_factor`. A holder is reported only with validity left: the
+    /// majority's shortest time left, less the read's duration and the drift allowance, as an
+    /// acquisition counts its own (docs/algorithm.md, "Who holds a resource").
+    ///
+    /// Waits for every master or the deadline. Errors: no_quorum (fewer than a majority
+    /// answered: the masters' answers are in the result, no holder is), invalid_argument (an
+    /// empty resource, a key too long, keys a Redis Cluster master cannot read in one slot;
+    /// holders_result::message says which), invalid_option (bad `opts`), connection_closed,
+    /// operation_aborted.
+    ///
+    /// @par Handler signature
+    /// `void(error_code, holders_result)`
+    template <class CompletionToken = default_token_t>
+    auto async_holders(std::string_view resource, lock_options opts, CompletionToken&& token = {})
+    {
+        return detail::initiate<void(error_code, holders_result)>(
+            detail::initiate_holders{{this}}, std::forward<CompletionToken>(token), resource,
+            opts);
+    }
+
+    /// @brief async_holders with the client's default options.
+    template <class CompletionToken = default_token_t>
+    auto async_holders(std::string_view resource, CompletionToken&& token = {})
+    {
+        return async_holders(resource, default_options(), std::forward<CompletionToken>(token));
     }
 
     /// @brief Acquires `resource`, runs `work(lock)` while the lock is kept alive by automatic

@@ -11,6 +11,7 @@
 #include <redlock/events.hpp>
 #include <redlock/fencing.hpp>
 #include <redlock/hold.hpp>
+#include <redlock/holders.hpp>
 #include <redlock/lock.hpp>
 #include <redlock/options.hpp>
 #include <redlock/resp.hpp>

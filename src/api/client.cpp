@@ -18,6 +18,7 @@
 #include "config/master_identity.hpp"
 #include "driver/acquire_op.hpp"
 #include "driver/check_op.hpp"
+#include "driver/holders_op.hpp"
 #include "driver/client_impl.hpp"
 #include "driver/extend_op.hpp"
 #include "driver/round.hpp"
@@ -238,6 +239,16 @@ void detail::start_check(client& self, const lock& l,
     const auto& c = client_access::impl(self);
     auto slot = asio::get_associated_cancellation_slot(handler);
     auto op = std::make_shared<check_op>(c, l, std::move(handler));
+    connect_cancellation(slot, op, c);
+    asio::dispatch(c->strand, [op] { op->start(); });
+}
+
+void detail::start_holders(client& self, std::string resource, const lock_options& opts,
+                           asio::any_completion_handler<void(error_code, holders_result)> handler)
+{
+    const auto& c = client_access::impl(self);
+    auto slot = asio::get_associated_cancellation_slot(handler);
+    auto op = std::make_shared<holders_op>(c, std::move(resource), opts, std::move(handler));
     connect_cancellation(slot, op, c);
     asio::dispatch(c->strand, [op] { op->start(); });
 }

@@ -45,7 +45,8 @@ request_mode round::mode_of(kind k) noexcept
     case kind::release_reader:
     case kind::hand_over:  // a failover that loses it leaves the key to its TTL, held
     case kind::check:
-    case kind::check_reader: return request_mode::plain;
+    case kind::check_reader:
+    case kind::read_holders: return request_mode::plain;
     }
     return request_mode::plain;
 }
@@ -94,6 +95,8 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     m_.assign(n, per_master{});
     diag_.resize(n);
     per_master_ = k == kind::acquire_fenced ? keys.size() / 2 : 1;
+    if (k == kind::read_holders)
+        holdings_.assign(n, master_holdings{});
     groups_ = 1;
     if (c.has_cluster_master && keys.size() > 1)
         group_by_slot();
@@ -191,8 +194,9 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     // token after its release.
     // A reader's extension too (its acquisitions and release are cached scripts, as a fenced
     // acquisition's and a release).
+    // A read of the holders too: it is rare, and a NOSCRIPT would cost it a round trip.
     if (k_ == kind::extend || k_ == kind::acquire || k_ == kind::hand_over ||
-        k_ == kind::extend_reader)
+        k_ == kind::extend_reader || k_ == kind::read_holders)
         fallback = true;
     // A release (and a fenced acquisition's round) goes as EVAL to a connection that has not
     // seen its script run yet (the first after connecting, or after a NOSCRIPT): it caches the
@@ -345,6 +349,15 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
             if (e == error::noscript && !fallback && send(i, true))
                 return;
             settle(i, master_outcome::failed, e, v.value, at);
+        }
+        else if (k_ == kind::read_holders)
+        {
+            // Its keys: the string keys, then the readers' set and the fence counter.
+            std::string why;
+            if (read_holders_reply(nodes, keys_.size() - 2, holdings_[i], why))
+                settle(i, master_outcome::granted, {}, {}, at);
+            else
+                settle(i, master_outcome::failed, error::unexpected_reply, why, at);
         }
         else
         {

@@ -19,6 +19,7 @@
 #include "algorithm/quorum.hpp"
 #include "algorithm/token.hpp"
 #include "fsm/master_set.hpp"
+#include "protocol/holders_reply.hpp"
 #include "protocol/lock_commands.hpp"
 #include "protocol/reply_sink.hpp"
 #include "routing/request_mode.hpp"
@@ -135,6 +136,13 @@ public:
     /// (one per resource) per master, master after master.
     std::span<const std::int64_t> values() const noexcept { return values_; }
     std::size_t values_per_master() const noexcept { return per_master_; }
+    /// kind::read_holders: what master i holds of the resource; nullptr when it did not answer
+    /// (or not in that shape).
+    const master_holdings* holdings(std::size_t i) const noexcept
+    {
+        return i < holdings_.size() && diag_[i].status == master_status::granted ? &holdings_[i]
+                                                                                  : nullptr;
+    }
     /// kind::commit_fence: the tokens to commit, one per resource; they must stay valid while
     /// the round is active. Set before start().
     void set_fences(std::span<const std::uint64_t> fences) noexcept { fences_ = fences; }
@@ -256,6 +264,7 @@ private:
     boost::container::small_vector<per_master, inline_masters> m_;
     diagnostic_list diag_;
     std::vector<std::int64_t> values_;
+    std::vector<master_holdings> holdings_;  // kind::read_holders only
     std::size_t per_master_ = 1;
     std::span<const std::uint64_t> fences_;
     // Cluster masters: keys_ ordered by hash slot, and where each slot's group starts

@@ -123,6 +123,7 @@ void encode_lock_command(std::string& out, lock_command k, bool eval,
     case lock_command::release_reader: script = &reader_release_script(), with_ttl = false; break;
     case lock_command::extend_reader: script = &reader_extend_script(); break;
     case lock_command::check_reader: script = &reader_check_script(), with_ttl = false; break;
+    case lock_command::read_holders: script = &holders_read_script(), with_ttl = false; break;
     default: return;  // (handled above)
     }
     append_script(out, *script, eval, keys, token, ttl_ms, with_ttl,

@@ -40,6 +40,9 @@ enum class lock_command : std::uint8_t
     release_reader,
     extend_reader,
     check_reader,
+    /// Who holds a resource (keys: its string keys, then its readers' set and its fence
+    /// counter): each master answers with what they hold (holders_read_script). Reads only.
+    read_holders,
 };
 
 /// The command that does `k` (release, extend, check) for a held lock: a reader's variant
@@ -84,7 +87,8 @@ constexpr unsigned cluster_script_for(lock_command k, std::size_t keys) noexcept
     case lock_command::acquire_fenced:
     case lock_command::acquire_permit:
     case lock_command::acquire_reader:
-    case lock_command::acquire_writer: return no_script;
+    case lock_command::acquire_writer:
+    case lock_command::read_holders: return no_script;  // a read: EVAL, see round::send
     case lock_command::release_reader: return 8;
     case lock_command::extend_reader: return 9;
     case lock_command::check_reader: return 10;

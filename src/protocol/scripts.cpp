@@ -305,4 +305,28 @@ const lua_script& reader_check_script()
     return s;
 }
 
+const lua_script& holders_read_script()
+{
+    static const lua_script s = with_now(
+        "local n = #KEYS - 2\n"
+        "local function text(k)\n"
+        "    if redis.call('type', k).ok == 'string' then return redis.call('get', k) end\n"
+        "    return false\n"
+        "end\n"
+        "local out = {text(KEYS[n + 2])}\n"
+        "for i = 1, n do\n"
+        "    out[#out + 1] = text(KEYS[i])\n"
+        "    out[#out + 1] = redis.call('pttl', KEYS[i])\n"
+        "end\n"
+        "if redis.call('type', KEYS[n + 1]).ok == 'zset' then\n"
+        "    local r = redis.call('zrangebyscore', KEYS[n + 1], now, '+inf', 'withscores')\n"
+        "    for i = 1, #r, 2 do\n"
+        "        out[#out + 1] = r[i]\n"
+        "        out[#out + 1] = math.floor(tonumber(r[i + 1]) - now)\n"
+        "    end\n"
+        "end\n"
+        "return out\n");
+    return s;
+}
+
 }  // namespace redlock::detail

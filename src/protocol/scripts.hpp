@@ -91,6 +91,14 @@ const lua_script& reader_extend_script();
 /// or -3 when it is not a live member.
 const lua_script& reader_check_script();
 
+/// Who holds a resource, read on one master (client::async_holders): KEYS[1..n] the string
+/// keys (a mutex's or a writer's key, or a semaphore's permit keys), KEYS[n+1] the readers'
+/// set, KEYS[n+2] the fence counter. Returns a flat array: the counter (nil when absent or
+/// not a string), then for each string key its value (nil when absent or not a string) and
+/// its PTTL, then for each live reader its member and the ms left before its expiry (by the
+/// master's TIME). Writes nothing.
+const lua_script& holders_read_script();
+
 /// Hex SHA1 of `data` (OpenSSL).
 std::string sha1_hex(std::string_view data);
 

@@ -25,6 +25,7 @@
 #include <redlock/detail/awaitable_fix.hpp>
 #include <redlock/error.hpp>
 #include <redlock/hold.hpp>
+#include <redlock/holders.hpp>
 #include <redlock/lock.hpp>
 #include <redlock/options.hpp>
 #include <redlock/with_diagnostics.hpp>
@@ -54,6 +55,8 @@ void start_unlock(client& c, const lock& l, handler_of<void(error_code)> h);
 void start_extend(client& c, const lock& l, std::chrono::milliseconds ttl,
                   handler_of<void(error_code, lock)> h);
 void start_check(client& c, const lock& l, handler_of<void(error_code, check_result)> h);
+void start_holders(client& c, std::string resource, const lock_options& opts,
+                   handler_of<void(error_code, holders_result)> h);
 void start_wait_connected(client& c, handler_of<void(error_code, std::size_t)> h);
 
 /// What every initiation object of the client has: the client and its executor.
@@ -132,6 +135,17 @@ struct initiate_check : client_initiation
     }
 };
 
+struct initiate_holders : client_initiation
+{
+    static constexpr std::string_view name = "async_holders";
+
+    template <class Handler>
+    void operator()(Handler&& h, std::string_view resource, const lock_options& opts) const
+    {
+        start_holders(*self, std::string(resource), opts, std::forward<Handler>(h));
+    }
+};
+
 struct initiate_wait_connected : client_initiation
 {
     static constexpr std::string_view name = "async_wait_connected";
@@ -177,7 +191,8 @@ auto initiate(Initiation initiation, CompletionToken&& token, Args&&... args)
         "(redlock::error_code, redlock::lock) for async_lock, async_lock_all and async_extend; "
         "(redlock::error_code, std::optional<redlock::lock>) for async_try_lock; "
         "(redlock::error_code) for async_unlock; (redlock::error_code, redlock::check_result) "
-        "for async_check; (redlock::error_code, std::size_t) for async_wait_connected "
+        "for async_check; (redlock::error_code, redlock::holders_result) for async_holders; "
+        "(redlock::error_code, std::size_t) for async_wait_connected "
         "(the \"Handler signature\" of each operation in redlock/client.hpp)");
     if constexpr (plain_callback<token_type> && !callable_as<token_type, Signature>)
         return;  // only the static_assert above is reported

@@ -1,0 +1,71 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_HOLDERS_HPP
+#define REDLOCK_HOLDERS_HPP
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <redlock/lock.hpp>
+
+namespace redlock {
+
+/// @brief One holder of a resource that a majority of the masters agree on
+/// (client::async_holders). Never its token.
+struct holder_info
+{
+    /// What the holder published as lock_options::identity; empty when it published none, or
+    /// when the key holds another client's value.
+    std::string identity;
+    /// A member of a read-write lock's readers' set; else the holder of the resource's key (a
+    /// mutex's, a writer's) or of one of its permits.
+    bool reader = false;
+    /// The largest fence counter of the resource among the masters that hold it: the holder's
+    /// fencing token when it took the lock with lock_options::fencing (its commit reached a
+    /// majority, which meets these masters), else the last fenced holder's; 0 when none.
+    std::uint64_t fencing_token = 0;
+    /// How long a majority still holds it at most, from the moment the read completed: the
+    /// majority's shortest time left, less the time the read took and the clock drift
+    /// allowance (lock_options::drift_factor). Negative (-1 ms) when a majority holds the key
+    /// without expiry, which no lock of this library does.
+    std::chrono::milliseconds valid_for{0};
+    std::size_t masters = 0;  ///< How many masters hold it, with time left.
+};
+
+/// What one thing a master holds of the resource (never a token).
+struct held_entry
+{
+    std::string identity;  ///< As holder_info::identity.
+    bool reader = false;   ///< As holder_info::reader.
+    /// The key holds something that is no lock value (not a string): another program's.
+    bool foreign = false;
+    std::chrono::milliseconds ttl{0};  ///< Time left on that master (-1: no expiry).
+};
+
+/// What one master answered: its outcome (granted: it answered; error, timed_out) and what it
+/// holds of the resource.
+struct master_holdings_info
+{
+    master_diagnostic diagnostic;
+    std::uint64_t fence_counter = 0;  ///< The resource's fence counter there (0: none).
+    std::vector<held_entry> entries;
+};
+
+/// What async_holders found: the holders a majority agrees on (a mutex has at most one; a
+/// semaphore up to its permits; a read-write lock one writer or its readers) and what each
+/// master holds.
+struct holders_result
+{
+    std::vector<holder_info> holders;
+    std::vector<master_holdings_info> masters;
+    /// Why the read was refused before anything was sent (invalid_argument, invalid_option).
+    std::string message;
+    /// Whether anyone holds the resource (as far as a majority says).
+    bool held() const noexcept { return !holders.empty(); }
+};
+
+}  // namespace redlock
+
+#endif

@@ -1,0 +1,92 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include "algorithm/holders.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+#include "algorithm/token.hpp"
+#include "algorithm/validity.hpp"
+
+namespace redlock::detail {
+
+std::string_view published_identity(std::string_view value) noexcept
+{
+    constexpr auto n = token_source::token_chars;
+    if (value.size() <= n + 1 || value[n] != ' ')
+        return {};
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        const char c = value[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+            return {};
+    }
+    return value.substr(n + 1);
+}
+
+std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* const> reads,
+                                             std::size_t quorum,
+                                             std::chrono::steady_clock::duration elapsed,
+                                             double drift_factor)
+{
+    struct seen
+    {
+        quorum_holder h;
+        std::vector<std::int64_t> ttls;  // one per master: its longest time left (-1: none)
+        std::size_t last_master = static_cast<std::size_t>(-1);
+    };
+    std::vector<seen> all;
+    for (std::size_t i = 0; i < reads.size(); ++i)
+    {
+        if (!reads[i])
+            continue;
+        for (const auto& v : reads[i]->held)
+        {
+            if (v.foreign || (!v.reader && v.value == readers_mark) || (v.pttl <= 0 && v.pttl != -1))
+                continue;
+            auto it = std::find_if(all.begin(), all.end(), [&](const seen& s) {
+                return s.h.reader == v.reader && s.h.value == v.value;
+            });
+            if (it == all.end())
+            {
+                all.push_back({});
+                it = std::prev(all.end());
+                it->h.value = v.value;
+                it->h.reader = v.reader;
+            }
+            const auto ttl = v.pttl == -1 ? std::numeric_limits<std::int64_t>::max() : v.pttl;
+            if (it->last_master == i)
+            {
+                it->ttls.back() = std::max(it->ttls.back(), ttl);  // twice on one master
+                continue;
+            }
+            it->last_master = i;
+            it->ttls.push_back(ttl);
+            it->h.fence = std::max(it->h.fence, reads[i]->fence);
+        }
+    }
+    std::vector<quorum_holder> out;
+    for (auto& s : all)
+    {
+        if (quorum == 0 || s.ttls.size() < quorum)
+            continue;
+        std::nth_element(s.ttls.begin(), s.ttls.begin() + static_cast<std::ptrdiff_t>(quorum - 1),
+                         s.ttls.end(), std::greater<>());
+        const auto kth = s.ttls[quorum - 1];
+        s.h.masters = s.ttls.size();
+        if (kth == std::numeric_limits<std::int64_t>::max())
+        {
+            s.h.expires = false;
+        }
+        else
+        {
+            s.h.valid_for = remaining_validity(std::chrono::milliseconds(kth), elapsed, drift_factor);
+            if (s.h.valid_for <= std::chrono::steady_clock::duration::zero())
+                continue;
+        }
+        out.push_back(std::move(s.h));
+    }
+    return out;
+}
+
+}  // namespace redlock::detail

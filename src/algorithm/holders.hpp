@@ -1,0 +1,51 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_ALGORITHM_HOLDERS_HPP
+#define REDLOCK_SRC_ALGORITHM_HOLDERS_HPP
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/holders_reply.hpp"
+
+namespace redlock::detail {
+
+/// The identity a lock's value publishes (lock_options::identity): what follows `<token> `,
+/// where the token is token_source::token_chars (40) lowercase hex characters; empty when the value is a bare token or
+/// another client's value.
+std::string_view published_identity(std::string_view value) noexcept;
+
+/// The value a key of ours holds while readers hold (the readers' mark): no holder by itself.
+inline constexpr std::string_view readers_mark = "redlock:readers";
+
+/// One holder that a quorum of the masters agrees on.
+struct quorum_holder
+{
+    std::string value;  ///< Its value (token and identity): compared, never shown.
+    bool reader = false;
+    /// The largest fence counter among the masters that hold it.
+    std::uint64_t fence = 0;
+    /// How long a quorum still holds it at most, counted from the read's end: the quorum-th
+    /// longest time left, minus the read's duration and the clock drift allowance.
+    std::chrono::steady_clock::duration valid_for{};
+    bool expires = true;  ///< False when a quorum holds it without expiry (not a lock of ours).
+    std::size_t masters = 0;  ///< How many masters hold it (with time left).
+};
+
+/// @brief The holders that at least `quorum` masters agree on, from each master's read
+/// (nullptr: no answer), the read taking `elapsed` from its first send to its last answer;
+/// those whose validity is over are left out, as the readers' mark is. The Redlock rule, read
+/// back: a value held on a quorum with time left is a lock held, until the time the quorum-th
+/// master lets it go, less the drift allowance. In the order of their first appearance.
+std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* const> reads,
+                                             std::size_t quorum,
+                                             std::chrono::steady_clock::duration elapsed,
+                                             double drift_factor);
+
+}  // namespace redlock::detail
+
+#endif

@@ -1,0 +1,138 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#include "driver/holders_op.hpp"
+
+#include "algorithm/attempt_timeout.hpp"
+#include "algorithm/fencing.hpp"
+#include "algorithm/holders.hpp"
+#include "algorithm/quorum.hpp"
+#include "routing/key_slot.hpp"
+
+namespace redlock::detail {
+
+holders_op::holders_op(std::shared_ptr<client_impl> c, std::string resource,
+                       const lock_options& o, handler h)
+    : lock_op_driver(std::move(c), lock{}, std::move(h)),
+      o_(o)
+{
+    key_ = c_->cfg.key_prefix + resource;
+    if (o_.permits > 1 && o_.permits <= 1024)
+        for (std::uint32_t i = 0; i < o_.permits; ++i)
+            keys_.push_back(slot_sibling(key_, ":permit:" + std::to_string(i)));
+    else
+        keys_.push_back(key_);
+    keys_.push_back(slot_sibling(key_, ":readers"));
+    keys_.push_back(fence_key(key_));
+    if (resource.empty())
+        reason_ = "the resource is empty";
+    else if (key_.size() > max_key_size)
+        reason_ = "the resource's key (key_prefix + resource) is longer than max_key_size (" +
+                  std::to_string(max_key_size) + " bytes)";
+    else if (o_.permits <= 1024)
+        reason_ = refused_keys();  // (more permits: validate() says so)
+}
+
+std::string holders_op::refused_keys() const
+{
+    if (!c_->has_cluster_master)
+        return {};
+    for (const auto& k : keys_)
+        if (key_slot(k) != key_slot(keys_.front()))
+            return "the key " + key_ +
+                   " has a '}' and no hash tag, so the keys read beside it cannot share its "
+                   "slot on a Redis Cluster master: give it a hash tag of its own";
+    return {};
+}
+
+void holders_op::start()
+{
+    if (answered_)
+        return;  // cancelled before it started
+    error_code ec;
+    validate(o_, ec, reason_);
+    if (ec)
+        return refuse(ec);
+    if (!reason_.empty())
+        return refuse(error::invalid_argument);
+    if (c_->closed)
+        return refuse(error::connection_closed);
+    timeout_ = attempt_timeout_of(o_);
+    run(timeout_, c_->size());
+}
+
+void holders_op::execute(const fsm_action& a)
+{
+    switch (a.type)
+    {
+    case fsm_action::kind::send_attempt:
+        read_id_ = a.round_id;
+        read_.start(*c_, round::kind::read_holders, keys_, {}, 0, timeout_, this, nullptr,
+                    a.deadline, a.at);
+        return;
+    case fsm_action::kind::complete:
+    {
+        auto res = a.ec ? holders_result{} : result();
+        if (!a.ec && fsm_->outcomes().granted() < fsm_->outcomes().quorum())
+        {
+            // Fewer than a majority answered: who holds it cannot be told. What each master
+            // said is in the result all the same.
+            res.holders.clear();
+            read_.stop();
+            deliver(error::no_quorum, std::move(res));
+            c_->untrack(*this);
+            return;
+        }
+        read_.stop();
+        deliver(a.ec, std::move(res));
+        c_->untrack(*this);
+        return;
+    }
+    default: return;  // (a census sends nothing else)
+    }
+}
+
+void holders_op::on_round_finished(round& r)
+{
+    drive(finished_events(r.tracker(), c_->closed, read_id_, r.last_outcome_at()));
+}
+
+holders_result holders_op::result() const
+{
+    holders_result res;
+    std::vector<const master_holdings*> reads(c_->size());
+    const auto& diags = read_.diagnostics();
+    for (std::size_t i = 0; i < c_->size(); ++i)
+    {
+        reads[i] = read_.holdings(i);
+        master_holdings_info m;
+        m.diagnostic = diags[i];
+        if (const auto* h = reads[i])
+        {
+            m.fence_counter = h->fence;
+            for (const auto& v : h->held)
+            {
+                held_entry e;
+                e.identity.assign(published_identity(v.value));
+                e.reader = v.reader;
+                e.foreign = v.foreign;
+                e.ttl = std::chrono::milliseconds(v.pttl);
+                m.entries.push_back(std::move(e));
+            }
+        }
+        res.masters.push_back(std::move(m));
+    }
+    const auto elapsed = read_.last_outcome_at() - read_.started();
+    for (auto& q : holders_on_quorum(reads, fsm_->outcomes().quorum(), elapsed, o_.drift_factor))
+    {
+        holder_info h;
+        h.identity.assign(published_identity(q.value));
+        h.reader = q.reader;
+        h.fencing_token = q.fence;
+        h.valid_for = q.expires ? std::chrono::duration_cast<std::chrono::milliseconds>(q.valid_for)
+                                : std::chrono::milliseconds(-1);
+        h.masters = q.masters;
+        res.holders.push_back(std::move(h));
+    }
+    return res;
+}
+
+}  // namespace redlock::detail

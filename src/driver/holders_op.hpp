@@ -1,0 +1,62 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_DRIVER_HOLDERS_OP_HPP
+#define REDLOCK_SRC_DRIVER_HOLDERS_OP_HPP
+
+#include <string>
+#include <vector>
+
+#include <redlock/holders.hpp>
+#include <redlock/options.hpp>
+
+#include "driver/lock_op_driver.hpp"
+#include "fsm/check_fsm.hpp"
+
+namespace redlock::detail {
+
+/// @brief The Asio side of async_holders: a census of the masters (check_fsm: every master or
+/// the deadline) with a read_holders round, then the holders a majority agrees on
+/// (holders_on_quorum). It holds no lock: lock_op_driver's lock stays empty.
+class holders_op final
+    : public lock_op_driver<holders_op, check_fsm, void(error_code, holders_result)>
+{
+public:
+    holders_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o,
+               handler h);
+
+    void start();
+    void abandon() noexcept override
+    {
+        read_.stop();
+        answered_ = true;
+    }
+
+private:
+    friend lock_op_driver;
+
+    void execute(const fsm_action& a);
+    void refuse(error_code ec)
+    {
+        holders_result r;
+        r.message = reason_;
+        deliver(ec, std::move(r));
+    }
+    void on_round_decided(round&) override {}  // a census waits for every master
+    void on_round_finished(round& r) override;
+    // Why the keys cannot be read (a cluster master needs them in one slot), or empty.
+    std::string refused_keys() const;
+    holders_result result() const;
+
+    lock_options o_;
+    std::string key_;
+    // The string keys (the resource's key, or its permit keys), the readers' set, the fence
+    // counter: what holders_read_script reads.
+    std::vector<std::string> keys_;
+    std::string reason_;
+    round read_;
+    std::chrono::milliseconds timeout_{0};
+    std::uint64_t read_id_ = 0;
+};
+
+}  // namespace redlock::detail
+
+#endif

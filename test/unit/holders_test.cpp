@@ -1,0 +1,195 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+// Who holds a resource, decided without a clock: one master's reply to the read
+// (protocol/holders_reply.cpp), the holders a majority agrees on (algorithm/holders.cpp), and
+// the identity a value publishes.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "algorithm/holders.hpp"
+#include "protocol/holders_reply.hpp"
+
+using namespace std::chrono_literals;
+namespace rd = redlock::detail;
+using redlock::resp::node_view;
+using redlock::resp::type;
+
+namespace {
+
+const std::string token_a = "0123456789abcdef0123456789abcdef01234567";
+const std::string token_b = "fedcba9876543210fedcba9876543210fedcba98";
+
+node_view top(std::uint64_t n) { return {type::array, 0, n, {}}; }
+node_view bulk(std::string_view v) { return {type::bulk_string, 1, 0, v}; }
+node_view integer(std::string_view v) { return {type::integer, 1, 0, v}; }
+node_view nil() { return {type::null, 1, 0, {}}; }
+
+rd::master_holdings holding(std::uint64_t fence, std::vector<rd::held_value> held)
+{
+    rd::master_holdings m;
+    m.fence = fence;
+    m.held = std::move(held);
+    return m;
+}
+
+rd::held_value key(std::string v, std::int64_t pttl) { return {std::move(v), pttl, false, false}; }
+rd::held_value member(std::string v, std::int64_t left) { return {std::move(v), left, true, false}; }
+
+// The holders of `reads` (no read means no answer), the read taking 10 ms, drift factor 0.01.
+std::vector<rd::quorum_holder> decide(const std::vector<const rd::master_holdings*>& reads)
+{
+    return rd::holders_on_quorum(reads, reads.size() / 2 + 1, 10ms, 0.01);
+}
+
+}  // namespace
+
+TEST_CASE("holders: a master's reply is read into its counter, its keys and its live readers",
+          "[holders]")
+{
+    const std::string value = token_a + " web-3:8080";
+    rd::master_holdings m;
+    std::string why;
+    // Three string keys (one held, one absent, one not a string), then one live reader.
+    const node_view three_keys[] = {top(9),          bulk("41"),    bulk(value),
+                                    integer("2900"), nil(),         integer("-2"),
+                                    nil(),           integer("-1"), bulk(token_b),
+                                    integer("1200")};
+    REQUIRE(rd::read_holders_reply(three_keys, 3, m, why));
+    CHECK(m.fence == 41);
+    REQUIRE(m.held.size() == 3);
+    CHECK(m.held[0].value == value);
+    CHECK(m.held[0].pttl == 2900);
+    CHECK_FALSE(m.held[0].reader);
+    CHECK(m.held[1].foreign);  // exists (no expiry), not a string
+    CHECK(m.held[1].pttl == -1);
+    CHECK(m.held[2].reader);
+    CHECK(m.held[2].value == token_b);
+    CHECK(m.held[2].pttl == 1200);
+}
+
+TEST_CASE("holders: a reply that is not the read's shape is refused with the reason", "[holders]")
+{
+    rd::master_holdings m;
+    std::string why;
+    const node_view not_array[] = {{type::integer, 0, 0, "1"}};
+    CHECK_FALSE(rd::read_holders_reply(not_array, 1, m, why));
+    CHECK(why.find("no array") != std::string::npos);
+
+    const node_view bad_counter[] = {top(3), bulk("12x"), nil(), integer("-2")};
+    CHECK_FALSE(rd::read_holders_reply(bad_counter, 1, m, why));
+    CHECK(why.find("fence counter") != std::string::npos);
+
+    const node_view too_short[] = {top(1), nil()};
+    CHECK_FALSE(rd::read_holders_reply(too_short, 1, m, why));
+    CHECK(why.find("elements") != std::string::npos);
+
+    const node_view odd[] = {top(4), nil(), nil(), integer("-2"), bulk("x")};
+    CHECK_FALSE(rd::read_holders_reply(odd, 1, m, why));
+
+    const node_view ttl_text[] = {top(3), nil(), bulk(token_a), bulk("100")};
+    CHECK_FALSE(rd::read_holders_reply(ttl_text, 1, m, why));
+    CHECK(why.find("time left") != std::string::npos);
+
+    const node_view nil_reader[] = {top(5), nil(), nil(), integer("-2"), nil(), integer("5")};
+    CHECK_FALSE(rd::read_holders_reply(nil_reader, 1, m, why));
+    CHECK(why.find("not a string") != std::string::npos);
+
+    const node_view negative_counter[] = {top(3), bulk("-1"), nil(), integer("-2")};
+    CHECK_FALSE(rd::read_holders_reply(negative_counter, 1, m, why));
+}
+
+TEST_CASE("holders: a value held on a majority with time left is the holder, valid until the "
+          "majority's shortest time left less the read and the drift",
+          "[holders]")
+{
+    const auto a = token_a + " node-a";
+    const auto m0 = holding(7, {key(a, 1000)});
+    const auto m1 = holding(6, {key(a, 900)});
+    const auto m2 = holding(5, {key(a, 800)});
+    const auto m3 = holding(9, {key(token_b, 3000)});  // another value: its fence is not ours
+    const auto h = decide({&m0, &m1, &m2, &m3, nullptr});
+    REQUIRE(h.size() == 1);
+    CHECK(h[0].value == a);
+    CHECK(h[0].masters == 3);
+    CHECK(h[0].fence == 7);
+    CHECK_FALSE(h[0].reader);
+    // 800 ms (the third longest of three) - 10 ms read - (8 ms + 2 ms) drift.
+    CHECK(h[0].valid_for == std::chrono::steady_clock::duration(780ms));
+
+    // A fourth master holding it longer moves the bound to the third longest.
+    const auto m4 = holding(0, {key(a, 2000)});
+    const auto h2 = decide({&m0, &m1, &m2, &m3, &m4});
+    REQUIRE(h2.size() == 1);
+    CHECK(h2[0].masters == 4);
+    CHECK(h2[0].valid_for == std::chrono::steady_clock::duration(900ms - 10ms - 11ms));
+}
+
+TEST_CASE("holders: no holder without a majority, nor once the majority's time is spent",
+          "[holders]")
+{
+    const auto m0 = holding(0, {key(token_a, 1000)});
+    const auto m1 = holding(0, {key(token_a, 1000)});
+    const auto none = holding(0, {});
+    CHECK(decide({&m0, &m1, &none, &none, &none}).empty());
+    CHECK(decide({&m0, &m1, nullptr, nullptr, nullptr}).empty());  // silent masters are no holders
+    // On three, but the third has 12 ms left: 12 - 10 - 2.12 < 0.
+    const auto short_left = holding(0, {key(token_a, 12)});
+    CHECK(decide({&m0, &m1, &short_left, &none, &none}).empty());
+    // A key expired there (PTTL -2 is left out by the reply; 0 means expiring now).
+    const auto expiring = holding(0, {key(token_a, 0)});
+    CHECK(decide({&m0, &m1, &expiring}).size() == 1);  // 2 of 3 still hold it
+    CHECK(decide({&m0, &expiring, &expiring}).empty());
+}
+
+TEST_CASE("holders: readers are holders each, the readers' mark and foreign keys are not",
+          "[holders]")
+{
+    const std::string mark(rd::readers_mark);
+    const auto m = holding(3, {key(mark, 5000), member(token_a + " r1", 4000),
+                               member(token_b + " r2", 4000)});
+    rd::master_holdings foreign;
+    foreign.held.push_back({"", 9000, false, true});
+    const auto h = decide({&m, &m, &m, &foreign, &foreign});
+    REQUIRE(h.size() == 2);
+    CHECK(h[0].reader);
+    CHECK(h[1].reader);
+    CHECK(rd::published_identity(h[0].value) == "r1");
+    CHECK(rd::published_identity(h[1].value) == "r2");
+    CHECK(h[0].fence == 3);
+}
+
+TEST_CASE("holders: a value twice on one master counts once, and a key without expiry on a "
+          "majority is held without a bound",
+          "[holders]")
+{
+    // A semaphore value on two permit keys of one master (never set so by this library).
+    const auto twice = holding(0, {key(token_a, 500), key(token_a, 700)});
+    const auto none = holding(0, {});
+    CHECK(decide({&twice, &none, &none}).empty());
+    const auto once = holding(0, {key(token_a, 900)});
+    const auto h = decide({&twice, &once, &none});
+    REQUIRE(h.size() == 1);
+    CHECK(h[0].masters == 2);
+    CHECK(h[0].valid_for == std::chrono::steady_clock::duration(700ms - 10ms - 9ms));
+
+    const auto forever = holding(0, {key("another client's value", -1)});
+    const auto f = decide({&forever, &forever, &none});
+    REQUIRE(f.size() == 1);
+    CHECK_FALSE(f[0].expires);
+    CHECK(rd::published_identity(f[0].value).empty());
+}
+
+TEST_CASE("holders: the identity is what follows a token of 40 lowercase hex characters and a "
+          "space",
+          "[holders]")
+{
+    CHECK(rd::published_identity(token_a + " web-3:8080") == "web-3:8080");
+    CHECK(rd::published_identity(token_a + " a b") == "a b");
+    CHECK(rd::published_identity(token_a).empty());
+    CHECK(rd::published_identity(token_a + " ").empty());
+    CHECK(rd::published_identity("0123456789ABCDEF0123456789abcdef01234567 x").empty());
+    CHECK(rd::published_identity("short x").empty());
+    CHECK(rd::published_identity(token_a + "-x").empty());
+}
