@@ -9,6 +9,8 @@
 #include <redlock/hold.hpp>
 #include <redlock/options.hpp>
 
+#include "masters_options.hpp"
+
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -20,33 +22,28 @@ namespace redlock::run {
 /// The statuses redlock-run exits with when COMMAND's own status is not passed through. Those
 /// of sysexits.h where one fits, so that cron wrappers and CI scripts read them as usual.
 namespace exit_status {
-inline constexpr int usage = 64;        ///< EX_USAGE: bad arguments.
-inline constexpr int unavailable = 69;  ///< EX_UNAVAILABLE: no quorum of masters answered.
-inline constexpr int internal = 70;     ///< EX_SOFTWARE: an unexpected failure of redlock-run.
+inline constexpr int usage = cli::exit_status::usage;              ///< Bad arguments.
+inline constexpr int unavailable = cli::exit_status::unavailable;  ///< No quorum answered.
+inline constexpr int internal = cli::exit_status::internal;        ///< A failure of redlock-run.
 inline constexpr int conflict = 75;     ///< EX_TEMPFAIL: the lock is held (--conflict-exit-code).
-inline constexpr int config = 78;       ///< EX_CONFIG: bad masters, unreadable files.
+inline constexpr int config = cli::exit_status::config;  ///< Bad masters, unreadable files.
 inline constexpr int lock_lost = 79;    ///< The lock was lost while COMMAND ran (ours).
 inline constexpr int cannot_execute = 126;  ///< COMMAND found but not executable (as sh).
 inline constexpr int not_found = 127;       ///< COMMAND not found (as sh).
 }  // namespace exit_status
 
-struct run_options
+/// What redlock-run was asked to do; the masters (cli::masters_options) as redlock-status
+/// reads them too.
+struct run_options : cli::masters_options
 {
     std::string resource;
     std::vector<std::string> command;  ///< COMMAND and its arguments.
 
-    /// Master URIs, passwords included (never printed: see masked_masters()).
-    std::vector<std::string> masters;
-    std::string masters_source;  ///< "--master", "--masters-file F", "REDLOCK_MASTERS", ...
-    /// Applied to every master whose URI carries none (--password-file, REDLOCK_PASSWORD).
-    std::string password;
-    tls_options tls;
 
     std::chrono::milliseconds ttl{30000};
     std::chrono::milliseconds wait{0};
     std::chrono::milliseconds kill_after{5000};
     std::chrono::milliseconds max_hold{0};  ///< 0: kept as long as COMMAND runs.
-    std::chrono::milliseconds connect_timeout{2000};
     int conflict_exit_code = exit_status::conflict;
     unsigned cluster_replica_acks = 0;  ///< client_config::cluster_replica_acks
     bool fencing = false;
@@ -57,18 +54,7 @@ struct run_options
 };
 
 /// Where parse_run_options() reads the environment and files; tests give their own.
-struct run_environment
-{
-    std::function<std::optional<std::string>(const std::string& name)> getenv;
-    /// Reads a whole file; nullopt when it cannot be read (errno names why).
-    std::function<std::optional<std::string>(const std::string& path)> read_file;
-    /// The masters file used when neither --master, --masters-file nor REDLOCK_MASTERS is
-    /// given (and it exists).
-    std::string default_masters_file = "/etc/redlock/masters";
-
-    /// The process's environment and file system.
-    static run_environment system();
-};
+using run_environment = cli::environment;
 
 /// What parsing decided: run with these options, or exit with this status after printing
 /// `message` (to stdout for --help / --version, stderr otherwise).
@@ -84,9 +70,7 @@ struct parse_result
 /// password, whatever the input.
 parse_result parse_run_options(const std::vector<std::string>& args, const run_environment& env);
 
-/// "30s", "500ms", "1.5m", "2h", or a bare number of seconds; nullopt when malformed, negative
-/// or too large.
-std::optional<std::chrono::milliseconds> parse_duration(std::string_view text);
+using cli::parse_duration;
 
 /// The client configuration for these options (masters, password, TLS, timeouts).
 client_config make_client_config(const run_options& o);
