@@ -21,7 +21,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 # Contents: the library, headers, both package files, the tools.
 contents=$(dpkg-deb -c "$deb")
 for f in usr/lib/libredlock.a usr/include/redlock/redlock.hpp usr/lib/cmake/redlock/redlock-config.cmake \
-         usr/lib/pkgconfig/redlock.pc usr/bin/redlock-run usr/bin/redlock-bench; do
+         usr/lib/pkgconfig/redlock.pc usr/bin/redlock-run usr/bin/redlock-status usr/bin/redlock-bench; do
     grep -q " \./$f\$" <<<"$contents" || fail "$f is not in the package"
 done
 # Dependencies: what the tools link (found by dpkg-shlibdeps) and what a consumer compiles with.
@@ -77,5 +77,7 @@ printf '%s\0' "${others[@]}" |
 # The tools, from PATH.
 redlock-run --version
 redlock-run --help >/dev/null
+redlock-status --version
+redlock-status --help >/dev/null
 redlock-bench --help >/dev/null
 echo "package check: PASS"

@@ -1,6 +1,8 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "run_options.hpp"
 
+#include "parse_args.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <cctype>
@@ -53,10 +55,7 @@ public:
 
 parse_result fail(int code, std::string message)
 {
-    parse_result r;
-    r.exit_code = code;
-    r.message = "redlock-run: " + std::move(message);
-    return r;
+    return cli::failed<run_options>("redlock-run", code, std::move(message));
 }
 
 }  // namespace
@@ -130,46 +129,11 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
                  "--verbose shows them).");
     cli::add_masters_flags(app, masters, o.tls);
 
-    try
-    {
-        // CLI11 wants its arguments in reverse order.
-        std::vector<std::string> reversed(ours.rbegin(), ours.rend());
-        app.parse(reversed);
-    }
-    catch (const CLI::CallForHelp&)
-    {
-        parse_result r;
-        r.message = app.help();
-        r.to_stdout = true;
-        return r;
-    }
-    catch (const CLI::CallForVersion& e)
-    {
-        parse_result r;
-        r.message = e.what();
-        r.to_stdout = true;
-        return r;
-    }
-    catch (const CLI::ExtrasError&)
-    {
-        // Not CLI11's message: it echoes the extra arguments, which may be anything (a URI with
-        // a password). Unknown options are named up to their '='; a second RESOURCE is not.
-        std::string unknown;
-        for (const auto& a : app.remaining())
-            if (a.size() > 1 && a.front() == '-')
-                unknown += (unknown.empty() ? "" : ", ") + a.substr(0, a.find('='));
-        if (!unknown.empty())
-            return fail(exit_status::usage,
-                        "unknown option " + unknown + "\n(see redlock-run --help)");
-        return fail(exit_status::usage, "one RESOURCE, then -- and COMMAND: usage: redlock-run "
-                                        "[OPTIONS] RESOURCE -- COMMAND [ARG...]");
-    }
-    catch (const CLI::ParseError& e)
-    {
-        // CLI11's messages name the option and echo the value it refused. The only option
-        // that can carry a secret is --master, which is never echoed: it takes any string.
-        return fail(exit_status::usage, std::string(e.what()) + "\n(see redlock-run --help)");
-    }
+    if (auto stop = cli::stop_after<run_options>(
+            cli::parse_args(app, ours), "redlock-run", exit_status::usage,
+            "one RESOURCE, then -- and COMMAND: usage: redlock-run [OPTIONS] RESOURCE -- "
+            "COMMAND [ARG...]"))
+        return std::move(*stop);
     if (!has_separator || o.command.empty())
         return fail(exit_status::usage,
                     "no COMMAND: usage: redlock-run [OPTIONS] RESOURCE -- COMMAND [ARG...]");

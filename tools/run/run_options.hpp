@@ -10,6 +10,7 @@
 #include <redlock/options.hpp>
 
 #include "masters_options.hpp"
+#include "parse_args.hpp"
 
 #include <chrono>
 #include <functional>
@@ -56,15 +57,7 @@ struct run_options : cli::masters_options
 /// Where parse_run_options() reads the environment and files; tests give their own.
 using run_environment = cli::environment;
 
-/// What parsing decided: run with these options, or exit with this status after printing
-/// `message` (to stdout for --help / --version, stderr otherwise).
-struct parse_result
-{
-    std::optional<run_options> options;
-    int exit_code = 0;
-    std::string message;
-    bool to_stdout = false;
-};
+using parse_result = cli::parse_result<run_options>;
 
 /// Parses `redlock-run [options] RESOURCE -- COMMAND [ARG...]`. A message never contains a
 /// password, whatever the input.

@@ -1,0 +1,177 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+// redlock-status: its options, its report (from a read's result, without a master), and the
+// binary end to end against masters the test starts (docs/cli.md).
+#include "report.hpp"
+#include "run_helpers.hpp"
+#include "status_options.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace redlock;
+using namespace redlock::test;
+using namespace std::chrono_literals;
+namespace st = redlock::status;
+
+namespace {
+
+// No environment, no default masters file: what the arguments say, only.
+cli::environment bare()
+{
+    cli::environment e;
+    e.getenv = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+    e.read_file = [](const std::string&) -> std::optional<std::string> {
+        errno = ENOENT;
+        return std::nullopt;
+    };
+    return e;
+}
+
+st::parse_result parse(std::vector<std::string> args) { return st::parse_status_options(args, bare()); }
+
+std::vector<std::string> status_args(const local_masters& m, std::vector<std::string> options,
+                                     const std::string& resource)
+{
+    std::vector<std::string> args{REDLOCK_STATUS_PATH};
+    for (const auto& uri : m.uris())
+    {
+        args.push_back("--master");
+        args.push_back(uri);
+    }
+    args.insert(args.end(), options.begin(), options.end());
+    args.push_back(resource);
+    return args;
+}
+
+// A token of the library's layout (40 hex characters), with an identity.
+const std::string published = "00112233445566778899aabbccddeeff00112233 web-3:8080";
+
+}  // namespace
+
+TEST_CASE("redlock-status: options: RESOURCE, --permits, durations, and the masters as "
+          "redlock-run takes them",
+          "[tool]")
+{
+    auto ok = parse({"--master", "redis://127.0.0.1:1", "--permits", "3", "--timeout", "2s",
+                     "--watch", "--interval", "50ms", "job"});
+    REQUIRE(ok.options);
+    CHECK(ok.options->resource == "job");
+    CHECK(ok.options->permits == 3);
+    CHECK(ok.options->timeout == 2000ms);
+    CHECK(ok.options->watch);
+    CHECK(ok.options->interval == 50ms);
+    const auto lo = st::read_options(*ok.options);
+    CHECK(lo.permits == 3);
+    CHECK(lo.attempt_timeout == 2000ms);
+
+    const auto usage = [](const st::parse_result& r, const char* says) {
+        CHECK_FALSE(r.options);
+        CHECK(r.exit_code == st::exit_status::usage);
+        CHECK_THAT(r.message, Catch::Contains(says));
+    };
+    usage(parse({"--master", "redis://127.0.0.1:1"}), "RESOURCE");
+    usage(parse({"--master", "redis://127.0.0.1:1", ""}), "RESOURCE is empty");
+    usage(parse({"--master", "redis://127.0.0.1:1", "a", "b"}), "one RESOURCE");
+    usage(parse({"--master", "redis://127.0.0.1:1", "--timeout", "soon", "job"}),
+          "--timeout: \"soon\" is not a duration");
+    usage(parse({"--master", "redis://127.0.0.1:1", "--interval", "0", "job"}),
+          "--interval must be more than 0");
+    usage(parse({"--master", "redis://127.0.0.1:1", "--permits", "0", "job"}), "--permits");
+    usage(parse({"job"}), "no masters");
+    // A password on the command line is refused, and never echoed.
+    const auto secret = parse({"--master", "redis://:hunter2@127.0.0.1:1", "job"});
+    usage(secret, "a password on the command line");
+    CHECK(secret.message.find("hunter2") == std::string::npos);
+
+    const auto help = parse({"--help"});
+    CHECK(help.to_stdout);
+    CHECK(help.exit_code == 0);
+    CHECK_THAT(help.message, Catch::Contains("Exit status: 0 held; 1 free"));
+}
+
+TEST_CASE("redlock-status: the report names holders by identity, each master's entries, never "
+          "a token, and the exit status says held, free or unknown",
+          "[tool]")
+{
+    holders_result r;
+    r.holders.push_back({"web-3:8080", false, 17, 8123ms, 3});
+    r.masters.resize(3);
+    r.masters[0].diagnostic.status = master_status::granted;
+    r.masters[0].fence_counter = 17;
+    r.masters[0].entries.push_back({"web-3:8080", false, false, 8200ms});
+    r.masters[1].diagnostic.status = master_status::timed_out;
+    r.masters[2].diagnostic.status = master_status::granted;
+    r.masters[2].entries.push_back({"", false, true, -1ms});
+    const std::vector<std::string> endpoints{"redis://a:1", "redis://b:2", "redis://c:3"};
+    const auto text = st::report("job", {}, r, endpoints);
+    CHECK(text == "job: held by web-3:8080 (fencing token 17, valid for 8123 ms, on 3 masters)\n"
+                  "  master 0 (redis://a:1): web-3:8080, 8200 ms left; fence counter 17\n"
+                  "  master 1 (redis://b:2): no answer in time\n"
+                  "  master 2 (redis://c:3): a key that is no lock value\n");
+    CHECK(st::exit_code_of({}, r) == st::exit_status::held);
+
+    holders_result readers;
+    readers.holders.push_back({"r1", true, 0, 100ms, 2});
+    readers.holders.push_back({"", true, 0, 90ms, 2});
+    CHECK(st::summary("doc", {}, readers) ==
+          "doc: held by 2 holders: reader r1 (valid for 100 ms, on 2 masters), reader (no "
+          "identity) (valid for 90 ms, on 2 masters)");
+
+    const holders_result none;
+    CHECK(st::summary("job", {}, none) == "job: free");
+    CHECK(st::exit_code_of({}, none) == st::exit_status::free);
+    CHECK(st::summary("job", error::no_quorum, none) ==
+          "job: unknown: fewer than a majority of the masters answered");
+    CHECK(st::exit_code_of(error::no_quorum, none) == st::exit_status::unavailable);
+
+    // --watch prints a line when the holders change, not when only their time left does.
+    auto later = r;
+    later.holders[0].valid_for = 10ms;
+    CHECK(st::fingerprint({}, r) == st::fingerprint({}, later));
+    later.holders[0].fencing_token = 18;
+    CHECK(st::fingerprint({}, r) != st::fingerprint({}, later));
+    CHECK(st::fingerprint({}, none) != st::fingerprint(error::no_quorum, none));
+}
+
+TEST_CASE("redlock-status: end to end: free (exit 1), held with the identity and the fencing "
+          "token (exit 0), no quorum (exit 69), and --watch prints each change",
+          "[tool][live]")
+{
+    local_masters m({.count = 3});
+    tool_process free_read(status_args(m, {}, "job"), {});
+    CHECK(free_read.wait_exit(20s) == 1);
+
+    for (std::size_t i = 0; i < 2; ++i)  // 2 of 3: a majority
+    {
+        m.command(i, {"SET", "job", published, "PX", "30000"});
+        m.command(i, {"SET", "{job}:fence", "17"});
+    }
+    program_process held(status_args(m, {}, "job"), {.capture_stdout = true});
+    CHECK(held.wait_exit(20s) == 0);
+    const auto out = held.output();
+    CHECK_THAT(out, Catch::StartsWith("job: held by web-3:8080 (fencing token 17, valid for "));
+    CHECK_THAT(out, Catch::Contains("master 2 (redis://127.0.0.1:"));
+    CHECK(out.find("0011223344") == std::string::npos);  // never the token
+
+    program_process watch(status_args(m, {"--watch", "--interval", "20ms"}, "job"),
+                          {.capture_stdout = true, .own_process_group = true});
+    CHECK(eventually([&] { return watch.output().find("held by web-3:8080") != std::string::npos; },
+                     10000ms));
+    m.command(0, {"DEL", "job"});  // the majority is gone
+    CHECK(eventually([&] { return watch.output().find("job: free") != std::string::npos; },
+                     10000ms));
+    watch.signal(SIGINT);
+    CHECK(watch.wait_exit(10s) == 0);
+
+    m.pause(0);
+    m.pause(1);
+    tool_process unknown(status_args(m, {"--timeout", "100ms"}, "job"), {});
+    const auto status = unknown.wait_exit(20s);
+    m.resume(0);
+    m.resume(1);
+    CHECK(status == 69);
+}
