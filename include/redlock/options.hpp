@@ -85,7 +85,11 @@ struct lock_options
     /// every master without expiry (`{key}:fence`, or `key:fence` when the key has a hash
     /// tag; a key with a `}` but no valid hash tag, e.g. `x}y`, cannot be wrapped, and its
     /// `key:fence` lands in another Redis Cluster slot). A multi-resource lock (async_lock_all) gets one token per resource
-    /// (lock::fencing_tokens()), each resource with its own sequence.
+    /// (lock::fencing_tokens()), each resource with its own sequence. A read-write lock's
+    /// writer (`role`) gets one too, from the same counter as a fenced mutex of its resource:
+    /// the two exclude each other, and their tokens form one sequence. Not for a reader
+    /// (error::invalid_option): a reader shares the lock with other readers, and a fencing
+    /// token orders holders that exclude each other.
     bool fencing = false;
 
     /// @brief A counting semaphore's number of permits (docs/algorithm.md, "A counting
@@ -114,9 +118,11 @@ struct lock_options
     /// Redis Cluster slot). One round trip when the lock is free, as a mutex. A reader's
     /// lock::key() names the readers' set. With `wait`, a reader is woken when the writer's key
     /// or mark goes, a writer when the resource's key (a writer's, or the readers' mark) goes;
-    /// never handed a lock within the client (`handoff` applies to mutexes). Not with
-    /// `fencing`, `permits` nor
-    /// async_lock_all (error::invalid_option).
+    /// never handed a lock within the client (`handoff` applies to mutexes). A writer with
+    /// `fencing` gets a fencing token (a second round trip, as a fenced mutex's), in one
+    /// sequence with the fenced mutexes of its resource; a reader with `fencing` is refused
+    /// (a reader shares the lock: no token orders it). Not with `permits` nor async_lock_all
+    /// (error::invalid_option).
     lock_role role = lock_role::mutex;
 };
 

@@ -368,8 +368,10 @@ void validate(const lock_options& o, error_code& ec, std::string& why)
         return bad("lock_options::role must be mutex, reader or writer");
     if (o.role != lock_role::mutex && o.permits > 1)
         return bad("lock_options::role: a read-write lock has no permits");
-    if (o.role != lock_role::mutex && o.fencing)
-        return bad("lock_options::fencing is not available for a read-write lock yet");
+    if (o.role == lock_role::reader && o.fencing)
+        return bad("lock_options::fencing is for exclusive holders (a mutex, a writer): a reader "
+                   "shares the lock with other readers, and a fencing token orders holders that "
+                   "exclude each other");
     if (detail::remaining_validity(o.ttl, std::chrono::steady_clock::duration::zero(),
                                    o.drift_factor) <= std::chrono::steady_clock::duration::zero())
         return bad("lock_options::ttl is not longer than the clock drift allowance");

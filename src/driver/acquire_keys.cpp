@@ -49,12 +49,17 @@ std::string acquire_op::refused_by_cluster() const
     // lock's two rounds go as one script each, so its keys must share one slot.
     const auto ks = keys();
     if (permits_ || rw_)
+    {
         for (const auto& k : ks)
             if (key_slot(k) != key_slot(ks.front()))
                 return "the key " + key_ + " has a '}' and no hash tag, so its " +
-                       (rw_ ? "readers' set and intent mark" : "permit keys") +
+                       (!rw_         ? "permit keys"
+                        : o_.fencing ? "readers' set, intent mark and fence counter"
+                                     : "readers' set and intent mark") +
                        " cannot share one slot on a Redis Cluster master: give it a hash tag of "
                        "its own, which they then share";
+        return {};  // (a fenced writer's counter is among its keys)
+    }
     if (o_.fencing)
         for (std::size_t i = 1; i < ks.size(); ++i)
             if (key_slot(ks[i]) != key_slot(ks[0]))

@@ -118,7 +118,8 @@ void acquire_op::begin()
     if (!ec && o_.role != lock_role::mutex)
     {
         rw_ = std::make_unique<rw_state>();
-        rw_->keys = {key_, slot_sibling(key_, ":readers"), slot_sibling(key_, ":intent")};
+        rw_->keys = {key_, slot_sibling(key_, ":readers"), slot_sibling(key_, ":intent"),
+                     o_.fencing ? fence_key(key_) : std::string()};
         rw_->watched = {rw_->keys[0], rw_->keys[2]};
         if (writer())
             c_->tokens.next(std::span<char, token_source::token_chars>(rw_->intent));
@@ -141,15 +142,17 @@ void acquire_op::begin()
     c_->note_ttl(o_.ttl);
     if (o_.fencing)
     {
+        // The commit's keys: those that hold the token (a writer's: the resource's own key).
         commit_ = std::make_unique<round>();
-        for (const auto& k : keys())
+        for (const auto& k : release_keys())
             fenced_keys_.push_back(k);
-        for (const auto& k : keys())
+        for (const auto& k : release_keys())
             fenced_keys_.push_back(fence_key(k));
     }
     c_->track(*this, shared_from_this());
-    // Seeded here, on the strand: the client's generator is not thread-safe.
-    fsm_.emplace(o_, c_->size(), c_->jitter_rng(), try_mode_, keys().size());
+    // Seeded here, on the strand: the client's generator is not thread-safe. A read-write
+    // lock is of one resource (a fenced writer commits one token).
+    fsm_.emplace(o_, c_->size(), c_->jitter_rng(), try_mode_, rw_ ? 1 : keys().size());
     // A waiting acquisition of one resource takes its turn behind the others of this client:
     // only the first of them competes (a multi-resource one competes at once: queues over
     // several resources could wait for each other).
@@ -212,8 +215,10 @@ void acquire_op::execute(const acquire_action& a)
             if (writer())
                 attempt_.set_intent(rw_->intent);
             attempt_.start(*c_,
-                           writer() ? round::kind::acquire_writer : round::kind::acquire_reader,
-                           rw_->keys, token_view(), o_.ttl.count(), attempt_timeout_of(o_), this,
+                           !writer()    ? round::kind::acquire_reader
+                           : o_.fencing ? round::kind::acquire_writer_fenced
+                                        : round::kind::acquire_writer,
+                           keys(), token_view(), o_.ttl.count(), attempt_timeout_of(o_), this,
                            nullptr, a.deadline, a.at);
         }
         else if (o_.fencing)

@@ -71,14 +71,15 @@ private:
     // Why a client with a Redis Cluster master cannot take these keys (not in one slot, or a
     // fence counter that cannot share its key's slot); empty when it can.
     std::string refused_by_cluster() const;
-    // The keys the attempts set: a semaphore's permit keys (in the attempt's order), a
-    // multi-resource lock's keys, or the one key. Inline: read several times per acquisition.
+    // The keys the attempts send: a semaphore's permit keys (in the attempt's order), a
+    // read-write lock's (with a fenced writer's counter), a multi-resource lock's keys, or the
+    // one key. Inline: read several times per acquisition.
     std::span<const std::string> keys() const
     {
         if (permits_)
             return permits_->order;
         if (rw_)
-            return rw_->keys;
+            return {rw_->keys.data(), o_.fencing ? 4u : 3u};
         return keys_.empty() ? std::span<const std::string>(&key_, 1)
                              : std::span<const std::string>(keys_);
     }
@@ -134,7 +135,8 @@ private:
     std::uint64_t commit_id_ = 0;
     std::uint64_t release_id_ = 0;
     std::uint64_t watch_id_ = 0;
-    std::vector<std::string> fenced_keys_;  // fencing only: the keys, then their fence counters
+    // Fencing only: the keys the token covers (release_keys()), then their fence counters.
+    std::vector<std::string> fenced_keys_;
     // A semaphore's (lock_options::permits > 1) state, made only for one: a mutex's
     // acquisition, the hot path, neither builds nor destroys it.
     struct permit_state
@@ -148,8 +150,9 @@ private:
     // A read-write lock's side (lock_options::role), made only for one.
     struct rw_state
     {
-        std::array<std::string, 3> keys;     // the writer's key, the readers' set, the intent mark
-        std::array<std::string, 2> watched;  // a reader's watch: the writer's key, the mark
+        // The writer's key, the readers' set, the intent mark; a fenced writer's fence counter.
+        std::array<std::string, 4> keys;
+        std::array<std::string, 2> watched;        // a reader's watch: the writer's key, the mark
         char intent[token_source::token_chars]{};  // a writer's intent id, one per acquisition
         bool marked = false;  // a writer's attempt was refused or unanswered somewhere
         round cleanup;        // forget_intent's

@@ -38,6 +38,7 @@ request_mode round::mode_of(kind k) noexcept
     case kind::acquire_permit:
     case kind::acquire_reader:
     case kind::acquire_writer:
+    case kind::acquire_writer_fenced:
     case kind::commit_fence:
     case kind::extend:
     case kind::extend_reader: return request_mode::replicated;
@@ -100,11 +101,9 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     groups_ = 1;
     if (c.has_cluster_master && keys.size() > 1)
         group_by_slot();
-    if (k == kind::check || k == kind::check_reader || k == kind::acquire_fenced ||
+    if (k == kind::check || k == kind::check_reader || fenced_attempt() ||
         k == kind::acquire_permit)
-        values_.assign(n * per_master_, k == kind::acquire_fenced   ? 0
-                                        : k == kind::acquire_permit ? -1
-                                                                    : -3);
+        values_.assign(n * per_master_, fenced_attempt() ? 0 : k == kind::acquire_permit ? -1 : -3);
     for (std::size_t i = 0; i < n; ++i)
     {
         // Reset in place: the messages keep their capacity from the round before.
@@ -285,7 +284,7 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
     // A master that restarted lately may have forgotten other owners' keys and counters: its
     // grant does not count toward an acquisition (client_config::restart_quarantine).
     if (o == master_outcome::granted &&
-        (k_ == kind::acquire || k_ == kind::acquire_fenced || k_ == kind::commit_fence ||
+        (k_ == kind::acquire || fenced_attempt() || k_ == kind::commit_fence ||
          k_ == kind::acquire_reader || k_ == kind::acquire_writer) &&
         c_->quarantined(i, at))
     {

@@ -132,8 +132,8 @@ public:
     {
         return i < values_.size() ? values_[i] : -3;
     }
-    /// kind::acquire_fenced: the fence counters each granting master sent, values_per_master()
-    /// (one per resource) per master, master after master.
+    /// kind::acquire_fenced, kind::acquire_writer_fenced: the fence counters each granting
+    /// master sent, values_per_master() (one per resource) per master, master after master.
     std::span<const std::int64_t> values() const noexcept { return values_; }
     std::size_t values_per_master() const noexcept { return per_master_; }
     /// kind::read_holders: what master i holds of the resource; nullptr when it did not answer
@@ -146,8 +146,9 @@ public:
     /// kind::commit_fence: the tokens to commit, one per resource; they must stay valid while
     /// the round is active. Set before start().
     void set_fences(std::span<const std::uint64_t> fences) noexcept { fences_ = fences; }
-    /// kind::acquire_writer: the writer's intent id (docs/algorithm.md, "A read-write lock"),
-    /// the same for every attempt of one acquisition. Set before start().
+    /// kind::acquire_writer, kind::acquire_writer_fenced: the writer's intent id
+    /// (docs/algorithm.md, "A read-write lock"), the same for every attempt of one
+    /// acquisition. Set before start().
     void set_intent(std::span<const char, token_source::token_chars> id) noexcept
     {
         std::copy(id.begin(), id.end(), successor_);
@@ -200,10 +201,15 @@ private:
     // cached_script_for); no_script for the others.
     unsigned script_id() const noexcept { return cached_script_for(k_, keys_.size()); }
     bool cached_script() const noexcept { return script_id() != no_script; }
-    // kind::acquire_fenced: where master i's counters go; empty otherwise.
+    // A fenced acquisition's first round (a mutex's or a writer's): its replies carry counters.
+    bool fenced_attempt() const noexcept
+    {
+        return k_ == kind::acquire_fenced || k_ == kind::acquire_writer_fenced;
+    }
+    // A fenced attempt: where master i's counters go; empty otherwise.
     std::span<std::int64_t> counters_of(std::size_t i) noexcept
     {
-        if (k_ != kind::acquire_fenced)
+        if (!fenced_attempt())
             return {};
         return std::span<std::int64_t>(values_).subspan(i * per_master_, per_master_);
     }
@@ -249,11 +255,12 @@ private:
     std::span<const std::string> keys_;
     std::string_view token_;
     std::int64_t arg_ = 0;
-    // kind::hand_over: the new owner's token; kind::acquire_writer: the writer's intent id.
+    // kind::hand_over: the new owner's token; a writer's acquisition: the writer's intent id.
     char successor_[token_source::token_chars]{};
     std::string_view successor_token() const noexcept
     {
-        return k_ == kind::hand_over || k_ == kind::acquire_writer
+        return k_ == kind::hand_over || k_ == kind::acquire_writer ||
+                       k_ == kind::acquire_writer_fenced
                    ? std::string_view(successor_, sizeof successor_)
                    : std::string_view();
     }

@@ -120,6 +120,7 @@ void encode_lock_command(std::string& out, lock_command k, bool eval,
     case lock_command::acquire_permit: script = &permit_acquire_script(); break;
     case lock_command::acquire_reader: script = &reader_acquire_script(); break;
     case lock_command::acquire_writer: script = &writer_acquire_script(); break;
+    case lock_command::acquire_writer_fenced: script = &fenced_writer_acquire_script(); break;
     case lock_command::release_reader: script = &reader_release_script(), with_ttl = false; break;
     case lock_command::extend_reader: script = &reader_extend_script(); break;
     case lock_command::check_reader: script = &reader_check_script(), with_ttl = false; break;
@@ -127,7 +128,9 @@ void encode_lock_command(std::string& out, lock_command k, bool eval,
     default: return;  // (handled above)
     }
     append_script(out, *script, eval, keys, token, ttl_ms, with_ttl,
-                  k == lock_command::acquire_writer ? next : std::string_view());
+                  k == lock_command::acquire_writer || k == lock_command::acquire_writer_fenced
+                      ? next
+                      : std::string_view());
 }
 
 }  // namespace redlock::detail

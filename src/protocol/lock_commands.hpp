@@ -35,6 +35,11 @@ enum class lock_command : std::uint8_t
     /// A read-write lock's writer (the same keys; `next` carries the writer's intent id): sets
     /// the writer's key unless anyone holds it, and marks its intent where readers do.
     acquire_writer,
+    /// A fenced writer's first round (keys: the writer's key, the readers' set, the intent
+    /// mark, the fence counter; `next` the intent id): acquire_writer, and each granting
+    /// master's counter as its value(), as acquire_fenced. Its second round is commit_fence
+    /// over the writer's key and the counter.
+    acquire_writer_fenced,
     /// A reader's release, extension and check (keys: the readers' set): as release, extend
     /// and check, on the token's member of the set.
     release_reader,
@@ -64,7 +69,7 @@ constexpr lock_command for_role(lock_command k, bool reader) noexcept
 /// @param eval Send a script's body (EVAL) rather than its SHA1 (EVALSHA).
 /// @param arg The TTL in ms (acquire, extend, acquire_fenced); unused otherwise.
 /// @param fences commit_fence's tokens, one per resource.
-/// @param next hand_over's new token; acquire_writer's intent id.
+/// @param next hand_over's new token; acquire_writer's (and acquire_writer_fenced's) intent id.
 void encode_lock_command(std::string& out, lock_command k, bool eval,
                          std::span<const std::string> keys, std::string_view token,
                          std::int64_t arg, std::span<const std::uint64_t> fences,
@@ -88,6 +93,7 @@ constexpr unsigned cluster_script_for(lock_command k, std::size_t keys) noexcept
     case lock_command::acquire_permit:
     case lock_command::acquire_reader:
     case lock_command::acquire_writer:
+    case lock_command::acquire_writer_fenced: return no_script;
     case lock_command::read_holders: return no_script;  // a read: EVAL, see round::send
     case lock_command::release_reader: return 8;
     case lock_command::extend_reader: return 9;
@@ -115,6 +121,7 @@ constexpr unsigned cached_script_for(lock_command k, std::size_t keys) noexcept
     case lock_command::release_reader: return 8;
     case lock_command::acquire_reader: return 11;
     case lock_command::acquire_writer: return 12;
+    case lock_command::acquire_writer_fenced: return 13;
     default: return no_script;
     }
 }

@@ -9,7 +9,8 @@ namespace redlock::detail {
 
 namespace {
 
-// acquire_fenced: an array of one non-negative integer per resource, read into `out`.
+// acquire_fenced, acquire_writer_fenced: an array of one non-negative integer per resource,
+// read into `out`.
 bool read_counters(std::span<const resp::node_view> nodes, std::span<std::int64_t> out)
 {
     const auto& head = nodes[0];
@@ -39,20 +40,27 @@ lock_reply read_any_lock_reply(lock_command k, std::span<const resp::node_view> 
         r.what = what;
         r.type = v.data_type;
     };
-    if (k == lock_command::acquire_fenced || (k == lock_command::acquire && key_count == 1))
+    if (k == lock_command::acquire_fenced || k == lock_command::acquire_writer_fenced ||
+        (k == lock_command::acquire && key_count == 1))
     {
-        // SET NX answers OK or nil; the fenced script, an array of the n counters or nil.
-        const bool fenced = k == lock_command::acquire_fenced;
+        // SET NX answers OK or nil; the fenced scripts, an array of the n counters, or nil (a
+        // mutex's) or 0 (a writer's, as the unfenced writer's script).
+        const bool fenced = k != lock_command::acquire;
+        const bool writer = k == lock_command::acquire_writer_fenced;
         const bool set = fenced ? read_counters(nodes, counters)
                                 : v.data_type == type::simple_string && v.value == "OK";
         if (set)
             r.answer = lock_answer::ours;
         // A script's `false` reads as a null in RESP2 and as `#f` on a connection that
         // switched to RESP3 (a waiting acquisition's watch).
-        else if (v.data_type == type::null || (v.data_type == type::boolean && v.value == "f"))
+        else if (writer ? v.data_type == type::integer && v.value == "0"
+                        : v.data_type == type::null ||
+                              (v.data_type == type::boolean && v.value == "f"))
             r.answer = lock_answer::other_owner;
         else
-            unexpected(fenced ? "fenced SET returned " : "SET returned ");
+            unexpected(writer   ? "fenced writer script returned "
+                       : fenced ? "fenced SET returned "
+                                : "SET returned ");
     }
     else if (k == lock_command::acquire_permit)
     {

@@ -39,8 +39,9 @@ lock_reply read_any_lock_reply(lock_command k, std::span<const resp::node_view> 
 
 /// @brief Reads the reply `nodes` (not an error, not NOSCRIPT) to command `k` over
 /// `key_count` keys.
-/// @param counters acquire_fenced: where each resource's fence counter goes (one per
-/// resource); ours only when the reply is an array of exactly that many non-negative integers.
+/// @param counters acquire_fenced, acquire_writer_fenced: where each resource's fence counter
+/// goes (one per resource); ours only when the reply is an array of exactly that many
+/// non-negative integers.
 ///
 /// Inline for the replies of a mutex's every cycle (a single-key SET's OK, a release's 1);
 /// the others are read out of line.

@@ -146,29 +146,49 @@ const lua_script& check_script()
     return s;
 }
 
+namespace {
+
+// The fence counters KEYS[first..#KEYS] (`first` a Lua local), checked before anything is set:
+// a counter another program broke (not an integer) fails this master without leaving our keys
+// behind. The same check for a mutex's fenced acquisition and a fenced writer's.
+constexpr std::string_view checked_counters =
+    "for i = first, #KEYS do\n"
+    "    local c = redis.call('get', KEYS[i])\n"
+    "    if c and not string.match(c, '^%d+$') then\n"
+    "        return redis.error_reply('ERR the fence counter ' .. KEYS[i] .. ' is not an "
+    "integer')\n"
+    "    end\n"
+    "end\n";
+
+// The value of the counter KEYS[i] (`i` a Lua local): 0 when absent.
+constexpr std::string_view counter_i = "tonumber(redis.call('get', KEYS[i]) or '0')";
+
+std::string joined(std::initializer_list<std::string_view> parts)
+{
+    std::string out;
+    for (const auto p : parts)
+        out += p;
+    return out;
+}
+
+}  // namespace
+
 // Round 1 of a fenced acquisition, for n resources: KEYS[1..n] the lock keys, KEYS[n+1..2n]
-// their fence counters. The counters are checked before anything is set, so that a counter
-// another program broke (not an integer) fails this master without leaving our keys behind.
+// their fence counters.
 const lua_script& fenced_acquire_script()
 {
     static const lua_script s =
-        make("local n = #KEYS / 2\n"
-             "for i = 1, n do\n"
-             "    local c = redis.call('get', KEYS[n + i])\n"
-             "    if c and not string.match(c, '^%d+$') then\n"
-             "        return redis.error_reply('ERR the fence counter ' .. KEYS[n + i] .. ' is not "
-             "an integer')\n"
-             "    end\n"
-             "end\n"
-             "for i = 1, n do\n"
-             "    if redis.call('exists', KEYS[i]) == 1 then return false end\n"
-             "end\n"
-             "local out = {}\n"
-             "for i = 1, n do\n"
-             "    redis.call('set', KEYS[i], ARGV[1], 'PX', ARGV[2])\n"
-             "    out[i] = tonumber(redis.call('get', KEYS[n + i]) or '0')\n"
-             "end\n"
-             "return out\n");
+        make(joined({"local n = #KEYS / 2\n"
+                     "local first = n + 1\n",
+                     checked_counters,
+                     "for i = 1, n do\n"
+                     "    if redis.call('exists', KEYS[i]) == 1 then return false end\n"
+                     "end\n"
+                     "local out = {}\n"
+                     "for i = first, #KEYS do\n"
+                     "    redis.call('set', KEYS[i - n], ARGV[1], 'PX', ARGV[2])\n"
+                     "    out[i - n] = ",
+                     counter_i, "\nend\nreturn out\n"}));
     return s;
 }
 
@@ -230,14 +250,6 @@ constexpr std::string_view held_apart = "local held = redis.call('get', KEYS[1])
 constexpr std::string_view our_member = "local e = redis.call('zscore', KEYS[2], ARGV[1])\n"
                                         "if not e then return 0 end\n";
 
-std::string joined(std::initializer_list<std::string_view> parts)
-{
-    std::string out;
-    for (const auto p : parts)
-        out += p;
-    return out;
-}
-
 }  // namespace
 
 const lua_script& reader_acquire_script()
@@ -249,24 +261,40 @@ const lua_script& reader_acquire_script()
     return s;
 }
 
+namespace {
+
+// A writer's acquisition but for what it returns when it sets the writer's key (see
+// writer_acquire_script): 0 returned when refused. Readers hold: the mark, or live members
+// (also should the mark be gone).
+constexpr std::string_view writer_sets =
+    "if held == 'redlock:readers' or (not held and redis.call('zcard', KEYS[2]) > 0) then\n"
+    "    if redis.call('get', KEYS[3]) == ARGV[3] then\n"
+    "        redis.call('pexpire', KEYS[3], ARGV[2])\n"
+    "    else\n"
+    "        redis.call('set', KEYS[3], ARGV[3], 'NX', 'PX', ARGV[2])\n"
+    "    end\n"
+    "    return 0\n"
+    "end\n"
+    "if held then return 0 end\n"
+    "redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])\n"
+    "if redis.call('get', KEYS[3]) == ARGV[3] then redis.call('del', KEYS[3]) end\n";
+
+}  // namespace
+
 const lua_script& writer_acquire_script()
 {
-    static const lua_script s = with_now(
-        joined({drop_expired, held_apart,
-                // Readers hold: the mark, or live members (also should the mark be gone).
-                "if held == 'redlock:readers' or (not held and redis.call('zcard', KEYS[2]) > 0) "
-                "then\n"
-                "    if redis.call('get', KEYS[3]) == ARGV[3] then\n"
-                "        redis.call('pexpire', KEYS[3], ARGV[2])\n"
-                "    else\n"
-                "        redis.call('set', KEYS[3], ARGV[3], 'NX', 'PX', ARGV[2])\n"
-                "    end\n"
-                "    return 0\n"
-                "end\n"
-                "if held then return 0 end\n"
-                "redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])\n"
-                "if redis.call('get', KEYS[3]) == ARGV[3] then redis.call('del', KEYS[3]) end\n"
-                "return 1\n"}));
+    static const lua_script s =
+        with_now(joined({drop_expired, held_apart, writer_sets, "return 1\n"}));
+    return s;
+}
+
+// A fenced writer: the counter KEYS[4] checked before anything changes (the intent mark
+// included), then the writer's acquisition; its counter returned as a fenced mutex's are.
+const lua_script& fenced_writer_acquire_script()
+{
+    static const lua_script s =
+        with_now(joined({"local first = 4\n", checked_counters, drop_expired, held_apart,
+                         writer_sets, "local i = 4\nreturn {", counter_i, "}\n"}));
     return s;
 }
 

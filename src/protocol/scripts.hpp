@@ -77,6 +77,13 @@ const lua_script& reader_acquire_script();
 /// renews) our intent mark with PX ARGV[2] unless another writer's is there, returns 0.
 const lua_script& writer_acquire_script();
 
+/// A fenced writer's acquisition (round 1; round 2 is fence_commit_script over the writer's key
+/// and its counter): the same keys and ARGV, KEYS[4] the resource's fence counter (a fenced
+/// mutex's, `{R}:fence`). As writer_acquire_script, but returns the counter as a one-element
+/// array (0 when absent) where it sets the writer's key. A counter that is not a decimal
+/// integer is an error reply, and nothing is set (nor the intent mark).
+const lua_script& fenced_writer_acquire_script();
+
 /// A reader's release: KEYS[1] the writer's key, KEYS[2] the readers' set; ARGV[1] the token.
 /// Removes the member and covers the readers left (the mark deleted with the last); returns 1
 /// if it was there and live, 0 otherwise.

@@ -359,6 +359,29 @@ inline asio::awaitable<std::size_t> settled_keys(const local_masters& m,
     co_return total_keys(m);
 }
 
+/// The running masters whose fence counter of `resource` holds `token`.
+inline std::size_t counters_at(const local_masters& m, std::string_view resource,
+                               std::uint64_t token)
+{
+    const std::string key = "{" + std::string(resource) + "}:fence";
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < m.size(); ++i)
+        n += m.is_running(i) && get_on(m, i, key) == std::to_string(token) ? 1 : 0;
+    return n;
+}
+
+/// The keys on all masters that are not fence counters ("{resource}:fence"): the lock keys.
+/// (settled_keys() waits its whole limit for no key at all, which never comes while the
+/// counters stay.)
+inline std::size_t lock_keys(const local_masters& m)
+{
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < m.size(); ++i)
+        for (const auto& key : keys_on(m, i))
+            n += key.ends_with(":fence") ? 0 : 1;
+    return n;
+}
+
 /// True when every master holds `key` with value `value`.
 inline bool on_every_master(const local_masters& m, std::string_view key, std::string_view value)
 {

@@ -288,3 +288,34 @@ TEST_CASE("fence_key: the counter shares the lock key's hash slot", "[fencing]")
     CHECK(hashed_part("x{tag}y") == "tag");
     CHECK(hashed_part("x{}y{z}") == "x{}y{z}");
 }
+
+TEST_CASE("acquire_fsm fencing: a fenced writer is decided as a fenced mutex of its one "
+          "resource: refused by a majority (readers there), no commit, then the token",
+          "[acquire_fsm][fencing][rwlock]")
+{
+    // The machine knows no role: the driver gives a writer's attempt one resource (its key)
+    // and each grant's one counter, and commits over the writer's key and its counter.
+    auto o = fenced();
+    o.role = redlock::lock_role::writer;
+    acquire_fsm f(o, 5, 1, false, 1);
+    auto a = f.resume(fsm_event::start(at(0ms)));
+    REQUIRE(a.type == kind::send_attempt);
+    CHECK(grant(f, a.round_id, 0, 3, at(1ms)).type == kind::none);
+    CHECK(answer(f, a.round_id, 1, held, at(1ms)).type == kind::none);
+    CHECK(answer(f, a.round_id, 2, held, at(1ms)).type == kind::none);
+    const auto released = answer(f, a.round_id, 3, held, at(2ms));
+    REQUIRE(released.type == kind::send_release);  // refused: no commit, nothing counted
+    CHECK(f.last_commit().granted() == 0);
+    // The release goes where the key may stand (0 granted, 4 silent); then the retry delay.
+    CHECK(answer(f, released.round_id, 0, granted, at(3ms)).type == kind::none);
+    CHECK(answer(f, released.round_id, 4, granted, at(3ms)).type == kind::wait_until);
+    a = f.resume(fsm_event::backoff_elapsed(at(60ms)));
+    REQUIRE(a.type == kind::send_attempt);
+    // The next attempt's quorum: the largest counter of this attempt's grants, plus one.
+    CHECK(grant(f, a.round_id, 2, 3, at(61ms)).type == kind::none);
+    CHECK(grant(f, a.round_id, 3, 5, at(61ms)).type == kind::none);
+    const auto c = grant(f, a.round_id, 4, 0, at(62ms));
+    REQUIRE(c.type == kind::send_commit);
+    CHECK(c.fences.size() == 1);
+    CHECK(fence_of(c) == 6);
+}

@@ -208,6 +208,35 @@ TEST_CASE("lock replies: a fenced acquisition's counters, one non-negative integ
               .answer == lock_answer::other_owner);
 }
 
+TEST_CASE("lock replies: a fenced writer's, its counter where it set the key, 0 where refused",
+          "[lock_commands][rwlock][fencing]")
+{
+    std::array<std::int64_t, 1> counter{};
+    const node_view good[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "9"}};
+    auto r =
+        redlock::detail::read_lock_reply(lock_command::acquire_writer_fenced, good, 4, counter);
+    CHECK(r.answer == lock_answer::ours);
+    CHECK(counter[0] == 9);
+    // Refused (another holder, readers: the intent mark set) as the unfenced writer's: 0.
+    const node_view refused{type::integer, 0, 0, "0"};
+    CHECK(redlock::detail::read_lock_reply(lock_command::acquire_writer_fenced,
+                                           std::span(&refused, 1), 4, counter)
+              .answer == lock_answer::other_owner);
+    // Not a mutex's refusal, nor the unfenced writer's grant, nor a counter per key.
+    const node_view nil{type::null, 0, 0, {}};
+    const node_view one{type::integer, 0, 0, "1"};
+    const node_view two[] = {
+        {type::array, 0, 2, {}}, {type::integer, 1, 0, "9"}, {type::integer, 1, 0, "9"}};
+    for (const auto& reply : {std::span<const node_view>(&nil, 1),
+                              std::span<const node_view>(&one, 1), std::span<const node_view>(two)})
+    {
+        r = redlock::detail::read_lock_reply(lock_command::acquire_writer_fenced, reply, 4,
+                                             counter);
+        CHECK(r.answer == lock_answer::unexpected);
+        CHECK_THAT(r.message(), Catch::StartsWith("fenced writer script returned "));
+    }
+}
+
 TEST_CASE("lock commands: a read-write lock's, and the variant a reader's lock sends",
           "[lock_commands]")
 {
@@ -222,6 +251,14 @@ TEST_CASE("lock commands: a read-write lock's, and the variant a reader's lock s
           "*9\r\n" + bulk("EVAL") + bulk(redlock::detail::writer_acquire_script().body) +
               bulk("3") + bulk("d") + bulk("{d}:readers") + bulk("{d}:intent") + bulk("tok") +
               bulk("900") + bulk("id"));
+    // A fenced writer's: the writer's keys and the resource's fence counter, its own script.
+    const std::vector<std::string> fenced_rw{"d", "{d}:readers", "{d}:intent", "{d}:fence"};
+    CHECK(encoded(lock_command::acquire_writer_fenced, false, fenced_rw, 900, {}, "id") ==
+          "*10\r\n" + bulk("EVALSHA") + bulk(redlock::detail::fenced_writer_acquire_script().sha1) +
+              bulk("4") + bulk("d") + bulk("{d}:readers") + bulk("{d}:intent") + bulk("{d}:fence") +
+              bulk("tok") + bulk("900") + bulk("id"));
+    CHECK(redlock::detail::fenced_writer_acquire_script().sha1 !=
+          redlock::detail::writer_acquire_script().sha1);
     // A reader's lock: the writer's key (the readers' shared mark) and the readers' set.
     const std::vector<std::string> held{"d", "{d}:readers"};
     CHECK(encoded(lock_command::release_reader, true, held) ==
@@ -248,6 +285,7 @@ TEST_CASE("lock commands: a read-write lock's, and the variant a reader's lock s
     using redlock::detail::no_script;
     CHECK(cluster_script_for(lock_command::acquire_reader, 3) == no_script);
     CHECK(cluster_script_for(lock_command::acquire_writer, 3) == no_script);
+    CHECK(cluster_script_for(lock_command::acquire_writer_fenced, 4) == no_script);
     std::vector<unsigned> ids;
     for (const auto k : {lock_command::release, lock_command::extend, lock_command::check,
                          lock_command::commit_fence, lock_command::release_reader,
@@ -265,6 +303,7 @@ TEST_CASE("lock commands: a read-write lock's, and the variant a reader's lock s
     CHECK(cached_script_for(lock_command::release_reader, 2) == 8);
     CHECK(cached_script_for(lock_command::acquire_reader, 3) == 11);
     CHECK(cached_script_for(lock_command::acquire_writer, 3) == 12);
+    CHECK(cached_script_for(lock_command::acquire_writer_fenced, 4) == 13);
     CHECK(cached_script_for(lock_command::extend_reader, 2) == no_script);
     CHECK(cached_script_for(lock_command::check_reader, 2) == no_script);
 

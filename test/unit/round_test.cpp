@@ -392,6 +392,39 @@ TEST_CASE_METHOD(three_masters,
     CHECK(l.at_decision == quorum_state::failed);
 }
 
+TEST_CASE_METHOD(three_masters,
+                 "round: a fenced writer's attempt sends its script with the intent id, reads "
+                 "each granting master's one counter and counts a refusal (0) as held",
+                 "[round][rwlock][fencing]")
+{
+    const std::vector<std::string> keys{"doc", "{doc}:readers", "{doc}:intent", "{doc}:fence"};
+    const std::string intent(rd::token_source::token_chars, 'i');
+    r.set_intent(
+        std::span<const char, rd::token_source::token_chars>(intent.data(), intent.size()));
+    r.start(c, rd::round::kind::acquire_writer_fenced, keys, token, 30000, 1s, &l);
+    // Not seen to run yet: EVAL, with the body, the four keys and the intent id last.
+    const auto& sent = c.master(0).sent[0].bytes;
+    CHECK(sent.find(rd::fenced_writer_acquire_script().body) != std::string::npos);
+    CHECK(sent.find("$1\r\n4\r\n$3\r\ndoc\r\n") != std::string::npos);
+    CHECK(sent.ends_with("$5\r\n30000\r\n$" + std::to_string(intent.size()) + "\r\n" + intent +
+                         "\r\n"));
+    const node_view counter[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "6"}};
+    const node_view more[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "7"}};
+    CHECK(c.master(0).answer(0, counter));
+    CHECK(c.master(1).answer(0, zero));  // readers there: refused, its intent marked
+    CHECK(l.decided == 0);
+    CHECK(c.master(2).answer(0, more));
+    CHECK(l.at_decision == quorum_state::reached);
+    CHECK(r.values_per_master() == 1);
+    CHECK(r.values()[0] == 6);
+    CHECK(r.values()[2] == 7);
+    CHECK(r.diagnostics()[1].status == master_status::held_by_other);
+    // Once it ran there, the connection gets EVALSHA of the script next time.
+    CHECK(c.master(0).scripts.known(
+        rd::cached_script_for(rd::round::kind::acquire_writer_fenced, keys.size()),
+        c.master(0).gen));
+}
+
 namespace {
 
 /// A waiter of the client, first in its resource's queue and watching: counts what it hears.
