@@ -234,9 +234,10 @@ public:
     /// `opts` says what to read as acquisitions with those options take it: `permits` a
     /// semaphore's permit keys; otherwise the resource's key and its readers' set (a mutex's,
     /// a writer's or the readers' of a read-write lock). Also its `attempt_timeout` (the read's
-    /// deadline) and `drift_factor`. A holder is reported only with validity left: the
-    /// majority's shortest time left, less the read's duration and the drift allowance, as an
-    /// acquisition counts its own (docs/algorithm.md, "Who holds a resource").
+    /// deadline), and its `ttl` and `drift_factor`, which should be the holders': a holder is
+    /// reported only with validity left, the majority's shortest time left less the read's
+    /// duration and the drift allowance of that TTL, as an acquisition counts its own
+    /// (docs/algorithm.md, "Who holds a resource").
     ///
     /// Waits for every master or the deadline. Errors: no_quorum (fewer than a majority
     /// answered: the masters' answers are in the result, no holder is), invalid_argument (an

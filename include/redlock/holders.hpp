@@ -19,6 +19,10 @@ struct holder_info
     /// What the holder published as lock_options::identity; empty when it published none, or
     /// when the key holds another client's value.
     std::string identity;
+    /// An opaque name of the value the holder's keys hold (16 hex characters of its SHA-1):
+    /// the same while the same acquisition holds, another for the next holder, so that two
+    /// holders without an identity can be told apart. It reveals nothing usable of the token.
+    std::string id;
     /// A member of a read-write lock's readers' set; else the holder of the resource's key (a
     /// mutex's, a writer's) or of one of its permits.
     bool reader = false;
@@ -27,9 +31,12 @@ struct holder_info
     /// majority, which meets these masters), else the last fenced holder's; 0 when none.
     std::uint64_t fencing_token = 0;
     /// How long a majority still holds it at most, from the moment the read completed: the
-    /// majority's shortest time left, less the time the read took and the clock drift
-    /// allowance (lock_options::drift_factor). Negative (-1 ms) when a majority holds the key
-    /// without expiry, which no lock of this library does.
+    /// majority's shortest time left, less the time the read took and the drift allowance of
+    /// the TTL given to async_holders (the holders' own: lock_options::ttl and drift_factor).
+    /// It ends no later than the holder's own validity, but for the time the holder's SET took
+    /// to reach the masters (their TTLs start then; the holder counts from before it sent).
+    /// Negative (-1 ms) when a majority holds the key without expiry, which no lock of this
+    /// library does.
     std::chrono::milliseconds valid_for{0};
     std::size_t masters = 0;  ///< How many masters hold it, with time left.
 };

@@ -27,7 +27,7 @@ std::string_view published_identity(std::string_view value) noexcept
 std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* const> reads,
                                              std::size_t quorum,
                                              std::chrono::steady_clock::duration elapsed,
-                                             double drift_factor)
+                                             std::chrono::milliseconds ttl, double drift_factor)
 {
     struct seen
     {
@@ -45,7 +45,7 @@ std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* co
             if (v.foreign || (!v.reader && v.value == readers_mark) || (v.pttl <= 0 && v.pttl != -1))
                 continue;
             auto it = std::find_if(all.begin(), all.end(), [&](const seen& s) {
-                return s.h.reader == v.reader && s.h.value == v.value;
+                return s.h.reader == v.reader && s.h.key == v.key && s.h.value == v.value;
             });
             if (it == all.end())
             {
@@ -53,15 +53,16 @@ std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* co
                 it = std::prev(all.end());
                 it->h.value = v.value;
                 it->h.reader = v.reader;
+                it->h.key = v.key;
             }
-            const auto ttl = v.pttl == -1 ? std::numeric_limits<std::int64_t>::max() : v.pttl;
+            const auto left = v.pttl == -1 ? std::numeric_limits<std::int64_t>::max() : v.pttl;
             if (it->last_master == i)
             {
-                it->ttls.back() = std::max(it->ttls.back(), ttl);  // twice on one master
+                it->ttls.back() = std::max(it->ttls.back(), left);  // twice on one master
                 continue;
             }
             it->last_master = i;
-            it->ttls.push_back(ttl);
+            it->ttls.push_back(left);
             it->h.fence = std::max(it->h.fence, reads[i]->fence);
         }
     }
@@ -80,7 +81,8 @@ std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* co
         }
         else
         {
-            s.h.valid_for = remaining_validity(std::chrono::milliseconds(kth), elapsed, drift_factor);
+            s.h.valid_for = std::chrono::milliseconds(kth) - elapsed -
+                            std::chrono::steady_clock::duration{clock_drift(ttl, drift_factor)};
             if (s.h.valid_for <= std::chrono::steady_clock::duration::zero())
                 continue;
         }

@@ -27,10 +27,12 @@ struct quorum_holder
 {
     std::string value;  ///< Its value (token and identity): compared, never shown.
     bool reader = false;
+    std::uint32_t key = 0;  ///< Which of the string keys it holds (a semaphore's permit).
     /// The largest fence counter among the masters that hold it.
     std::uint64_t fence = 0;
     /// How long a quorum still holds it at most, counted from the read's end: the quorum-th
-    /// longest time left, minus the read's duration and the clock drift allowance.
+    /// longest time left, minus the read's duration and the drift allowance of the TTL the
+    /// holders take it with.
     std::chrono::steady_clock::duration valid_for{};
     bool expires = true;  ///< False when a quorum holds it without expiry (not a lock of ours).
     std::size_t masters = 0;  ///< How many masters hold it (with time left).
@@ -39,12 +41,16 @@ struct quorum_holder
 /// @brief The holders that at least `quorum` masters agree on, from each master's read
 /// (nullptr: no answer), the read taking `elapsed` from its first send to its last answer;
 /// those whose validity is over are left out, as the readers' mark is. The Redlock rule, read
-/// back: a value held on a quorum with time left is a lock held, until the time the quorum-th
-/// master lets it go, less the drift allowance. In the order of their first appearance.
+/// back: a value held on one key of a quorum with time left is a lock held, until the time
+/// the quorum-th master lets it go, less the drift allowance of `ttl` (the TTL the holders
+/// take it with; their own validity subtracts the same). Each master's PTTL runs from its
+/// SET, which reached it after the holder's t0: the end reported is later than the holder's
+/// own by at most that SET's one-way time. A semaphore's value counts per permit key, as its
+/// acquisition does. In the order of their first appearance.
 std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* const> reads,
                                              std::size_t quorum,
                                              std::chrono::steady_clock::duration elapsed,
-                                             double drift_factor);
+                                             std::chrono::milliseconds ttl, double drift_factor);
 
 }  // namespace redlock::detail
 

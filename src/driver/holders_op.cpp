@@ -5,6 +5,7 @@
 #include "algorithm/fencing.hpp"
 #include "algorithm/holders.hpp"
 #include "algorithm/quorum.hpp"
+#include "protocol/scripts.hpp"
 #include "routing/key_slot.hpp"
 
 namespace redlock::detail {
@@ -121,10 +122,12 @@ holders_result holders_op::result() const
         res.masters.push_back(std::move(m));
     }
     const auto elapsed = read_.last_outcome_at() - read_.started();
-    for (auto& q : holders_on_quorum(reads, fsm_->outcomes().quorum(), elapsed, o_.drift_factor))
+    for (auto& q : holders_on_quorum(reads, fsm_->outcomes().quorum(), elapsed, o_.ttl,
+                                     o_.drift_factor))
     {
         holder_info h;
         h.identity.assign(published_identity(q.value));
+        h.id = sha1_hex(q.value).substr(0, 16);
         h.reader = q.reader;
         h.fencing_token = q.fence;
         h.valid_for = q.expires ? std::chrono::duration_cast<std::chrono::milliseconds>(q.valid_for)

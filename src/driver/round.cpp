@@ -141,8 +141,9 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
                 to.insert(i);
         if (previous)
         {
-            // A failed attempt's release frees what it took, if anything, but no holder
-            // let go: it is no turn in a row of hand-offs, neither counted nor a yield.
+            // A failed attempt's release (or an acquisition's stray permits, or a writer's
+            // intent cleanup) frees what it took, if anything, but no holder let go: it is no
+            // turn in a row of hand-offs, neither counted nor a yield.
             if (!to.empty())
                 c_->waiting.notify_released(to, keys_);
         }

@@ -24,7 +24,7 @@ bool is_nil(const resp::node_view& n)
 {
     // A script's Lua false: nil (RESP2), or null or false (RESP3).
     return n.data_type == resp::type::null ||
-           (n.data_type == resp::type::boolean && (n.value == "f" || n.value.empty()));
+           (n.data_type == resp::type::boolean && n.value == "f");
 }
 
 }  // namespace
@@ -58,6 +58,8 @@ bool read_holders_reply(std::span<const resp::node_view> nodes, std::size_t stri
         const auto& ttl = nodes[i + 1];
         held_value h;
         h.reader = reader;
+        if (!reader)
+            h.key = static_cast<std::uint32_t>((i - 2) / 2);
         if (ttl.data_type != resp::type::integer || !to_int(ttl.value, h.pttl))
             return why = "a time left is not an integer", false;
         if (is_text(value))

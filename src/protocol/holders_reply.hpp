@@ -19,6 +19,8 @@ struct held_value
     std::int64_t pttl = 0;   ///< ms left (-1: a key without expiry).
     bool reader = false;     ///< A member of the readers' set.
     bool foreign = false;    ///< A key that is not a string: nobody's lock of ours.
+    /// Which string key (0 for a mutex's; a semaphore's permit index); 0 for a reader.
+    std::uint32_t key = 0;
 };
 
 /// What one master answered to lock_command::read_holders.

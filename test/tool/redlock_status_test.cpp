@@ -98,7 +98,7 @@ TEST_CASE("redlock-status: the report names holders by identity, each master's e
           "[tool]")
 {
     holders_result r;
-    r.holders.push_back({"web-3:8080", false, 17, 8123ms, 3});
+    r.holders.push_back({"web-3:8080", "1a2b3c4d5e6f7081", false, 17, 8123ms, 3});
     r.masters.resize(3);
     r.masters[0].diagnostic.status = master_status::granted;
     r.masters[0].fence_counter = 17;
@@ -108,18 +108,20 @@ TEST_CASE("redlock-status: the report names holders by identity, each master's e
     r.masters[2].entries.push_back({"", false, true, -1ms});
     const std::vector<std::string> endpoints{"redis://a:1", "redis://b:2", "redis://c:3"};
     const auto text = st::report("job", {}, r, endpoints);
-    CHECK(text == "job: held by web-3:8080 (fencing token 17, valid for 8123 ms, on 3 masters)\n"
+    CHECK(text == "job: held by web-3:8080 (holder 1a2b3c4d5e6f7081, fence counter 17, valid for "
+                  "8123 ms, on 3 masters)\n"
                   "  master 0 (redis://a:1): web-3:8080, 8200 ms left; fence counter 17\n"
                   "  master 1 (redis://b:2): no answer in time\n"
                   "  master 2 (redis://c:3): a key that is no lock value\n");
     CHECK(st::exit_code_of({}, r) == st::exit_status::held);
 
     holders_result readers;
-    readers.holders.push_back({"r1", true, 0, 100ms, 2});
-    readers.holders.push_back({"", true, 0, 90ms, 2});
+    readers.holders.push_back({"r1", "0000000000000001", true, 0, 100ms, 2});
+    readers.holders.push_back({"", "0000000000000002", true, 0, 90ms, 2});
     CHECK(st::summary("doc", {}, readers) ==
-          "doc: held by 2 holders: reader r1 (valid for 100 ms, on 2 masters), reader (no "
-          "identity) (valid for 90 ms, on 2 masters)");
+          "doc: held by 2 holders: reader r1 (holder 0000000000000001, valid for 100 ms, on 2 "
+          "masters), reader (no identity) (holder 0000000000000002, valid for 90 ms, on 2 "
+          "masters)");
 
     const holders_result none;
     CHECK(st::summary("job", {}, none) == "job: free");
@@ -134,6 +136,17 @@ TEST_CASE("redlock-status: the report names holders by identity, each master's e
     CHECK(st::fingerprint({}, r) == st::fingerprint({}, later));
     later.holders[0].fencing_token = 18;
     CHECK(st::fingerprint({}, r) != st::fingerprint({}, later));
+    // Two holders without an identity, one after the other: told apart by their ids.
+    auto next = r;
+    next.holders[0].id = "9f8e7d6c5b4a3928";
+    CHECK(st::fingerprint({}, r) != st::fingerprint({}, next));
+
+    // A refused read says why, and exits 64: nothing later would be accepted either.
+    holders_result refused;
+    refused.message = "the resource's key (key_prefix + resource) is longer than max_key_size";
+    CHECK(st::summary("x", error::invalid_argument, refused) ==
+          "x: unknown: the resource's key (key_prefix + resource) is longer than max_key_size");
+    CHECK(st::exit_code_of(error::invalid_argument, refused) == st::exit_status::usage);
     CHECK(st::fingerprint({}, none) != st::fingerprint(error::no_quorum, none));
 }
 
@@ -153,7 +166,8 @@ TEST_CASE("redlock-status: end to end: free (exit 1), held with the identity and
     program_process held(status_args(m, {}, "job"), {.capture_stdout = true});
     CHECK(held.wait_exit(20s) == 0);
     const auto out = held.output();
-    CHECK_THAT(out, Catch::StartsWith("job: held by web-3:8080 (fencing token 17, valid for "));
+    CHECK_THAT(out, Catch::StartsWith("job: held by web-3:8080 (holder "));
+    CHECK_THAT(out, Catch::Contains(", fence counter 17, valid for "));
     CHECK_THAT(out, Catch::Contains("master 2 (redis://127.0.0.1:"));
     CHECK(out.find("0011223344") == std::string::npos);  // never the token
 

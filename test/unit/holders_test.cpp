@@ -34,13 +34,17 @@ rd::master_holdings holding(std::uint64_t fence, std::vector<rd::held_value> hel
     return m;
 }
 
-rd::held_value key(std::string v, std::int64_t pttl) { return {std::move(v), pttl, false, false}; }
-rd::held_value member(std::string v, std::int64_t left) { return {std::move(v), left, true, false}; }
+rd::held_value key(std::string v, std::int64_t pttl, std::uint32_t index = 0)
+{
+    return {std::move(v), pttl, false, false, index};
+}
+rd::held_value member(std::string v, std::int64_t left) { return {std::move(v), left, true, false, 0}; }
 
-// The holders of `reads` (no read means no answer), the read taking 10 ms, drift factor 0.01.
+// The holders of `reads` (no read means no answer), the read taking 10 ms, for holders that
+// take the lock with a TTL of 1,000 ms at drift factor 0.01 (drift 10 ms + 2 ms).
 std::vector<rd::quorum_holder> decide(const std::vector<const rd::master_holdings*>& reads)
 {
-    return rd::holders_on_quorum(reads, reads.size() / 2 + 1, 10ms, 0.01);
+    return rd::holders_on_quorum(reads, reads.size() / 2 + 1, 10ms, 1000ms, 0.01);
 }
 
 }  // namespace
@@ -62,7 +66,9 @@ TEST_CASE("holders: a master's reply is read into its counter, its keys and its 
     CHECK(m.held[0].value == value);
     CHECK(m.held[0].pttl == 2900);
     CHECK_FALSE(m.held[0].reader);
+    CHECK(m.held[0].key == 0);
     CHECK(m.held[1].foreign);  // exists (no expiry), not a string
+    CHECK(m.held[1].key == 2);  // the third string key (the second was absent)
     CHECK(m.held[1].pttl == -1);
     CHECK(m.held[2].reader);
     CHECK(m.held[2].value == token_b);
@@ -115,15 +121,16 @@ TEST_CASE("holders: a value held on a majority with time left is the holder, val
     CHECK(h[0].masters == 3);
     CHECK(h[0].fence == 7);
     CHECK_FALSE(h[0].reader);
-    // 800 ms (the third longest of three) - 10 ms read - (8 ms + 2 ms) drift.
-    CHECK(h[0].valid_for == std::chrono::steady_clock::duration(780ms));
+    // 800 ms (the third longest of three) - 10 ms read - 12 ms, the drift of the holders' TTL
+    // (not of the time left: the holder's own validity subtracts its TTL's).
+    CHECK(h[0].valid_for == std::chrono::steady_clock::duration(778ms));
 
     // A fourth master holding it longer moves the bound to the third longest.
     const auto m4 = holding(0, {key(a, 2000)});
     const auto h2 = decide({&m0, &m1, &m2, &m3, &m4});
     REQUIRE(h2.size() == 1);
     CHECK(h2[0].masters == 4);
-    CHECK(h2[0].valid_for == std::chrono::steady_clock::duration(900ms - 10ms - 11ms));
+    CHECK(h2[0].valid_for == std::chrono::steady_clock::duration(900ms - 10ms - 12ms));
 }
 
 TEST_CASE("holders: no holder without a majority, nor once the majority's time is spent",
@@ -134,7 +141,7 @@ TEST_CASE("holders: no holder without a majority, nor once the majority's time i
     const auto none = holding(0, {});
     CHECK(decide({&m0, &m1, &none, &none, &none}).empty());
     CHECK(decide({&m0, &m1, nullptr, nullptr, nullptr}).empty());  // silent masters are no holders
-    // On three, but the third has 12 ms left: 12 - 10 - 2.12 < 0.
+    // On three, but the third has 12 ms left: 12 - 10 - 12 < 0.
     const auto short_left = holding(0, {key(token_a, 12)});
     CHECK(decide({&m0, &m1, &short_left, &none, &none}).empty());
     // A key expired there (PTTL -2 is left out by the reply; 0 means expiring now).
@@ -160,19 +167,21 @@ TEST_CASE("holders: readers are holders each, the readers' mark and foreign keys
     CHECK(h[0].fence == 3);
 }
 
-TEST_CASE("holders: a value twice on one master counts once, and a key without expiry on a "
-          "majority is held without a bound",
+TEST_CASE("holders: a semaphore's value counts per permit key, as its acquisition does, and a "
+          "key without expiry on a majority is held without a bound",
           "[holders]")
 {
-    // A semaphore value on two permit keys of one master (never set so by this library).
-    const auto twice = holding(0, {key(token_a, 500), key(token_a, 700)});
+    // An attempt that set permit 0 on one master and permit 1 on another took no permit on a
+    // majority: it is no holder (its release may be lost; its keys then stay to their TTL).
+    const auto p0 = holding(0, {key(token_a, 900, 0)});
+    const auto p1 = holding(0, {key(token_a, 900, 1)});
     const auto none = holding(0, {});
-    CHECK(decide({&twice, &none, &none}).empty());
-    const auto once = holding(0, {key(token_a, 900)});
-    const auto h = decide({&twice, &once, &none});
+    CHECK(decide({&p0, &p1, &none}).empty());
+    const auto h = decide({&p0, &p1, &p0});
     REQUIRE(h.size() == 1);
+    CHECK(h[0].key == 0);
     CHECK(h[0].masters == 2);
-    CHECK(h[0].valid_for == std::chrono::steady_clock::duration(700ms - 10ms - 9ms));
+    CHECK(h[0].valid_for == std::chrono::steady_clock::duration(900ms - 10ms - 12ms));
 
     const auto forever = holding(0, {key("another client's value", -1)});
     const auto f = decide({&forever, &forever, &none});

@@ -47,9 +47,18 @@ std::string utc_now()
     return buf;
 }
 
-asio::awaitable<int> read_masters(client& c, const status_options& o)
+// What stops a run: a signal (its number), which also cancels the --watch timer.
+struct stop_state
+{
+    int signal = 0;
+    asio::steady_timer* timer = nullptr;
+};
+
+asio::awaitable<int> read_masters(client& c, const status_options& o, stop_state& stop)
 {
     auto [cec, connected] = co_await c.async_wait_connected(tuple);
+    if (stop.signal != 0)
+        co_return o.watch ? exit_status::held : 128 + stop.signal;
     if (cec)
     {
         std::fprintf(stderr, "redlock-status: %s: only %zu of the %zu masters are reachable (%s)\n",
@@ -63,25 +72,35 @@ asio::awaitable<int> read_masters(client& c, const status_options& o)
     if (!o.watch)
     {
         auto [ec, r] = co_await c.async_holders(o.resource, opts, tuple);
+        if (stop.signal != 0)
+            co_return 128 + stop.signal;
         std::fputs(report(o.resource, ec, r, endpoints).c_str(), stdout);
         co_return exit_code_of(ec, r);
     }
     asio::steady_timer timer(co_await asio::this_coro::executor);
+    stop.timer = &timer;
+    struct forget_timer
+    {
+        stop_state& s;
+        ~forget_timer() { s.timer = nullptr; }
+    } forget{stop};
     std::string last;
     for (;;)
     {
         auto [ec, r] = co_await c.async_holders(o.resource, opts, tuple);
-        if (ec == asio::error::operation_aborted || ec == error::connection_closed)
-            co_return exit_status::held;  // interrupted
+        if (stop.signal != 0)
+            co_return exit_status::held;  // interrupted: the end of a watch
         if (auto now = fingerprint(ec, r); now != last)
         {
             std::printf("%s %s\n", utc_now().c_str(), summary(o.resource, ec, r).c_str());
             std::fflush(stdout);
             last = std::move(now);
         }
+        if (const auto status = exit_code_of(ec, r); status == exit_status::usage)
+            co_return status;  // refused: no later read would be accepted
         timer.expires_after(o.interval);
-        auto [tec] = co_await timer.async_wait(tuple);
-        if (tec)
+        co_await timer.async_wait(tuple);  // cancelled by a signal
+        if (stop.signal != 0)
             co_return exit_status::held;
     }
 }
@@ -108,14 +127,16 @@ int main(int argc, char** argv)
         client c(io.get_executor(), cfg);
         int status = exit_status::internal;
         asio::signal_set signals(io, SIGINT, SIGTERM);
-        int interrupted = 0;
+        stop_state stop;
         signals.async_wait([&](error_code ec, int sig) {
             if (ec)
                 return;
-            interrupted = sig;
+            stop.signal = sig;
+            if (stop.timer)
+                stop.timer->cancel();
             c.close();  // every operation in flight completes with connection_closed
         });
-        asio::co_spawn(io, read_masters(c, o), [&](std::exception_ptr e, int s) {
+        asio::co_spawn(io, read_masters(c, o, stop), [&](std::exception_ptr e, int s) {
             signals.cancel();
             c.close();
             if (e)
@@ -123,8 +144,6 @@ int main(int argc, char** argv)
             status = s;
         });
         io.run();
-        if (interrupted != 0 && !o.watch)
-            return 128 + interrupted;
         return status;
     }
     catch (const std::exception& e)

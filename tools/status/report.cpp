@@ -14,9 +14,9 @@ std::string who(const std::string& identity)
 
 std::string holder_text(const holder_info& h)
 {
-    std::string out = (h.reader ? "reader " : "") + who(h.identity) + " (";
+    std::string out = (h.reader ? "reader " : "") + who(h.identity) + " (holder " + h.id + ", ";
     if (h.fencing_token != 0)
-        out += "fencing token " + std::to_string(h.fencing_token) + ", ";
+        out += "fence counter " + std::to_string(h.fencing_token) + ", ";
     out += h.valid_for.count() < 0 ? std::string("no expiry")
                                    : "valid for " + std::to_string(h.valid_for.count()) + " ms";
     return out + ", on " + std::to_string(h.masters) + " masters)";
@@ -40,7 +40,7 @@ std::string summary(std::string_view resource, error_code ec, const holders_resu
     if (ec == error::no_quorum)
         return out + ": unknown: fewer than a majority of the masters answered";
     if (ec)
-        return out + ": unknown: " + ec.message();
+        return out + ": unknown: " + (r.message.empty() ? ec.message() : r.message);
     if (!r.held())
         return out + ": free";
     out += ": held by ";
@@ -89,7 +89,7 @@ std::string fingerprint(error_code ec, const holders_result& r)
         return "unknown";
     std::string out = r.held() ? "held" : "free";
     for (const auto& h : r.holders)
-        out += "|" + std::string(h.reader ? "r:" : "w:") + h.identity + "#" +
+        out += "|" + std::string(h.reader ? "r:" : "w:") + h.id + "#" +
                std::to_string(h.fencing_token);
     return out;
 }
@@ -100,6 +100,8 @@ int exit_code_of(error_code ec, const holders_result& r)
         return r.held() ? exit_status::held : exit_status::free;
     if (ec == error::no_quorum || ec == error::connection_closed)
         return exit_status::unavailable;
+    if (ec == error::invalid_argument || ec == error::invalid_option)
+        return exit_status::usage;  // refused before anything was sent: nothing will change it
     return exit_status::internal;
 }
 

@@ -13,8 +13,9 @@
 
 namespace redlock::status {
 
-/// "RESOURCE: held by web-3:8080 (fencing token 17, valid for 8123 ms, on 5 masters)",
-/// "RESOURCE: free", "RESOURCE: unknown: ..." (no newline). Never a token.
+/// "RESOURCE: held by web-3:8080 (holder 1a2b3c4d5e6f7081, fence counter 17, valid for 8123
+/// ms, on 5 masters)", "RESOURCE: free", "RESOURCE: unknown: ..." (the refusal's reason when
+/// there is one); no newline. Never a token.
 std::string summary(std::string_view resource, error_code ec, const holders_result& r);
 
 /// The summary, then one line per master ("  master 0 (ENDPOINT): ..."), each ending in a
@@ -23,10 +24,12 @@ std::string report(std::string_view resource, error_code ec, const holders_resul
                    std::span<const std::string> endpoints);
 
 /// What the read says, for --watch to print a line only when it changes: the state and each
-/// holder's identity, role and fencing token (not the time left, which always changes).
+/// holder's id (its value's), role and fence counter (not the time left, which always
+/// changes).
 std::string fingerprint(error_code ec, const holders_result& r);
 
-/// 0 held, 1 free, 69 when no majority answered (no_quorum, connection errors), 70 otherwise.
+/// 0 held, 1 free, 69 when no majority answered (no_quorum, connection errors), 64 when the
+/// read was refused (invalid_argument, invalid_option), 70 otherwise.
 int exit_code_of(error_code ec, const holders_result& r);
 
 }  // namespace redlock::status

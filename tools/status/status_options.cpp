@@ -13,8 +13,8 @@ constexpr const char* description =
     R"(Usage: redlock-status [OPTIONS] RESOURCE
 
 Prints who holds RESOURCE, as a majority of the masters sees it: the holder's identity (what
-it published with redlock-run --identity or lock_options::identity), its fencing token, how
-long a majority still holds it; then what each master holds (never a token). With --watch,
+it published with redlock-run --identity or lock_options::identity), the resource's fence
+counter where it holds (its fencing token if it took one), how long a majority still holds it; then what each master holds (never a token). With --watch,
 reads the masters every --interval and prints a line each time the holders change, until
 interrupted.
 
@@ -40,7 +40,7 @@ parse_result parse_status_options(const std::vector<std::string>& args,
     app.set_version_flag("--version", "redlock-status " REDLOCK_STATUS_VERSION);
     app.get_formatter()->column_width(30);
     cli::masters_flags masters;
-    std::string timeout = "500ms", interval = "200ms";
+    std::string timeout = "500ms", interval = "200ms", ttl = "30s";
     app.add_option("RESOURCE", o.resource, "The lock's name (the Redis key).")->required();
     app.add_option("--permits", o.permits,
                    "Read a counting semaphore of N permits (as redlock-run --permits N).")
@@ -48,6 +48,11 @@ parse_result parse_status_options(const std::vector<std::string>& args,
         ->type_name("N")
         ->capture_default_str();
     app.add_option("--timeout", timeout, "How long the masters have to answer.")
+        ->type_name("DURATION")
+        ->capture_default_str();
+    app.add_option("--ttl", ttl,
+                   "The TTL the holders take the lock with (redlock-run --ttl): its drift "
+                   "allowance is subtracted from the validity shown.")
         ->type_name("DURATION")
         ->capture_default_str();
     app.add_flag("--watch", o.watch, "Print each change of the holders until interrupted.");
@@ -62,7 +67,8 @@ parse_result parse_status_options(const std::vector<std::string>& args,
     if (o.resource.empty())
         return fail(exit_status::usage, "RESOURCE is empty");
     for (auto [name, text, out] :
-         {std::tuple{"--timeout", &timeout, &o.timeout}, std::tuple{"--interval", &interval, &o.interval}})
+         {std::tuple{"--timeout", &timeout, &o.timeout},
+          std::tuple{"--interval", &interval, &o.interval}, std::tuple{"--ttl", &ttl, &o.ttl}})
     {
         const auto d = cli::parse_duration(*text);
         if (!d)
@@ -89,8 +95,7 @@ lock_options read_options(const status_options& o)
     lock_options lo;
     lo.permits = o.permits;
     lo.attempt_timeout = o.timeout;
-    // Only the deadline matters to a read; the TTL must merely admit it (validate()).
-    lo.ttl = std::max(lo.ttl, o.timeout);
+    lo.ttl = o.ttl;
     return lo;
 }
 

@@ -30,6 +30,9 @@ struct status_options : cli::masters_options
     std::string resource;
     std::uint32_t permits = 1;  ///< Read a semaphore of N permits (as redlock-run --permits N).
     std::chrono::milliseconds timeout{500};  ///< The read's deadline.
+    /// The TTL the holders take the lock with (redlock-run's default): its drift allowance is
+    /// subtracted from the validity reported.
+    std::chrono::milliseconds ttl{30000};
     bool watch = false;                      ///< Print each change until interrupted.
     std::chrono::milliseconds interval{200};  ///< --watch: how often the masters are read.
 };
