@@ -5,6 +5,8 @@
 // --master URI may carry a password.
 #pragma once
 
+#include <redlock/options.hpp>
+
 #include <CLI/CLI.hpp>
 
 #include <optional>
@@ -82,6 +84,22 @@ parse_result<Options> failed(std::string_view name, int code, std::string messag
     parse_result<Options> r;
     r.exit_code = code;
     r.message = std::string(name) + ": " + std::move(message);
+    return r;
+}
+
+/// The end of a tool's parsing: run with `o`, unless the client would refuse `lo` (the lock
+/// options `o` stands for), which is refused here with the client's own words (`usage`).
+template <class Options>
+parse_result<Options> accepted_unless_refused(std::string_view name, Options o,
+                                              const lock_options& lo, int usage)
+{
+    error_code ec;
+    std::string why;
+    validate(lo, ec, why);
+    if (ec)
+        return failed<Options>(name, usage, std::move(why));
+    parse_result<Options> r;
+    r.options = std::move(o);
     return r;
 }
 

@@ -177,18 +177,10 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
                                             o.masters_source + " names none");
 
     // What the client would refuse, refused here with the client's own words.
-    error_code ec;
-    std::string why;
     lock_options lo;
     lo.ttl = o.ttl;
     lo.wait = o.wait;
-    validate(lo, ec, why);
-    if (ec)
-        return fail(exit_status::usage, why);
-
-    parse_result r;
-    r.options = std::move(o);
-    return r;
+    return cli::accepted_unless_refused("redlock-run", std::move(o), lo, exit_status::usage);
 }
 
 client_config make_client_config(const run_options& o)

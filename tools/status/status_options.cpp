@@ -80,14 +80,8 @@ parse_result parse_status_options(const std::vector<std::string>& args,
     }
     if (auto failed = cli::resolve_masters(masters, env, o))
         return fail(failed->exit_code, std::move(failed->message));
-    error_code ec;
-    std::string why;
-    validate(read_options(o), ec, why);
-    if (ec)
-        return fail(exit_status::usage, why);
-    parse_result r;
-    r.options = std::move(o);
-    return r;
+    const auto lo = read_options(o);
+    return cli::accepted_unless_refused("redlock-status", std::move(o), lo, exit_status::usage);
 }
 
 lock_options read_options(const status_options& o)
