@@ -251,8 +251,7 @@ public:
     auto async_holders(std::string_view resource, lock_options opts, CompletionToken&& token = {})
     {
         return detail::initiate<void(error_code, holders_result)>(
-            detail::initiate_holders{{this}}, std::forward<CompletionToken>(token), resource,
-            opts);
+            detail::initiate_holders{{this}}, std::forward<CompletionToken>(token), resource, opts);
     }
 
     /// @brief async_holders with the client's default options.

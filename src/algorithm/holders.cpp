@@ -42,7 +42,8 @@ std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* co
             continue;
         for (const auto& v : reads[i]->held)
         {
-            if (v.foreign || (!v.reader && v.value == readers_mark) || (v.pttl <= 0 && v.pttl != -1))
+            if (v.foreign || (!v.reader && v.value == readers_mark) ||
+                (v.pttl <= 0 && v.pttl != -1))
                 continue;
             auto it = std::find_if(all.begin(), all.end(), [&](const seen& s) {
                 return s.h.reader == v.reader && s.h.key == v.key && s.h.value == v.value;

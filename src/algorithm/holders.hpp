@@ -34,7 +34,7 @@ struct quorum_holder
     /// longest time left, minus the read's duration and the drift allowance of the TTL the
     /// holders take it with.
     std::chrono::steady_clock::duration valid_for{};
-    bool expires = true;  ///< False when a quorum holds it without expiry (not a lock of ours).
+    bool expires = true;      ///< False when a quorum holds it without expiry (not a lock of ours).
     std::size_t masters = 0;  ///< How many masters hold it (with time left).
 };
 

@@ -10,8 +10,8 @@
 
 namespace redlock::detail {
 
-holders_op::holders_op(std::shared_ptr<client_impl> c, std::string resource,
-                       const lock_options& o, handler h)
+holders_op::holders_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o,
+                       handler h)
     : lock_op_driver(std::move(c), lock{}, std::move(h)),
       o_(o)
 {
@@ -122,8 +122,8 @@ holders_result holders_op::result() const
         res.masters.push_back(std::move(m));
     }
     const auto elapsed = read_.last_outcome_at() - read_.started();
-    for (auto& q : holders_on_quorum(reads, fsm_->outcomes().quorum(), elapsed, o_.ttl,
-                                     o_.drift_factor))
+    for (auto& q :
+         holders_on_quorum(reads, fsm_->outcomes().quorum(), elapsed, o_.ttl, o_.drift_factor))
     {
         holder_info h;
         h.identity.assign(published_identity(q.value));

@@ -141,7 +141,7 @@ public:
     const master_holdings* holdings(std::size_t i) const noexcept
     {
         return i < holdings_.size() && diag_[i].status == master_status::granted ? &holdings_[i]
-                                                                                  : nullptr;
+                                                                                 : nullptr;
     }
     /// kind::commit_fence: the tokens to commit, one per resource; they must stay valid while
     /// the round is active. Set before start().

@@ -67,7 +67,7 @@ bool read_holders_reply(std::span<const resp::node_view> nodes, std::size_t stri
         else if (!is_nil(value) || reader)
             return why = "a holder's value is not a string", false;
         if (!reader && h.pttl == -2)
-            continue;  // no such key
+            continue;                          // no such key
         h.foreign = !reader && is_nil(value);  // it exists, and is not a string
         out.held.push_back(std::move(h));
     }

@@ -15,10 +15,10 @@ namespace redlock::detail {
 /// One thing a master holds of a resource: a string key's value or a live reader's member.
 struct held_value
 {
-    std::string value;       ///< The key's value or the member; empty for a key not a string.
-    std::int64_t pttl = 0;   ///< ms left (-1: a key without expiry).
-    bool reader = false;     ///< A member of the readers' set.
-    bool foreign = false;    ///< A key that is not a string: nobody's lock of ours.
+    std::string value;      ///< The key's value or the member; empty for a key not a string.
+    std::int64_t pttl = 0;  ///< ms left (-1: a key without expiry).
+    bool reader = false;    ///< A member of the readers' set.
+    bool foreign = false;   ///< A key that is not a string: nobody's lock of ours.
     /// Which string key (0 for a mutex's; a semaphore's permit index); 0 for a reader.
     std::uint32_t key = 0;
 };

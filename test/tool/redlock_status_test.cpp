@@ -20,7 +20,7 @@ namespace st = redlock::status;
 namespace {
 
 // No environment, no default masters file: what the arguments say, only.
-cli::environment bare()
+cli::environment no_environment()
 {
     cli::environment e;
     e.getenv = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
@@ -31,10 +31,13 @@ cli::environment bare()
     return e;
 }
 
-st::parse_result parse(std::vector<std::string> args) { return st::parse_status_options(args, bare()); }
+st::parse_result parse_status(std::vector<std::string> args)
+{
+    return st::parse_status_options(args, no_environment());
+}
 
-std::vector<std::string> status_args(const local_masters& m, std::vector<std::string> options,
-                                     const std::string& resource)
+std::vector<std::string> status_tool_args(const local_masters& m, std::vector<std::string> options,
+                                          const std::string& resource)
 {
     std::vector<std::string> args{REDLOCK_STATUS_PATH};
     for (const auto& uri : m.uris())
@@ -48,7 +51,7 @@ std::vector<std::string> status_args(const local_masters& m, std::vector<std::st
 }
 
 // A token of the library's layout (40 hex characters), with an identity.
-const std::string published = "00112233445566778899aabbccddeeff00112233 web-3:8080";
+const std::string published_value = "00112233445566778899aabbccddeeff00112233 web-3:8080";
 
 }  // namespace
 
@@ -56,8 +59,8 @@ TEST_CASE("redlock-status: options: RESOURCE, --permits, durations, and the mast
           "redlock-run takes them",
           "[tool]")
 {
-    auto ok = parse({"--master", "redis://127.0.0.1:1", "--permits", "3", "--timeout", "2s",
-                     "--watch", "--interval", "50ms", "job"});
+    auto ok = parse_status({"--master", "redis://127.0.0.1:1", "--permits", "3", "--timeout", "2s",
+                            "--watch", "--interval", "50ms", "job"});
     REQUIRE(ok.options);
     CHECK(ok.options->resource == "job");
     CHECK(ok.options->permits == 3);
@@ -73,21 +76,21 @@ TEST_CASE("redlock-status: options: RESOURCE, --permits, durations, and the mast
         CHECK(r.exit_code == st::exit_status::usage);
         CHECK_THAT(r.message, Catch::Contains(says));
     };
-    usage(parse({"--master", "redis://127.0.0.1:1"}), "RESOURCE");
-    usage(parse({"--master", "redis://127.0.0.1:1", ""}), "RESOURCE is empty");
-    usage(parse({"--master", "redis://127.0.0.1:1", "a", "b"}), "one RESOURCE");
-    usage(parse({"--master", "redis://127.0.0.1:1", "--timeout", "soon", "job"}),
+    usage(parse_status({"--master", "redis://127.0.0.1:1"}), "RESOURCE");
+    usage(parse_status({"--master", "redis://127.0.0.1:1", ""}), "RESOURCE is empty");
+    usage(parse_status({"--master", "redis://127.0.0.1:1", "a", "b"}), "one RESOURCE");
+    usage(parse_status({"--master", "redis://127.0.0.1:1", "--timeout", "soon", "job"}),
           "--timeout: \"soon\" is not a duration");
-    usage(parse({"--master", "redis://127.0.0.1:1", "--interval", "0", "job"}),
+    usage(parse_status({"--master", "redis://127.0.0.1:1", "--interval", "0", "job"}),
           "--interval must be more than 0");
-    usage(parse({"--master", "redis://127.0.0.1:1", "--permits", "0", "job"}), "--permits");
-    usage(parse({"job"}), "no masters");
+    usage(parse_status({"--master", "redis://127.0.0.1:1", "--permits", "0", "job"}), "--permits");
+    usage(parse_status({"job"}), "no masters");
     // A password on the command line is refused, and never echoed.
-    const auto secret = parse({"--master", "redis://:hunter2@127.0.0.1:1", "job"});
+    const auto secret = parse_status({"--master", "redis://:hunter2@127.0.0.1:1", "job"});
     usage(secret, "a password on the command line");
     CHECK(secret.message.find("hunter2") == std::string::npos);
 
-    const auto help = parse({"--help"});
+    const auto help = parse_status({"--help"});
     CHECK(help.to_stdout);
     CHECK(help.exit_code == 0);
     CHECK_THAT(help.message, Catch::Contains("Exit status: 0 held; 1 free"));
@@ -155,15 +158,15 @@ TEST_CASE("redlock-status: end to end: free (exit 1), held with the identity and
           "[tool][live]")
 {
     local_masters m({.count = 3});
-    tool_process free_read(status_args(m, {}, "job"), {});
+    tool_process free_read(status_tool_args(m, {}, "job"), {});
     CHECK(free_read.wait_exit(20s) == 1);
 
     for (std::size_t i = 0; i < 2; ++i)  // 2 of 3: a majority
     {
-        m.command(i, {"SET", "job", published, "PX", "30000"});
+        m.command(i, {"SET", "job", published_value, "PX", "30000"});
         m.command(i, {"SET", "{job}:fence", "17"});
     }
-    program_process held(status_args(m, {}, "job"), {.capture_stdout = true});
+    program_process held(status_tool_args(m, {}, "job"), {.capture_stdout = true});
     CHECK(held.wait_exit(20s) == 0);
     const auto out = held.output();
     CHECK_THAT(out, Catch::StartsWith("job: held by web-3:8080 (holder "));
@@ -171,19 +174,19 @@ TEST_CASE("redlock-status: end to end: free (exit 1), held with the identity and
     CHECK_THAT(out, Catch::Contains("master 2 (redis://127.0.0.1:"));
     CHECK(out.find("0011223344") == std::string::npos);  // never the token
 
-    program_process watch(status_args(m, {"--watch", "--interval", "20ms"}, "job"),
+    program_process watch(status_tool_args(m, {"--watch", "--interval", "20ms"}, "job"),
                           {.capture_stdout = true, .own_process_group = true});
     CHECK(eventually([&] { return watch.output().find("held by web-3:8080") != std::string::npos; },
                      10000ms));
     m.command(0, {"DEL", "job"});  // the majority is gone
-    CHECK(eventually([&] { return watch.output().find("job: free") != std::string::npos; },
-                     10000ms));
+    CHECK(
+        eventually([&] { return watch.output().find("job: free") != std::string::npos; }, 10000ms));
     watch.signal(SIGINT);
     CHECK(watch.wait_exit(10s) == 0);
 
     m.pause(0);
     m.pause(1);
-    tool_process unknown(status_args(m, {"--timeout", "100ms"}, "job"), {});
+    tool_process unknown(status_tool_args(m, {"--timeout", "100ms"}, "job"), {});
     const auto status = unknown.wait_exit(20s);
     m.resume(0);
     m.resume(1);

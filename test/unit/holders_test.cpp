@@ -18,15 +18,15 @@ using redlock::resp::type;
 
 namespace {
 
-const std::string token_a = "0123456789abcdef0123456789abcdef01234567";
-const std::string token_b = "fedcba9876543210fedcba9876543210fedcba98";
+const std::string holder_token_a = "0123456789abcdef0123456789abcdef01234567";
+const std::string holder_token_b = "fedcba9876543210fedcba9876543210fedcba98";
 
-node_view top(std::uint64_t n) { return {type::array, 0, n, {}}; }
-node_view bulk(std::string_view v) { return {type::bulk_string, 1, 0, v}; }
-node_view integer(std::string_view v) { return {type::integer, 1, 0, v}; }
-node_view nil() { return {type::null, 1, 0, {}}; }
+node_view reply_array(std::uint64_t n) { return {type::array, 0, n, {}}; }
+node_view reply_bulk(std::string_view v) { return {type::bulk_string, 1, 0, v}; }
+node_view reply_int(std::string_view v) { return {type::integer, 1, 0, v}; }
+node_view reply_nil() { return {type::null, 1, 0, {}}; }
 
-rd::master_holdings holding(std::uint64_t fence, std::vector<rd::held_value> held)
+rd::master_holdings holdings_of(std::uint64_t fence, std::vector<rd::held_value> held)
 {
     rd::master_holdings m;
     m.fence = fence;
@@ -34,15 +34,18 @@ rd::master_holdings holding(std::uint64_t fence, std::vector<rd::held_value> hel
     return m;
 }
 
-rd::held_value key(std::string v, std::int64_t pttl, std::uint32_t index = 0)
+rd::held_value held_key(std::string v, std::int64_t pttl, std::uint32_t index = 0)
 {
     return {std::move(v), pttl, false, false, index};
 }
-rd::held_value member(std::string v, std::int64_t left) { return {std::move(v), left, true, false, 0}; }
+rd::held_value held_member(std::string v, std::int64_t left)
+{
+    return {std::move(v), left, true, false, 0};
+}
 
 // The holders of `reads` (no read means no answer), the read taking 10 ms, for holders that
 // take the lock with a TTL of 1,000 ms at drift factor 0.01 (drift 10 ms + 2 ms).
-std::vector<rd::quorum_holder> decide(const std::vector<const rd::master_holdings*>& reads)
+std::vector<rd::quorum_holder> holders_of(const std::vector<const rd::master_holdings*>& reads)
 {
     return rd::holders_on_quorum(reads, reads.size() / 2 + 1, 10ms, 1000ms, 0.01);
 }
@@ -52,14 +55,14 @@ std::vector<rd::quorum_holder> decide(const std::vector<const rd::master_holding
 TEST_CASE("holders: a master's reply is read into its counter, its keys and its live readers",
           "[holders]")
 {
-    const std::string value = token_a + " web-3:8080";
+    const std::string value = holder_token_a + " web-3:8080";
     rd::master_holdings m;
     std::string why;
     // Three string keys (one held, one absent, one not a string), then one live reader.
-    const node_view three_keys[] = {top(9),          bulk("41"),    bulk(value),
-                                    integer("2900"), nil(),         integer("-2"),
-                                    nil(),           integer("-1"), bulk(token_b),
-                                    integer("1200")};
+    const node_view three_keys[] = {reply_array(9),    reply_bulk("41"), reply_bulk(value),
+                                    reply_int("2900"), reply_nil(),      reply_int("-2"),
+                                    reply_nil(),       reply_int("-1"),  reply_bulk(holder_token_b),
+                                    reply_int("1200")};
     REQUIRE(rd::read_holders_reply(three_keys, 3, m, why));
     CHECK(m.fence == 41);
     REQUIRE(m.held.size() == 3);
@@ -67,11 +70,11 @@ TEST_CASE("holders: a master's reply is read into its counter, its keys and its 
     CHECK(m.held[0].pttl == 2900);
     CHECK_FALSE(m.held[0].reader);
     CHECK(m.held[0].key == 0);
-    CHECK(m.held[1].foreign);  // exists (no expiry), not a string
+    CHECK(m.held[1].foreign);   // exists (no expiry), not a string
     CHECK(m.held[1].key == 2);  // the third string key (the second was absent)
     CHECK(m.held[1].pttl == -1);
     CHECK(m.held[2].reader);
-    CHECK(m.held[2].value == token_b);
+    CHECK(m.held[2].value == holder_token_b);
     CHECK(m.held[2].pttl == 1200);
 }
 
@@ -83,26 +86,31 @@ TEST_CASE("holders: a reply that is not the read's shape is refused with the rea
     CHECK_FALSE(rd::read_holders_reply(not_array, 1, m, why));
     CHECK(why.find("no array") != std::string::npos);
 
-    const node_view bad_counter[] = {top(3), bulk("12x"), nil(), integer("-2")};
+    const node_view bad_counter[] = {reply_array(3), reply_bulk("12x"), reply_nil(),
+                                     reply_int("-2")};
     CHECK_FALSE(rd::read_holders_reply(bad_counter, 1, m, why));
     CHECK(why.find("fence counter") != std::string::npos);
 
-    const node_view too_short[] = {top(1), nil()};
+    const node_view too_short[] = {reply_array(1), reply_nil()};
     CHECK_FALSE(rd::read_holders_reply(too_short, 1, m, why));
     CHECK(why.find("elements") != std::string::npos);
 
-    const node_view odd[] = {top(4), nil(), nil(), integer("-2"), bulk("x")};
+    const node_view odd[] = {reply_array(4), reply_nil(), reply_nil(), reply_int("-2"),
+                             reply_bulk("x")};
     CHECK_FALSE(rd::read_holders_reply(odd, 1, m, why));
 
-    const node_view ttl_text[] = {top(3), nil(), bulk(token_a), bulk("100")};
+    const node_view ttl_text[] = {reply_array(3), reply_nil(), reply_bulk(holder_token_a),
+                                  reply_bulk("100")};
     CHECK_FALSE(rd::read_holders_reply(ttl_text, 1, m, why));
     CHECK(why.find("time left") != std::string::npos);
 
-    const node_view nil_reader[] = {top(5), nil(), nil(), integer("-2"), nil(), integer("5")};
+    const node_view nil_reader[] = {reply_array(5),  reply_nil(), reply_nil(),
+                                    reply_int("-2"), reply_nil(), reply_int("5")};
     CHECK_FALSE(rd::read_holders_reply(nil_reader, 1, m, why));
     CHECK(why.find("not a string") != std::string::npos);
 
-    const node_view negative_counter[] = {top(3), bulk("-1"), nil(), integer("-2")};
+    const node_view negative_counter[] = {reply_array(3), reply_bulk("-1"), reply_nil(),
+                                          reply_int("-2")};
     CHECK_FALSE(rd::read_holders_reply(negative_counter, 1, m, why));
 }
 
@@ -110,12 +118,13 @@ TEST_CASE("holders: a value held on a majority with time left is the holder, val
           "majority's shortest time left less the read and the drift",
           "[holders]")
 {
-    const auto a = token_a + " node-a";
-    const auto m0 = holding(7, {key(a, 1000)});
-    const auto m1 = holding(6, {key(a, 900)});
-    const auto m2 = holding(5, {key(a, 800)});
-    const auto m3 = holding(9, {key(token_b, 3000)});  // another value: its fence is not ours
-    const auto h = decide({&m0, &m1, &m2, &m3, nullptr});
+    const auto a = holder_token_a + " node-a";
+    const auto m0 = holdings_of(7, {held_key(a, 1000)});
+    const auto m1 = holdings_of(6, {held_key(a, 900)});
+    const auto m2 = holdings_of(5, {held_key(a, 800)});
+    const auto m3 =
+        holdings_of(9, {held_key(holder_token_b, 3000)});  // another value: its fence is not ours
+    const auto h = holders_of({&m0, &m1, &m2, &m3, nullptr});
     REQUIRE(h.size() == 1);
     CHECK(h[0].value == a);
     CHECK(h[0].masters == 3);
@@ -126,8 +135,8 @@ TEST_CASE("holders: a value held on a majority with time left is the holder, val
     CHECK(h[0].valid_for == std::chrono::steady_clock::duration(778ms));
 
     // A fourth master holding it longer moves the bound to the third longest.
-    const auto m4 = holding(0, {key(a, 2000)});
-    const auto h2 = decide({&m0, &m1, &m2, &m3, &m4});
+    const auto m4 = holdings_of(0, {held_key(a, 2000)});
+    const auto h2 = holders_of({&m0, &m1, &m2, &m3, &m4});
     REQUIRE(h2.size() == 1);
     CHECK(h2[0].masters == 4);
     CHECK(h2[0].valid_for == std::chrono::steady_clock::duration(900ms - 10ms - 12ms));
@@ -136,29 +145,30 @@ TEST_CASE("holders: a value held on a majority with time left is the holder, val
 TEST_CASE("holders: no holder without a majority, nor once the majority's time is spent",
           "[holders]")
 {
-    const auto m0 = holding(0, {key(token_a, 1000)});
-    const auto m1 = holding(0, {key(token_a, 1000)});
-    const auto none = holding(0, {});
-    CHECK(decide({&m0, &m1, &none, &none, &none}).empty());
-    CHECK(decide({&m0, &m1, nullptr, nullptr, nullptr}).empty());  // silent masters are no holders
+    const auto m0 = holdings_of(0, {held_key(holder_token_a, 1000)});
+    const auto m1 = holdings_of(0, {held_key(holder_token_a, 1000)});
+    const auto none = holdings_of(0, {});
+    CHECK(holders_of({&m0, &m1, &none, &none, &none}).empty());
+    CHECK(holders_of({&m0, &m1, nullptr, nullptr, nullptr})
+              .empty());  // silent masters are no holders
     // On three, but the third has 12 ms left: 12 - 10 - 12 < 0.
-    const auto short_left = holding(0, {key(token_a, 12)});
-    CHECK(decide({&m0, &m1, &short_left, &none, &none}).empty());
+    const auto short_left = holdings_of(0, {held_key(holder_token_a, 12)});
+    CHECK(holders_of({&m0, &m1, &short_left, &none, &none}).empty());
     // A key expired there (PTTL -2 is left out by the reply; 0 means expiring now).
-    const auto expiring = holding(0, {key(token_a, 0)});
-    CHECK(decide({&m0, &m1, &expiring}).size() == 1);  // 2 of 3 still hold it
-    CHECK(decide({&m0, &expiring, &expiring}).empty());
+    const auto expiring = holdings_of(0, {held_key(holder_token_a, 0)});
+    CHECK(holders_of({&m0, &m1, &expiring}).size() == 1);  // 2 of 3 still hold it
+    CHECK(holders_of({&m0, &expiring, &expiring}).empty());
 }
 
 TEST_CASE("holders: readers are holders each, the readers' mark and foreign keys are not",
           "[holders]")
 {
     const std::string mark(rd::readers_mark);
-    const auto m = holding(3, {key(mark, 5000), member(token_a + " r1", 4000),
-                               member(token_b + " r2", 4000)});
+    const auto m = holdings_of(3, {held_key(mark, 5000), held_member(holder_token_a + " r1", 4000),
+                                   held_member(holder_token_b + " r2", 4000)});
     rd::master_holdings foreign;
     foreign.held.push_back({"", 9000, false, true});
-    const auto h = decide({&m, &m, &m, &foreign, &foreign});
+    const auto h = holders_of({&m, &m, &m, &foreign, &foreign});
     REQUIRE(h.size() == 2);
     CHECK(h[0].reader);
     CHECK(h[1].reader);
@@ -173,18 +183,18 @@ TEST_CASE("holders: a semaphore's value counts per permit key, as its acquisitio
 {
     // An attempt that set permit 0 on one master and permit 1 on another took no permit on a
     // majority: it is no holder (its release may be lost; its keys then stay to their TTL).
-    const auto p0 = holding(0, {key(token_a, 900, 0)});
-    const auto p1 = holding(0, {key(token_a, 900, 1)});
-    const auto none = holding(0, {});
-    CHECK(decide({&p0, &p1, &none}).empty());
-    const auto h = decide({&p0, &p1, &p0});
+    const auto p0 = holdings_of(0, {held_key(holder_token_a, 900, 0)});
+    const auto p1 = holdings_of(0, {held_key(holder_token_a, 900, 1)});
+    const auto none = holdings_of(0, {});
+    CHECK(holders_of({&p0, &p1, &none}).empty());
+    const auto h = holders_of({&p0, &p1, &p0});
     REQUIRE(h.size() == 1);
     CHECK(h[0].key == 0);
     CHECK(h[0].masters == 2);
     CHECK(h[0].valid_for == std::chrono::steady_clock::duration(900ms - 10ms - 12ms));
 
-    const auto forever = holding(0, {key("another client's value", -1)});
-    const auto f = decide({&forever, &forever, &none});
+    const auto forever = holdings_of(0, {held_key("another client's value", -1)});
+    const auto f = holders_of({&forever, &forever, &none});
     REQUIRE(f.size() == 1);
     CHECK_FALSE(f[0].expires);
     CHECK(rd::published_identity(f[0].value).empty());
@@ -194,11 +204,11 @@ TEST_CASE("holders: the identity is what follows a token of 40 lowercase hex cha
           "space",
           "[holders]")
 {
-    CHECK(rd::published_identity(token_a + " web-3:8080") == "web-3:8080");
-    CHECK(rd::published_identity(token_a + " a b") == "a b");
-    CHECK(rd::published_identity(token_a).empty());
-    CHECK(rd::published_identity(token_a + " ").empty());
+    CHECK(rd::published_identity(holder_token_a + " web-3:8080") == "web-3:8080");
+    CHECK(rd::published_identity(holder_token_a + " a b") == "a b");
+    CHECK(rd::published_identity(holder_token_a).empty());
+    CHECK(rd::published_identity(holder_token_a + " ").empty());
     CHECK(rd::published_identity("0123456789ABCDEF0123456789abcdef01234567 x").empty());
     CHECK(rd::published_identity("short x").empty());
-    CHECK(rd::published_identity(token_a + "-x").empty());
+    CHECK(rd::published_identity(holder_token_a + "-x").empty());
 }

@@ -26,9 +26,9 @@ namespace exit_status {
 inline constexpr int usage = cli::exit_status::usage;              ///< Bad arguments.
 inline constexpr int unavailable = cli::exit_status::unavailable;  ///< No quorum answered.
 inline constexpr int internal = cli::exit_status::internal;        ///< A failure of redlock-run.
-inline constexpr int conflict = 75;     ///< EX_TEMPFAIL: the lock is held (--conflict-exit-code).
+inline constexpr int conflict = 75;  ///< EX_TEMPFAIL: the lock is held (--conflict-exit-code).
 inline constexpr int config = cli::exit_status::config;  ///< Bad masters, unreadable files.
-inline constexpr int lock_lost = 79;    ///< The lock was lost while COMMAND ran (ours).
+inline constexpr int lock_lost = 79;        ///< The lock was lost while COMMAND ran (ours).
 inline constexpr int cannot_execute = 126;  ///< COMMAND found but not executable (as sh).
 inline constexpr int not_found = 127;       ///< COMMAND not found (as sh).
 }  // namespace exit_status
@@ -39,7 +39,6 @@ struct run_options : cli::masters_options
 {
     std::string resource;
     std::vector<std::string> command;  ///< COMMAND and its arguments.
-
 
     std::chrono::milliseconds ttl{30000};
     std::chrono::milliseconds wait{0};

@@ -27,8 +27,8 @@ std::string entry_text(const held_entry& e)
     if (e.foreign)
         return "a key that is no lock value";
     std::string out = (e.reader ? "reader " : "") + who(e.identity) + ", ";
-    out += e.ttl.count() < 0 ? std::string("no expiry")
-                             : std::to_string(e.ttl.count()) + " ms left";
+    out +=
+        e.ttl.count() < 0 ? std::string("no expiry") : std::to_string(e.ttl.count()) + " ms left";
     return out;
 }
 

@@ -32,8 +32,7 @@ parse_result fail(int code, std::string message)
 
 }  // namespace
 
-parse_result parse_status_options(const std::vector<std::string>& args,
-                                  const cli::environment& env)
+parse_result parse_status_options(const std::vector<std::string>& args, const cli::environment& env)
 {
     status_options o;
     CLI::App app{description, "redlock-status"};

@@ -33,7 +33,7 @@ struct status_options : cli::masters_options
     /// The TTL the holders take the lock with (redlock-run's default): its drift allowance is
     /// subtracted from the validity reported.
     std::chrono::milliseconds ttl{30000};
-    bool watch = false;                      ///< Print each change until interrupted.
+    bool watch = false;                       ///< Print each change until interrupted.
     std::chrono::milliseconds interval{200};  ///< --watch: how often the masters are read.
 };
 
