@@ -14,6 +14,7 @@
 
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/backoff.hpp"
+#include "algorithm/lock_value.hpp"
 #include "algorithm/validity.hpp"
 #include "config/master_identity.hpp"
 #include "driver/acquire_op.hpp"
@@ -359,6 +360,12 @@ void validate(const lock_options& o, error_code& ec, std::string& why)
         return bad("lock_options::role: a read-write lock has no permits");
     if (o.role != lock_role::mutex && o.fencing)
         return bad("lock_options::fencing is not available for a read-write lock yet");
+    if (auto problem = detail::identity_problem(o.identity); !problem.empty())
+    {
+        ec = error::invalid_option;
+        why = std::move(problem);
+        return;
+    }
     if (detail::remaining_validity(o.ttl, std::chrono::steady_clock::duration::zero(),
                                    o.drift_factor) <= std::chrono::steady_clock::duration::zero())
         return bad("lock_options::ttl is not longer than the clock drift allowance");
