@@ -49,7 +49,7 @@ struct event
     /// Lock events: the holder's identity the lock publishes (lock_options::identity; for
     /// acquire_failed, the one asked for), empty when none. Never the token.
     std::string_view identity;
-    error_code ec;              ///< The failures' cause; master_down's; master_warning's warning.
+    error_code ec;  ///< The failures' cause; master_down's; master_warning's warning.
     std::chrono::microseconds elapsed{0};  ///< acquired, acquire_failed: from the call to the
                                            ///< completion (retries and backoff included).
     std::uint32_t attempts = 0;            ///< acquired, acquire_failed: attempts made.

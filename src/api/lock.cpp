@@ -41,10 +41,7 @@ std::string_view lock::token() const noexcept
     return s_ ? std::string_view(s_->token) : std::string_view();
 }
 
-std::string_view lock::identity() const noexcept
-{
-    return detail::split_value(token()).identity;
-}
+std::string_view lock::identity() const noexcept { return detail::split_value(token()).identity; }
 
 lock::clock::time_point lock::valid_until() const noexcept
 {

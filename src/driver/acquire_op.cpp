@@ -356,12 +356,14 @@ bool acquire_op::take_over(const lock_state& from,
                            std::chrono::steady_clock::time_point valid_until,
                            std::span<char, token_source::token_chars> token)
 {
+    // Not with an identity (lock_options::identity): the keys take a fixed-size token
+    // (round::start_release), which would drop it; this acquisition takes the lock anew after
+    // the release.
+    if (!o_.identity.empty())
+        return false;
     // Only a lock of this one key, between rounds (the machine declines during one), and not
     // while the machine is being driven (an event would be queued, and its outcome come late).
-    // Nor with an identity: the keys take a fixed-size token (round::start_release), which
-    // would drop it; this acquisition takes the lock anew after the release.
-    if (done_ || !fsm_ || pump_.driving() || !o_.handoff || o_.fencing || !o_.identity.empty() ||
-        !keys_.empty() ||
+    if (done_ || !fsm_ || pump_.driving() || !o_.handoff || o_.fencing || !keys_.empty() ||
         semaphore() || rw_ || from.role != lock_role::mutex || from.key_span().size() != 1 ||
         from.key != key_ || !from.fences.empty() || attempt_.active() ||
         (commit_ && commit_->active()) || (release_ && release_->active()))

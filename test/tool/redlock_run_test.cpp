@@ -762,7 +762,8 @@ std::vector<std::string> values_of(const local_masters& m, const std::string& ke
     std::vector<std::string> out;
     for (std::size_t i = 0; i < m.size(); ++i)
     {
-        const auto raw = zset ? m.command(i, {"ZRANGE", key, "0", "-1"}) : m.command(i, {"GET", key});
+        const auto raw =
+            zset ? m.command(i, {"ZRANGE", key, "0", "-1"}) : m.command(i, {"GET", key});
         // "$N\r\nvalue\r\n", or "*1\r\n$N\r\nvalue\r\n" for one member.
         const auto dollar = raw.find('$');
         if (dollar == std::string::npos || raw.compare(dollar, 3, "$-1") == 0)
@@ -803,10 +804,10 @@ TEST_CASE("redlock-run: --identity publishes the holder in the keys, in every mo
     const auto go = s.file("go");
     auto flags = md.flags;
     flags.insert(flags.end(), {"--identity", "web-3:8080"});
-    tool_process run(run_args(m, flags, "job:ident",
-                              sh("echo \"$REDLOCK_IDENTITY\" > " + out + ".tmp && mv " + out +
-                                 ".tmp " + out + "; while [ ! -e " + go +
-                                 " ]; do sleep 0.02; done")));
+    tool_process run(
+        run_args(m, flags, "job:ident",
+                 sh("echo \"$REDLOCK_IDENTITY\" > " + out + ".tmp && mv " + out + ".tmp " + out +
+                    "; while [ ! -e " + go + " ]; do sleep 0.02; done")));
     const auto deadline = std::chrono::steady_clock::now() + 20s;
     while (!std::ifstream(out).good() && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(10ms);
@@ -830,8 +831,8 @@ TEST_CASE("redlock-run: --identity publishes the holder in the keys, in every mo
 
     // Without --identity: no REDLOCK_IDENTITY.
     const auto env = s.file("env");
-    tool_process plain(run_args(m, md.flags, "job:ident",
-                                sh("echo \"${REDLOCK_IDENTITY-none}\" > " + env)));
+    tool_process plain(
+        run_args(m, md.flags, "job:ident", sh("echo \"${REDLOCK_IDENTITY-none}\" > " + env)));
     CHECK(plain.wait_exit(20s) == 0);
     CHECK(read_text(env) == "none\n");
 }

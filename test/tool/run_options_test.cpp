@@ -347,8 +347,8 @@ TEST_CASE("redlock-run: the options reach the client's configuration", "[tool]")
     CHECK(make_client_config(*waiting_permit.options).defaults.wait == 5s);
 
     CHECK(cfg.defaults.identity.empty());
-    auto identified = parse({"--master", "redis://a", "--identity", "web-3:8080", "--shared",
-                             "job", "--", "true"});
+    auto identified = parse(
+        {"--master", "redis://a", "--identity", "web-3:8080", "--shared", "job", "--", "true"});
     REQUIRE(identified.options);
     CHECK(make_client_config(*identified.options).defaults.identity == "web-3:8080");
 

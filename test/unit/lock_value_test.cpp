@@ -53,7 +53,7 @@ TEST_CASE("lock value: split at the space after the 40 hex characters of a token
     const std::string short_token = "0123abcd someone";
     CHECK(split_value(short_token).token == short_token);
     CHECK(split_value(short_token).identity.empty());
-    CHECK(split_value(token + " ").identity.empty());  // a space, then nothing: not ours
+    CHECK(split_value(token + " ").identity.empty());      // a space, then nothing: not ours
     CHECK(split_value(token + "x web").identity.empty());  // no space at offset 40
 }
 
