@@ -39,7 +39,8 @@ TEST_CASE("lock value: split at the space after the 40 hex characters of a token
     for (const std::string identity : {"web-3:8080", "a b c", " leading", "x", "trailing "})
     {
         INFO(identity);
-        const auto parts = split_value(compose_value(token, identity));
+        const auto value = compose_value(token, identity);
+        const auto parts = split_value(value);  // views into value
         CHECK(parts.token == token);
         CHECK(parts.identity == identity);
     }
