@@ -733,8 +733,8 @@ TEST_CASE_METHOD(masters_rig<5>,
 
             // That holder, with its identity, hands over to a waiter without one: the keys then
             // hold the waiter's bare token, with the holder's expiry.
-            const lock bare =
-                co_await released_to_first_waiter(c, m, "w-ident", waiting_to_hold(10000ms), next);
+            const auto plain = waiting_to_hold(10000ms);
+            const lock bare = co_await released_to_first_waiter(c, m, "w-ident", plain, next);
             INFO(bare.describe());
             CHECK(bare.valid_until() == next.valid_until());  // handed over
             CHECK(bare.identity().empty());
