@@ -138,7 +138,9 @@ struct lock_options
     /// client (`handoff`): the holder releases and it takes the lock anew, one round trip
     /// later, so that the keys never carry another holder's identity; a holder with one
     /// hands its keys to a waiter without one as usual (the keys then hold the waiter's bare
-    /// token).
+    /// token). With an identity, a lock_options owns memory: on GCC 12, name it in a variable
+    /// rather than passing a temporary to a co_awaited call (docs/usage.md, "Coroutines on
+    /// GCC 12").
     std::string identity;
 };
 
