@@ -138,9 +138,9 @@ struct lock_options
     /// client (`handoff`): the holder releases and it takes the lock anew, one round trip
     /// later, so that the keys never carry another holder's identity; a holder with one
     /// hands its keys to a waiter without one as usual (the keys then hold the waiter's bare
-    /// token). With an identity, a lock_options owns memory: on GCC 12, name it in a variable
-    /// rather than passing a temporary to a co_awaited call (docs/usage.md, "Coroutines on
-    /// GCC 12").
+    /// token). This string makes lock_options not trivially destructible, even empty: on GCC
+    /// 12, no braced `lock_options{}` in a co_awaited call's arguments, nor a defaulted
+    /// lock_options parameter; name it (docs/usage.md, "Coroutines on GCC 12").
     std::string identity;
 };
 
