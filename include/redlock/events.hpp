@@ -46,7 +46,10 @@ struct event
     event_kind kind = event_kind::acquired;  ///< What happened; it says which fields below are set.
     std::size_t master = 0;     ///< master_up, master_down, master_warning: the master's index.
     std::string_view resource;  ///< Lock events: the (first) resource.
-    error_code ec;              ///< The failures' cause; master_down's; master_warning's warning.
+    /// Lock events: the holder's identity the lock publishes (lock_options::identity; for
+    /// acquire_failed, the one asked for), empty when none. Never the token.
+    std::string_view identity;
+    error_code ec;  ///< The failures' cause; master_down's; master_warning's warning.
     std::chrono::microseconds elapsed{0};  ///< acquired, acquire_failed: from the call to the
                                            ///< completion (retries and backoff included).
     std::uint32_t attempts = 0;            ///< acquired, acquire_failed: attempts made.

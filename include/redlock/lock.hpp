@@ -71,9 +71,19 @@ public:
     /// Every resource of the lock.
     std::span<const std::string> resources() const noexcept;
 
-    /// The random value stored in the keys: 40 hex characters for the locks of this library;
-    /// empty when never acquired.
+    /// The value stored in the keys, which releases, extends and checks them: for the locks
+    /// of this library, the random token of 40 lowercase hex characters, followed with
+    /// lock_options::identity by one space and the identity (`<token> <identity>`); for a
+    /// lock rebuilt by client::lock_from_parts, the token given. Empty when never acquired.
+    /// Secret: whoever has it can release the lock. Passed whole to lock_from_parts, it
+    /// rebuilds the lock, identity included.
     std::string_view token() const noexcept;
+
+    /// The holder's identity the keys publish (lock_options::identity): what follows the
+    /// 40 hex characters of the token and one space in token(); empty when the lock publishes
+    /// none (or its value has another form, e.g. another library's token). Public, unlike
+    /// the token.
+    std::string_view identity() const noexcept;
 
     /// The end of validity: t0 + ttl - drift, t0 taken before the first request was sent;
     /// for a lock handed over by a release of this client (lock_options::handoff), the
@@ -117,8 +127,8 @@ public:
     /// otherwise.
     std::string_view reason() const noexcept;
 
-    /// A one-line summary for logs: resource, remaining validity, the reason of a failure
-    /// and per-master outcomes.
+    /// A one-line summary for logs: resource, identity (when published), remaining validity,
+    /// the reason of a failure and per-master outcomes.
     /// Never includes the token.
     std::string describe() const;
 

@@ -24,6 +24,9 @@ enum class lock_role : std::uint8_t
     writer,
 };
 
+/// The longest lock_options::identity, in bytes.
+inline constexpr std::size_t max_identity_size = 128;
+
 /// @brief How one lock is taken. The defaults, and why, are in docs/algorithm.md.
 struct lock_options
 {
@@ -72,7 +75,9 @@ struct lock_options
     /// is left; never for fenced locks (a new holder needs a new fencing token) nor
     /// multi-resource ones. The lock is this acquisition's alone: the holder's copies are no
     /// longer valid (its token is gone from the keys). False: the holder deletes the keys and
-    /// this acquisition sets them anew, one quorum round trip later.
+    /// this acquisition sets them anew, one quorum round trip later. An acquisition with an
+    /// `identity` declines the hand-off for now and takes the lock anew after the release;
+    /// a holder with one hands over to an acquisition without one.
     bool handoff = true;
     /// Deadline of the release sent after a failed attempt (and by async_unlock). The
     /// caller's cancellation does not cut it short.
@@ -124,6 +129,25 @@ struct lock_options
     /// (a reader shares the lock: no token orders it). Not with `permits` nor async_lock_all
     /// (error::invalid_option).
     lock_role role = lock_role::mutex;
+
+    /// @brief Who holds the lock, published in its keys for anyone to read (docs/usage.md,
+    /// "Publishing the holder's identity"): a short public text such as "web-3:8080" or a
+    /// host name and pid. Empty (the default): nothing is published. Otherwise 1 to
+    /// max_identity_size bytes of printable ASCII (0x20 to 0x7E, spaces allowed), else
+    /// error::invalid_option. The value every key of the lock holds on the masters is then
+    /// `<token> <identity>` (the 40 hex characters of the token, one space, the identity)
+    /// instead of the token alone: a mutex's or a writer's key, a semaphore's permit key, a
+    /// reader's member of the readers' set (docs/algorithm.md, "The value of a key"). The
+    /// identity is public: lock::identity(), events and tools may show it; the token, which
+    /// releases the lock, is never shown. Nothing checks that two holders publish different
+    /// identities. A waiting acquisition with an identity declines a hand-off within the
+    /// client (`handoff`): the holder releases and it takes the lock anew, one round trip
+    /// later, so that the keys never carry another holder's identity; a holder with one
+    /// hands its keys to a waiter without one as usual (the keys then hold the waiter's bare
+    /// token). This string makes lock_options not trivially destructible, even empty: on GCC
+    /// 12, no braced `lock_options{}` in a co_awaited call's arguments, nor a defaulted
+    /// lock_options parameter; name it (docs/usage.md, "Coroutines on GCC 12").
+    std::string identity;
 };
 
 /// The longest key (key_prefix + resource) a lock accepts, in bytes: every command of the lock

@@ -14,6 +14,7 @@
 
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/backoff.hpp"
+#include "algorithm/lock_value.hpp"
 #include "algorithm/validity.hpp"
 #include "config/master_identity.hpp"
 #include "driver/acquire_op.hpp"
@@ -372,6 +373,12 @@ void validate(const lock_options& o, error_code& ec, std::string& why)
         return bad("lock_options::fencing is for exclusive holders (a mutex, a writer): a reader "
                    "shares the lock with other readers, and a fencing token orders holders that "
                    "exclude each other");
+    if (auto problem = detail::identity_problem(o.identity); !problem.empty())
+    {
+        ec = error::invalid_option;
+        why = std::move(problem);
+        return;
+    }
     if (detail::remaining_validity(o.ttl, std::chrono::steady_clock::duration::zero(),
                                    o.drift_factor) <= std::chrono::steady_clock::duration::zero())
         return bad("lock_options::ttl is not longer than the clock drift allowance");

@@ -7,6 +7,7 @@
 
 #include <boost/system/system_error.hpp>
 
+#include "algorithm/lock_value.hpp"
 #include "driver/client_impl.hpp"
 #include "runtime/lock_state.hpp"
 
@@ -39,6 +40,8 @@ std::string_view lock::token() const noexcept
 {
     return s_ ? std::string_view(s_->token) : std::string_view();
 }
+
+std::string_view lock::identity() const noexcept { return detail::split_value(token()).identity; }
 
 lock::clock::time_point lock::valid_until() const noexcept
 {
@@ -99,7 +102,10 @@ std::string_view lock::reason() const noexcept
 
 std::string lock::describe() const
 {
-    std::string out = "lock '" + std::string(resource()) + "': ";
+    std::string out = "lock '" + std::string(resource()) + "'";
+    if (!identity().empty())
+        out += " of '" + std::string(identity()) + "'";
+    out += ": ";
     if (held())
         out += "held, " +
                std::to_string(

@@ -9,6 +9,7 @@
 
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/fencing.hpp"
+#include "algorithm/lock_value.hpp"
 #include "runtime/completion.hpp"
 #include "runtime/lock_state.hpp"
 #include "runtime/recycling_allocator.hpp"
@@ -198,7 +199,7 @@ void acquire_op::execute(const acquire_action& a)
         }
         attempt_id_ = a.round_id;
         committing_ = false;
-        c_->tokens.next(std::span<char, token_source::token_chars>(token_));
+        new_token();
         if (semaphore())
         {
             // Each attempt tries the permits from a random one: acquirers racing for free
@@ -360,6 +361,11 @@ bool acquire_op::take_over(const lock_state& from,
                            std::chrono::steady_clock::time_point valid_until,
                            std::span<char, token_source::token_chars> token)
 {
+    // Not with an identity (lock_options::identity): the keys take a fixed-size token
+    // (round::start_release), which would drop it; this acquisition takes the lock anew after
+    // the release.
+    if (!o_.identity.empty())
+        return false;
     // Only a lock of this one key, between rounds (the machine declines during one), and not
     // while the machine is being driven (an event would be queued, and its outcome come late).
     if (done_ || !fsm_ || pump_.driving() || !o_.handoff || o_.fencing || !keys_.empty() ||
@@ -401,6 +407,13 @@ bool acquire_op::take_over(const lock_state& from,
         return false;
     std::copy(std::begin(token_), std::end(token_), token.begin());
     return true;
+}
+
+void acquire_op::new_token()
+{
+    c_->tokens.next(std::span<char, token_source::token_chars>(token_));
+    if (!o_.identity.empty())
+        compose_value_into(value_, {token_, token_source::token_chars}, o_.identity);
 }
 
 void acquire_op::on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked)
@@ -452,6 +465,7 @@ void acquire_op::complete(error_code ec, lock l)
         e.kind = ec ? event_kind::acquire_failed : event_kind::acquired;
         e.resource =
             resource_.empty() && access::state(l) ? l.resource() : std::string_view(resource_);
+        e.identity = o_.identity;
         e.ec = ec;
         e.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - started_);
         e.attempts = fsm_ ? fsm_->attempts() : 0;

@@ -99,7 +99,15 @@ private:
     // A successful semaphore attempt: deletes our token from the permits that masters set
     // outside the majority's, and says so in their diagnostics.
     void release_strays(diagnostic_list& diagnostics);
-    std::string_view token_view() const { return {token_, token_source::token_chars}; }
+    // The value the keys hold: the attempt's token, or with an identity (lock_options::
+    // identity) the token, a space and the identity (value_). What the rounds call the token.
+    std::string_view token_view() const
+    {
+        return o_.identity.empty() ? std::string_view(token_, token_source::token_chars)
+                                   : std::string_view(value_);
+    }
+    // A new token for the next attempt, and its value.
+    void new_token();
 
     void on_round_decided(round& r) override;
     void on_round_finished(round& r) override;
@@ -164,6 +172,7 @@ private:
     std::chrono::steady_clock::time_point started_{};  // for the acquired event's elapsed
     fsm_pump pump_;
     char token_[token_source::token_chars]{};
+    std::string value_;  // with an identity only: token_, a space, the identity
     bool try_mode_ = false;
     bool committing_ = false;       // the attempt under way has reached its commit round
     bool cancelled_early_ = false;  // cancelled before begin()

@@ -53,10 +53,14 @@ public:
 
     /// Whether anyone listens to events (client_config::on_event).
     bool observed() const noexcept { return static_cast<bool>(cfg.on_event); }
-    /// A lock event about `resource` (see report(event)).
-    void report(event_kind kind, std::string_view resource, error_code ec = {}) const
+    /// A lock event about `resource`, held by `identity` (see report(event)).
+    void report(event_kind kind, std::string_view resource, error_code ec = {},
+                std::string_view identity = {}) const
     {
-        report_with(kind, ec, [&](event& e) { e.resource = resource; });
+        report_with(kind, ec, [&](event& e) {
+            e.resource = resource;
+            e.identity = identity;
+        });
     }
     /// An event about master `i` (master_up, master_down, master_warning).
     void report_master(event_kind kind, std::size_t i, error_code ec = {}) const

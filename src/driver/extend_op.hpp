@@ -137,7 +137,8 @@ private:
     void answer(error_code ec, lock result)
     {
         if (c_->observed())
-            c_->report(ec ? event_kind::extend_failed : event_kind::extended, l_.resource(), ec);
+            c_->report(ec ? event_kind::extend_failed : event_kind::extended, l_.resource(), ec,
+                       l_.identity());
         deliver(ec, std::move(result));
         c_->untrack(*this);
     }

@@ -14,6 +14,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
+#include "algorithm/lock_value.hpp"
 #include "driver/client_impl.hpp"
 #include "driver/fsm_pump.hpp"
 #include "driver/round.hpp"
@@ -197,6 +198,9 @@ private:
 
     // What the machine's step means to the world: the accessors' copies, the events, the
     // holder's work (loss signal, on_degraded).
+    // The identity the held lock publishes, for its events.
+    std::string_view identity() const noexcept { return split_value(base_->token).identity; }
+
     void tell(const hold_notice& n)
     {
         switch (n.type)
@@ -209,16 +213,16 @@ private:
         }
             base_->claim().valid_until = n.valid_until;
             if (c_->observed())
-                c_->report(event_kind::extended, base_->resource);
+                c_->report(event_kind::extended, base_->resource, {}, identity());
             return;
         case hold_notice::kind::extend_failed:
             if (c_->observed())
-                c_->report(event_kind::extend_failed, base_->resource, n.ec);
+                c_->report(event_kind::extend_failed, base_->resource, n.ec, identity());
             return;
         case hold_notice::kind::lost:
             base_->claim().over = true;  // never handed over now
             if (c_->observed())
-                c_->report(event_kind::lost, base_->resource, n.ec);
+                c_->report(event_kind::lost, base_->resource, n.ec, identity());
             set_status(n.ec);
             asio::post(work_ex_, [self = shared_from_this()] {
                 self->loss_.emit(asio::cancellation_type::terminal);
@@ -234,6 +238,7 @@ private:
                 event e;
                 e.kind = event_kind::degraded;
                 e.resource = base_->resource;
+                e.identity = identity();
                 e.granted = n.holding;
                 c_->report(e);
             }
@@ -244,7 +249,7 @@ private:
         case hold_notice::kind::released:
             if (c_->observed())
                 c_->report(n.ec ? event_kind::release_failed : event_kind::released,
-                           base_->resource, n.ec);
+                           base_->resource, n.ec, identity());
             return;
         }
     }

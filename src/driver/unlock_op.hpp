@@ -55,7 +55,8 @@ private:
     void refuse(error_code ec)
     {
         if (c_->observed())
-            c_->report(ec ? event_kind::release_failed : event_kind::released, l_.resource(), ec);
+            c_->report(ec ? event_kind::release_failed : event_kind::released, l_.resource(), ec,
+                       l_.identity());
         deliver(ec);
     }
 

@@ -172,6 +172,7 @@ TEST_CASE_METHOD(masters_rig<3>,
     auto bad =
         lasting(std::chrono::milliseconds(3));  // the derived 10 ms attempt timeout is longer
     const std::vector<std::string> repeated{"a", "b", "a"};  // (built outside: GCC 12 coroutines)
+    const lock_options defaults;  // (named: a lock_options owns a string, GCC 12 coroutines)
 
     run_bounded(
         io,
@@ -216,7 +217,7 @@ TEST_CASE_METHOD(masters_rig<3>,
             CHECK_FALSE(rec);
 
             // An invalid resource says which one and why.
-            auto [aec, al] = co_await c.async_lock_all(repeated, lock_options{}, tuple_awaitable);
+            auto [aec, al] = co_await c.async_lock_all(repeated, defaults, tuple_awaitable);
             CHECK(aec == error::invalid_argument);
             CHECK(al.reason() == "resource 2 repeats resource 0");
             auto [eec, el] = co_await c.async_lock("", tuple_awaitable);

@@ -706,6 +706,45 @@ TEST_CASE_METHOD(masters_rig<5>,
         20s);
 }
 
+TEST_CASE_METHOD(masters_rig<5>,
+                 "wait: a waiter with an identity declines the hand-off and takes the lock anew "
+                 "after the release, its identity in the keys, and a holder with an identity hands "
+                 "over to a waiter without one",
+                 "[live][wait][handoff][identity]")
+{
+    // How many masters hold `l`'s value in the key.
+    const auto holding = [&](const lock& l) {
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < m.size(); ++i)
+            n += get_on(m, i, "w-ident") == std::string(l.token()) ? 1 : 0;
+        return n;
+    };
+    run(
+        [&]() -> asio::awaitable<void> {
+            // The TTLs allow a hand-off: only the waiter's identity declines it.
+            lock first = co_await acquired(c, "w-ident", holder_options());
+            auto o = waiting_to_hold(10000ms);
+            o.identity = "waiter-1";
+            const lock next = co_await released_to_first_waiter(c, m, "w-ident", o, first);
+            INFO(next.describe());
+            CHECK(next.identity() == "waiter-1");
+            CHECK(next.valid_until() > first.valid_until());  // set anew, not handed over
+            CHECK(holding(next) >= 3);
+
+            // That holder, with its identity, hands over to a waiter without one: the keys then
+            // hold the waiter's bare token, with the holder's expiry.
+            const auto plain = waiting_to_hold(10000ms);
+            const lock bare = co_await released_to_first_waiter(c, m, "w-ident", plain, next);
+            INFO(bare.describe());
+            CHECK(bare.valid_until() == next.valid_until());  // handed over
+            CHECK(bare.identity().empty());
+            CHECK(bare.token().size() == 40);
+            REQUIRE(co_await eventually([&] { return holding(bare) >= 3; }, 2s));
+            co_await unlock_and_expect_no_keys(c, bare, m);
+        },
+        20s);
+}
+
 TEST_CASE_METHOD(
     masters_rig<5>,
     "wait: a lock no longer held is never handed over: a second release of the holder's copy, or a "

@@ -753,3 +753,86 @@ TEST_CASE(
     CHECK_THAT(quiet.error_output(), !Catch::Contains("warning"));
     CHECK(no_key_left(m, "job:evicting"));
 }
+
+namespace {
+
+// The values of `key` on the masters: GET's, or a sorted set's members (ZRANGE) for `zset`.
+std::vector<std::string> values_of(const local_masters& m, const std::string& key, bool zset)
+{
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < m.size(); ++i)
+    {
+        const auto raw =
+            zset ? m.command(i, {"ZRANGE", key, "0", "-1"}) : m.command(i, {"GET", key});
+        // "$N\r\nvalue\r\n", or "*1\r\n$N\r\nvalue\r\n" for one member.
+        const auto dollar = raw.find('$');
+        if (dollar == std::string::npos || raw.compare(dollar, 3, "$-1") == 0)
+            continue;
+        const auto eol = raw.find("\r\n", dollar);
+        const auto len = std::stoul(raw.substr(dollar + 1, eol - dollar - 1));
+        out.push_back(raw.substr(eol + 2, len));
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("redlock-run: --identity publishes the holder in the keys, in every mode, and COMMAND "
+          "gets REDLOCK_IDENTITY",
+          "[tool][live][identity]")
+{
+    struct mode
+    {
+        std::vector<std::string> flags;
+        std::vector<std::string> keys;  // where the value may be
+        bool zset = false;
+    };
+    const auto md = GENERATE(values<mode>({
+        {{}, {"job:ident"}},
+        {{"--fencing"}, {"job:ident"}},
+        {{"--wait", "5s"}, {"job:ident"}},
+        {{"--permits", "2"}, {"{job:ident}:permit:0", "{job:ident}:permit:1"}},
+        {{"--shared"}, {"{job:ident}:readers"}, true},
+    }));
+    std::string shown;
+    for (const auto& f : md.flags)
+        shown += f + " ";
+    INFO("flags: " << shown);
+    local_masters m;
+    scratch s;
+    const auto out = s.file("identity");
+    const auto go = s.file("go");
+    auto flags = md.flags;
+    flags.insert(flags.end(), {"--identity", "web-3:8080"});
+    tool_process run(
+        run_args(m, flags, "job:ident",
+                 sh("echo \"$REDLOCK_IDENTITY\" > " + out + ".tmp && mv " + out + ".tmp " + out +
+                    "; while [ ! -e " + go + " ]; do sleep 0.02; done")));
+    const auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (!std::ifstream(out).good() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(10ms);
+    CHECK(read_text(out) == "web-3:8080\n");
+    // While COMMAND runs, a majority of the masters hold `<40 hex> web-3:8080`.
+    std::size_t holding = 0;
+    const std::regex value("[0-9a-f]{40} web-3:8080");
+    for (const auto& k : md.keys)
+        for (const auto& v : values_of(m, k, md.zset))
+        {
+            INFO(k << " = " << v);
+            CHECK(std::regex_match(v, value));
+            ++holding;
+        }
+    CHECK(holding >= 3);  // of 5
+    std::ofstream(go).put('\n');
+    CHECK(run.wait_exit(20s) == 0);
+    for (const auto& k : md.keys)
+        CHECK(no_key_left(m, k));
+    CHECK(no_key_left(m, "job:ident"));
+
+    // Without --identity: no REDLOCK_IDENTITY.
+    const auto env = s.file("env");
+    tool_process plain(
+        run_args(m, md.flags, "job:ident", sh("echo \"${REDLOCK_IDENTITY-none}\" > " + env)));
+    CHECK(plain.wait_exit(20s) == 0);
+    CHECK(read_text(env) == "none\n");
+}

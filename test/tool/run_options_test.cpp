@@ -136,6 +136,10 @@ TEST_CASE("redlock-run: bad arguments exit 64 with a message", "[tool]")
          "--shared takes a read-write lock's reader: not with --permits"},
         {{"--master", "redis://h", "--shared", "--fencing", "job", "--", "true"},
          "--shared takes a read-write lock's reader: not with --fencing"},
+        {{"--master", "redis://h", "--identity", std::string(129, 'x'), "job", "--", "true"},
+         "lock_options::identity is 129 bytes long: at most 128"},
+        {{"--master", "redis://h", "--identity", "web\t3", "job", "--", "true"},
+         "lock_options::identity has byte 0x09 at offset 3"},
         {{"--master", "redis://h", "--cluster-replica-acks", "1", "job", "--", "true"},
          "--cluster-replica-acks applies to Redis Cluster masters (redis-cluster://, "
          "rediss-cluster://), and "
@@ -341,6 +345,12 @@ TEST_CASE("redlock-run: the options reach the client's configuration", "[tool]")
         parse({"--master", "redis://a", "--permits", "2", "--wait", "5s", "job", "--", "true"});
     REQUIRE(waiting_permit.options);
     CHECK(make_client_config(*waiting_permit.options).defaults.wait == 5s);
+
+    CHECK(cfg.defaults.identity.empty());
+    auto identified = parse(
+        {"--master", "redis://a", "--identity", "web-3:8080", "--shared", "job", "--", "true"});
+    REQUIRE(identified.options);
+    CHECK(make_client_config(*identified.options).defaults.identity == "web-3:8080");
 
     auto acks = parse({"--master", "redis://a", "--master", "redis-cluster://b:7000,c:7000",
                        "--cluster-replica-acks", "2", "job", "--", "true"});

@@ -24,6 +24,8 @@ TEST_CASE("defaults: lock_options", "[defaults]")
     CHECK(o.release_timeout == 200ms);
     CHECK_FALSE(o.fencing);
     CHECK(redlock::max_key_size == 4096);
+    CHECK(o.identity.empty());  // nothing published: the keys hold the bare token
+    CHECK(redlock::max_identity_size == 128);
 }
 
 TEST_CASE("defaults: hold_options", "[defaults]")

@@ -85,6 +85,26 @@ TEST_CASE("lock_options: each field's bounds", "[unit][options]")
           }).empty());
 }
 
+TEST_CASE("lock_options: an identity is empty or 1 to 128 printable ASCII bytes",
+          "[unit][options][identity]")
+{
+    redlock::lock_options o;
+    o.identity = "web-3:8080";
+    CHECK(rejection(o).empty());
+    o.identity = std::string(128, 'h');
+    CHECK(rejection(o).empty());
+    o.identity = std::string(129, 'h');
+    CHECK_THAT(rejection(o), Catch::Contains("lock_options::identity is 129 bytes long"));
+    o.identity = "web-3\r";
+    CHECK_THAT(rejection(o), Catch::Contains("lock_options::identity has byte 0x0D at offset 5"));
+
+    // A client's defaults are validated as well.
+    redlock::client_config cfg;
+    cfg.masters = {"redis://127.0.0.1:6379"};
+    cfg.defaults.identity = "bell\a";
+    CHECK_THAT(redlock::test::client_refusal(cfg), Catch::Contains("lock_options::identity"));
+}
+
 TEST_CASE(
     "client_config: cluster replica acknowledgements out of range are refused, naming the field",
     "[unit][options]")

@@ -115,6 +115,11 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
     app.add_flag("--shared", o.shared,
                  "Take RESOURCE as a reader (as flock -s): COMMAND runs beside other --shared "
                  "runs, never beside a run without it.");
+    app.add_option("--identity", o.identity,
+                   "Publish TEXT as the holder's identity in the keys, for anyone to read (1 to "
+                   "128 printable ASCII characters, e.g. host:pid); COMMAND gets "
+                   "REDLOCK_IDENTITY.")
+        ->type_name("TEXT");
     app.add_option(
            "--cluster-replica-acks", o.cluster_replica_acks,
            "redis-cluster:// masters: count an answer once this many replicas have it (WAIT).")
@@ -180,6 +185,7 @@ parse_result parse_run_options(const std::vector<std::string>& args, const run_e
     lock_options lo;
     lo.ttl = o.ttl;
     lo.wait = o.wait;
+    lo.identity = o.identity;
     return cli::accepted_unless_refused("redlock-run", std::move(o), lo, exit_status::usage);
 }
 
@@ -191,6 +197,7 @@ client_config make_client_config(const run_options& o)
     cfg.defaults.fencing = o.fencing;
     cfg.defaults.permits = o.permits;
     cfg.defaults.role = o.shared ? lock_role::reader : lock_role::mutex;
+    cfg.defaults.identity = o.identity;
     cfg.cluster_replica_acks = o.cluster_replica_acks;
     return cfg;
 }

@@ -49,6 +49,7 @@ struct run_options : cli::masters_options
     bool fencing = false;
     std::uint32_t permits = 1;  ///< lock_options::permits: more than 1, a counting semaphore
     bool shared = false;        ///< lock_options::role = lock_role::reader (as flock -s)
+    std::string identity;       ///< lock_options::identity (--identity); empty: none
     bool verbose = false;
     bool quiet = false;  ///< No deployment warnings (--verbose still shows them).
 };

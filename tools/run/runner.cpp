@@ -156,6 +156,8 @@ private:
         std::vector<std::string> env;
         if (o_.fencing)
             env.push_back("REDLOCK_FENCING_TOKEN=" + std::to_string(l.fencing_token()));
+        if (!l.identity().empty())
+            env.push_back("REDLOCK_IDENTITY=" + std::string(l.identity()));
         wait_child();  // armed before the child can exit
         int error = 0;
         // Started before COMMAND, so that COMMAND never runs unguarded for longer than the
