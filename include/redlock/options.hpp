@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <redlock/config.hpp>
@@ -26,6 +28,45 @@ enum class lock_role : std::uint8_t
 
 /// The longest lock_options::identity, in bytes.
 inline constexpr std::size_t max_identity_size = 128;
+
+/// @brief lock_options::identity's text, stored in place (no heap), so that lock_options
+/// stays trivially destructible: a braced `lock_options{}` in a co_awaited call's arguments
+/// remains safe on GCC 12 (docs/usage.md, "Coroutines on GCC 12"), as it was before the
+/// identity existed. Assigned from any string; it keeps up to max_identity_size bytes and the
+/// length it was given, so that a longer text is still refused (error::invalid_option).
+class identity_text
+{
+public:
+    identity_text() = default;
+    identity_text(std::string_view text) noexcept { assign(text); }
+    identity_text(const char* text) noexcept : identity_text(std::string_view(text)) {}
+    identity_text(const std::string& text) noexcept : identity_text(std::string_view(text)) {}
+
+    /// The text (its first max_identity_size bytes when it was given a longer one).
+    std::string_view view() const noexcept
+    {
+        return {data_, size_ < max_identity_size ? size_ : max_identity_size};
+    }
+    operator std::string_view() const noexcept { return view(); }
+    /// The length of the text it was given, which may exceed max_identity_size.
+    std::size_t size() const noexcept { return size_; }
+    bool empty() const noexcept { return size_ == 0; }
+
+    friend bool operator==(const identity_text& a, std::string_view b) noexcept
+    {
+        return a.size_ == b.size() && a.view() == b;
+    }
+
+private:
+    void assign(std::string_view text) noexcept
+    {
+        size_ = text.size();
+        text.copy(data_, max_identity_size);
+    }
+
+    std::size_t size_ = 0;
+    char data_[max_identity_size]{};
+};
 
 /// @brief How one lock is taken. The defaults, and why, are in docs/algorithm.md.
 struct lock_options
@@ -144,11 +185,16 @@ struct lock_options
     /// client (`handoff`): the holder releases and it takes the lock anew, one round trip
     /// later, so that the keys never carry another holder's identity; a holder with one
     /// hands its keys to a waiter without one as usual (the keys then hold the waiter's bare
-    /// token). This string makes lock_options not trivially destructible, even empty: on GCC
-    /// 12, no braced `lock_options{}` in a co_awaited call's arguments, nor a defaulted
-    /// lock_options parameter; name it (docs/usage.md, "Coroutines on GCC 12").
-    std::string identity;
+    /// token). Stored in place (identity_text), so that lock_options stays trivially
+    /// destructible.
+    identity_text identity;
 };
+
+// A braced lock_options{} in a co_awaited call's arguments is safe on GCC 12 only while the
+// struct is trivially destructible (docs/usage.md, "Coroutines on GCC 12").
+static_assert(std::is_trivially_destructible_v<lock_options>,
+              "lock_options must stay trivially destructible: GCC 12 frees a braced temporary "
+              "of a type with a destructor twice inside co_await");
 
 /// The longest key (key_prefix + resource) a lock accepts, in bytes: every command of the lock
 /// carries it to every master, and one huge key stalls the other locks of the connection

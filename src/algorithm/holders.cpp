@@ -5,24 +5,9 @@
 #include <functional>
 #include <limits>
 
-#include "algorithm/token.hpp"
 #include "algorithm/validity.hpp"
 
 namespace redlock::detail {
-
-std::string_view published_identity(std::string_view value) noexcept
-{
-    constexpr auto n = token_source::token_chars;
-    if (value.size() <= n + 1 || value[n] != ' ')
-        return {};
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        const char c = value[i];
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-            return {};
-    }
-    return value.substr(n + 1);
-}
 
 std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* const> reads,
                                              std::size_t quorum,

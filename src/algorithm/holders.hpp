@@ -14,11 +14,6 @@
 
 namespace redlock::detail {
 
-/// The identity a lock's value publishes (lock_options::identity): what follows `<token> `,
-/// where the token is token_source::token_chars (40) lowercase hex characters; empty when the value is a bare token or
-/// another client's value.
-std::string_view published_identity(std::string_view value) noexcept;
-
 /// The value a key of ours holds while readers hold (the readers' mark): no holder by itself.
 inline constexpr std::string_view readers_mark = "redlock:readers";
 

@@ -9,11 +9,11 @@
 
 namespace redlock::detail {
 
-std::string identity_problem(std::string_view identity)
+std::string identity_problem(std::string_view identity, std::size_t length)
 {
-    if (identity.size() > max_identity_size)
-        return "lock_options::identity is " + std::to_string(identity.size()) +
-               " bytes long: at most " + std::to_string(max_identity_size);
+    if (length > max_identity_size || identity.size() > max_identity_size)
+        return "lock_options::identity is " + std::to_string(length) + " bytes long: at most " +
+               std::to_string(max_identity_size);
     for (std::size_t i = 0; i < identity.size(); ++i)
     {
         const auto c = static_cast<unsigned char>(identity[i]);

@@ -2,6 +2,7 @@
 #ifndef REDLOCK_SRC_ALGORITHM_LOCK_VALUE_HPP
 #define REDLOCK_SRC_ALGORITHM_LOCK_VALUE_HPP
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -15,8 +16,13 @@ namespace redlock::detail {
 
 /// Why `identity` cannot be published (lock_options::identity), naming the field and the first
 /// offending byte; empty when it can: empty (nothing published), or 1 to max_identity_size
-/// bytes of printable ASCII (0x20 to 0x7E).
-std::string identity_problem(std::string_view identity);
+/// bytes of printable ASCII (0x20 to 0x7E). `length`: the length of the text given, which
+/// identity_text keeps beside its first max_identity_size bytes (`identity`).
+std::string identity_problem(std::string_view identity, std::size_t length);
+inline std::string identity_problem(std::string_view identity)
+{
+    return identity_problem(identity, identity.size());
+}
 
 /// Writes the value of a key into `out`: `token`, then " " and `identity` when there is one.
 /// Reuses out's storage (no allocation once it is large enough).

@@ -373,7 +373,8 @@ void validate(const lock_options& o, error_code& ec, std::string& why)
         return bad("lock_options::fencing is for exclusive holders (a mutex, a writer): a reader "
                    "shares the lock with other readers, and a fencing token orders holders that "
                    "exclude each other");
-    if (auto problem = detail::identity_problem(o.identity); !problem.empty())
+    if (auto problem = detail::identity_problem(o.identity.view(), o.identity.size());
+        !problem.empty())
     {
         ec = error::invalid_option;
         why = std::move(problem);

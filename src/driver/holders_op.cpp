@@ -4,6 +4,7 @@
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/fencing.hpp"
 #include "algorithm/holders.hpp"
+#include "algorithm/lock_value.hpp"
 #include "algorithm/quorum.hpp"
 #include "protocol/scripts.hpp"
 #include "routing/key_slot.hpp"
@@ -112,7 +113,7 @@ holders_result holders_op::result() const
             for (const auto& v : h->held)
             {
                 held_entry e;
-                e.identity.assign(published_identity(v.value));
+                e.identity.assign(split_value(v.value).identity);
                 e.reader = v.reader;
                 e.foreign = v.foreign;
                 e.ttl = std::chrono::milliseconds(v.pttl);
@@ -126,7 +127,7 @@ holders_result holders_op::result() const
          holders_on_quorum(reads, fsm_->outcomes().quorum(), elapsed, o_.ttl, o_.drift_factor))
     {
         holder_info h;
-        h.identity.assign(published_identity(q.value));
+        h.identity.assign(split_value(q.value).identity);
         h.id = sha1_hex(q.value).substr(0, 16);
         h.reader = q.reader;
         h.fencing_token = q.fence;

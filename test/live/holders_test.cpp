@@ -29,7 +29,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             auto [ec, r] = co_await c.async_holders("who", tuple_awaitable);
             REQUIRE_FALSE(ec);
             REQUIRE(r.holders.size() == 1);
-            const auto& h = r.holders[0];
+            const auto h = r.holders[0];
             CHECK(h.identity.empty());  // a bare token publishes none
             CHECK_FALSE(h.reader);
             CHECK(h.masters >= 3);
@@ -53,6 +53,19 @@ TEST_CASE_METHOD(masters_rig<5>,
             auto [ec2, after] = co_await c.async_holders("who", tuple_awaitable);
             CHECK_FALSE(ec2);
             CHECK_FALSE(after.held());
+
+            // A holder that publishes its identity is named by it, and has another id.
+            o.identity = "node-a:9000";
+            auto named = co_await acquired(c, "who", o);
+            auto [ec3, r3] = co_await c.async_holders("who", tuple_awaitable);
+            REQUIRE_FALSE(ec3);
+            REQUIRE(r3.holders.size() == 1);
+            CHECK(r3.holders[0].identity == "node-a:9000");
+            CHECK(r3.holders[0].id.size() == 16);
+            CHECK(r3.holders[0].id != h.id);
+            CHECK(r3.holders[0].id.find(std::string(named.token()).substr(0, 16)) ==
+                  std::string::npos);
+            co_await c.async_unlock(named, asio::use_awaitable);
         },
         20s);
 }

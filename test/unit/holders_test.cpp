@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "algorithm/holders.hpp"
+#include "algorithm/lock_value.hpp"
 #include "protocol/holders_reply.hpp"
 
 using namespace std::chrono_literals;
@@ -172,8 +173,8 @@ TEST_CASE("holders: readers are holders each, the readers' mark and foreign keys
     REQUIRE(h.size() == 2);
     CHECK(h[0].reader);
     CHECK(h[1].reader);
-    CHECK(rd::published_identity(h[0].value) == "r1");
-    CHECK(rd::published_identity(h[1].value) == "r2");
+    CHECK(rd::split_value(h[0].value).identity == "r1");
+    CHECK(rd::split_value(h[1].value).identity == "r2");
     CHECK(h[0].fence == 3);
 }
 
@@ -197,18 +198,5 @@ TEST_CASE("holders: a semaphore's value counts per permit key, as its acquisitio
     const auto f = holders_of({&forever, &forever, &none});
     REQUIRE(f.size() == 1);
     CHECK_FALSE(f[0].expires);
-    CHECK(rd::published_identity(f[0].value).empty());
-}
-
-TEST_CASE("holders: the identity is what follows a token of 40 lowercase hex characters and a "
-          "space",
-          "[holders]")
-{
-    CHECK(rd::published_identity(holder_token_a + " web-3:8080") == "web-3:8080");
-    CHECK(rd::published_identity(holder_token_a + " a b") == "a b");
-    CHECK(rd::published_identity(holder_token_a).empty());
-    CHECK(rd::published_identity(holder_token_a + " ").empty());
-    CHECK(rd::published_identity("0123456789ABCDEF0123456789abcdef01234567 x").empty());
-    CHECK(rd::published_identity("short x").empty());
-    CHECK(rd::published_identity(holder_token_a + "-x").empty());
+    CHECK(rd::split_value(f[0].value).identity.empty());
 }
