@@ -403,11 +403,11 @@ TEST_CASE_METHOD(three_masters,
         std::span<const char, rd::token_source::token_chars>(intent.data(), intent.size()));
     r.start(c, rd::round::kind::acquire_writer_fenced, keys, token, 30000, 1s, &l);
     // Not seen to run yet: EVAL, with the body, the four keys and the intent id last.
-    const auto& sent = c.master(0).sent[0].bytes;
-    CHECK(sent.find(rd::fenced_writer_acquire_script().body) != std::string::npos);
-    CHECK(sent.find("$1\r\n4\r\n$3\r\ndoc\r\n") != std::string::npos);
-    CHECK(sent.ends_with("$5\r\n30000\r\n$" + std::to_string(intent.size()) + "\r\n" + intent +
-                         "\r\n"));
+    const auto& bytes_sent = c.master(0).sent[0].bytes;
+    CHECK(bytes_sent.find(rd::fenced_writer_acquire_script().body) != std::string::npos);
+    CHECK(bytes_sent.find("$1\r\n4\r\n$3\r\ndoc\r\n") != std::string::npos);
+    CHECK(bytes_sent.ends_with("$5\r\n30000\r\n$" + std::to_string(intent.size()) + "\r\n" +
+                               intent + "\r\n"));
     const node_view counter[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "6"}};
     const node_view more[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "7"}};
     CHECK(c.master(0).answer(0, counter));
