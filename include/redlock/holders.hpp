@@ -55,9 +55,9 @@ struct held_entry
 /// holds of the resource.
 struct master_holdings_info
 {
-    master_diagnostic diagnostic;
+    master_diagnostic diagnostic;     ///< Its outcome: granted (it answered), error, timed_out.
     std::uint64_t fence_counter = 0;  ///< The resource's fence counter there (0: none).
-    std::vector<held_entry> entries;
+    std::vector<held_entry> entries;  ///< What it holds of the resource (granted only).
 };
 
 /// What async_holders found: the holders a majority agrees on (a mutex has at most one; a
@@ -65,8 +65,8 @@ struct master_holdings_info
 /// master holds.
 struct holders_result
 {
-    std::vector<holder_info> holders;
-    std::vector<master_holdings_info> masters;
+    std::vector<holder_info> holders;           ///< Those a majority agrees on; empty: free.
+    std::vector<master_holdings_info> masters;  ///< What each master answered, in order.
     /// Why the read was refused before anything was sent (invalid_argument, invalid_option).
     std::string message;
     /// Whether anyone holds the resource (as far as a majority says).

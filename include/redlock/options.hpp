@@ -38,8 +38,11 @@ class identity_text
 {
 public:
     identity_text() = default;
+    /// Keeps `text` (its first max_identity_size bytes, and its length).
     identity_text(std::string_view text) noexcept { assign(text); }
+    /// Keeps the NUL-terminated `text`, as from a std::string_view.
     identity_text(const char* text) noexcept : identity_text(std::string_view(text)) {}
+    /// Keeps `text`, as from a std::string_view.
     identity_text(const std::string& text) noexcept : identity_text(std::string_view(text)) {}
 
     /// The text (its first max_identity_size bytes when it was given a longer one).
@@ -47,11 +50,14 @@ public:
     {
         return {data_, size_ < max_identity_size ? size_ : max_identity_size};
     }
+    /// view(), for the functions that take a std::string_view.
     operator std::string_view() const noexcept { return view(); }
     /// The length of the text it was given, which may exceed max_identity_size.
     std::size_t size() const noexcept { return size_; }
+    /// No identity: nothing is published.
     bool empty() const noexcept { return size_ == 0; }
 
+    /// Whether it holds exactly `b` (a longer text it was given never equals its view).
     friend bool operator==(const identity_text& a, std::string_view b) noexcept
     {
         return a.size_ == b.size() && a.view() == b;
