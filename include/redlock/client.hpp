@@ -261,6 +261,34 @@ public:
         return async_holders(resource, default_options(), std::forward<CompletionToken>(token));
     }
 
+    /// @brief Completes with who holds `resource` as soon as it differs from `seen` (another
+    /// holder, another fencing token, a holder gone or added): call it in a loop, passing what
+    /// it gave, to follow a resource's holders as they change.
+    ///
+    /// Reads as async_holders does, and compares the holders (by holder_info::id, reader and
+    /// fencing_token; not their time left). Between reads it is woken by the masters' client
+    /// tracking on the resource's keys (armed before each read, so a change between the read
+    /// and the wait is not lost), by this client's own acquisitions and releases, when a
+    /// holder's validity runs out, and at least every `reread_every` (the bound on how late a
+    /// change is seen when a master refuses tracking or a push is lost). A read that fewer than
+    /// a majority answer is retried, not reported. Errors: invalid_argument, invalid_option (bad
+    /// `opts`, `reread_every` not positive), connection_closed, operation_aborted.
+    ///
+    /// @par Handler signature
+    /// `void(error_code, holders_result)`
+    ///
+    /// @par Per-operation cancellation
+    /// terminal, partial and total: completes at once with operation_aborted.
+    template <class CompletionToken = default_token_t>
+    auto async_next_holders(std::string_view resource, lock_options opts,
+                            const holders_result& seen, std::chrono::milliseconds reread_every,
+                            CompletionToken&& token = {})
+    {
+        return detail::initiate<void(error_code, holders_result)>(
+            detail::initiate_next_holders{{this}}, std::forward<CompletionToken>(token), resource,
+            opts, seen.holders, reread_every);
+    }
+
     /// @brief Acquires `resource`, runs `work(lock)` while the lock is kept alive by automatic
     /// extension, and releases afterwards whatever happens.
     ///

@@ -7,6 +7,7 @@
 #include <redlock/client.hpp>
 #include <redlock/config.hpp>
 #include <redlock/connection.hpp>
+#include <redlock/election.hpp>
 #include <redlock/error.hpp>
 #include <redlock/events.hpp>
 #include <redlock/fencing.hpp>

@@ -22,6 +22,7 @@
 #include "driver/client_impl.hpp"
 #include "driver/extend_op.hpp"
 #include "driver/holders_op.hpp"
+#include "driver/next_holders_op.hpp"
 #include "driver/round.hpp"
 #include "driver/unlock_op.hpp"
 #include "runtime/completion.hpp"
@@ -250,6 +251,19 @@ void detail::start_holders(client& self, std::string resource, const lock_option
     const auto& c = client_access::impl(self);
     auto slot = asio::get_associated_cancellation_slot(handler);
     auto op = std::make_shared<holders_op>(c, std::move(resource), opts, std::move(handler));
+    connect_cancellation(slot, op, c);
+    asio::dispatch(c->strand, [op] { op->start(); });
+}
+
+void detail::start_next_holders(
+    client& self, std::string resource, const lock_options& opts, std::vector<holder_info> seen,
+    std::chrono::milliseconds reread_every,
+    asio::any_completion_handler<void(error_code, holders_result)> handler)
+{
+    const auto& c = client_access::impl(self);
+    auto slot = asio::get_associated_cancellation_slot(handler);
+    auto op = std::make_shared<next_holders_op>(c, std::move(resource), opts, signature_of(seen),
+                                                reread_every, std::move(handler));
     connect_cancellation(slot, op, c);
     asio::dispatch(c->strand, [op] { op->start(); });
 }

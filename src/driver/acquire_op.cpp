@@ -459,6 +459,10 @@ void acquire_op::complete(error_code ec, lock l)
         forget_intent();
     c_->deadlines.cancel(*this);
     leave_waiting_room(true);
+    // The masters do not tell this client's observers of its own writes (NOLOOP).
+    // (The lock's keys: the acquisition's own may have been moved into it.)
+    if (!ec && c_->waiting.observed() && access::state(l))
+        c_->waiting.changed_here(access::state(l)->key_span());
     if (c_->observed())
     {
         event e;

@@ -73,6 +73,7 @@ void round::start_release(round_context& c, const lock_state& held,
                                     std::span<char, token_source::token_chars>(successor_)))
         {
             c.waiting.handed_over(held.key);
+            c.waiting.changed_here(held.key_span());  // another holder: observers read again
             return start(c, kind::hand_over, held.key_span(), held.token, 0, timeout, l, nullptr,
                          latest, at);
         }

@@ -74,10 +74,76 @@ void waiting_room::unwatch(std::span<const std::string> keys, release_listener* 
     }
 }
 
+void waiting_room::observe(std::span<const std::string> keys, key_observer* o)
+{
+    for (const auto& k : keys)
+    {
+        auto& w = observers_[k];
+        if (std::find(w.begin(), w.end(), o) == w.end())
+            w.push_back(o);
+    }
+}
+
+void waiting_room::unobserve(std::span<const std::string> keys, key_observer* o) noexcept
+{
+    for (const auto& k : keys)
+    {
+        const auto it = observers_.find(k);
+        if (it == observers_.end())
+            continue;
+        std::erase(it->second, o);
+        if (it->second.empty())
+            observers_.erase(it);
+    }
+}
+
+void waiting_room::changed_here(std::span<const std::string> keys) { tell_observers(keys); }
+
+void waiting_room::tell_observers(std::span<const std::string> keys, bool all)
+{
+    if (observers_.empty())
+        return;
+    std::vector<key_observer*> whom;
+    if (all)
+        for (const auto& [key, w] : observers_)
+            whom.insert(whom.end(), w.begin(), w.end());
+    else
+        for (const auto& k : keys)
+            if (const auto it = observers_.find(k); it != observers_.end())
+                whom.insert(whom.end(), it->second.begin(), it->second.end());
+    if (whom.empty())
+        return;
+    std::sort(whom.begin(), whom.end());
+    whom.erase(std::unique(whom.begin(), whom.end()), whom.end());
+    std::vector<std::shared_ptr<void>> held;
+    held.reserve(whom.size());
+    for (auto* o : whom)
+        held.push_back(o->hold());
+    // Posted: an observer reads the masters again, which must not start inside a round's
+    // callback or a push's parsing.
+    boost::asio::post(ex_, [whom = std::move(whom), held = std::move(held)] {
+        for (auto* o : whom)
+            o->on_key_changed();
+    });
+}
+
+void waiting_room::tell_observers(const invalidation& inv)
+{
+    if (observers_.empty())
+        return;
+    if (inv.all)
+        return tell_observers({}, true);
+    std::vector<std::string> keys;
+    for (const auto k : inv.keys)
+        keys.emplace_back(k);
+    tell_observers(keys);
+}
+
 void waiting_room::invalidate(std::size_t master, const invalidation& inv)
 {
     if (inv.all)
         return invalidate_all(master);
+    tell_observers(inv);
     std::vector<release_listener*> whom;
     whom.swap(scratch_);
     whom.clear();
@@ -94,6 +160,7 @@ void waiting_room::invalidate(std::size_t master, const invalidation& inv)
 
 void waiting_room::invalidate_all(std::size_t master)
 {
+    tell_observers({}, true);
     std::vector<release_listener*> whom;
     for (const auto& [key, w] : watchers_)
         whom.insert(whom.end(), w.begin(), w.end());
@@ -131,6 +198,7 @@ void waiting_room::refused_elsewhere(std::span<const std::string> keys, bool fir
 
 void waiting_room::notify_released(const master_set& masters, std::span<const std::string> keys)
 {
+    tell_observers(keys);
     std::vector<release_listener*> whom;
     for (const auto& k : keys)
         if (const auto it = watchers_.find(k); it != watchers_.end())

@@ -48,6 +48,21 @@ protected:
     ~release_listener() = default;
 };
 
+/// An observer of some keys (client::async_next_holders): told when one may have changed, by
+/// a master's invalidation or by this client's own acquisitions and releases (which the
+/// masters do not report to it: NOLOOP).
+class key_observer
+{
+public:
+    /// One of the keys may have changed (on any master).
+    virtual void on_key_changed() = 0;
+    /// Keeps the observer alive while its callback runs.
+    virtual std::shared_ptr<void> hold() = 0;
+
+protected:
+    ~key_observer() = default;
+};
+
 /// @brief A client's waiting acquisitions: the queue of each resource (first come, first
 /// served: only the head competes), who watches which key, and whether each master's
 /// connection has client tracking on.
@@ -79,6 +94,14 @@ public:
     /// `l` hears of invalidations of `keys` from now on (until unwatch).
     void watch(std::span<const std::string> keys, release_listener* l);
     void unwatch(std::span<const std::string> keys, release_listener* l) noexcept;
+
+    /// `o` hears of changes of `keys` from now on (until unobserve).
+    void observe(std::span<const std::string> keys, key_observer* o);
+    void unobserve(std::span<const std::string> keys, key_observer* o) noexcept;
+    /// An acquisition of this client took `keys`: their observers are told (posted).
+    void changed_here(std::span<const std::string> keys);
+    /// Whether anyone observes a key (an acquisition then calls changed_here()).
+    bool observed() const noexcept { return !observers_.empty(); }
 
     /// Master `master` pushed `inv`: the listeners watching its keys (all, for `inv.all`) hear
     /// of it.
@@ -119,7 +142,10 @@ public:
     static constexpr unsigned yield_every = 8;
     /// Whether a release must call released_here(): someone watches a key, or a row of
     /// hand-offs is being counted (the release that ends it must say so).
-    bool wants_releases() const noexcept { return !watchers_.empty() || !handoffs_.empty(); }
+    bool wants_releases() const noexcept
+    {
+        return !watchers_.empty() || !handoffs_.empty() || !observers_.empty();
+    }
 
     /// Client tracking on master i's connection generation `gen`: whether it was asked for
     /// (then the watch does not ask again), and whether the master refused it.
@@ -140,6 +166,9 @@ public:
 
 private:
     void tell(std::size_t master, std::vector<release_listener*>& whom);
+    // Posts on_key_changed() to the observers of `keys` (of any key, for `all`).
+    void tell_observers(std::span<const std::string> keys, bool all = false);
+    void tell_observers(const invalidation& inv);
 
     struct per_master
     {
@@ -148,6 +177,7 @@ private:
     };
     std::unordered_map<std::string, std::deque<release_listener*>> queues_;
     std::unordered_map<std::string, std::vector<release_listener*>> watchers_;
+    std::unordered_map<std::string, std::vector<key_observer*>> observers_;
     // Local hand-offs in a row, by the first key of the releases. An entry lives until its row
     // ends (released_here); a row left open (its holder's lock expired unreleased) is
     // forgotten when the map reaches max_rows, which at worst postpones a yield.

@@ -57,6 +57,9 @@ void start_extend(client& c, const lock& l, std::chrono::milliseconds ttl,
 void start_check(client& c, const lock& l, handler_of<void(error_code, check_result)> h);
 void start_holders(client& c, std::string resource, const lock_options& opts,
                    handler_of<void(error_code, holders_result)> h);
+void start_next_holders(client& c, std::string resource, const lock_options& opts,
+                        std::vector<holder_info> seen, std::chrono::milliseconds reread_every,
+                        handler_of<void(error_code, holders_result)> h);
 void start_wait_connected(client& c, handler_of<void(error_code, std::size_t)> h);
 
 /// What every initiation object of the client has: the client and its executor.
@@ -143,6 +146,19 @@ struct initiate_holders : client_initiation
     void operator()(Handler&& h, std::string_view resource, const lock_options& opts) const
     {
         start_holders(*self, std::string(resource), opts, std::forward<Handler>(h));
+    }
+};
+
+struct initiate_next_holders : client_initiation
+{
+    static constexpr std::string_view name = "async_next_holders";
+
+    template <class Handler>
+    void operator()(Handler&& h, std::string_view resource, const lock_options& opts,
+                    std::vector<holder_info> seen, std::chrono::milliseconds reread_every) const
+    {
+        start_next_holders(*self, std::string(resource), opts, std::move(seen), reread_every,
+                           std::forward<Handler>(h));
     }
 };
 

@@ -1,0 +1,140 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+// Leader election (redlock::election) against real masters, in one process: one leader among
+// candidates, its term and identity read back, observers told of each change, a resignation
+// handing the lead to a waiting candidate, terms that grow with every leader.
+#include <redlock/election.hpp>
+
+#include "client_fixture.hpp"
+#include "io_helpers.hpp"
+
+using namespace redlock;
+using namespace redlock::test;
+
+namespace {
+
+election_options quick_election()
+{
+    election_options o;
+    o.ttl = 2000ms;
+    o.observe_interval = 500ms;
+    return o;
+}
+
+}  // namespace
+
+TEST_CASE_METHOD(rivals_rig<5>,
+                 "election: one leader among two clients' candidates, read back with its "
+                 "identity and term, and a resignation hands the lead over",
+                 "[live][election]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            election a(ours, "lead", "node-a:1", quick_election());
+            election b(theirs, "lead", "node-b:2", quick_election());
+            auto lead_a = co_await a.async_campaign(asio::use_awaitable);
+            CHECK(lead_a.leading());
+            CHECK(lead_a.identity() == "node-a:1");
+            CHECK(lead_a.term() > 0);
+
+            auto [lec, who] = co_await b.async_leader(tuple_awaitable);
+            REQUIRE_FALSE(lec);
+            REQUIRE(who.has_value());
+            CHECK(who->identity == "node-a:1");
+            CHECK(who->term == lead_a.term());
+            CHECK(who->valid_for > 0ms);
+            CHECK(who->valid_for <= 2000ms);
+
+            // b campaigns while a leads; a resigns; b leads with a greater term.
+            std::optional<leadership> lead_b;
+            bool b_done = false;
+            b.async_campaign([&](error_code ec, leadership l) {
+                CHECK_FALSE(ec);
+                lead_b.emplace(std::move(l));
+                b_done = true;
+            });
+            co_await sleep_for(50ms);
+            CHECK_FALSE(b_done);
+            co_await lead_a.async_resign(asio::use_awaitable);
+            CHECK_FALSE(lead_a.leading());
+            for (int i = 0; i < 200 && !b_done; ++i)
+                co_await sleep_for(5ms);
+            REQUIRE(b_done);
+            REQUIRE(lead_b.has_value());
+            CHECK(lead_b->identity() == "node-b:2");
+            CHECK(lead_b->term() > lead_a.term());
+            auto [lec2, who2] = co_await a.async_leader(tuple_awaitable);
+            REQUIRE_FALSE(lec2);
+            REQUIRE(who2.has_value());
+            CHECK(who2->identity == "node-b:2");
+            CHECK(who2->term == lead_b->term());
+            co_await lead_b->async_resign(asio::use_awaitable);
+            auto [lec3, who3] = co_await a.async_leader(tuple_awaitable);
+            CHECK_FALSE(lec3);
+            CHECK_FALSE(who3.has_value());
+        },
+        30s);
+}
+
+TEST_CASE_METHOD(rivals_rig<5>,
+                 "election: an observer is told of every leader, in another client and in the "
+                 "leaders' own",
+                 "[live][election]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            election watcher_there(theirs, "obs", "watcher", quick_election());
+            election watcher_here(ours, "obs", "watcher-2", quick_election());
+            election cand(ours, "obs", "cand-1", quick_election());
+            std::vector<std::optional<leader_info>> there, here;
+            bool stop = false;
+            auto follow = [&](election& e,
+                              std::vector<std::optional<leader_info>>& out) -> asio::awaitable<void> {
+                std::optional<leader_info> seen;
+                auto first = co_await e.async_leader(asio::use_awaitable);
+                out.push_back(first);
+                seen = first;
+                while (!stop)
+                {
+                    auto [ec, next] = co_await e.async_observe(seen, tuple_awaitable);
+                    if (ec)
+                        break;
+                    out.push_back(next);
+                    seen = next;
+                }
+            };
+            asio::cancellation_signal stop_there, stop_here;
+            asio::co_spawn(c.get_executor(), follow(watcher_there, there),
+                           asio::bind_cancellation_slot(stop_there.slot(), asio::detached));
+            asio::co_spawn(c.get_executor(), follow(watcher_here, here),
+                           asio::bind_cancellation_slot(stop_here.slot(), asio::detached));
+            co_await sleep_for(100ms);
+            std::vector<std::uint64_t> terms;
+            for (int i = 0; i < 3; ++i)
+            {
+                auto l = co_await cand.async_campaign(asio::use_awaitable);
+                terms.push_back(l.term());
+                co_await sleep_for(100ms);
+                co_await l.async_resign(asio::use_awaitable);
+                co_await sleep_for(100ms);
+            }
+            stop = true;
+            stop_there.emit(asio::cancellation_type::terminal);
+            stop_here.emit(asio::cancellation_type::terminal);
+            co_await sleep_for(20ms);
+            for (auto* seen : {&there, &here})
+            {
+                // none, then (leader, none) three times.
+                std::vector<std::uint64_t> leaders;
+                std::size_t nones = 0;
+                for (const auto& l : *seen)
+                    if (l)
+                        leaders.push_back(l->term);
+                    else
+                        ++nones;
+                INFO("observer " << (seen == &there ? "in another client" : "in the leaders'"));
+                CHECK(leaders == terms);
+                CHECK(nones == 4);
+            }
+        },
+        30s);
+}
