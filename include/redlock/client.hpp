@@ -270,9 +270,14 @@ public:
     /// tracking on the resource's keys (armed before each read, so a change between the read
     /// and the wait is not lost), by this client's own acquisitions and releases, when a
     /// holder's validity runs out, and at least every `reread_every` (the bound on how late a
-    /// change is seen when a master refuses tracking or a push is lost). A read that fewer than
-    /// a majority answer is retried, not reported. Errors: invalid_argument, invalid_option (bad
-    /// `opts`, `reread_every` not positive), connection_closed, operation_aborted.
+    /// change is seen when a master refuses tracking or a push is lost).
+    ///
+    /// A read that fewer than a majority answer is a change when `seen` came from one that a
+    /// majority answered: it completes with no_quorum (what each master said in the result;
+    /// pass it back as `seen` to wait for a majority again). Else it is no change, and the
+    /// masters are read again every `reread_every`. Other errors: invalid_argument,
+    /// invalid_option (bad `opts`, `reread_every` not positive), connection_closed,
+    /// operation_aborted.
     ///
     /// @par Handler signature
     /// `void(error_code, holders_result)`
@@ -286,7 +291,7 @@ public:
     {
         return detail::initiate<void(error_code, holders_result)>(
             detail::initiate_next_holders{{this}}, std::forward<CompletionToken>(token), resource,
-            opts, seen.holders, reread_every);
+            opts, seen.holders, detail::decided(seen), reread_every);
     }
 
     /// @brief Acquires `resource`, runs `work(lock)` while the lock is kept alive by automatic

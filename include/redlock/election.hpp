@@ -48,6 +48,9 @@ struct leader_info
     /// How long a majority still holds the lead at most, from the read (as
     /// holder_info::valid_for): the leader's validity ends no later.
     std::chrono::milliseconds valid_for{0};
+    /// The same end as a point in time: when the read completed, plus valid_for. Past it, this
+    /// answer says nothing of who leads.
+    std::chrono::steady_clock::time_point valid_until{};
     /// An opaque name of the leader's term (holder_info::id): another for each new leader,
     /// also for a candidate that leads again.
     std::string id;
@@ -120,11 +123,12 @@ namespace detail {
 void start_campaign(client& c, const std::string& name, std::string_view identity,
                     const election_options& o,
                     boost::asio::any_completion_handler<void(error_code, leadership)> h);
-void start_leader(client& c, const std::string& name, const election_options& o,
-                  boost::asio::any_completion_handler<void(error_code, std::optional<leader_info>)> h);
-void start_observe(client& c, const std::string& name, const election_options& o,
-                   std::optional<leader_info> seen,
-                   boost::asio::any_completion_handler<void(error_code, std::optional<leader_info>)> h);
+void start_leader(
+    client& c, const std::string& name, const election_options& o,
+    boost::asio::any_completion_handler<void(error_code, std::optional<leader_info>)> h);
+void start_observe(
+    client& c, const std::string& name, const election_options& o, std::optional<leader_info> seen,
+    boost::asio::any_completion_handler<void(error_code, std::optional<leader_info>)> h);
 }  // namespace detail
 
 /// @brief Leader election over a quorum of masters: candidates campaign for one resource;
@@ -202,7 +206,10 @@ public:
     /// Woken by the masters' client tracking when the lead's keys change (a new leader, a
     /// release, an expiry) and by this client's own campaigns and resignations; reads again
     /// when the leader's validity runs out and at least every observe_interval. Errors: as
-    /// async_leader's (a no_quorum read is retried, not reported), and operation_aborted.
+    /// async_leader's, and operation_aborted. A read that fewer than a majority answer is not
+    /// reported: the observer waits for a majority, but once `seen`'s validity has ended
+    /// (leader_info::valid_until) it completes with no leader, since it can no longer say
+    /// that one leads.
     ///
     /// @par Handler signature
     /// `void(error_code, std::optional<leader_info>)`

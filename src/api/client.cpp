@@ -257,13 +257,13 @@ void detail::start_holders(client& self, std::string resource, const lock_option
 
 void detail::start_next_holders(
     client& self, std::string resource, const lock_options& opts, std::vector<holder_info> seen,
-    std::chrono::milliseconds reread_every,
+    bool seen_decided, std::chrono::milliseconds reread_every,
     asio::any_completion_handler<void(error_code, holders_result)> handler)
 {
     const auto& c = client_access::impl(self);
     auto slot = asio::get_associated_cancellation_slot(handler);
     auto op = std::make_shared<next_holders_op>(c, std::move(resource), opts, signature_of(seen),
-                                                reread_every, std::move(handler));
+                                                seen_decided, reread_every, std::move(handler));
     connect_cancellation(slot, op, c);
     asio::dispatch(c->strand, [op] { op->start(); });
 }

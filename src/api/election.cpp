@@ -10,6 +10,7 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/error.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "runtime/completion.hpp"
 
@@ -28,8 +29,7 @@ election::election(client& c, std::string_view name, std::string_view identity)
     : election(c, name, identity, election_options{})
 {}
 
-election::election(client& c, std::string_view name, std::string_view identity,
-                   election_options o)
+election::election(client& c, std::string_view name, std::string_view identity, election_options o)
     : c_(&c),
       name_(name),
       identity_(identity),
@@ -42,8 +42,7 @@ namespace {
 
 // The lead: a fenced mutex taken with the candidate's identity, waiting for the leader's
 // release or expiry for as long as one wait allows (a campaign then starts another).
-lock_options campaign_options(const client& c, std::string_view identity,
-                              const election_options& o)
+lock_options campaign_options(const client& c, std::string_view identity, const election_options& o)
 {
     auto lo = c.default_options();
     lo.ttl = o.ttl;
@@ -79,6 +78,9 @@ std::optional<leader_info> leader_of(const holders_result& r)
             l.identity = h.identity;
             l.term = h.fencing_token;
             l.valid_for = h.valid_for;
+            l.valid_until = h.valid_for.count() < 0
+                                ? std::chrono::steady_clock::time_point::max()
+                                : std::chrono::steady_clock::now() + h.valid_for;
             l.id = h.id;
             l.masters = h.masters;
             return l;
@@ -122,11 +124,10 @@ struct campaign_state : std::enable_shared_from_this<campaign_state>
         // The caller's cancellation reaches the acquisition under way (one at a time).
         c.async_lock(name, lo,
                      asio::bind_cancellation_slot(
-                         slot, asio::bind_executor(c.get_executor(),
-                                                   [self = shared_from_this()](error_code ec,
-                                                                               lock l) {
-                                                       self->on_lock(ec, std::move(l));
-                                                   })));
+                         slot, asio::bind_executor(c.get_executor(), [self = shared_from_this()](
+                                                                         error_code ec, lock l) {
+                             self->on_lock(ec, std::move(l));
+                         })));
     }
 
     void on_lock(error_code ec, lock l)
@@ -157,6 +158,7 @@ struct observe_state : std::enable_shared_from_this<observe_state>
     bool once;  // async_leader: the first read's answer, whatever it is
     handler h;
     asio::cancellation_slot slot;
+    asio::steady_timer timer;  // no majority: until `seen`'s validity ends
 
     observe_state(client& cl, std::string n, const election_options& o,
                   std::optional<leader_info> s, bool one, handler hh)
@@ -167,7 +169,8 @@ struct observe_state : std::enable_shared_from_this<observe_state>
           seen(std::move(s)),
           once(one),
           h(std::move(hh)),
-          slot(asio::get_associated_cancellation_slot(h))
+          slot(asio::get_associated_cancellation_slot(h)),
+          timer(cl.get_executor())
     {}
 
     template <class F>
@@ -195,13 +198,31 @@ struct observe_state : std::enable_shared_from_this<observe_state>
     void on_read(error_code ec, holders_result r)
     {
         if (ec == error::no_quorum && !once)
-            return next_read(r);  // an observer waits for the masters to answer again
+            return no_majority(r);
         if (ec)
             return dispatch_completion(h, c.get_executor(), ec, std::optional<leader_info>{});
         auto now = leader_of(r);
         if (once || !same_leader(now, seen))
             return dispatch_completion(h, c.get_executor(), error_code{}, std::move(now));
         next_read(r);
+    }
+
+    // An observer that cannot read a majority waits for one; a leader it saw leads, as far
+    // as it can tell, until that leader's validity ends, and then no longer.
+    void no_majority(const holders_result& r)
+    {
+        if (!seen)
+            return next_read(r);
+        if (std::chrono::steady_clock::now() >= seen->valid_until)
+            return dispatch_completion(h, c.get_executor(), error_code{},
+                                       std::optional<leader_info>{});
+        timer.expires_at(seen->valid_until);
+        timer.async_wait(bound([self = shared_from_this()](error_code ec) {
+            if (ec)
+                return dispatch_completion(self->h, self->c.get_executor(), ec,
+                                           std::optional<leader_info>{});
+            self->first_read();
+        }));
     }
 };
 

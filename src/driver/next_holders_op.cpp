@@ -25,12 +25,13 @@ holders_signature signature_of(const std::vector<holder_info>& holders)
 }
 
 next_holders_op::next_holders_op(std::shared_ptr<client_impl> c, std::string resource,
-                                 const lock_options& o, holders_signature seen,
+                                 const lock_options& o, holders_signature seen, bool seen_decided,
                                  std::chrono::milliseconds reread_every, handler h)
     : c_(std::move(c)),
       resource_(std::move(resource)),
       o_(o),
       seen_(std::move(seen)),
+      seen_decided_(seen_decided),
       reread_every_(reread_every),
       h_(std::move(h))
 {
@@ -119,10 +120,10 @@ void next_holders_op::read()
     const auto n = ++reads_;
     auto op = std::make_shared<holders_op>(
         c_, resource_, o_,
-        asio::bind_executor(c_->strand, [self = shared_from_this(), n](error_code ec,
-                                                                        holders_result r) {
-            self->on_read(n, ec, std::move(r));
-        }));
+        asio::bind_executor(c_->strand,
+                            [self = shared_from_this(), n](error_code ec, holders_result r) {
+                                self->on_read(n, ec, std::move(r));
+                            }));
     // (A read that arms the watch from inside its start, all masters down, posts its answer.)
     op->start();
 }
@@ -131,11 +132,13 @@ void next_holders_op::on_read(std::uint64_t read, error_code ec, holders_result 
 {
     if (phase_ != phase::reading || read != reads_)
         return;
+    // Who holds it cannot be told now: a change when the caller could tell, else the same
+    // (read again later).
     if (ec == error::no_quorum)
-        return wait(r);  // who holds it cannot be told now: read again later
+        return seen_decided_ ? finish(ec, std::move(r)) : wait(r);
     if (ec)
         return finish(ec, std::move(r));
-    if (signature_of(r.holders) != seen_)
+    if (!seen_decided_ || signature_of(r.holders) != seen_)
         return finish({}, std::move(r));
     if (changed_)
         return arm();
@@ -161,9 +164,7 @@ void next_holders_op::on_key_changed()
     {
     case phase::arming:
     case phase::reading: changed_ = true; return;
-    case phase::waiting:
-        c_->deadlines.cancel(*this);
-        return arm();
+    case phase::waiting: c_->deadlines.cancel(*this); return arm();
     default: return;
     }
 }

@@ -50,8 +50,11 @@ public:
     using handler = asio::any_completion_handler<void(error_code, holders_result)>;
     using clock = std::chrono::steady_clock;
 
+    /// `seen_decided`: whether what the caller saw came from a read that a majority answered
+    /// (a read that fewer answer differs from it, and completes with no_quorum).
     next_holders_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o,
-                    holders_signature seen, std::chrono::milliseconds reread_every, handler h);
+                    holders_signature seen, bool seen_decided,
+                    std::chrono::milliseconds reread_every, handler h);
 
     void start();
     /// Per-operation cancellation, on the client's strand.
@@ -84,6 +87,7 @@ private:
     std::string resource_;
     lock_options o_;
     holders_signature seen_;
+    bool seen_decided_;
     std::chrono::milliseconds reread_every_;
     std::optional<handler> h_;
     std::vector<std::string> keys_;  // what holders_op reads: watched and observed

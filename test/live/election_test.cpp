@@ -87,8 +87,9 @@ TEST_CASE_METHOD(rivals_rig<5>,
             election cand(ours, "obs", "cand-1", quick_election());
             std::vector<std::optional<leader_info>> there, here;
             bool stop = false;
-            auto follow = [&](election& e,
-                              std::vector<std::optional<leader_info>>& out) -> asio::awaitable<void> {
+            auto follow =
+                [&](election& e,
+                    std::vector<std::optional<leader_info>>& out) -> asio::awaitable<void> {
                 std::optional<leader_info> seen;
                 auto first = co_await e.async_leader(asio::use_awaitable);
                 out.push_back(first);

@@ -8,7 +8,10 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -174,13 +177,20 @@ TEST_CASE("redlock-status: end to end: free (exit 1), held with the identity and
     CHECK_THAT(out, Catch::Contains("master 2 (redis://127.0.0.1:"));
     CHECK(out.find("0011223344") == std::string::npos);  // never the token
 
-    program_process watch(status_tool_args(m, {"--watch", "--interval", "20ms"}, "job"),
+    // A re-read interval longer than the test: each change below is printed because the
+    // masters pushed it (client tracking), not by a poll, nor by the holder's expiry (30 s).
+    program_process watch(status_tool_args(m, {"--watch", "--interval", "10m"}, "job"),
                           {.capture_stdout = true, .own_process_group = true});
     CHECK(eventually([&] { return watch.output().find("held by web-3:8080") != std::string::npos; },
                      10000ms));
     m.command(0, {"DEL", "job"});  // the majority is gone
     CHECK(
         eventually([&] { return watch.output().find("job: free") != std::string::npos; }, 10000ms));
+    const std::string next_value = "99112233445566778899aabbccddeeff00112233 web-4:9090";
+    for (std::size_t i = 1; i < 3; ++i)  // another holder on a majority
+        m.command(i, {"SET", "job", next_value, "PX", "30000"});
+    CHECK(eventually([&] { return watch.output().find("held by web-4:9090") != std::string::npos; },
+                     10000ms));
     watch.signal(SIGINT);
     CHECK(watch.wait_exit(10s) == 0);
 
@@ -191,4 +201,65 @@ TEST_CASE("redlock-status: end to end: free (exit 1), held with the identity and
     m.resume(0);
     m.resume(1);
     CHECK(status == 69);
+}
+
+TEST_CASE("redlock-status and redlock-run: three redlock-run --wait --fencing --identity are an "
+          "election, each leader runs COMMAND with a greater term, and redlock-status names it",
+          "[tool][live][election]")
+{
+    local_masters m({.count = 3});
+    scratch s;
+    // Each candidate's COMMAND: writes its identity and term, then leads until told to stop.
+    auto candidate = [&](const std::string& name) {
+        const auto led = s.file("led-" + name);
+        const auto stop = s.file("stop-" + name);
+        return std::make_unique<tool_process>(run_args(
+            m, {"--wait", "60s", "--fencing", "--ttl", "5s", "--identity", name}, "leader",
+            sh("echo \"$REDLOCK_IDENTITY $REDLOCK_FENCING_TOKEN\" > " + led + ".tmp && mv " + led +
+               ".tmp " + led + "; while [ ! -e " + stop + " ]; do sleep 0.02; done")));
+    };
+    std::map<std::string, std::unique_ptr<tool_process>> runs;
+    for (const auto* name : {"cand-a", "cand-b", "cand-c"})
+        runs[name] = candidate(name);
+    auto leader_now = [&]() -> std::string {
+        for (const auto& [name, run] : runs)
+            if (std::ifstream(s.file("led-" + name)).good() &&
+                !std::ifstream(s.file("stop-" + name)).good())
+                return name;
+        return {};
+    };
+    std::uint64_t last_term = 0;
+    for (int turn = 0; turn < 3; ++turn)
+    {
+        std::string leader;
+        REQUIRE(eventually(
+            [&] {
+                leader = leader_now();
+                return !leader.empty();
+            },
+            20000ms));
+        const auto line = read_text(s.file("led-" + leader));
+        INFO("turn " << turn << ": " << line);
+        REQUIRE(line.rfind(leader + " ", 0) == 0);
+        const auto term = std::stoull(line.substr(leader.size() + 1));
+        CHECK(term > last_term);  // every new leader has a greater term
+        last_term = term;
+        // Exactly one leads: the others wait.
+        for (const auto& [name, run] : runs)
+            if (name != leader)
+                CHECK_FALSE(std::ifstream(s.file("led-" + name)).good());
+        program_process status(status_tool_args(m, {"--ttl", "5s"}, "leader"),
+                               {.capture_stdout = true});
+        CHECK(status.wait_exit(20s) == 0);
+        const auto out = status.output();
+        CHECK_THAT(out, Catch::StartsWith("leader: held by " + leader + " (holder "));
+        CHECK_THAT(out, Catch::Contains(" " + std::to_string(term) + ","));
+        // The leader steps down (COMMAND ends: redlock-run releases); the next one leads.
+        std::ofstream(s.file("stop-" + leader)).put('\n');
+        CHECK(runs[leader]->wait_exit(20s) == 0);
+        runs.erase(leader);
+        std::filesystem::remove(s.file("led-" + leader));
+    }
+    CHECK(runs.empty());
+    CHECK(no_key_left(m, "leader"));
 }

@@ -233,3 +233,70 @@ TEST_CASE(
     CHECK(r.room.leave("k", &r.waiter) == &second);
     CHECK(r.room.successor("k") == &second);
 }
+
+namespace {
+
+// Counts the changes it is told of.
+class counting_observer final : public redlock::detail::key_observer
+{
+public:
+    void on_key_changed() override { ++changes; }
+    std::shared_ptr<void> hold() override { return {}; }
+    int changes = 0;
+};
+
+}  // namespace
+
+TEST_CASE("waiting_room: an observer of a resource hears its masters' invalidations, this "
+          "client's acquisitions and releases of it, a dropped connection, and nothing once "
+          "it stops observing",
+          "[waiting_room]")
+{
+    boost::asio::io_context io;
+    waiting_room room{masters, io.get_executor()};
+    counting_observer obs;
+    const std::vector<std::string> keys{"lead", "{lead}:fence"};
+    const std::vector<std::string> other{"other"};
+    auto told = [&] {
+        const auto before = obs.changes;
+        io.poll();
+        io.restart();
+        return obs.changes - before;
+    };
+    CHECK_FALSE(room.observed());
+    CHECK_FALSE(room.wants_releases());
+    room.observe(keys, &obs);
+    CHECK(room.observed());
+    // An observer makes a holder's release tell the room, though no acquisition waits.
+    CHECK(room.wants_releases());
+
+    redlock::detail::invalidation inv;
+    inv.keys = {"{lead}:fence"};
+    room.invalidate(1, inv);
+    CHECK(obs.changes == 0);  // posted, not called inside the push's parsing
+    CHECK(told() == 1);
+    inv.keys = {"other"};
+    room.invalidate(1, inv);
+    CHECK(told() == 0);  // not its keys
+    inv.keys = {};
+    inv.all = true;  // the master flushed its tracking table
+    room.invalidate(0, inv);
+    CHECK(told() == 1);
+
+    room.changed_here(keys);  // an acquisition of this client took the lead
+    CHECK(told() == 1);
+    room.changed_here(other);
+    CHECK(told() == 0);
+    CHECK_FALSE(room.released_here(all_masters(), keys));  // a release: no waiter, no yield
+    CHECK(told() == 1);
+    room.notify_released(all_masters(), keys);  // a failed attempt's release
+    CHECK(told() == 1);
+    room.invalidate_all(2);  // a connection dropped, and its tracking with it
+    CHECK(told() == 1);
+
+    room.unobserve(keys, &obs);
+    CHECK_FALSE(room.observed());
+    room.changed_here(keys);
+    room.invalidate_all(0);
+    CHECK(told() == 0);
+}

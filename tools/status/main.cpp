@@ -11,7 +11,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <chrono>
@@ -46,11 +45,10 @@ std::string utc_now()
     return buf;
 }
 
-// What stops a run: a signal (its number), which also cancels the --watch timer.
+// What stops a run: a signal (its number); closing the client ends the read in flight.
 struct stop_state
 {
     int signal = 0;
-    asio::steady_timer* timer = nullptr;
 };
 
 asio::awaitable<int> read_masters(client& c, const status_options& o, stop_state& stop)
@@ -76,17 +74,12 @@ asio::awaitable<int> read_masters(client& c, const status_options& o, stop_state
         std::fputs(report(o.resource, ec, r, endpoints).c_str(), stdout);
         co_return exit_code_of(ec, r);
     }
-    asio::steady_timer timer(co_await asio::this_coro::executor);
-    stop.timer = &timer;
-    struct forget_timer
-    {
-        stop_state& s;
-        ~forget_timer() { s.timer = nullptr; }
-    } forget{stop};
+    // Each change as the masters report it (client tracking), read again at least every
+    // --interval (async_next_holders).
+    auto [ec, r] = co_await c.async_holders(o.resource, opts, tuple);
     std::string last;
     for (;;)
     {
-        auto [ec, r] = co_await c.async_holders(o.resource, opts, tuple);
         if (stop.signal != 0)
             co_return exit_status::held;  // interrupted: the end of a watch
         if (auto now = fingerprint(ec, r); now != last)
@@ -97,10 +90,9 @@ asio::awaitable<int> read_masters(client& c, const status_options& o, stop_state
         }
         if (const auto status = exit_code_of(ec, r); status == exit_status::usage)
             co_return status;  // refused: no later read would be accepted
-        timer.expires_after(o.interval);
-        co_await timer.async_wait(tuple);  // cancelled by a signal
-        if (stop.signal != 0)
-            co_return exit_status::held;
+        auto [nec, next] = co_await c.async_next_holders(o.resource, opts, r, o.interval, tuple);
+        ec = nec;
+        r = std::move(next);
     }
 }
 
@@ -131,8 +123,6 @@ int main(int argc, char** argv)
             if (ec)
                 return;
             stop.signal = sig;
-            if (stop.timer)
-                stop.timer->cancel();
             c.close();  // every operation in flight completes with connection_closed
         });
         asio::co_spawn(io, read_masters(c, o, stop), [&](std::exception_ptr e, int s) {

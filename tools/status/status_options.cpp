@@ -14,9 +14,10 @@ constexpr const char* description =
 
 Prints who holds RESOURCE, as a majority of the masters sees it: the holder's identity (what
 it published with redlock-run --identity or lock_options::identity), the resource's fence
-counter where it holds (its fencing token if it took one), how long a majority still holds it; then what each master holds (never a token). With --watch,
-reads the masters every --interval and prints a line each time the holders change, until
-interrupted.
+counter where it holds (its fencing token if it took one), how long a majority still holds it;
+then what each master holds (never a token). With --watch, prints a line each time the
+holders change, as the masters report it (client tracking), reading them again at least every
+--interval, until interrupted.
 
 Masters, password and TLS: as redlock-run (--master URI, --masters-file, $REDLOCK_MASTERS,
 /etc/redlock/masters; --password-file or $REDLOCK_PASSWORD). Durations: 500ms, 2s, 1.5m.
@@ -39,7 +40,7 @@ parse_result parse_status_options(const std::vector<std::string>& args, const cl
     app.set_version_flag("--version", "redlock-status " REDLOCK_STATUS_VERSION);
     app.get_formatter()->column_width(30);
     cli::masters_flags masters;
-    std::string timeout = "500ms", interval = "200ms", ttl = "30s";
+    std::string timeout = "500ms", interval = "1s", ttl = "30s";
     app.add_option("RESOURCE", o.resource, "The lock's name (the Redis key).")->required();
     app.add_option("--permits", o.permits,
                    "Read a counting semaphore of N permits (as redlock-run --permits N).")
@@ -55,7 +56,9 @@ parse_result parse_status_options(const std::vector<std::string>& args, const cl
         ->type_name("DURATION")
         ->capture_default_str();
     app.add_flag("--watch", o.watch, "Print each change of the holders until interrupted.");
-    app.add_option("--interval", interval, "--watch: read the masters this often.")
+    app.add_option(
+           "--interval", interval,
+           "--watch: read the masters at least this often (changes are pushed by the masters).")
         ->type_name("DURATION")
         ->capture_default_str();
     cli::add_masters_flags(app, masters, o.tls);

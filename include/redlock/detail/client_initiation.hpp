@@ -57,8 +57,20 @@ void start_extend(client& c, const lock& l, std::chrono::milliseconds ttl,
 void start_check(client& c, const lock& l, handler_of<void(error_code, check_result)> h);
 void start_holders(client& c, std::string resource, const lock_options& opts,
                    handler_of<void(error_code, holders_result)> h);
+/// Whether `r` came from a read that a majority answered (one with no master, a caller's
+/// empty result, counts as one that saw no holder): async_next_holders's `seen`.
+inline bool decided(const holders_result& r) noexcept
+{
+    std::size_t answered = 0;
+    for (const auto& m : r.masters)
+        if (m.diagnostic.status == master_status::granted)
+            ++answered;
+    return r.masters.empty() || answered >= r.masters.size() / 2 + 1;
+}
+
 void start_next_holders(client& c, std::string resource, const lock_options& opts,
-                        std::vector<holder_info> seen, std::chrono::milliseconds reread_every,
+                        std::vector<holder_info> seen, bool seen_decided,
+                        std::chrono::milliseconds reread_every,
                         handler_of<void(error_code, holders_result)> h);
 void start_wait_connected(client& c, handler_of<void(error_code, std::size_t)> h);
 
@@ -155,10 +167,11 @@ struct initiate_next_holders : client_initiation
 
     template <class Handler>
     void operator()(Handler&& h, std::string_view resource, const lock_options& opts,
-                    std::vector<holder_info> seen, std::chrono::milliseconds reread_every) const
+                    std::vector<holder_info> seen, bool seen_decided,
+                    std::chrono::milliseconds reread_every) const
     {
-        start_next_holders(*self, std::string(resource), opts, std::move(seen), reread_every,
-                           std::forward<Handler>(h));
+        start_next_holders(*self, std::string(resource), opts, std::move(seen), seen_decided,
+                           reread_every, std::forward<Handler>(h));
     }
 };
 
