@@ -13,8 +13,9 @@ constexpr const char* description =
     R"(Usage: redlock-status [OPTIONS] RESOURCE
 
 Prints who holds RESOURCE, as a majority of the masters sees it: the holder's identity (what
-it published with redlock-run --identity or lock_options::identity), the resource's fence
-counter where it holds (its fencing token if it took one), how long a majority still holds it; then what each master holds (never a token). With --watch,
+it published with redlock-run --identity or lock_options::identity), its own fencing token
+if it took one (once its commit is on the masters read), how long a majority still holds it;
+then what each master holds and its fence counter (never a token). With --watch,
 reads the masters every --interval and prints a line each time the holders change, until
 interrupted.
 
