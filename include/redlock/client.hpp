@@ -227,9 +227,10 @@ public:
     }
 
     /// @brief Who holds `resource`, read from the masters: the holders that a majority of them
-    /// agree on, each with the identity it published (lock_options::identity), its fencing
-    /// token and how long a majority still holds it; and what each master holds (never a
-    /// token). Writes nothing.
+    /// agree on, each with the identity it published (lock_options::identity), its own fencing
+    /// token (0 without one, never an earlier holder's: holder_info::fencing_token) and how
+    /// long a majority still holds it; and what each master holds (never a token). Writes
+    /// nothing.
     ///
     /// `opts` says what to read as acquisitions with those options take it: `permits` a
     /// semaphore's permit keys; otherwise the resource's key and its readers' set (a mutex's,

@@ -26,9 +26,12 @@ struct holder_info
     /// A member of a read-write lock's readers' set; else the holder of the resource's key (a
     /// mutex's, a writer's) or of one of its permits.
     bool reader = false;
-    /// The largest fence counter of the resource among the masters that hold it: the holder's
-    /// fencing token when it took the lock with lock_options::fencing (its commit reached a
-    /// majority, which meets these masters), else the last fenced holder's; 0 when none.
+    /// The holder's own fencing token (its term) when it took the lock with
+    /// lock_options::fencing: the resource's fence counter on the masters that hold it and
+    /// whose counter its commit set (each records whose value the counter was committed
+    /// for). 0 when it took none, or while its commit has not reached the masters read: about
+    /// one round trip after its SET, when the counters there are still the previous holder's.
+    /// Never another holder's term.
     std::uint64_t fencing_token = 0;
     /// How long a majority still holds it at most, from the moment the read completed: the
     /// majority's shortest time left, less the time the read took and the drift allowance of
@@ -55,8 +58,9 @@ struct held_entry
 /// holds of the resource.
 struct master_holdings_info
 {
-    master_diagnostic diagnostic;     ///< Its outcome: granted (it answered), error, timed_out.
-    std::uint64_t fence_counter = 0;  ///< The resource's fence counter there (0: none).
+    master_diagnostic diagnostic;  ///< Its outcome: granted (it answered), error, timed_out.
+    /// The resource's fence counter there (0: none), whoever's term it is.
+    std::uint64_t fence_counter = 0;
     std::vector<held_entry> entries;  ///< What it holds of the resource (granted only).
 };
 

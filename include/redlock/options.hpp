@@ -136,7 +136,10 @@ struct lock_options
     /// costs a second round trip per acquisition and one counter key per resource, kept on
     /// every master without expiry (`{key}:fence`, or `key:fence` when the key has a hash
     /// tag; a key with a `}` but no valid hash tag, e.g. `x}y`, cannot be wrapped, and its
-    /// `key:fence` lands in another Redis Cluster slot). A multi-resource lock (async_lock_all) gets one token per resource
+    /// `key:fence` lands in another Redis Cluster slot), with beside it, in the same slot and
+    /// without expiry too, the record of whose term the counter is (`{key}:fence:holder`: 16
+    /// hex characters of a hash of the holder's value, never its token), which
+    /// client::async_holders reads. A multi-resource lock (async_lock_all) gets one token per resource
     /// (lock::fencing_tokens()), each resource with its own sequence. A read-write lock's
     /// writer (`role`) gets one too, from the same counter as a fenced mutex of its resource:
     /// the two exclude each other, and their tokens form one sequence. Not for a reader

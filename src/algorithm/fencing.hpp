@@ -3,8 +3,8 @@
 #define REDLOCK_SRC_ALGORITHM_FENCING_HPP
 
 // Fencing tokens across a quorum (docs/algorithm.md, "Fencing tokens across a quorum"): the
-// name of a resource's fence counter, and the part of a key Redis Cluster hashes, so that the
-// counter and the lock key share a slot.
+// names of a resource's fence counter and of its record (whose value it was committed for),
+// and the part of a key Redis Cluster hashes, so that they and the lock key share a slot.
 
 #include <string>
 #include <string_view>
@@ -45,6 +45,16 @@ inline std::string slot_sibling(std::string_view key, std::string_view suffix)
 
 /// The key of the fence counter of the lock key `key`: `{key}:fence` (see slot_sibling).
 inline std::string fence_key(std::string_view key) { return slot_sibling(key, ":fence"); }
+
+/// The key of the fence counter's record of `key`: `{key}:fence:holder`, the fence key's name
+/// and ":holder" (see slot_sibling), in the counter's slot. The fence commit sets it beside the
+/// counter, to the first 16 hex characters of the SHA-1 of the value the counter was committed
+/// for (the holder's, holder_id); without expiry, as the counter. client::async_holders takes
+/// a master's counter as a holder's term only where this record names the holder.
+inline std::string fence_holder_key(std::string_view key)
+{
+    return slot_sibling(key, ":fence:holder");
+}
 
 }  // namespace redlock::detail
 

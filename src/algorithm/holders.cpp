@@ -6,8 +6,11 @@
 #include <limits>
 
 #include "algorithm/validity.hpp"
+#include "protocol/scripts.hpp"
 
 namespace redlock::detail {
+
+std::string holder_id(std::string_view value) { return sha1_hex(value).substr(0, 16); }
 
 std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* const> reads,
                                              std::size_t quorum,
@@ -38,6 +41,7 @@ std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* co
                 all.push_back({});
                 it = std::prev(all.end());
                 it->h.value = v.value;
+                it->h.id = holder_id(v.value);
                 it->h.reader = v.reader;
                 it->h.key = v.key;
             }
@@ -49,7 +53,10 @@ std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* co
             }
             it->last_master = i;
             it->ttls.push_back(left);
-            it->h.fence = std::max(it->h.fence, reads[i]->fence);
+            // Its term only where the counter was committed for it: between a fenced
+            // acquisition's SET and its commit, the counter there is the previous holder's.
+            if (reads[i]->fence_holder == it->h.id)
+                it->h.fence = std::max(it->h.fence, reads[i]->fence);
         }
     }
     std::vector<quorum_holder> out;

@@ -17,13 +17,22 @@ namespace redlock::detail {
 /// The value a key of ours holds while readers hold (the readers' mark): no holder by itself.
 inline constexpr std::string_view readers_mark = "redlock:readers";
 
+/// The opaque name of a key's value (holder_info::id): the first 16 hex characters of its
+/// SHA-1, which is also what the fence commit records beside a counter (fence_holder_key), so
+/// that a read can tell whose term a counter is.
+std::string holder_id(std::string_view value);
+
 /// One holder that a quorum of the masters agrees on.
 struct quorum_holder
 {
     std::string value;  ///< Its value (token and identity): compared, never shown.
+    std::string id;     ///< holder_id(value).
     bool reader = false;
     std::uint32_t key = 0;  ///< Which of the string keys it holds (a semaphore's permit).
-    /// The largest fence counter among the masters that hold it.
+    /// Its own fencing token (term): the largest fence counter among the masters that hold it
+    /// and whose counter's record names it (master_holdings::fence_holder == id); 0 when none
+    /// does (it took no fencing, or its commit has not reached those masters yet: between the
+    /// two rounds of a fenced acquisition a counter is still the previous holder's).
     std::uint64_t fence = 0;
     /// How long a quorum still holds it at most, counted from the read's end: the quorum-th
     /// longest time left, minus the read's duration and the drift allowance of the TTL the
@@ -41,7 +50,9 @@ struct quorum_holder
 /// take it with; their own validity subtracts the same). Each master's PTTL runs from its
 /// SET, which reached it after the holder's t0: the end reported is later than the holder's
 /// own by at most that SET's one-way time. A semaphore's value counts per permit key, as its
-/// acquisition does. In the order of their first appearance.
+/// acquisition does. A holder's fence is taken only from the masters whose counter was
+/// committed for its value (the record beside the counter): never another holder's term. In
+/// the order of their first appearance.
 std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* const> reads,
                                              std::size_t quorum,
                                              std::chrono::steady_clock::duration elapsed,

@@ -143,12 +143,16 @@ void acquire_op::begin()
     c_->note_ttl(o_.ttl);
     if (o_.fencing)
     {
-        // The commit's keys: those that hold the token (a writer's: the resource's own key).
+        // The commit's keys: those that hold the token (a writer's: the resource's own key),
+        // their fence counters, the counters' records. The first two thirds are a mutex's
+        // attempt's keys.
         commit_ = std::make_unique<round>();
         for (const auto& k : release_keys())
             fenced_keys_.push_back(k);
         for (const auto& k : release_keys())
             fenced_keys_.push_back(fence_key(k));
+        for (const auto& k : release_keys())
+            fenced_keys_.push_back(fence_holder_key(k));
     }
     c_->track(*this, shared_from_this());
     // Seeded here, on the strand: the client's generator is not thread-safe. A read-write
@@ -223,8 +227,11 @@ void acquire_op::execute(const acquire_action& a)
                            nullptr, a.deadline, a.at);
         }
         else if (o_.fencing)
-            attempt_.start(*c_, round::kind::acquire_fenced, fenced_keys_, token_view(),
-                           o_.ttl.count(), attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
+            attempt_.start(
+                *c_, round::kind::acquire_fenced,
+                std::span<const std::string>(fenced_keys_).first(fenced_keys_.size() / 3 * 2),
+                token_view(), o_.ttl.count(), attempt_timeout_of(o_), this, nullptr, a.deadline,
+                a.at);
         else
             attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl.count(),
                            attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);

@@ -143,7 +143,9 @@ private:
     std::uint64_t commit_id_ = 0;
     std::uint64_t release_id_ = 0;
     std::uint64_t watch_id_ = 0;
-    // Fencing only: the keys the token covers (release_keys()), then their fence counters.
+    // Fencing only: the keys the token covers (release_keys()), then their fence counters,
+    // then the counters' records (fence_holder_key): the commit's keys; the first two thirds
+    // are a fenced mutex's attempt's.
     std::vector<std::string> fenced_keys_;
     // A semaphore's (lock_options::permits > 1) state, made only for one: a mutex's
     // acquisition, the hot path, neither builds nor destroys it.

@@ -6,7 +6,6 @@
 #include "algorithm/holders.hpp"
 #include "algorithm/lock_value.hpp"
 #include "algorithm/quorum.hpp"
-#include "protocol/scripts.hpp"
 #include "routing/key_slot.hpp"
 
 namespace redlock::detail {
@@ -24,6 +23,7 @@ holders_op::holders_op(std::shared_ptr<client_impl> c, std::string resource, con
         keys_.push_back(key_);
     keys_.push_back(slot_sibling(key_, ":readers"));
     keys_.push_back(fence_key(key_));
+    keys_.push_back(fence_holder_key(key_));
     if (resource.empty())
         reason_ = "the resource is empty";
     else if (key_.size() > max_key_size)
@@ -128,7 +128,7 @@ holders_result holders_op::result() const
     {
         holder_info h;
         h.identity.assign(split_value(q.value).identity);
-        h.id = sha1_hex(q.value).substr(0, 16);
+        h.id = q.id;
         h.reader = q.reader;
         h.fencing_token = q.fence;
         h.valid_for = q.expires ? std::chrono::duration_cast<std::chrono::milliseconds>(q.valid_for)

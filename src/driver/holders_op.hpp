@@ -49,7 +49,7 @@ private:
     lock_options o_;
     std::string key_;
     // The string keys (the resource's key, or its permit keys), the readers' set, the fence
-    // counter: what holders_read_script reads.
+    // counter and its record: what holders_read_script reads.
     std::vector<std::string> keys_;
     std::string reason_;
     round read_;

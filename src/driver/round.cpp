@@ -353,9 +353,10 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
         }
         else if (k_ == kind::read_holders)
         {
-            // Its keys: the string keys, then the readers' set and the fence counter.
+            // Its keys: the string keys, then the readers' set, the fence counter and its
+            // record.
             std::string why;
-            if (read_holders_reply(nodes, keys_.size() - 2, holdings_[i], why))
+            if (read_holders_reply(nodes, keys_.size() - 3, holdings_[i], why))
                 settle(i, master_outcome::granted, {}, {}, at);
             else
                 settle(i, master_outcome::failed, error::unexpected_reply, why, at);

@@ -36,9 +36,9 @@ bool read_holders_reply(std::span<const resp::node_view> nodes, std::size_t stri
     if (nodes.empty() || nodes[0].data_type != resp::type::array)
         return why = "the read of the holders returned no array", false;
     const auto count = nodes[0].size;
-    if (count < 1 + 2 * string_keys || (count - 1) % 2 != 0 || nodes.size() != count + 1)
+    if (count < 2 + 2 * string_keys || (count - 2) % 2 != 0 || nodes.size() != count + 1)
         return why = "the read of the holders returned " + std::to_string(count) +
-                     " elements, not 1 + 2 per key and per reader",
+                     " elements, not 2 + 2 per key and per reader",
                false;
     for (std::size_t i = 1; i < nodes.size(); ++i)
         if (nodes[i].depth != 1)
@@ -51,15 +51,20 @@ bool read_holders_reply(std::span<const resp::node_view> nodes, std::size_t stri
             return why = "the fence counter is not a non-negative integer", false;
         out.fence = static_cast<std::uint64_t>(c);
     }
-    for (std::size_t i = 2; i + 1 < nodes.size(); i += 2)
+    const auto& record = nodes[2];
+    if (is_text(record))
+        out.fence_holder.assign(record.value);
+    else if (!is_nil(record))
+        return why = "the fence counter's record is not a string", false;
+    for (std::size_t i = 3; i + 1 < nodes.size(); i += 2)
     {
-        const bool reader = (i - 2) / 2 >= string_keys;
+        const bool reader = (i - 3) / 2 >= string_keys;
         const auto& value = nodes[i];
         const auto& ttl = nodes[i + 1];
         held_value h;
         h.reader = reader;
         if (!reader)
-            h.key = static_cast<std::uint32_t>((i - 2) / 2);
+            h.key = static_cast<std::uint32_t>((i - 3) / 2);
         if (ttl.data_type != resp::type::integer || !to_int(ttl.value, h.pttl))
             return why = "a time left is not an integer", false;
         if (is_text(value))

@@ -27,13 +27,17 @@ struct held_value
 struct master_holdings
 {
     std::uint64_t fence = 0;  ///< The fence counter (0: absent).
+    /// The counter's record (fence_holder_key): the first 16 hex characters of the SHA-1 of
+    /// the value whose commit set the counter; empty when absent (no commit recorded there).
+    std::string fence_holder;
     std::vector<held_value> held;
 };
 
 /// @brief Reads one master's reply to read_holders over `string_keys` string keys
 /// (holders_read_script): false, with `why` said, when it is not that shape (a counter that is
-/// not a decimal integer, a value that is not a bulk string or nil, a PTTL that is not an
-/// integer, an odd count). Keys that do not exist are left out.
+/// not a decimal integer, a record that is not a string or nil, a value that is not a bulk
+/// string or nil, a PTTL that is not an integer, an odd count). Keys that do not exist are
+/// left out.
 bool read_holders_reply(std::span<const resp::node_view> nodes, std::size_t string_keys,
                         master_holdings& out, std::string& why);
 

@@ -36,7 +36,8 @@ void append_script(std::string& out, const lua_script& script, bool eval,
         resp::append_bulk(out, extra);
 }
 
-// The commit of fencing tokens: EVAL(SHA) <script> 2n K1..Kn F1..Fn token t1..tn.
+// The commit of fencing tokens: EVAL(SHA) <script> 3n K1..Kn F1..Fn H1..Hn token t1..tn (the
+// lock keys, their fence counters, the counters' records: fence_commit_script).
 void append_commit(std::string& out, bool eval, std::span<const std::string> keys,
                    std::string_view token, std::span<const std::uint64_t> fences)
 {

@@ -20,7 +20,8 @@ enum class lock_command : std::uint8_t
     /// A fenced acquisition's first round (keys: the lock key, its fence counter): SET NX
     /// PX, and each granting master's counter as its value().
     acquire_fenced,
-    /// A fenced acquisition's second round (the same keys): commit the fencing token `arg`.
+    /// A fenced acquisition's second round (the same keys, then each counter's record,
+    /// fence_holder_key): commit the fencing tokens `fences`, and record whose they are.
     commit_fence,
     /// A release that hands the lock to a waiter of this client (round::start_release): where
     /// the key holds `token`, it takes the waiter's token and keeps its expiry. Answers as a
@@ -38,15 +39,16 @@ enum class lock_command : std::uint8_t
     /// A fenced writer's first round (keys: the writer's key, the readers' set, the intent
     /// mark, the fence counter; `next` the intent id): acquire_writer, and each granting
     /// master's counter as its value(), as acquire_fenced. Its second round is commit_fence
-    /// over the writer's key and the counter.
+    /// over the writer's key, the counter and its record.
     acquire_writer_fenced,
     /// A reader's release, extension and check (keys: the readers' set): as release, extend
     /// and check, on the token's member of the set.
     release_reader,
     extend_reader,
     check_reader,
-    /// Who holds a resource (keys: its string keys, then its readers' set and its fence
-    /// counter): each master answers with what they hold (holders_read_script). Reads only.
+    /// Who holds a resource (keys: its string keys, then its readers' set, its fence counter
+    /// and the counter's record): each master answers with what they hold
+    /// (holders_read_script). Reads only.
     read_holders,
 };
 

@@ -195,13 +195,17 @@ const lua_script& fenced_acquire_script()
 const lua_script& fence_commit_script()
 {
     static const lua_script s =
-        make("local n = #KEYS / 2\n"
+        make("local n = #KEYS / 3\n"
              "for i = 1, n do\n"
              "    if redis.call('get', KEYS[i]) ~= ARGV[1] then return 0 end\n"
              "    local c = tonumber(redis.call('get', KEYS[n + i]) or '0')\n"
              "    if c == nil or c >= tonumber(ARGV[i + 1]) then return 0 end\n"
              "end\n"
-             "for i = 1, n do redis.call('set', KEYS[n + i], ARGV[i + 1]) end\n"
+             "local id = string.sub(redis.sha1hex(ARGV[1]), 1, 16)\n"
+             "for i = 1, n do\n"
+             "    redis.call('set', KEYS[n + i], ARGV[i + 1])\n"
+             "    redis.call('set', KEYS[2 * n + i], id)\n"
+             "end\n"
              "return 1\n");
     return s;
 }
@@ -336,12 +340,12 @@ const lua_script& reader_check_script()
 const lua_script& holders_read_script()
 {
     static const lua_script s = with_now(
-        "local n = #KEYS - 2\n"
+        "local n = #KEYS - 3\n"
         "local function text(k)\n"
         "    if redis.call('type', k).ok == 'string' then return redis.call('get', k) end\n"
         "    return false\n"
         "end\n"
-        "local out = {text(KEYS[n + 2])}\n"
+        "local out = {text(KEYS[n + 2]), text(KEYS[n + 3])}\n"
         "for i = 1, n do\n"
         "    out[#out + 1] = text(KEYS[i])\n"
         "    out[#out + 1] = redis.call('pttl', KEYS[i])\n"

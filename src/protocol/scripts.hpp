@@ -49,9 +49,12 @@ const lua_script& check_script();
 /// counter that is not a decimal integer is an error reply, and nothing is set.
 const lua_script& fenced_acquire_script();
 
-/// Round 2 of a fenced acquisition of n resources (the same keys): only if every lock key still
-/// holds our token ARGV[1] and each counter is below its token ARGV[1 + i], sets each counter
-/// to its token and returns 1 (the master commits them all); else changes nothing, returns 0.
+/// Round 2 of a fenced acquisition of n resources: KEYS[1..2n] as round 1's, KEYS[2n+1..3n]
+/// the counters' records (fence_holder_key). Only if every lock key still holds our token
+/// ARGV[1] and each counter is below its token ARGV[1 + i], sets each counter to its token and
+/// each record to the first 16 hex characters of SHA-1(ARGV[1]) (whose term the counter now
+/// is: client::async_holders reads it), and returns 1 (the master commits them all); else
+/// changes nothing, returns 0.
 const lua_script& fence_commit_script();
 
 /// A semaphore's acquisition (docs/algorithm.md, "A counting semaphore"): KEYS are the permit
@@ -77,11 +80,11 @@ const lua_script& reader_acquire_script();
 /// renews) our intent mark with PX ARGV[2] unless another writer's is there, returns 0.
 const lua_script& writer_acquire_script();
 
-/// A fenced writer's acquisition (round 1; round 2 is fence_commit_script over the writer's key
-/// and its counter): the same keys and ARGV, KEYS[4] the resource's fence counter (a fenced
-/// mutex's, `{R}:fence`). As writer_acquire_script, but returns the counter as a one-element
-/// array (0 when absent) where it sets the writer's key. A counter that is not a decimal
-/// integer is an error reply, and nothing is set (nor the intent mark).
+/// A fenced writer's acquisition (round 1; round 2 is fence_commit_script over the writer's
+/// key, its counter and the counter's record): the same keys and ARGV, KEYS[4] the resource's
+/// fence counter (a fenced mutex's, `{R}:fence`). As writer_acquire_script, but returns the
+/// counter as a one-element array (0 when absent) where it sets the writer's key. A counter
+/// that is not a decimal integer is an error reply, and nothing is set (nor the intent mark).
 const lua_script& fenced_writer_acquire_script();
 
 /// A reader's release: KEYS[1] the writer's key, KEYS[2] the readers' set; ARGV[1] the token.
@@ -100,10 +103,10 @@ const lua_script& reader_check_script();
 
 /// Who holds a resource, read on one master (client::async_holders): KEYS[1..n] the string
 /// keys (a mutex's or a writer's key, or a semaphore's permit keys), KEYS[n+1] the readers'
-/// set, KEYS[n+2] the fence counter. Returns a flat array: the counter (nil when absent or
-/// not a string), then for each string key its value (nil when absent or not a string) and
-/// its PTTL, then for each live reader its member and the ms left before its expiry (by the
-/// master's TIME). Writes nothing.
+/// set, KEYS[n+2] the fence counter, KEYS[n+3] its record (fence_holder_key). Returns a flat
+/// array: the counter and the record (each nil when absent or not a string), then for each
+/// string key its value (nil when absent or not a string) and its PTTL, then for each live
+/// reader its member and the ms left before its expiry (by the master's TIME). Writes nothing.
 const lua_script& holders_read_script();
 
 /// Hex SHA1 of `data` (OpenSSL).

@@ -344,6 +344,11 @@ TEST_CASE("cluster: three cluster masters of three shards lock, extend, check an
             co_await c.async_unlock(f1, tuple_awaitable);
             auto f2 = co_await acquired(c, std::string("fenced-job"), fenced);
             CHECK(f2.fencing_token() > f1.fencing_token());
+            // The counter's record shares the slot too: the read finds f2's own term.
+            auto [hec, held] = co_await c.async_holders("fenced-job", tuple_awaitable);
+            REQUIRE_FALSE(hec);
+            REQUIRE(held.holders.size() == 1);
+            CHECK(held.holders[0].fencing_token == f2.fencing_token());
             co_await c.async_unlock(f2, tuple_awaitable);
         },
         60s);

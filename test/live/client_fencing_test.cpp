@@ -64,9 +64,10 @@ TEST_CASE("client: fencing: each holder's token is one more, committed on a majo
                 CHECK(e.fencing_token() == expected);
                 co_await c.async_unlock(e);
             }
-            // The lock keys are gone; the counters stay (that is what orders the next holder).
+            // The lock keys are gone; the counters stay (that is what orders the next holder),
+            // and beside each the record of whose term it is.
             CHECK(co_await eventually([&] { return lock_keys(m) == 0; }));
-            CHECK(total_keys(m) == 5);
+            CHECK(total_keys(m) == 2 * 5);
             CHECK(counters_at(m, "fence-seq", 4) == 5);
 
             // Without fencing, a lock of the same client has no token and no commit round.
@@ -211,14 +212,26 @@ TEST_CASE("client: fencing: one token per resource of a multi-resource lock",
             CHECK(extended.fencing_tokens()[1] == 2);
             co_await c.async_unlock(extended);
             CHECK(co_await eventually([&] { return lock_keys(m) == 0; }));
-            CHECK(total_keys(m) == 2 * 3);  // the counters stay, the lock keys are gone
-            // ... for ever: the counters have no expiry (PTTL -1), on every master.
+            // The counters and their records stay, the lock keys are gone ...
+            CHECK(total_keys(m) == 4 * 3);
+            // ... for ever: the counters and records have no expiry (PTTL -1), on every master.
             for (std::size_t i = 0; i < m.size(); ++i)
-                for (const char* counter : {"{fence-x}:fence", "{fence-y}:fence"})
+                for (const char* counter : {"{fence-x}:fence", "{fence-y}:fence",
+                                            "{fence-x}:fence:holder", "{fence-y}:fence:holder"})
                 {
                     INFO("master " << i << " " << counter);
                     CHECK(m.command(i, {"PTTL", counter}) == ":-1\r\n");
                 }
+            // Each resource's record names the last lock of both: the same holder, committed
+            // for every resource.
+            for (std::size_t i = 0; i < m.size(); ++i)
+            {
+                INFO("master " << i);
+                const auto x_record = get_on(m, i, "{fence-x}:fence:holder");
+                REQUIRE(x_record.has_value());
+                CHECK(x_record->size() == 16);
+                CHECK(get_on(m, i, "{fence-y}:fence:holder") == x_record);
+            }
         },
         20s);
 }

@@ -370,15 +370,15 @@ inline std::size_t counters_at(const local_masters& m, std::string_view resource
     return n;
 }
 
-/// The keys on all masters that are not fence counters ("{resource}:fence"): the lock keys.
-/// (settled_keys() waits its whole limit for no key at all, which never comes while the
-/// counters stay.)
+/// The keys on all masters that are not fence counters ("{resource}:fence") nor their records
+/// ("{resource}:fence:holder"): the lock keys. (settled_keys() waits its whole limit for no
+/// key at all, which never comes while the counters stay.)
 inline std::size_t lock_keys(const local_masters& m)
 {
     std::size_t n = 0;
     for (std::size_t i = 0; i < m.size(); ++i)
         for (const auto& key : keys_on(m, i))
-            n += key.ends_with(":fence") ? 0 : 1;
+            n += key.ends_with(":fence") || key.ends_with(":fence:holder") ? 0 : 1;
     return n;
 }
 

@@ -1,8 +1,9 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 // Who holds a resource (client::async_holders) against real masters: a mutex's holder, a fenced
-// holder's token, a semaphore's and a read-write lock's holders, an identity published in a
-// value, no holder once released or when no majority agrees, no_quorum when masters are down;
-// and never a token in what it reports.
+// holder's own token (never an earlier holder's: not a plain holder's after a fenced one, nor a
+// fenced one's between its SET and its commit), a semaphore's and a read-write lock's holders,
+// an identity published in a value, no holder once released or when no majority agrees,
+// no_quorum when masters are down; and never a token in what it reports.
 #include "client_fixture.hpp"
 #include "io_helpers.hpp"
 
@@ -86,7 +87,13 @@ TEST_CASE_METHOD(masters_rig<5>,
             auto [ec, r] = co_await c.async_holders("fenced", tuple_awaitable);
             REQUIRE_FALSE(ec);
             REQUIRE(r.holders.size() == 1);
+            // Its own term: its commit reached a majority, which meets the majority read.
             CHECK(r.holders[0].fencing_token == l.fencing_token());
+            // Where its commit landed, the record beside the counter names it by its id.
+            std::size_t recorded = 0;
+            for (std::size_t i = 0; i < 5; ++i)
+                recorded += get_on(m, i, "{fenced}:fence:holder") == r.holders[0].id ? 1 : 0;
+            CHECK(recorded >= 3);
             co_await c.async_unlock(l, asio::use_awaitable);
 
             // A value of the published layout, set by hand on three masters of five.
@@ -109,6 +116,72 @@ TEST_CASE_METHOD(masters_rig<5>,
             CHECK(split.masters[2].entries.at(0).identity.empty());
             for (std::size_t i = 0; i < 5; ++i)
                 m.command(i, {"DEL", "named"});
+        },
+        20s);
+}
+
+TEST_CASE_METHOD(masters_rig<5>,
+                 "holders: a plain holder after a fenced one, and a fenced one between its SET "
+                 "and its commit, have fencing_token 0, never the earlier holder's term",
+                 "[live][holders][fencing]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            lock_options fenced = c.default_options();
+            fenced.fencing = true;
+            auto first = co_await acquired(c, "term", fenced);
+            const auto term = first.fencing_token();
+            REQUIRE(term >= 1);
+            co_await c.async_unlock(first, asio::use_awaitable);
+
+            // A plain lock of the same resource: the counters are the fenced holder's term,
+            // which is no term of this holder's (the old rule reported it).
+            const lock_options plain = c.default_options();
+            auto unfenced = co_await acquired(c, "term", plain);
+            auto [ec, r] = co_await c.async_holders("term", tuple_awaitable);
+            REQUIRE_FALSE(ec);
+            REQUIRE(r.holders.size() == 1);
+            CHECK(r.holders[0].fencing_token == 0);
+            std::size_t with_counter = 0;
+            for (const auto& mh : r.masters)
+                with_counter += mh.fence_counter == term ? 1 : 0;
+            CHECK(with_counter >= 3);  // the raw counter is still there, per master
+            co_await c.async_unlock(unfenced, asio::use_awaitable);
+
+            // A fenced acquisition's round 1 done by hand on three masters of five: the key
+            // set, the counter and its record still the earlier holder's. Its holder is seen,
+            // without a term.
+            for (std::size_t i = 0; i < 3; ++i)
+                REQUIRE(m.command(i, {"SET", "term", published, "PX", "10000"}) == "+OK\r\n");
+            auto [ec1, set_only] = co_await c.async_holders("term", tuple_awaitable);
+            REQUIRE_FALSE(ec1);
+            REQUIRE(set_only.holders.size() == 1);
+            CHECK(set_only.holders[0].identity == "web-3:8080");
+            CHECK(set_only.holders[0].fencing_token == 0);
+            CHECK(set_only.masters[0].fence_counter == term);
+
+            // Its round 2 on one master only: the new term and the record of its value (its id:
+            // the commit records the same 16 hex characters of the value's SHA-1). That master
+            // holds the key: its term is the holder's.
+            const auto id = set_only.holders[0].id;
+            const auto next = std::to_string(term + 1);
+            REQUIRE(m.command(1, {"SET", "{term}:fence", next}) == "+OK\r\n");
+            REQUIRE(m.command(1, {"SET", "{term}:fence:holder", id}) == "+OK\r\n");
+            auto [ec2, one_commit] = co_await c.async_holders("term", tuple_awaitable);
+            REQUIRE_FALSE(ec2);
+            REQUIRE(one_commit.holders.size() == 1);
+            CHECK(one_commit.holders[0].fencing_token == term + 1);
+            // The same commit where the key is not held (master 4): no term from there.
+            for (std::size_t i = 0; i < 5; ++i)
+                m.command(i, {"SET", "{term}:fence:holder", "0000000000000000"});
+            m.command(4, {"SET", "{term}:fence", std::to_string(term + 5)});
+            m.command(4, {"SET", "{term}:fence:holder", id});
+            auto [ec3, elsewhere] = co_await c.async_holders("term", tuple_awaitable);
+            REQUIRE_FALSE(ec3);
+            REQUIRE(elsewhere.holders.size() == 1);
+            CHECK(elsewhere.holders[0].fencing_token == 0);
+            for (std::size_t i = 0; i < 5; ++i)
+                m.command(i, {"DEL", "term", "{term}:fence", "{term}:fence:holder"});
         },
         20s);
 }

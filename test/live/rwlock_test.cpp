@@ -258,6 +258,12 @@ TEST_CASE_METHOD(masters_rig<5>,
             CHECK(w1.fencing_token() > 0);
             CHECK(masters_with(m, "doc", w1.token()) >= 3);
             CHECK(counters_at(m, "doc", w1.fencing_token()) >= 3);
+            // Its commit recorded it beside the counter: async_holders reports its own term.
+            auto [hec, held] = co_await c.async_holders("doc", tuple_awaitable);
+            REQUIRE_FALSE(hec);
+            REQUIRE(held.holders.size() == 1);
+            CHECK_FALSE(held.holders[0].reader);
+            CHECK(held.holders[0].fencing_token == w1.fencing_token());
             // It holds as the unfenced writer does: a reader is refused beside it.
             auto [rec, beside] =
                 co_await c.async_try_lock("doc", side(lock_role::reader), tuple_awaitable);

@@ -114,7 +114,7 @@ TEST_CASE("redlock-status: the report names holders by identity, each master's e
     r.masters[2].entries.push_back({"", false, true, -1ms});
     const std::vector<std::string> endpoints{"redis://a:1", "redis://b:2", "redis://c:3"};
     const auto text = st::report("job", {}, r, endpoints);
-    CHECK(text == "job: held by web-3:8080 (holder 1a2b3c4d5e6f7081, fence counter 17, valid for "
+    CHECK(text == "job: held by web-3:8080 (holder 1a2b3c4d5e6f7081, fencing token 17, valid for "
                   "8123 ms, on 3 masters)\n"
                   "  master 0 (redis://a:1): web-3:8080, 8200 ms left; fence counter 17\n"
                   "  master 1 (redis://b:2): no answer in time\n"
@@ -169,11 +169,24 @@ TEST_CASE("redlock-status: end to end: free (exit 1), held with the identity and
         m.command(i, {"SET", "job", published_value, "PX", "30000"});
         m.command(i, {"SET", "{job}:fence", "17"});
     }
+    // A counter of an earlier holder's (no record of this one beside it): no term printed for
+    // the holder, only each master's counter.
+    program_process between(status_tool_args(m, {}, "job"), {.capture_stdout = true});
+    CHECK(between.wait_exit(20s) == 0);
+    const auto before_commit = between.output();
+    CHECK_THAT(before_commit, Catch::StartsWith("job: held by web-3:8080 (holder "));
+    CHECK(before_commit.find("fencing token") == std::string::npos);
+    CHECK_THAT(before_commit, Catch::Contains("; fence counter 17\n"));
+    // The commit's record, as the fence commit writes it: its holder id (the first line's).
+    const auto id_at = before_commit.find("(holder ") + 8;
+    const auto id = before_commit.substr(id_at, 16);
+    for (std::size_t i = 0; i < 2; ++i)
+        m.command(i, {"SET", "{job}:fence:holder", id});
     program_process held(status_tool_args(m, {}, "job"), {.capture_stdout = true});
     CHECK(held.wait_exit(20s) == 0);
     const auto out = held.output();
     CHECK_THAT(out, Catch::StartsWith("job: held by web-3:8080 (holder "));
-    CHECK_THAT(out, Catch::Contains(", fence counter 17, valid for "));
+    CHECK_THAT(out, Catch::Contains(", fencing token 17, valid for "));
     CHECK_THAT(out, Catch::Contains("master 2 (redis://127.0.0.1:"));
     CHECK(out.find("0011223344") == std::string::npos);  // never the token
 

@@ -11,6 +11,7 @@
 
 using namespace std::string_view_literals;
 using redlock::detail::crc16;
+using redlock::detail::fence_holder_key;
 using redlock::detail::fence_key;
 using redlock::detail::key_slot;
 using redlock::detail::slot_count;
@@ -91,7 +92,9 @@ TEST_CASE("key_slot: hash tags choose the hashed part", "[key_slot]")
     }
 }
 
-TEST_CASE("key_slot: a lock key's fence counter is in the lock key's slot", "[key_slot]")
+TEST_CASE("key_slot: a lock key's fence counter and the counter's record are in the lock "
+          "key's slot",
+          "[key_slot]")
 {
     // Not listed: a key with a '}' and no hash tag, which slot_sibling cannot wrap
     // (algorithm/fencing.hpp), and the empty key, whose "{}:fence" has an empty tag.
@@ -100,8 +103,12 @@ TEST_CASE("key_slot: a lock key's fence counter is in the lock key's slot", "[ke
     {
         INFO("key \"" << key << "\" fence key \"" << fence_key(key) << "\"");
         CHECK(key_slot(fence_key(key)) == key_slot(key));
+        CHECK(key_slot(fence_holder_key(key)) == key_slot(key));
+        CHECK(fence_holder_key(key) == fence_key(key) + ":holder");
     }
     CHECK(fence_key("orders") == "{orders}:fence");
+    CHECK(fence_holder_key("orders") == "{orders}:fence:holder");
+    CHECK(fence_holder_key("{user1}:cart") == "{user1}:cart:fence:holder");
 }
 
 TEST_CASE("key_slot: every slot is below 16384", "[key_slot]")

@@ -58,10 +58,13 @@ TEST_CASE("lock commands: each kind's bytes, as EVAL or EVALSHA", "[lock_command
           "*7\r\n" + bulk("EVAL") + bulk(redlock::detail::permit_acquire_script().body) +
               bulk("2") + bulk("{s}:permit:1") + bulk("{s}:permit:0") + bulk("tok") + bulk("900"));
     const std::array<std::uint64_t, 1> fence{42};
-    const std::vector<std::string> fenced{"k", "k:fence"};
+    // The commit: the lock key, its counter and the counter's record, then the token and the
+    // term.
+    const std::vector<std::string> fenced{"k", "{k}:fence", "{k}:fence:holder"};
     CHECK(encoded(lock_command::commit_fence, false, fenced, 0, fence) ==
-          "*7\r\n" + bulk("EVALSHA") + bulk(redlock::detail::fence_commit_script().sha1) +
-              bulk("2") + bulk("k") + bulk("k:fence") + bulk("tok") + bulk("42"));
+          "*8\r\n" + bulk("EVALSHA") + bulk(redlock::detail::fence_commit_script().sha1) +
+              bulk("3") + bulk("k") + bulk("{k}:fence") + bulk("{k}:fence:holder") + bulk("tok") +
+              bulk("42"));
 }
 
 TEST_CASE("lock commands: which scripts a cluster master runs, and which may go as EVALSHA",

@@ -15,8 +15,8 @@ std::string who(const std::string& identity)
 std::string holder_text(const holder_info& h)
 {
     std::string out = (h.reader ? "reader " : "") + who(h.identity) + " (holder " + h.id + ", ";
-    if (h.fencing_token != 0)
-        out += "fence counter " + std::to_string(h.fencing_token) + ", ";
+    if (h.fencing_token != 0)  // its own term (a fenced holder's, once its commit is read)
+        out += "fencing token " + std::to_string(h.fencing_token) + ", ";
     out += h.valid_for.count() < 0 ? std::string("no expiry")
                                    : "valid for " + std::to_string(h.valid_for.count()) + " ms";
     return out + ", on " + std::to_string(h.masters) + " masters)";

@@ -13,9 +13,10 @@
 
 namespace redlock::status {
 
-/// "RESOURCE: held by web-3:8080 (holder 1a2b3c4d5e6f7081, fence counter 17, valid for 8123
-/// ms, on 5 masters)", "RESOURCE: free", "RESOURCE: unknown: ..." (the refusal's reason when
-/// there is one); no newline. Never a token.
+/// "RESOURCE: held by web-3:8080 (holder 1a2b3c4d5e6f7081, fencing token 17, valid for 8123
+/// ms, on 5 masters)" (the holder's own fencing token, holder_info::fencing_token, left out
+/// when 0), "RESOURCE: free", "RESOURCE: unknown: ..." (the refusal's reason when there is
+/// one); no newline. Never a token.
 std::string summary(std::string_view resource, error_code ec, const holders_result& r);
 
 /// The summary, then one line per master ("  master 0 (ENDPOINT): ..."), each ending in a
@@ -24,7 +25,7 @@ std::string report(std::string_view resource, error_code ec, const holders_resul
                    std::span<const std::string> endpoints);
 
 /// What the read says, for --watch to print a line only when it changes: the state and each
-/// holder's id (its value's), role and fence counter (not the time left, which always
+/// holder's id (its value's), role and fencing token (not the time left, which always
 /// changes).
 std::string fingerprint(error_code ec, const holders_result& r);
 

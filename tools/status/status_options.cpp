@@ -13,11 +13,11 @@ constexpr const char* description =
     R"(Usage: redlock-status [OPTIONS] RESOURCE
 
 Prints who holds RESOURCE, as a majority of the masters sees it: the holder's identity (what
-it published with redlock-run --identity or lock_options::identity), the resource's fence
-counter where it holds (its fencing token if it took one), how long a majority still holds it;
-then what each master holds (never a token). With --watch, prints a line each time the
-holders change, as the masters report it (client tracking), reading them again at least every
---interval, until interrupted.
+it published with redlock-run --identity or lock_options::identity), its own fencing token
+if it took one (once its commit is on the masters read), how long a majority still holds it;
+then what each master holds and its fence counter (never a token). With --watch, prints a
+line each time the holders change, as the masters report it (client tracking), reading them
+again at least every --interval, until interrupted.
 
 Masters, password and TLS: as redlock-run (--master URI, --masters-file, $REDLOCK_MASTERS,
 /etc/redlock/masters; --password-file or $REDLOCK_PASSWORD). Durations: 500ms, 2s, 1.5m.
