@@ -139,3 +139,87 @@ TEST_CASE_METHOD(rivals_rig<5>,
         },
         30s);
 }
+
+TEST_CASE_METHOD(rivals_rig<5>,
+                 "election: a cancelled campaign ends with operation_aborted and leaves no key, "
+                 "a cancelled observer ends at once, and a bad identity is invalid_option",
+                 "[live][election]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            election a(ours, "cancel-me", "node-a:1", quick_election());
+            election b(theirs, "cancel-me", "node-b:2", quick_election());
+            auto lead = co_await a.async_campaign(asio::use_awaitable);
+
+            // b waits for a's lead; cancelled, it gives up and takes nothing.
+            asio::cancellation_signal stop_campaign;
+            std::optional<error_code> campaign_ended;
+            b.async_campaign(asio::bind_cancellation_slot(stop_campaign.slot(),
+                                                          [&](error_code ec, leadership l) {
+                                                              campaign_ended = ec;
+                                                              CHECK_FALSE(l.leading());
+                                                          }));
+            co_await sleep_for(100ms);
+            CHECK_FALSE(campaign_ended.has_value());
+            stop_campaign.emit(asio::cancellation_type::terminal);
+            CHECK(co_await eventually([&] { return campaign_ended.has_value(); }, 5s));
+            CHECK(campaign_ended == error_code(asio::error::operation_aborted));
+
+            // An observer waiting for a change is cancelled at once.
+            auto [lec, who] = co_await b.async_leader(tuple_awaitable);
+            REQUIRE_FALSE(lec);
+            asio::cancellation_signal stop_observe;
+            std::optional<error_code> observe_ended;
+            b.async_observe(
+                who, asio::bind_cancellation_slot(stop_observe.slot(),
+                                                  [&](error_code ec, std::optional<leader_info> l) {
+                                                      observe_ended = ec;
+                                                      CHECK_FALSE(l.has_value());
+                                                  }));
+            co_await sleep_for(50ms);
+            CHECK_FALSE(observe_ended.has_value());
+            stop_observe.emit(asio::cancellation_type::terminal);
+            CHECK(co_await eventually([&] { return observe_ended.has_value(); }, 1s));
+            CHECK(observe_ended == error_code(asio::error::operation_aborted));
+
+            co_await lead.async_resign(asio::use_awaitable);
+            CHECK(co_await eventually([&] { return lock_keys(m) == 0; }, 2s));
+
+            election bad(ours, "cancel-me", "two words\n", quick_election());
+            auto [bec, none] = co_await bad.async_campaign(asio::as_tuple(asio::use_awaitable));
+            CHECK(bec == error::invalid_option);
+            CHECK_FALSE(none.leading());
+        },
+        30s);
+}
+
+TEST_CASE_METHOD(rivals_rig<5>,
+                 "election: an observer that loses the majority reports no leader once the "
+                 "leader's validity has ended, and the leader loses the lead",
+                 "[live][election]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            election_options eo = quick_election();
+            eo.ttl = 1000ms;
+            election a(ours, "cut-off", "node-a:1", eo);
+            election watcher(theirs, "cut-off", "watcher", eo);
+            auto lead = co_await a.async_campaign(asio::use_awaitable);
+            auto [lec, who] = co_await watcher.async_leader(tuple_awaitable);
+            REQUIRE_FALSE(lec);
+            REQUIRE(who.has_value());
+            CHECK(who->term == lead.term());
+            for (std::size_t i = 0; i < 3; ++i)
+                m.pause(i);
+            auto [oec, after] = co_await watcher.async_observe(who, tuple_awaitable);
+            const auto told_at = std::chrono::steady_clock::now();
+            for (std::size_t i = 0; i < 3; ++i)
+                m.resume(i);
+            CHECK_FALSE(oec);
+            CHECK_FALSE(after.has_value());
+            // Not before the validity it was told of had ended.
+            CHECK(told_at >= who->valid_until);
+            CHECK(co_await eventually([&] { return !lead.leading(); }, 3s));
+        },
+        30s);
+}
