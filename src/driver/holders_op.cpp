@@ -10,20 +10,27 @@
 
 namespace redlock::detail {
 
+std::vector<std::string> holders_keys(const std::string& key, const lock_options& o)
+{
+    std::vector<std::string> keys;
+    if (o.permits > 1 && o.permits <= 1024)
+        for (std::uint32_t i = 0; i < o.permits; ++i)
+            keys.push_back(slot_sibling(key, ":permit:" + std::to_string(i)));
+    else
+        keys.push_back(key);
+    keys.push_back(slot_sibling(key, ":readers"));
+    keys.push_back(fence_key(key));
+    keys.push_back(fence_holder_key(key));
+    return keys;
+}
+
 holders_op::holders_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o,
                        handler h)
     : lock_op_driver(std::move(c), lock{}, std::move(h)),
       o_(o)
 {
     key_ = c_->cfg.key_prefix + resource;
-    if (o_.permits > 1 && o_.permits <= 1024)
-        for (std::uint32_t i = 0; i < o_.permits; ++i)
-            keys_.push_back(slot_sibling(key_, ":permit:" + std::to_string(i)));
-    else
-        keys_.push_back(key_);
-    keys_.push_back(slot_sibling(key_, ":readers"));
-    keys_.push_back(fence_key(key_));
-    keys_.push_back(fence_holder_key(key_));
+    keys_ = holders_keys(key_, o_);
     if (resource.empty())
         reason_ = "the resource is empty";
     else if (key_.size() > max_key_size)

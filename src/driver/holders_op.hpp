@@ -13,6 +13,10 @@
 
 namespace redlock::detail {
 
+/// The keys async_holders reads for `key` (key_prefix + resource): the resource's key or its
+/// permit keys, the readers' set, the fence counter and its record; in that order.
+std::vector<std::string> holders_keys(const std::string& key, const lock_options& o);
+
 /// @brief The Asio side of async_holders: a census of the masters (check_fsm: every master or
 /// the deadline) with a read_holders round, then the holders a majority agrees on
 /// (holders_on_quorum). It holds no lock: lock_op_driver's lock stays empty.

@@ -7,9 +7,7 @@
 #include <boost/asio/error.hpp>
 
 #include "algorithm/attempt_timeout.hpp"
-#include "algorithm/fencing.hpp"
 #include "driver/holders_op.hpp"
-#include "routing/key_slot.hpp"
 #include "runtime/completion.hpp"
 
 namespace redlock::detail {
@@ -35,16 +33,10 @@ next_holders_op::next_holders_op(std::shared_ptr<client_impl> c, std::string res
       reread_every_(reread_every),
       h_(std::move(h))
 {
-    // The keys whose change may change the holders (those holders_op reads): the resource's
-    // key or its permits, the readers' set, the fence counter (written with its commit record).
-    const auto key = c_->cfg.key_prefix + resource_;
-    if (o_.permits > 1 && o_.permits <= 1024)
-        for (std::uint32_t i = 0; i < o_.permits; ++i)
-            keys_.push_back(slot_sibling(key, ":permit:" + std::to_string(i)));
-    else
-        keys_.push_back(key);
-    keys_.push_back(slot_sibling(key, ":readers"));
-    keys_.push_back(fence_key(key));
+    // The keys whose change may change the holders: those async_holders reads (the fence
+    // counter's record is written with the counter, whose change is pushed too).
+    keys_ = holders_keys(c_->cfg.key_prefix + resource_, o_);
+    keys_.pop_back();
 }
 
 void next_holders_op::start()
@@ -73,7 +65,9 @@ void next_holders_op::cancel()
         finish(asio::error::operation_aborted, {});
 }
 
-void next_holders_op::abandon() noexcept
+void next_holders_op::abandon() noexcept { stop(); }
+
+void next_holders_op::stop() noexcept
 {
     phase_ = phase::done;
     watch_.stop();
@@ -185,12 +179,7 @@ void next_holders_op::on_deadline()
 void next_holders_op::finish(error_code ec, holders_result r)
 {
     const bool was_started = phase_ != phase::idle;
-    phase_ = phase::done;
-    watch_.stop();
-    c_->deadlines.cancel(*this);
-    if (observing_)
-        c_->waiting.unobserve(keys_, this);
-    observing_ = false;
+    stop();
     if (!h_)
         return;
     auto h = std::move(*h_);

@@ -78,6 +78,8 @@ private:
     void on_read(std::uint64_t read, error_code ec, holders_result r);
     void wait(const holders_result& r);
     void finish(error_code ec, holders_result r);
+    // Out of the watch, the deadline list and the observers: nothing more is heard.
+    void stop() noexcept;
 
     void on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked) override;
     void on_key_changed() override;

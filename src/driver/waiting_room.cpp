@@ -51,50 +51,87 @@ release_listener* waiting_room::leave(const std::string& key, release_listener* 
     return was_first ? q.front() : nullptr;
 }
 
-void waiting_room::watch(std::span<const std::string> keys, release_listener* l)
+namespace {
+
+// `who` is listed under each of `keys` (once).
+template <class Listener>
+void list_under(std::unordered_map<std::string, std::vector<Listener*>>& lists,
+                std::span<const std::string> keys, Listener* who)
 {
     for (const auto& k : keys)
     {
-        auto& w = watchers_[k];
-        if (std::find(w.begin(), w.end(), l) == w.end())
-            w.push_back(l);
+        auto& w = lists[k];
+        if (std::find(w.begin(), w.end(), who) == w.end())
+            w.push_back(who);
     }
+}
+
+// `who` is no longer listed under `keys`; a key left with nobody is dropped.
+template <class Listener>
+void unlist_under(std::unordered_map<std::string, std::vector<Listener*>>& lists,
+                  std::span<const std::string> keys, Listener* who) noexcept
+{
+    for (const auto& k : keys)
+    {
+        const auto it = lists.find(k);
+        if (it == lists.end())
+            continue;
+        std::erase(it->second, who);
+        if (it->second.empty())
+            lists.erase(it);
+    }
+}
+
+// The listeners under any of `keys` (under every key, for `all`), each once.
+template <class Listener>
+std::vector<Listener*> listed_under(
+    const std::unordered_map<std::string, std::vector<Listener*>>& lists,
+    std::span<const std::string> keys, bool all = false)
+{
+    std::vector<Listener*> whom;
+    if (all)
+        for (const auto& [key, w] : lists)
+            whom.insert(whom.end(), w.begin(), w.end());
+    else
+        for (const auto& k : keys)
+            if (const auto it = lists.find(k); it != lists.end())
+                whom.insert(whom.end(), it->second.begin(), it->second.end());
+    std::sort(whom.begin(), whom.end());
+    whom.erase(std::unique(whom.begin(), whom.end()), whom.end());
+    return whom;
+}
+
+// Keeps each of `whom` alive until the posted callbacks have run.
+template <class Listener>
+std::vector<std::shared_ptr<void>> held_all(const std::vector<Listener*>& whom)
+{
+    std::vector<std::shared_ptr<void>> held;
+    held.reserve(whom.size());
+    for (auto* l : whom)
+        held.push_back(l->hold());
+    return held;
+}
+
+}  // namespace
+
+void waiting_room::watch(std::span<const std::string> keys, release_listener* l)
+{
+    list_under(watchers_, keys, l);
 }
 
 void waiting_room::unwatch(std::span<const std::string> keys, release_listener* l) noexcept
 {
-    for (const auto& k : keys)
-    {
-        const auto it = watchers_.find(k);
-        if (it == watchers_.end())
-            continue;
-        std::erase(it->second, l);
-        if (it->second.empty())
-            watchers_.erase(it);
-    }
+    unlist_under(watchers_, keys, l);
 }
 
 void waiting_room::observe(std::span<const std::string> keys, key_observer* o)
 {
-    for (const auto& k : keys)
-    {
-        auto& w = observers_[k];
-        if (std::find(w.begin(), w.end(), o) == w.end())
-            w.push_back(o);
-    }
+    list_under(observers_, keys, o);
 }
 
 void waiting_room::unobserve(std::span<const std::string> keys, key_observer* o) noexcept
 {
-    for (const auto& k : keys)
-    {
-        const auto it = observers_.find(k);
-        if (it == observers_.end())
-            continue;
-        std::erase(it->second, o);
-        if (it->second.empty())
-            observers_.erase(it);
-    }
+    unlist_under(observers_, keys, o);
 }
 
 void waiting_room::changed_here(std::span<const std::string> keys) { tell_observers(keys); }
@@ -103,22 +140,10 @@ void waiting_room::tell_observers(std::span<const std::string> keys, bool all)
 {
     if (observers_.empty())
         return;
-    std::vector<key_observer*> whom;
-    if (all)
-        for (const auto& [key, w] : observers_)
-            whom.insert(whom.end(), w.begin(), w.end());
-    else
-        for (const auto& k : keys)
-            if (const auto it = observers_.find(k); it != observers_.end())
-                whom.insert(whom.end(), it->second.begin(), it->second.end());
+    auto whom = listed_under(observers_, keys, all);
     if (whom.empty())
         return;
-    std::sort(whom.begin(), whom.end());
-    whom.erase(std::unique(whom.begin(), whom.end()), whom.end());
-    std::vector<std::shared_ptr<void>> held;
-    held.reserve(whom.size());
-    for (auto* o : whom)
-        held.push_back(o->hold());
+    auto held = held_all(whom);
     // Posted: an observer reads the masters again, which must not start inside a round's
     // callback or a push's parsing.
     boost::asio::post(ex_, [whom = std::move(whom), held = std::move(held)] {
@@ -199,17 +224,10 @@ void waiting_room::refused_elsewhere(std::span<const std::string> keys, bool fir
 void waiting_room::notify_released(const master_set& masters, std::span<const std::string> keys)
 {
     tell_observers(keys);
-    std::vector<release_listener*> whom;
-    for (const auto& k : keys)
-        if (const auto it = watchers_.find(k); it != watchers_.end())
-            whom.insert(whom.end(), it->second.begin(), it->second.end());
+    auto whom = listed_under(watchers_, keys);
     if (whom.empty())
         return;
-    std::sort(whom.begin(), whom.end());
-    whom.erase(std::unique(whom.begin(), whom.end()), whom.end());
-    std::vector<std::shared_ptr<void>> held;
-    for (auto* l : whom)
-        held.push_back(l->hold());
+    auto held = held_all(whom);
     boost::asio::post(ex_, [whom = std::move(whom), held = std::move(held), masters] {
         for (auto* l : whom)
             for (std::size_t i = 0; i < masters.masters(); ++i)
@@ -224,10 +242,7 @@ void waiting_room::tell(std::size_t master, std::vector<release_listener*>& whom
     // and one that has completed ignores the news.
     std::sort(whom.begin(), whom.end());
     whom.erase(std::unique(whom.begin(), whom.end()), whom.end());
-    std::vector<std::shared_ptr<void>> held;
-    held.reserve(whom.size());
-    for (auto* l : whom)
-        held.push_back(l->hold());
+    const auto held = held_all(whom);
     for (auto* l : whom)
         l->on_invalidated(master);
 }
