@@ -249,7 +249,9 @@ void start_observe(client& c, const std::string& name, const election_options& o
                    asio::any_completion_handler<void(error_code, std::optional<leader_info>)> h)
 {
     auto s = std::make_shared<observe_state>(c, name, o, std::move(seen), false, std::move(h));
-    s->first_read();
+    // From "no holder seen": the first read (tracking armed before it) completes at once when
+    // anyone holds the lead, and waits for a change when no one does.
+    s->next_read(holders_result{});
 }
 
 }  // namespace detail

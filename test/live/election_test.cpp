@@ -179,11 +179,11 @@ TEST_CASE_METHOD(rivals_rig<5>,
             co_await sleep_for(50ms);
             CHECK_FALSE(observe_ended.has_value());
             stop_observe.emit(asio::cancellation_type::terminal);
-            CHECK(co_await eventually([&] { return observe_ended.has_value(); }, 1s));
+            CHECK(co_await eventually([&] { return observe_ended.has_value(); }, 5s));
             CHECK(observe_ended == error_code(asio::error::operation_aborted));
 
             co_await lead.async_resign(asio::use_awaitable);
-            CHECK(co_await eventually([&] { return lock_keys(m) == 0; }, 2s));
+            CHECK(co_await eventually([&] { return lock_keys(m) == 0; }, 5s));
 
             election bad(ours, "cancel-me", "two words\n", quick_election());
             auto [bec, none] = co_await bad.async_campaign(asio::as_tuple(asio::use_awaitable));
@@ -219,7 +219,7 @@ TEST_CASE_METHOD(rivals_rig<5>,
             CHECK_FALSE(after.has_value());
             // Not before the validity it was told of had ended.
             CHECK(told_at >= who->valid_until);
-            CHECK(co_await eventually([&] { return !lead.leading(); }, 3s));
+            CHECK(co_await eventually([&] { return !lead.leading(); }, 5s));
         },
         30s);
 }
