@@ -8,9 +8,14 @@
 #   mutex       the same algorithm checked for mutual exclusion: violated (a pause)
 #   incr-max    "INCR on every master that granted, take the largest": Unique violated
 #   restart     a master restarting without persistence: Unique or Ordered violated
-#   mut-commit  mutation: round 2 without its majority test: Unique or Ordered violated
-#   mut-t-max   mutation: t = max instead of max + 1, checked for reachability: "holds" (no
-#               acquisition can succeed any more, so the mutation is caught)
+#   mut-commit  mutation: round 2 without its majority test: Unique or Ordered violated (2
+#               acquisitions per client: with one each, the first always finds the counters
+#               together, and no history reaches a round 2 that the mutation could spoil)
+#   mut-t-max   mutation: t = max instead of max + 1: violated
+#   mut-one-round  mutation: no round 2 even when the counters read differ: violated (2
+#                  acquisitions per client, as mut-commit: counters apart, then two quorums)
+#   mut-no-bump    mutation: round 1 reads the counter without moving it on, and a quorum that
+#                  read one value takes it + 1 as its token in one round: violated
 #
 # semaphore.pml (N permits over M masters, "slot mutexes"; 3 masters, 2 permits, 3 clients):
 #
@@ -96,8 +101,10 @@ check reach violated -DCHECK_REACH -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=${ROUNDS:-1
 check mutex violated -DCHECK_ME -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=1 -DMAXT=4
 check incr-max violated -DINCR_MAX -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=2 -DMAXT=4
 check restart violated -DRESTART -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=1 -DMAXT=4
-check mut-commit violated -DMUT_NO_COMMIT_MAJORITY -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=${ROUNDS:-1} -DMAXT=${MAXT:-4}
-check mut-t-max holds -DMUT_T_MAX -DCHECK_REACH -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=${ROUNDS:-1} -DMAXT=${MAXT:-4}
+check mut-commit violated -DMUT_NO_COMMIT_MAJORITY -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=2 -DMAXT=4
+check mut-t-max violated -DMUT_T_MAX -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=${ROUNDS:-1} -DMAXT=${MAXT:-4}
+check mut-one-round violated -DMUT_ONE_ROUND_ANY -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=2 -DMAXT=4
+check mut-no-bump violated -DMUT_NO_BUMP -DN=$n -DC=$c -DTTL=$ttl -DROUNDS=${ROUNDS:-1} -DMAXT=${MAXT:-4}
 
 # semaphore.pml: 3 masters, 2 permits, 3 clients, TTL 2 ticks, up to 1 lost message a run.
 sem=(-DM=3 -DN=2 -DC=3 -DTTL=2 -DLOSSES=1)

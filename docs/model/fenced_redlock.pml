@@ -13,11 +13,14 @@
  *    run and have its reply lost: that covers timeouts, dropped connections and restarts of a
  *    master that persists what it executed (appendfsync always). With RESTART defined, a
  *    master may also restart *without* persistence: key and counter forgotten.
- *  - Round 1, per master: SET key token NX PX ttl; where it succeeds, the reply carries the
- *    counter's value. With a majority of grants, t = max(counters read) + 1.
- *  - Round 2, per master: set the counter to t only if the key still holds our token and the
- *    counter is below t. A majority of commits, and a validity still positive, makes a holder
- *    with token t.
+ *  - Round 1, per master: SET key token NX PX ttl; where it succeeds, the counter c moves to
+ *    c + 1, its record names us, and the reply carries c. With a majority of grants,
+ *    t = max(counters read) + 1. When every counted grant read the same c, t stands on each of
+ *    them already: a holder with token t, no round 2.
+ *  - Round 2 (the counters read differ), per master: set the counter to t only if the key
+ *    still holds our token and the counter is below t, or is t with a record of ours (our
+ *    round 1 moved it there). A majority of commits, and a validity still positive, makes a
+ *    holder with token t.
  *  - INCR_MAX defined: the unsound variant instead (round 1 INCRs the counter on each master
  *    that granted, the token is the largest value; no round 2).
  *
@@ -56,6 +59,7 @@ byte now;
 byte owner[N];      /* 0: no key; else the holder's client number + 1 */
 byte expiry[N];
 byte counter[N];    /* the fence counter beside the key */
+byte record[N];     /* whose the counter is: 0 none, else a client number + 1 */
 
 byte holders;       /* clients that believe they hold the lock now */
 int issued;         /* bit t: token t was given to a holder */
@@ -72,7 +76,8 @@ active proctype clock()
 
 proctype client(byte me)
 {
-    byte round, i, granted, committed, t, floor, t0, read;
+    byte round, i, granted, committed, t, floor, t0, read, c;
+    byte low = 255;     /* the smallest counter read (255: none yet) */
 
     for (round : 1 .. ROUNDS) {
         atomic { t0 = now; floor = highest; }
@@ -87,12 +92,21 @@ proctype client(byte me)
                        owner[i] = me + 1; expiry[i] = now + TTL;
 #ifdef INCR_MAX
                        counter[i]++;
+                       c = counter[i];
+#else
+                       c = counter[i];
+#ifndef MUT_NO_BUMP                                 /* mutation: round 1 leaves the counter */
+                       counter[i] = c + 1;
+                       record[i] = me + 1;
+#endif
 #endif
                        if
                        :: granted++;
-                          if :: counter[i] > read -> read = counter[i] :: else -> skip fi
+                          if :: c > read -> read = c :: else -> skip fi;
+                          if :: c < low -> low = c :: else -> skip fi
                        :: skip  /* the reply is lost: the key stays until it expires */
-                       fi
+                       fi;
+                       c = 0
                    :: else -> skip
                    fi
                }
@@ -110,15 +124,21 @@ proctype client(byte me)
 #else
         t = read + 1;
 #endif
-
-        /* Round 2: commit t where our key still stands and the counter is below t. */
+#ifndef MUT_ONE_ROUND_ANY                           /* mutation: one round whatever was read */
+        if
+        :: low == read -> skip                      /* round 1 committed t on every grant */
+        :: else ->
+        /* Round 2: commit t where our key still stands and the counter is below t, or is t by
+           our own round 1. */
         for (i : 0 .. N - 1) {
             if
             :: skip
             :: atomic {
                    if
-                   :: owner[i] == me + 1 && alive(i) && counter[i] < t ->
+                   :: owner[i] == me + 1 && alive(i) &&
+                      (counter[i] < t || (counter[i] == t && record[i] == me + 1)) ->
                        counter[i] = t;
+                       record[i] = me + 1;
                        committed++
                    :: else -> skip
                    fi
@@ -130,6 +150,8 @@ proctype client(byte me)
         :: committed < MAJORITY -> goto release
         :: else -> skip
         fi
+#endif
+        fi;
 #endif
 #endif
         /* Validity, judged from t0 (taken before round 1). */
@@ -162,7 +184,7 @@ release:
             fi
         }
         /* Forget this acquisition's values: states that differ only in them are one state. */
-        atomic { i = 0; granted = 0; committed = 0; t = 0; floor = 0; t0 = 0; read = 0 }
+        atomic { i = 0; granted = 0; committed = 0; t = 0; floor = 0; t0 = 0; read = 0; low = 255 }
     }
 }
 
@@ -172,7 +194,7 @@ active proctype restarts()
 {
     byte i;
     do
-    :: atomic { select(i : 0 .. N - 1); owner[i] = 0; counter[i] = 0 }
+    :: atomic { select(i : 0 .. N - 1); owner[i] = 0; counter[i] = 0; record[i] = 0 }
     :: break
     od
 }

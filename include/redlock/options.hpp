@@ -133,7 +133,8 @@ struct lock_options
     /// Hand out a fencing token with the lock (lock::fencing_token()): a number that grows
     /// with each new holder of the resource, for the protected resource to refuse a holder
     /// older than one it has seen (docs/algorithm.md, "Fencing tokens across a quorum"). It
-    /// costs a second round trip per acquisition and one counter key per resource, kept on
+    /// costs a second round trip only when the masters' counters differ (one missed earlier
+    /// acquisitions; that round brings them together), and one counter key per resource, kept on
     /// every master without expiry (`{key}:fence`, or `key:fence` when the key has a hash
     /// tag; a key with a `}` but no valid hash tag, e.g. `x}y`, cannot be wrapped, and its
     /// `key:fence` lands in another Redis Cluster slot), with beside it, in the same slot and
@@ -174,7 +175,7 @@ struct lock_options
     /// lock::key() names the readers' set. With `wait`, a reader is woken when the writer's key
     /// or mark goes, a writer when the resource's key (a writer's, or the readers' mark) goes;
     /// never handed a lock within the client (`handoff` applies to mutexes). A writer with
-    /// `fencing` gets a fencing token (a second round trip, as a fenced mutex's), in one
+    /// `fencing` gets a fencing token (as a fenced mutex does), in one
     /// sequence with the fenced mutexes of its resource; a reader with `fencing` is refused
     /// (a reader shares the lock: no token orders it). Not with `permits` nor async_lock_all
     /// (error::invalid_option).

@@ -20,7 +20,8 @@ std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* co
     struct seen
     {
         quorum_holder h;
-        std::vector<std::int64_t> ttls;  // one per master: its longest time left (-1: none)
+        std::vector<std::int64_t> ttls;     // one per master: its longest time left (-1: none)
+        std::vector<std::uint64_t> fences;  // the counters whose record names it, one per master
         std::size_t last_master = static_cast<std::size_t>(-1);
     };
     std::vector<seen> all;
@@ -53,10 +54,8 @@ std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* co
             }
             it->last_master = i;
             it->ttls.push_back(left);
-            // Its term only where the counter was committed for it: between a fenced
-            // acquisition's SET and its commit, the counter there is the previous holder's.
             if (reads[i]->fence_holder == it->h.id)
-                it->h.fence = std::max(it->h.fence, reads[i]->fence);
+                it->fences.push_back(reads[i]->fence);
         }
     }
     std::vector<quorum_holder> out;
@@ -68,6 +67,16 @@ std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* co
                          s.ttls.end(), std::greater<>());
         const auto kth = s.ttls[quorum - 1];
         s.h.masters = s.ttls.size();
+        // Its term: the largest counter whose record names it, once a quorum of masters holds
+        // that counter for it. Before (between a fenced acquisition's two rounds, when its
+        // first round found the counters apart), no term is committed for it, and it has none.
+        if (!s.fences.empty())
+        {
+            const auto top = *std::max_element(s.fences.begin(), s.fences.end());
+            if (static_cast<std::size_t>(std::count(s.fences.begin(), s.fences.end(), top)) >=
+                quorum)
+                s.h.fence = top;
+        }
         if (kth == std::numeric_limits<std::int64_t>::max())
         {
             s.h.expires = false;

@@ -18,8 +18,8 @@ namespace redlock::detail {
 inline constexpr std::string_view readers_mark = "redlock:readers";
 
 /// The opaque name of a key's value (holder_info::id): the first 16 hex characters of its
-/// SHA-1, which is also what the fence commit records beside a counter (fence_holder_key), so
-/// that a read can tell whose term a counter is.
+/// SHA-1, which is also what a fenced acquisition records beside a counter (fence_holder_key),
+/// so that a read can tell whose term a counter is.
 std::string holder_id(std::string_view value);
 
 /// One holder that a quorum of the masters agrees on.
@@ -30,9 +30,10 @@ struct quorum_holder
     bool reader = false;
     std::uint32_t key = 0;  ///< Which of the string keys it holds (a semaphore's permit).
     /// Its own fencing token (term): the largest fence counter among the masters that hold it
-    /// and whose counter's record names it (master_holdings::fence_holder == id); 0 when none
-    /// does (it took no fencing, or its commit has not reached those masters yet: between the
-    /// two rounds of a fenced acquisition a counter is still the previous holder's).
+    /// and whose counter's record names it (master_holdings::fence_holder == id), when at
+    /// least a quorum of them has that counter; 0 otherwise (it took no fencing, or its token
+    /// is not committed on a quorum yet: between the two rounds of a fenced acquisition whose
+    /// first round found the counters apart, each counter is one past what it read there).
     std::uint64_t fence = 0;
     /// How long a quorum still holds it at most, counted from the read's end: the quorum-th
     /// longest time left, minus the read's duration and the drift allowance of the TTL the
@@ -51,8 +52,9 @@ struct quorum_holder
 /// SET, which reached it after the holder's t0: the end reported is later than the holder's
 /// own by at most that SET's one-way time. A semaphore's value counts per permit key, as its
 /// acquisition does. A holder's fence is taken only from the masters whose counter was
-/// committed for its value (the record beside the counter): never another holder's term. In
-/// the order of their first appearance.
+/// moved for its value (the record beside the counter), and only once a quorum of them agree:
+/// never another holder's term, nor one not committed yet. In the order of their first
+/// appearance.
 std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* const> reads,
                                              std::size_t quorum,
                                              std::chrono::steady_clock::duration elapsed,

@@ -12,6 +12,7 @@
 #include <boost/asio/error.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "algorithm/attempt_timeout.hpp"
 #include "runtime/completion.hpp"
 
 namespace redlock {
@@ -67,8 +68,8 @@ lock_options read_options(const client& c, const election_options& o)
 }
 
 // The leader in a read: the holder of the resource's key with a committed term. A holder
-// without one (its term's commit has not reached the masters read, or it took no fencing:
-// not a campaign's) leads nothing yet.
+// without one (its term's commit has not reached a majority of the masters read, or it took
+// no fencing: not a campaign's) leads nothing yet.
 std::optional<leader_info> leader_of(const holders_result& r)
 {
     for (const auto& h : r.holders)
@@ -86,6 +87,16 @@ std::optional<leader_info> leader_of(const holders_result& r)
             return l;
         }
     return std::nullopt;
+}
+
+// A holder of the resource's key without a term: usually a candidate that has just taken the
+// lead, whose term's commit (sent after its one round) has not reached the masters yet.
+bool term_pending(const holders_result& r)
+{
+    for (const auto& h : r.holders)
+        if (!h.reader && h.fencing_token == 0)
+            return true;
+    return false;
 }
 
 bool same_leader(const std::optional<leader_info>& a, const std::optional<leader_info>& b)
@@ -155,7 +166,8 @@ struct observe_state : std::enable_shared_from_this<observe_state>
     lock_options lo;
     std::chrono::milliseconds every;
     std::optional<leader_info> seen;
-    bool once;  // async_leader: the first read's answer, whatever it is
+    bool once;            // async_leader: the first read's answer, whatever it is
+    bool waited = false;  // async_leader: waited once for a holder's term to be committed
     handler h;
     asio::cancellation_slot slot;
     asio::steady_timer timer;  // no majority: until `seen`'s validity ends
@@ -187,9 +199,11 @@ struct observe_state : std::enable_shared_from_this<observe_state>
                         }));
     }
 
-    void next_read(const holders_result& last)
+    void next_read(const holders_result& last) { next_read(last, every); }
+
+    void next_read(const holders_result& last, std::chrono::milliseconds reread_every)
     {
-        c.async_next_holders(name, lo, last, every,
+        c.async_next_holders(name, lo, last, reread_every,
                              bound([self = shared_from_this()](error_code ec, holders_result r) {
                                  self->on_read(ec, std::move(r));
                              }));
@@ -202,6 +216,15 @@ struct observe_state : std::enable_shared_from_this<observe_state>
         if (ec)
             return dispatch_completion(h, c.get_executor(), ec, std::optional<leader_info>{});
         auto now = leader_of(r);
+        // A leader's term is committed just after its campaign completes (its commit follows
+        // its one round): async_leader waits for that once, rather than answer "none" while a
+        // leader that already knows it leads stands on the masters. The commit's write is
+        // pushed; the read's own timeout bounds the wait when nothing comes.
+        if (once && !now && !waited && term_pending(r))
+        {
+            waited = true;
+            return next_read(r, attempt_timeout_of(lo));
+        }
         if (once || !same_leader(now, seen))
             return dispatch_completion(h, c.get_executor(), error_code{}, std::move(now));
         next_read(r);

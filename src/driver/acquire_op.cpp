@@ -119,8 +119,12 @@ void acquire_op::begin()
     if (!ec && o_.role != lock_role::mutex)
     {
         rw_ = std::make_unique<rw_state>();
-        rw_->keys = {key_, slot_sibling(key_, ":readers"), slot_sibling(key_, ":intent"),
-                     o_.fencing ? fence_key(key_) : std::string()};
+        rw_->keys = {key_, slot_sibling(key_, ":readers"), slot_sibling(key_, ":intent")};
+        if (o_.fencing)
+        {
+            rw_->keys.push_back(fence_key(key_));
+            rw_->keys.push_back(fence_holder_key(key_));
+        }
         rw_->watched = {rw_->keys[0], rw_->keys[2]};
         if (writer())
             c_->tokens.next(std::span<char, token_source::token_chars>(rw_->intent));
@@ -144,8 +148,8 @@ void acquire_op::begin()
     if (o_.fencing)
     {
         // The commit's keys: those that hold the token (a writer's: the resource's own key),
-        // their fence counters, the counters' records. The first two thirds are a mutex's
-        // attempt's keys.
+        // their fence counters, the counters' records. A fenced mutex's attempt takes them all
+        // too (fenced_acquire_script).
         commit_ = std::make_unique<round>();
         for (const auto& k : release_keys())
             fenced_keys_.push_back(k);
@@ -227,11 +231,8 @@ void acquire_op::execute(const acquire_action& a)
                            nullptr, a.deadline, a.at);
         }
         else if (o_.fencing)
-            attempt_.start(
-                *c_, round::kind::acquire_fenced,
-                std::span<const std::string>(fenced_keys_).first(fenced_keys_.size() / 3 * 2),
-                token_view(), o_.ttl.count(), attempt_timeout_of(o_), this, nullptr, a.deadline,
-                a.at);
+            attempt_.start(*c_, round::kind::acquire_fenced, fenced_keys_, token_view(),
+                           o_.ttl.count(), attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
         else
             attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl.count(),
                            attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
@@ -328,6 +329,8 @@ void acquire_op::execute(const acquire_action& a)
             attempt_.stop();
             if (commit_)
                 commit_->stop();
+            if (commit_ && !committing_ && !handed_)
+                commit_in_background(a.fences);
             complete({}, access::make(std::move(st)));
         }
         return;
@@ -342,7 +345,7 @@ void acquire_op::on_round_decided(round& r)
     if (&r == &attempt_)
         drive(decided_events(r.tracker(), c_->closed, attempt_id_, clock::now(), r.values(),
                              r.values_per_master()));
-    else if (&r == commit_.get())
+    else if (&r == commit_.get() && !fsm_->done())  // (not the commit sent after the grant)
         drive(decided_events(r.tracker(), c_->closed, commit_id_, clock::now()));
 }
 
@@ -531,6 +534,25 @@ std::span<const std::string> acquire_op::watch_keys() const
     if (writer())
         return {rw_->keys.data(), 1};
     return rw_->watched;
+}
+
+void acquire_op::commit_in_background(std::span<const std::uint64_t> fences)
+{
+    // A fenced lock granted in one round (its quorum read the same counters): the tokens stand
+    // on the quorum already, recorded there provisionally. Their commit, sent and awaited by
+    // nobody, records them as the holder's term for readers (async_holders, an election's
+    // observers), which must never take a term the holder may not get, and brings the masters
+    // outside the quorum to them. Every master but those that refused the attempt (as a
+    // failed attempt's release): a SET still on its way runs before the commit queued behind it.
+    const auto& votes = fsm_->last_attempt();
+    quorum_tracker to(votes.masters());
+    for (std::size_t i = 0; i < votes.masters(); ++i)
+        to.record(i, votes.outcome(i) == master_outcome::held_by_other
+                         ? master_outcome::held_by_other
+                         : master_outcome::timed_out);  // sent, not awaited
+    commit_->set_fences(fences);
+    commit_->start(*c_, round::kind::commit_fence, fenced_keys_, token_view(), 0,
+                   o_.release_timeout, this, &to);
 }
 
 void acquire_op::forget_intent()

@@ -26,6 +26,7 @@ acquire_fsm::acquire_fsm(const lock_options& o, std::size_t masters, std::uint64
       attempt_(masters),
       commit_(masters),
       largest_(o.fencing ? resources : 0, 0),
+      smallest_(o.fencing ? resources : 0, 0),
       fences_(o.fencing ? resources : 0, 0),
       wait_(o.wait),
       max_wait_(o.max_wait),
@@ -91,8 +92,16 @@ bool acquire_fsm::record(quorum_tracker& q, const acquire_event& ev)
     // The tracker ignores a master's second answer and an index out of range.
     const bool first = ev.master < q.masters() && q.outcome(ev.master) == master_outcome::pending;
     if (first && &q == &attempt_ && fencing_ && ev.outcome == master_outcome::granted)
-        for (std::size_t r = 0; r < largest_.size() && r < ev.counters.size(); ++r)
-            largest_[r] = std::max(largest_[r], ev.counters[r]);
+    {
+        const bool first_grant = attempt_.granted() == 0;
+        for (std::size_t r = 0; r < largest_.size(); ++r)
+        {
+            // A grant without a counter for r (which a driver never reports) disagrees.
+            const auto c = r < ev.counters.size() ? ev.counters[r] : std::int64_t{-1};
+            largest_[r] = first_grant ? c : std::max(largest_[r], c);
+            smallest_[r] = first_grant ? c : std::min(smallest_[r], c);
+        }
+    }
     // A semaphore's attempt: the grant says which permit the master set, and a majority must
     // agree on one (quorum_tracker::record with a choice).
     if (first && &q == &attempt_ && permits_ > 1 && ev.outcome == master_outcome::granted &&
@@ -284,6 +293,7 @@ acquire_action acquire_fsm::begin_attempt(time_point now)
     attempt_.reset(attempt_.masters());
     commit_.reset(attempt_.masters());
     std::fill(largest_.begin(), largest_.end(), 0);
+    std::fill(smallest_.begin(), smallest_.end(), 0);
     ++attempts_;
     return acquire_action::send(++round_, now + timing_.attempt_timeout, true);
 }
@@ -298,9 +308,18 @@ acquire_action acquire_fsm::on_attempt_decided(time_point now)
         return fail_attempt(error::validity_expired, now);
     // Per resource, the quorum's largest counter, plus one: larger than the token of every
     // holder whose commit majority this quorum meets (docs/algorithm.md).
-    phase_ = phase::committing;
+    bool agreed = true;
     for (std::size_t r = 0; r < fences_.size(); ++r)
-        fences_[r] = static_cast<std::uint64_t>(largest_[r]) + 1;
+    {
+        fences_[r] = static_cast<std::uint64_t>(std::max<std::int64_t>(largest_[r], 0)) + 1;
+        agreed = agreed && largest_[r] >= 0 && smallest_[r] == largest_[r];
+    }
+    // Round 1 moved each granting master's counter to its value + 1, for us. Where the whole
+    // quorum read the same counters, that is the token on every master of the quorum: it is
+    // committed already, and there is no second round.
+    if (agreed)
+        return grant_if_valid(now, fences_);
+    phase_ = phase::committing;
     const auto deadline = std::min(now + timing_.attempt_timeout, timing_.valid_until(t0_));
     return acquire_action::commit(++round_, fences_, deadline);
 }

@@ -44,14 +44,17 @@ using acquire_action = fsm_action;
 ///   gives a delay (a new attempt with a new token after it) or none (the last real error).
 ///
 /// @par Fencing (lock_options::fencing)
-/// The attempt's replies carry each granting master's fence counter. Once the attempt has a
-/// quorum, a second round commits, for each resource, t = 1 + the largest counter of the masters counted in it
-/// (send_commit, deadline now + attempt_timeout, no later than the validity's end). A master
-/// commits (granted) when our key still stands there and its counter was below t. A majority
-/// of commits and a validity still positive (from the attempt's t0) grant the lock with
-/// fencing token t; a commit round that fails or ends too late fails the attempt like a
-/// first round would (released everywhere, then a retry). docs/algorithm.md argues why this
-/// orders holders.
+/// The attempt's replies carry each granting master's fence counter as it was before the
+/// attempt moved it to its value + 1 (the fenced acquisition script does, where it sets our
+/// key). For each resource, t = 1 + the largest counter of the masters counted in the quorum.
+/// When every one of them read the same counter (for every resource), t stands on each of
+/// them already: the lock is granted at once, with fencing token t, as an unfenced one would
+/// be. Otherwise a second round commits t (send_commit, deadline now + attempt_timeout, no
+/// later than the validity's end). A master commits (granted) when our key still stands there
+/// and its counter is below t, or is t by our own first round. A majority of commits and a
+/// validity still positive (from the attempt's t0) grant the lock with fencing token t; a
+/// commit round that fails or ends too late fails the attempt like a first round would
+/// (released everywhere, then a retry). docs/algorithm.md argues why this orders holders.
 ///
 /// @par Waiting for the release (lock_options::wait, not in try mode)
 /// An attempt that failed because other owners hold the resource (error::contended) is not
@@ -180,9 +183,10 @@ private:
     quorum_tracker attempt_;
     quorum_tracker commit_;
     master_set release_waiting_;
-    // Fencing: per resource, the largest counter of the current attempt's granting masters, and
-    // the tokens committed (largest + 1).
+    // Fencing: per resource, the largest and the smallest counter of the current attempt's
+    // granting masters, and the tokens committed (largest + 1).
     boost::container::small_vector<std::int64_t, 4> largest_;
+    boost::container::small_vector<std::int64_t, 4> smallest_;
     boost::container::small_vector<std::uint64_t, 4> fences_;
     // Waiting (lock_options::wait): the masters still holding the keys against us, when to try
     // again at the latest, and when the wait ends. Nothing here allocates until a wait begins.

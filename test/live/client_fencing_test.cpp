@@ -80,6 +80,76 @@ TEST_CASE("client: fencing: each holder's token is one more, committed on a majo
         20s);
 }
 
+TEST_CASE("client: fencing: a quorum that read the same counters has its token in one round "
+          "trip, one that read them apart commits it in a second, which brings them together",
+          "[live][client][fencing]")
+{
+    live_client live({.count = 5}, fencing_on());
+    auto& c = live.c;
+    auto& m = live.m;
+    const std::string res = "fence-rounds";
+    const std::string counter = "{" + res + "}:fence";
+    auto scripts_on = [&](std::size_t i) {
+        return command_calls(m, i, "eval") + command_calls(m, i, "evalsha");
+    };
+    // The masters that ran two scripts or more since `before`: a commit round needs a majority
+    // of them before the lock completes, round 1 alone runs one.
+    auto twice = [&](const std::vector<long>& before) {
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < m.size(); ++i)
+            n += scripts_on(i) >= before[i] + 2 ? 1 : 0;
+        return n;
+    };
+    auto counts = [&] {
+        std::vector<long> v;
+        for (std::size_t i = 0; i < m.size(); ++i)
+            v.push_back(scripts_on(i));
+        return v;
+    };
+    live.run(
+        [&]() -> asio::awaitable<void> {
+            // No counter anywhere: every master reads 0, so one round gives token 1.
+            auto before = counts();
+            lock first = co_await c.async_lock(res);
+            REQUIRE(first.held());
+            CHECK(first.fencing_token() == 1);
+            CHECK(twice(before) == 0);
+            CHECK(counters_at(m, res, 1) >= 3);
+            CHECK(co_await eventually([&] { return counters_at(m, res, 1) == 5; }));
+            co_await c.async_unlock(first);
+            // Its release over on every master: no script of it still to come.
+            CHECK(co_await eventually([&] { return lock_keys(m) == 0; }));
+
+            // Counters apart on three masters (7, 5, 3; the others 1): every quorum of three
+            // meets one of them and reads different values. The token is its largest + 1,
+            // committed in a second round on a majority.
+            const char* apart[] = {"7", "5", "3"};
+            for (std::size_t i = 0; i < 3; ++i)
+                REQUIRE(m.command(i, {"SET", counter, apart[i]}) == "+OK\r\n");
+            before = counts();
+            lock second = co_await c.async_lock(res);
+            REQUIRE(second.held());
+            const auto t = second.fencing_token();
+            CHECK((t == 4 || t == 6 || t == 8));
+            CHECK(twice(before) >= 3);
+            CHECK(counters_at(m, res, t) >= 3);
+            // The commit goes to every master that granted: all five hold t then.
+            CHECK(co_await eventually([&] { return counters_at(m, res, t) == 5; }));
+            co_await c.async_unlock(second);
+            // Its release over on every master: no script of it still to come.
+            CHECK(co_await eventually([&] { return lock_keys(m) == 0; }));
+
+            // Together again: one round, t + 1.
+            before = counts();
+            lock third = co_await c.async_lock(res);
+            REQUIRE(third.held());
+            CHECK(third.fencing_token() == t + 1);
+            CHECK(twice(before) == 0);
+            co_await c.async_unlock(third);
+        },
+        20s);
+}
+
 TEST_CASE("client: fencing: a holder on another quorum still gets a larger token",
           "[live][client][fencing]")
 {

@@ -1,9 +1,9 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 // Who holds a resource (client::async_holders) against real masters: a mutex's holder, a fenced
 // holder's own token (never an earlier holder's: not a plain holder's after a fenced one, nor a
-// fenced one's between its SET and its commit), a semaphore's and a read-write lock's holders,
-// an identity published in a value, no holder once released or when no majority agrees,
-// no_quorum when masters are down; and never a token in what it reports.
+// fenced one's whose token is not on a majority yet), a semaphore's and a read-write lock's
+// holders, an identity published in a value, no holder once released or when no majority
+// agrees, no_quorum when masters are down; and never a token in what it reports.
 #include "client_fixture.hpp"
 #include "io_helpers.hpp"
 
@@ -124,8 +124,9 @@ TEST_CASE_METHOD(masters_rig<5>,
 }
 
 TEST_CASE_METHOD(masters_rig<5>,
-                 "holders: a plain holder after a fenced one, and a fenced one between its SET "
-                 "and its commit, have fencing_token 0, never the earlier holder's term",
+                 "holders: a plain holder after a fenced one, and a fenced one whose token is "
+                 "not on a majority yet, have fencing_token 0, never the earlier holder's term "
+                 "nor one not committed",
                  "[live][holders][fencing]")
 {
     run(
@@ -151,9 +152,8 @@ TEST_CASE_METHOD(masters_rig<5>,
             CHECK(with_counter >= 3);  // the raw counter is still there, per master
             co_await c.async_unlock(unfenced, asio::use_awaitable);
 
-            // A fenced acquisition's round 1 done by hand on three masters of five: the key
-            // set, the counter and its record still the earlier holder's. Its holder is seen,
-            // without a term.
+            // The key set by hand on three masters of five, the counter and its record still
+            // the earlier holder's. Its holder is seen, without a term.
             for (std::size_t i = 0; i < 3; ++i)
                 REQUIRE(m.command(i, {"SET", "term", published, "PX", "10000"}) == "+OK\r\n");
             auto [ec1, set_only] = co_await c.async_holders("term", tuple_awaitable);
@@ -163,17 +163,39 @@ TEST_CASE_METHOD(masters_rig<5>,
             CHECK(set_only.holders[0].fencing_token == 0);
             CHECK(set_only.masters[0].fence_counter == term);
 
-            // Its round 2 on one master only: the new term and the record of its value (its id:
-            // the commit records the same 16 hex characters of the value's SHA-1). That master
-            // holds the key: its term is the holder's.
+            // A fenced round 1 that found the counters apart, by hand: master 0 read term + 1
+            // (an earlier failed attempt raised it), masters 1 and 2 read term; each moved on by
+            // one and marked provisionally as this value's ("?" and its id: the same 16 hex
+            // characters of the value's SHA-1). No term from marks.
             const auto id = set_only.holders[0].id;
-            const auto next = std::to_string(term + 1);
-            REQUIRE(m.command(1, {"SET", "{term}:fence", next}) == "+OK\r\n");
-            REQUIRE(m.command(1, {"SET", "{term}:fence:holder", id}) == "+OK\r\n");
-            auto [ec2, one_commit] = co_await c.async_holders("term", tuple_awaitable);
+            const auto mark = "?" + id;
+            const auto token = std::to_string(term + 2);
+            const auto moved = std::to_string(term + 1);
+            const std::string* counters[] = {&token, &moved, &moved};
+            for (std::size_t i = 0; i < 3; ++i)
+            {
+                REQUIRE(m.command(i, {"SET", "{term}:fence", *counters[i]}) == "+OK\r\n");
+                REQUIRE(m.command(i, {"SET", "{term}:fence:holder", mark}) == "+OK\r\n");
+            }
+            auto [ec2, apart] = co_await c.async_holders("term", tuple_awaitable);
             REQUIRE_FALSE(ec2);
-            REQUIRE(one_commit.holders.size() == 1);
-            CHECK(one_commit.holders[0].fencing_token == term + 1);
+            REQUIRE(apart.holders.size() == 1);
+            CHECK(apart.holders[0].fencing_token == 0);
+            // Its round 2 commits term + 2 (the record: its id) on masters 0 and 1: two of
+            // the three. Then on master 2: a majority, its term.
+            for (std::size_t i = 0; i < 2; ++i)
+                REQUIRE(m.command(i, {"SET", "{term}:fence:holder", id}) == "+OK\r\n");
+            REQUIRE(m.command(1, {"SET", "{term}:fence", token}) == "+OK\r\n");
+            auto [ec4, two] = co_await c.async_holders("term", tuple_awaitable);
+            REQUIRE_FALSE(ec4);
+            REQUIRE(two.holders.size() == 1);
+            CHECK(two.holders[0].fencing_token == 0);
+            REQUIRE(m.command(2, {"SET", "{term}:fence", token}) == "+OK\r\n");
+            REQUIRE(m.command(2, {"SET", "{term}:fence:holder", id}) == "+OK\r\n");
+            auto [ec5, committed] = co_await c.async_holders("term", tuple_awaitable);
+            REQUIRE_FALSE(ec5);
+            REQUIRE(committed.holders.size() == 1);
+            CHECK(committed.holders[0].fencing_token == term + 2);
             // The same commit where the key is not held (master 4): no term from there.
             for (std::size_t i = 0; i < 5; ++i)
                 m.command(i, {"SET", "{term}:fence:holder", "0000000000000000"});

@@ -1,7 +1,7 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
-// The fenced acquisition's decisions stepped by hand (lock_options::fencing): the commit round
-// that follows a quorum, the token it commits, and every way it can fail. The naming of the
-// fence counter's key, last.
+// The fenced acquisition's decisions stepped by hand (lock_options::fencing): one round when the
+// quorum read the same counters, else the commit round that follows, the token it commits, and
+// every way it can fail. The naming of the fence counter's key, last.
 #include "fsm/acquire_fsm.hpp"
 
 #include <catch2/catch.hpp>
@@ -104,8 +104,10 @@ TEST_CASE("acquire_fsm fencing: only the granting quorum's counters count",
     {
         std::int64_t counters[3];  // of masters 2, 3, 4, which grant
         std::uint64_t token;
+        bool committed;  // in round 1 already: the three read the same counter
     };
-    const example examples[] = {{{0, 0, 0}, 1}, {{0, 4, 1}, 5}, {{9, 9, 9}, 10}};
+    const example examples[] = {
+        {{0, 0, 0}, 1, true}, {{0, 4, 1}, 5, false}, {{9, 9, 9}, 10, true}, {{9, 9, 8}, 10, false}};
     for (const auto& e : examples)
     {
         acquire_fsm f(fenced(), 5, 1, false);
@@ -119,8 +121,63 @@ TEST_CASE("acquire_fsm fencing: only the granting quorum's counters count",
         CHECK(grant(f, a.round_id, 2, e.counters[0], at(2ms)).type == kind::none);
         CHECK(grant(f, a.round_id, 3, e.counters[1], at(2ms)).type == kind::none);
         const auto c = grant(f, a.round_id, 4, e.counters[2], at(3ms));
-        REQUIRE(c.type == kind::send_commit);
+        // Had master 1's second answer (90) counted, the counters would differ, and the token
+        // be 91.
+        REQUIRE(c.type == (e.committed ? kind::complete : kind::send_commit));
+        CHECK(!c.ec);
         CHECK(fence_of(c) == e.token);
+    }
+}
+
+TEST_CASE("acquire_fsm fencing: a quorum that read the same counters has its token in one round",
+          "[acquire_fsm][fencing]")
+{
+    // Round 1 moved each granting master's counter from the value it read to that value + 1,
+    // for us: when the quorum read one value, the token stands on all of it already.
+    acquire_fsm f(fenced(), 5, 1, false);
+    const auto a = f.resume(fsm_event::start(at(0ms)));
+    CHECK(answer(f, a.round_id, 3, held, at(1ms)).type == kind::none);
+    CHECK(grant(f, a.round_id, 0, 7, at(1ms)).type == kind::none);
+    CHECK(grant(f, a.round_id, 4, 7, at(2ms)).type == kind::none);
+    const auto done = grant(f, a.round_id, 1, 7, at(3ms));
+    REQUIRE(done.type == kind::complete);
+    CHECK(!done.ec);
+    CHECK(fence_of(done) == 8);
+    CHECK(done.valid_until == at(0ms) + 10s - 102ms);
+    CHECK(f.done());
+    CHECK(f.last_commit().granted() == 0);  // no commit round
+    // A late grant with another counter changes nothing: the quorum decided the token.
+    CHECK(grant(f, a.round_id, 2, 3, at(4ms)).type == kind::none);
+
+    SECTION("not once the validity is over: released, as an unfenced lock would be")
+    {
+        acquire_fsm g(short_ttl(), 3, 1, false);
+        const auto b = g.resume(fsm_event::start(at(0ms)));
+        CHECK(grant(g, b.round_id, 0, 2, at(97ms)).type == kind::none);
+        CHECK(grant(g, b.round_id, 2, 2, at(97ms)).type == kind::send_release);
+    }
+    SECTION("a multi-resource lock: every resource's counters must agree")
+    {
+        acquire_fsm g(fenced(), 3, 1, false, 2);
+        const auto b = g.resume(fsm_event::start(at(0ms)));
+        const std::int64_t first[] = {3, 10}, second[] = {3, 9};
+        CHECK(g.resume(fsm_event::reply(b.round_id, 0, granted, at(1ms), first)).type ==
+              kind::none);
+        const auto c = g.resume(fsm_event::reply(b.round_id, 1, granted, at(1ms), second));
+        REQUIRE(c.type == kind::send_commit);
+        REQUIRE(c.fences.size() == 2);
+        CHECK(c.fences[0] == 4);
+        CHECK(c.fences[1] == 11);
+    }
+    SECTION("a grant that lacks a resource's counter disagrees")
+    {
+        acquire_fsm g(fenced(), 3, 1, false, 2);
+        const auto b = g.resume(fsm_event::start(at(0ms)));
+        const std::int64_t both[] = {3, 10}, one[] = {3};
+        CHECK(g.resume(fsm_event::reply(b.round_id, 0, granted, at(1ms), both)).type == kind::none);
+        const auto c = g.resume(fsm_event::reply(b.round_id, 1, granted, at(1ms), one));
+        REQUIRE(c.type == kind::send_commit);
+        CHECK(c.fences[1] == 11);
     }
 }
 
@@ -180,7 +237,7 @@ TEST_CASE("acquire_fsm fencing: a commit majority after the validity's end is no
     acquire_fsm f(short_ttl(), 3, 1, false);
     const auto a = f.resume(fsm_event::start(at(0ms)));
     CHECK(grant(f, a.round_id, 0, 5, at(10ms)).type == kind::none);
-    const auto c = grant(f, a.round_id, 1, 5, at(10ms));
+    const auto c = grant(f, a.round_id, 1, 4, at(10ms));
     REQUIRE(c.type == kind::send_commit);
     // The commit's deadline is the validity's end, not 1 s away.
     CHECK(c.deadline == at(97ms));

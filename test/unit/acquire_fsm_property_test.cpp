@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <optional>
 #include <random>
 #include <span>
 #include <sstream>
@@ -95,6 +96,7 @@ struct coverage
     std::size_t release_partial = 0;      // some timed out, some awaited
     std::size_t interrupted[3] = {};      // cancel or close during attempt / release / backoff
     std::size_t fenced_success = 0;       // granted after a commit round
+    std::size_t fenced_one_round = 0;     // granted by the attempt: its counters agreed
     std::size_t commit_failed = 0;        // a commit round that ended in a release
     std::size_t watched = 0;              // a wait for the release began
     std::size_t woken = 0;                // an attempt started by the masters' news, not a timer
@@ -157,7 +159,9 @@ public:
             r.answers[ev.master] == master_outcome::pending)
         {
             r.answers[ev.master] = ev.outcome;
-            r.counters[ev.master] = ev.counters.empty() ? 0 : ev.counters[0];
+            // (A grant without a counter, which no driver sends: -1, a counter that agrees
+            // with no other.)
+            r.counters[ev.master] = ev.counters.empty() ? -1 : ev.counters[0];
         }
         if (ev.type == ek::deadline && r.id != 0 && ev.round_id == r.id)
         {
@@ -440,15 +444,31 @@ private:
         new_round(a.round_id, a.deadline);
     }
 
-    // The token: 1 + the largest counter of the masters whose grants made the quorum (all
-    // the grants so far: the machine decides at the grant that completes the quorum).
-    std::uint64_t expected_fence() const
+    // The token: 1 + the largest counter of the masters whose grants made the quorum of
+    // `attempt` (all the grants so far: the machine decides at the grant that completes the
+    // quorum).
+    std::uint64_t expected_fence(const oracle_round& attempt) const
     {
         std::int64_t largest = 0;
         for (std::size_t i = 0; i < s_.masters; ++i)
-            if (attempt_.answers[i] == master_outcome::granted)
-                largest = std::max(largest, attempt_.counters[i]);
+            if (attempt.answers[i] == master_outcome::granted)
+                largest = std::max(largest, attempt.counters[i]);
         return static_cast<std::uint64_t>(largest) + 1;
+    }
+
+    // Whether every grant of `attempt` read the same counter: its round moved them all to the
+    // token, and no commit round is needed.
+    bool counters_agree(const oracle_round& attempt) const
+    {
+        std::optional<std::int64_t> seen;
+        for (std::size_t i = 0; i < s_.masters; ++i)
+            if (attempt.answers[i] == master_outcome::granted)
+            {
+                if (attempt.counters[i] < 0 || (seen && *seen != attempt.counters[i]))
+                    return false;
+                seen = attempt.counters[i];
+            }
+        return true;
     }
 
     void check_commit(const acquire_event& ev, const acquire_action& a)
@@ -461,10 +481,13 @@ private:
             return fail("a commit round without a quorum of grants");
         if (!validity_left(ev.now))
             return fail("a commit round with no validity left");
+        if (counters_agree(round_))
+            return fail("a commit round though the quorum's counters agree");
         attempt_ = round_;
-        if (a.fences.size() != 1 || a.fences[0] != expected_fence())
+        if (a.fences.size() != 1 || a.fences[0] != expected_fence(attempt_))
             fail("the token is not 1 + the quorum's largest counter: " +
-                 std::to_string(first_fence(a)) + " vs " + std::to_string(expected_fence()));
+                 std::to_string(first_fence(a)) + " vs " +
+                 std::to_string(expected_fence(attempt_)));
         if (a.deadline !=
             std::min(ev.now + redlock::detail::attempt_timeout_of(s_.o), validity_edge()))
             fail("the commit's deadline is not min(now + attempt_timeout, validity's end)");
@@ -559,16 +582,24 @@ private:
                                            : cov_.closed)++;
         if (!a.ec)
         {
-            const ak deciding = s_.o.fencing ? ak::send_commit : ak::send_attempt;
+            // A fenced lock is decided by its commit round, or by its attempt when the
+            // quorum's counters agreed (the attempt moved them to the token).
+            const bool one_round =
+                s_.o.fencing && phase_ == ak::send_attempt && counters_agree(round_);
+            if (one_round)
+                fence_ = expected_fence(round_);
+            const ak deciding = s_.o.fencing && !one_round ? ak::send_commit : ak::send_attempt;
             if (phase_ != deciding || ev.type != ek::reply || ev.round_id != round_.id)
-                fail(s_.o.fencing ? "fenced success not decided by a reply of the commit round"
+                fail(s_.o.fencing ? "fenced success not decided by a reply of the commit "
+                                    "round, nor by one of an attempt whose counters agreed"
                                   : "success not decided by a reply of the current attempt");
             if (!quorum_granted())
                 fail("success without a quorum of the deciding round");
             if (a.fences.size() != (s_.o.fencing ? 1u : 0u) ||
                 first_fence(a) != (s_.o.fencing ? fence_ : 0))
                 fail("the lock's token is not the committed one");
-            cov_.fenced_success += s_.o.fencing ? 1 : 0;
+            cov_.fenced_success += s_.o.fencing && !one_round ? 1 : 0;
+            cov_.fenced_one_round += one_round ? 1 : 0;
             if (!validity_left(ev.now))
                 fail("success with no validity left");
             const auto drift = redlock::detail::clock_drift(s_.o.ttl, s_.o.drift_factor);
@@ -724,12 +755,14 @@ std::string run_sequence(std::uint64_t seed, coverage& cov, std::string* log)
         if (log)
             *log += to_string(ev, origin) + " -> " + to_string(a, origin) + "\n";
     };
-    // A granting master's fence counter, now and then large.
+    // A granting master's fence counter: half the time the masters' common value (counters
+    // that agree), else small, now and then large.
     // (Kept in a deque: each event points to its counter, one resource's.)
     std::deque<std::int64_t> counter_store;
     auto random_counter = [&] {
-        counter_store.push_back(
-            static_cast<std::int64_t>(chance(100) ? below(1000000) : below(20)));
+        counter_store.push_back(static_cast<std::int64_t>(chance(500)   ? 7
+                                                          : chance(100) ? below(1000000)
+                                                                        : below(20)));
         return std::span<const std::int64_t>(&counter_store.back(), 1);
     };
     auto random_outcome = [&] {
@@ -915,9 +948,10 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants",
                     << ", partial " << cov.release_partial
                     << ", interrupted in attempt/release/backoff " << cov.interrupted[0] << "/"
                     << cov.interrupted[1] << "/" << cov.interrupted[2] << ", fenced success "
-                    << cov.fenced_success << ", commit failed " << cov.commit_failed << ", watched "
-                    << cov.watched << ", woken " << cov.woken << ", handed " << cov.handed
-                    << ", handed declined " << cov.handed_declined);
+                    << cov.fenced_success << ", in one round " << cov.fenced_one_round
+                    << ", commit failed " << cov.commit_failed << ", watched " << cov.watched
+                    << ", woken " << cov.woken << ", handed " << cov.handed << ", handed declined "
+                    << cov.handed_declined);
     if (iterations >= 20000)
     {
         // The default run must reach every outcome and every phase of an interruption.
@@ -932,6 +966,7 @@ TEST_CASE("acquire_fsm property: random event sequences keep the invariants",
             {"release awaiting none", cov.release_awaits_none},
             {"partial release", cov.release_partial},
             {"fenced success", cov.fenced_success},
+            {"fenced in one round", cov.fenced_one_round},
             {"commit failed", cov.commit_failed},
             {"watched", cov.watched},
             {"woken", cov.woken},

@@ -155,8 +155,8 @@ TEST_CASE("holders: a value held on a majority with time left is the holder, val
 {
     const auto a = holder_token_a + " node-a";
     const auto m0 = holdings_of(7, {held_key(a, 1000)}, a);
-    const auto m1 = holdings_of(6, {held_key(a, 900)}, a);
-    const auto m2 = holdings_of(5, {held_key(a, 800)}, a);
+    const auto m1 = holdings_of(7, {held_key(a, 900)}, a);
+    const auto m2 = holdings_of(7, {held_key(a, 800)}, a);
     const auto m3 = holdings_of(9, {held_key(holder_token_b, 3000)},
                                 holder_token_b);  // another holder's: its fence is not ours
     const auto h = holders_of({&m0, &m1, &m2, &m3, nullptr});
@@ -236,7 +236,8 @@ TEST_CASE("holders: a semaphore's value counts per permit key, as its acquisitio
 }
 
 TEST_CASE("holders: a holder's fencing token is the counter only where the counter's record "
-          "names it: a majority's record, another value's record, a mix",
+          "names it, once a majority holds it: a majority's record, another value's record, a "
+          "mix",
           "[holders][fencing]")
 {
     const auto a = holder_token_a + " leader-a";
@@ -268,11 +269,30 @@ TEST_CASE("holders: a holder's fencing token is the counter only where the count
     const auto no_record = holdings_of(7, {held_key(b, 1000)});
     CHECK(holders_of({&no_record, &no_record, &no_record, nullptr, nullptr}).at(0).fence == 0);
 
-    // b's commit reached one master of the three that hold it so far: its term from that one.
+    // b's token reached one master of the three that hold it so far: not committed, no term.
     const auto mix = holders_of({&set_only, &committed, &set_only, nullptr, nullptr});
     REQUIRE(mix.size() == 1);
     CHECK(mix[0].masters == 3);
-    CHECK(mix[0].fence == 8);
+    CHECK(mix[0].fence == 0);
+    // b's first round moves each counter on and marks it provisionally as b's ("?" and its id):
+    // no term from the marks, also when a majority has the same counter (b, whose quorum may
+    // have read another one, could be committing a larger token).
+    auto provisional = [&](std::uint64_t counter) {
+        auto m = holdings_of(counter, {held_key(b, 1000)});
+        m.fence_holder = "?" + rd::holder_id(b);
+        return m;
+    };
+    const auto marked = provisional(8);
+    CHECK(holders_of({&marked, &marked, &marked, nullptr, nullptr}).at(0).fence == 0);
+    // b's first round found the counters apart (7, 7, 5: marked 8, 8, 6): its commit of 8 on
+    // two masters is not a majority: no term. On a third, b's term is 8, whatever the fourth
+    // says.
+    const auto moved_low = provisional(6);
+    CHECK(holders_of({&committed, &committed, &moved_low, nullptr, nullptr}).at(0).fence == 0);
+    const auto after = holders_of({&committed, &committed, &moved_low, &committed, nullptr});
+    REQUIRE(after.size() == 1);
+    CHECK(after[0].masters == 4);
+    CHECK(after[0].fence == 8);
     // A master whose record is b's but that no longer holds b's key gives no term (it counts
     // only where the holder holds); the others are still a's.
     const auto gone = holdings_of(8, {}, b);
