@@ -42,6 +42,18 @@ bool may_be_cluster(const std::string& uri)
     return ec || m.is_cluster();
 }
 
+// An option of `app` in `group` whose value must lie in [lo, hi], its default shown in the
+// help.
+template <class T, class Bound>
+CLI::Option* add_ranged(CLI::App& app, const std::string& group, const std::string& name, T& value,
+                        const std::string& help, Bound lo, Bound hi)
+{
+    return app.add_option(name, value, help)
+        ->check(CLI::Range(lo, hi))
+        ->capture_default_str()
+        ->group(group);
+}
+
 }  // namespace
 
 config parse_args(int argc, char** argv)
@@ -63,48 +75,33 @@ config parse_args(int argc, char** argv)
             ->check(CLI::Range(1, 63))
             ->excludes(master)
             ->group("masters");
-    app.add_option("--shards", c.shards,
-                   "with --spawn: each master is a local Redis Cluster of S primaries (S >= 3), "
-                   "given to the "
-                   "client as a redis-cluster:// URI; 0: standalone masters")
-        ->check(CLI::Range(0, 63))
-        ->capture_default_str()
-        ->group("masters");
-    app.add_option(
-           "--replicas", c.replicas,
-           "with --spawn and --shards: each shard's primary has R replicas (redis-cli "
-           "--cluster-replicas "
-           "R); their CPU counts in the masters' CPU per cycle, and is also shown on its own")
-        ->check(CLI::Range(0, 16))
-        ->capture_default_str()
-        ->group("masters");
-    app.add_option("--cluster-replica-acks", c.cluster_replica_acks,
-                   "client_config::cluster_replica_acks: a cluster master's answer to a write "
-                   "counts once N "
-                   "replicas of its shard acknowledged it (WAIT); needs cluster masters (--spawn "
-                   "with --shards, "
-                   "or --master redis-cluster://...); 0: off")
-        ->check(CLI::Range(0U, 16U))
-        ->capture_default_str()
-        ->group("masters");
+    add_ranged(app, "masters", "--shards", c.shards,
+               "with --spawn: each master is a local Redis Cluster of S primaries (S >= 3), given "
+               "to the client as a redis-cluster:// URI; 0: standalone masters",
+               0, 63);
+    add_ranged(app, "masters", "--replicas", c.replicas,
+               "with --spawn and --shards: each shard's primary has R replicas (redis-cli "
+               "--cluster-replicas R); their CPU counts in the masters' CPU per cycle, and is also "
+               "shown on its own",
+               0, 16);
+    add_ranged(app, "masters", "--cluster-replica-acks", c.cluster_replica_acks,
+               "client_config::cluster_replica_acks: a cluster master's answer to a write counts "
+               "once N replicas of its shard acknowledged it (WAIT); needs cluster masters "
+               "(--spawn with --shards, or --master redis-cluster://...); 0: off",
+               0U, 16U);
     long ack_timeout_ms = client_config{}.cluster_replica_ack_timeout.count();
-    auto* ack_timeout =
-        app.add_option("--cluster-replica-ack-timeout", ack_timeout_ms,
-                       "client_config::cluster_replica_ack_timeout (ms): how long each WAIT waits "
-                       "for the replicas; needs --cluster-replica-acks")
-            ->check(CLI::Range(1L, 10'000L))
-            ->capture_default_str()
-            ->group("masters");
+    auto* ack_timeout = add_ranged(app, "masters", "--cluster-replica-ack-timeout", ack_timeout_ms,
+                                   "client_config::cluster_replica_ack_timeout (ms): how long each "
+                                   "WAIT waits for the replicas; needs --cluster-replica-acks",
+                                   1L, 10'000L);
     app.add_flag("--serve", c.serve,
                  "with --spawn (and --shards, --replicas): print the masters' URIs and \"ready\", "
                  "then wait for SIGINT/SIGTERM "
                  "(or for the parent to exit) and stop them")
         ->group("masters");
 
-    app.add_option("--workers", c.workers, "concurrent acquire -> hold -> release loops")
-        ->check(CLI::Range(1, 1'000'000))
-        ->capture_default_str()
-        ->group("workload");
+    add_ranged(app, "workload", "--workers", c.workers,
+               "concurrent acquire -> hold -> release loops", 1, 1'000'000);
     auto* resources =
         app.add_option(
                "--resources", c.resources,
@@ -115,22 +112,12 @@ config parse_args(int argc, char** argv)
         ->capture_default_str()
         ->group("workload");
     long ttl_ms = c.ttl.count(), hold_ms = c.hold.count();
-    app.add_option("--ttl", ttl_ms, "lock TTL in milliseconds")
-        ->check(CLI::Range(1L, 86'400'000L))
-        ->capture_default_str()
-        ->group("workload");
-    app.add_option("--hold", hold_ms, "time each lock is held, a timer wait (ms)")
-        ->check(CLI::Range(0L, 86'400'000L))
-        ->capture_default_str()
-        ->group("workload");
-    app.add_option("--retries", c.retries, "retries after a failed attempt: max_attempts = K + 1")
-        ->check(CLI::Range(0U, 1'000'000U))
-        ->capture_default_str()
-        ->group("workload");
-    app.add_option("--threads", c.threads, "io_context threads")
-        ->check(CLI::Range(1U, 256U))
-        ->capture_default_str()
-        ->group("workload");
+    add_ranged(app, "workload", "--ttl", ttl_ms, "lock TTL in milliseconds", 1L, 86'400'000L);
+    add_ranged(app, "workload", "--hold", hold_ms, "time each lock is held, a timer wait (ms)", 0L,
+               86'400'000L);
+    add_ranged(app, "workload", "--retries", c.retries,
+               "retries after a failed attempt: max_attempts = K + 1", 0U, 1'000'000U);
+    add_ranged(app, "workload", "--threads", c.threads, "io_context threads", 1U, 256U);
     app.add_flag("--observe", c.observe,
                  "attach client_config::on_event with counters (what a service exporting metrics "
                  "pays); the "
@@ -155,12 +142,10 @@ config parse_args(int argc, char** argv)
            "(lock_options::handoff = false): the holder deletes the keys and the waiter sets them")
         ->group("workload")
         ->needs("--wait");
-    app.add_option("--permits", c.permits,
-                   "a counting semaphore of N permits per resource (lock_options::permits); a "
-                   "witness counts each resource's holders, and more than N is a violation")
-        ->check(CLI::Range(1U, 1024U))
-        ->capture_default_str()
-        ->group("workload");
+    add_ranged(app, "workload", "--permits", c.permits,
+               "a counting semaphore of N permits per resource (lock_options::permits); a witness "
+               "counts each resource's holders, and more than N is a violation",
+               1U, 1024U);
     app.add_option("--read-share", c.read_share,
                    "a read-write lock (lock_options::role): this share of the workers (0..1) "
                    "take their resource as readers, the others as writers; a writer beside "
@@ -173,22 +158,14 @@ config parse_args(int argc, char** argv)
                  "to show its violations next to the library's zero; exits 0 when it has some")
         ->group("workload");
     long handover_delay_us = client_config{}.handover_write_delay.count();
-    app.add_option("--handover-write-delay", handover_delay_us,
-                   "client_config::handover_write_delay (us): how long a hand-over may wait to "
-                   "share a write with "
-                   "what follows it; 0: written at once")
-        ->check(CLI::Range(0L, 10'000L))
-        ->capture_default_str()
-        ->group("workload");
+    add_ranged(app, "workload", "--handover-write-delay", handover_delay_us,
+               "client_config::handover_write_delay (us): how long a hand-over may wait to share a "
+               "write with what follows it; 0: written at once",
+               0L, 10'000L);
 
-    app.add_option("--duration", c.duration_s, "measured seconds")
-        ->check(CLI::Range(0.1, 86400.0))
-        ->capture_default_str()
-        ->group("measurement");
-    app.add_option("--warmup", c.warmup_s, "seconds run before measuring, not counted")
-        ->check(CLI::Range(0.0, 86400.0))
-        ->capture_default_str()
-        ->group("measurement");
+    add_ranged(app, "measurement", "--duration", c.duration_s, "measured seconds", 0.1, 86400.0);
+    add_ranged(app, "measurement", "--warmup", c.warmup_s,
+               "seconds run before measuring, not counted", 0.0, 86400.0);
     app.add_option("--json", c.json_file,
                    "write the results and the configuration as one JSON object")
         ->type_name("FILE")

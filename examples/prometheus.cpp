@@ -42,38 +42,24 @@ using redlock::use_tuple;
 
 // ---- The metrics: counters fed by on_event ------------------------------------------------
 
-/// A label value for an outcome: "ok", or the error's short name.
-const char* outcome_of(const error_code& ec)
-{
-    if (!ec)
-        return "ok";
-    if (ec == error::contended)
-        return "contended";
-    if (ec == error::no_quorum)
-        return "no_quorum";
-    if (ec == error::validity_expired)
-        return "validity_expired";
-    if (ec == error::lock_lost)
-        return "lock_lost";
-    if (ec == error::lock_expired)
-        return "lock_expired";
-    if (ec == error::connection_closed)
-        return "closed";
-    if (ec == asio::error::operation_aborted)
-        return "cancelled";
-    return "other";
-}
-
+/// The label values of an outcome: "ok", the short names of the errors in `named_errors`
+/// (in that order), and "other" for any other error.
 constexpr std::array<const char*, 9> outcomes = {"ok",        "contended",    "no_quorum",
                                                  "validity_expired", "lock_lost", "lock_expired",
                                                  "closed",    "cancelled",    "other"};
 
+/// The index in `outcomes` of an operation's error.
 std::size_t outcome_index(const error_code& ec)
 {
-    const std::string_view name = outcome_of(ec);
-    for (std::size_t i = 0; i < outcomes.size(); ++i)
-        if (name == outcomes[i])
-            return i;
+    if (!ec)
+        return 0;
+    const std::array<error_code, outcomes.size() - 2> named_errors = {
+        error::contended, error::no_quorum,         error::validity_expired,
+        error::lock_lost, error::lock_expired,      error::connection_closed,
+        asio::error::operation_aborted};
+    for (std::size_t i = 0; i < named_errors.size(); ++i)
+        if (ec == named_errors[i])
+            return i + 1;
     return outcomes.size() - 1;
 }
 

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -101,6 +102,14 @@ struct three_clusters
                 n += keys_on(c->masters(), i).size();
         return n;
     }
+};
+
+/// three_clusters, and a client of them with the default options.
+struct client_of_three_clusters
+{
+    three_clusters cl;
+    asio::io_context io;
+    client c{io.get_executor(), cl.config()};
 };
 
 /// Three clusters of three shards (three_clusters), and two clients of them: a holder, and a
@@ -215,6 +224,14 @@ struct cluster_and_two
     local_masters standalone{{.count = 2}};
 };
 
+/// cluster_and_two, and a client of cluster_after_two() with the default options.
+template <std::size_t Replicas>
+struct client_after_two : cluster_and_two<Replicas>
+{
+    asio::io_context io;
+    client c{io.get_executor(), cluster_after_two(this->cluster, this->standalone)};
+};
+
 /// The replica of primary node `primary` (a cluster started with one replica per shard).
 std::size_t replica_of(const local_cluster& cluster, std::size_t primary)
 {
@@ -236,14 +253,13 @@ std::uint16_t closed_port()
 
 }  // namespace
 
-TEST_CASE("cluster: three cluster masters of three shards lock, extend, check and release keys of "
-          "every shard, "
-          "on the node that serves each key's slot",
-          "[live][cluster]")
+TEST_CASE_METHOD(
+    client_of_three_clusters,
+    "cluster: three cluster masters of three shards lock, extend, check and release keys of "
+    "every shard, "
+    "on the node that serves each key's slot",
+    "[live][cluster]")
 {
-    three_clusters cl;
-    asio::io_context io;
-    client c(io.get_executor(), cl.config());
     run_connected(
         io, c,
         [&]() -> asio::awaitable<void> {
@@ -541,15 +557,12 @@ TEST_CASE("cluster: clients contending while slots are resharded under them: eve
 }
 
 TEST_CASE_METHOD(
-    cluster_and_two<1>,
+    client_after_two<1>,
     "cluster: a shard primary killed is replaced by its replica: that cluster master fails its "
     "votes until the "
     "failover, then grants again, and a key the replica never received is gone, as the docs say",
     "[live][cluster]")
 {
-    asio::io_context io;
-    client c(io.get_executor(), cluster_after_two(cluster, standalone));
-
     const std::string held = "failover-held";
     const auto primary = owner_of(cluster, held);
     const std::optional<std::size_t> replica = replica_of(cluster, primary);
@@ -932,22 +945,18 @@ TEST_CASE_METHOD(
 }
 
 TEST_CASE_METHOD(
-    cluster_and_two<0>,
+    client_after_two<0>,
     "cluster: a script goes as EVALSHA to a node that has run it, and a node that lost it "
     "(SCRIPT FLUSH) gets "
     "the body again without the lock seeing NOSCRIPT",
     "[live][cluster]")
 {
-    asio::io_context io;
-    client c(io.get_executor(), cluster_after_two(cluster, standalone));
     const std::string key = "scripted";
     const auto node = owner_of(cluster, key);
     // How many times `command` ran on the key's node: INFO commandstats' "calls" (NOSCRIPT
     // included: an EVALSHA that finds no script has run).
-    const auto calls = [&](const std::string& command) -> long {
-        const auto stats = cluster.command(node, {"INFO", "commandstats"});
-        const auto at = stats.find("cmdstat_" + command + ":calls=");
-        return at == std::string::npos ? 0 : std::stol(stats.substr(at + command.size() + 15));
+    const auto calls = [&](std::string_view command) {
+        return command_calls(cluster.masters(), node, command);
     };
     REQUIRE(cluster.command(node, {"CONFIG", "RESETSTAT"}) == "+OK\r\n");
 
@@ -979,21 +988,16 @@ TEST_CASE_METHOD(
         30s);
 }
 
-TEST_CASE("cluster: a semaphore's permits and a read-write lock's keys on three cluster masters: "
-          "each in its resource's slot, readers together, a writer alone, a reader extended and "
-          "checked, nothing left",
-          "[live][cluster][semaphore][rwlock]")
+TEST_CASE_METHOD(
+    client_of_three_clusters,
+    "cluster: a semaphore's permits and a read-write lock's keys on three cluster masters: "
+    "each in its resource's slot, readers together, a writer alone, a reader extended and "
+    "checked, nothing left",
+    "[live][cluster][semaphore][rwlock]")
 {
-    three_clusters cl;
-    asio::io_context io;
-    client c(io.get_executor(), cl.config());
-    run_bounded(
-        io,
+    run_connected(
+        io, c,
         [&]() -> asio::awaitable<void> {
-            auto [cec, ready] = co_await c.async_wait_connected(tuple_awaitable);
-            REQUIRE_FALSE(cec);
-            REQUIRE(ready == 3);
-
             lock_options permits = c.default_options();
             permits.permits = 2;
             auto a = co_await acquired(c, std::string("pool"), permits);

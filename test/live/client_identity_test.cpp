@@ -65,6 +65,19 @@ void check_value_of(const lock& l, std::string_view identity)
 
 constexpr std::size_t majority_of_5 = 3;
 
+// Takes `resource` with `o` (which names an identity), checks that the lock publishes the
+// identity (check_value_of) and that `key` (by default the lock's own: a permit's is known once
+// taken) holds the lock's value on a majority, then unlock_and_expect_no_keys().
+asio::awaitable<void> expect_identity_published(client& c, const local_masters& m,
+                                                std::string resource, lock_options o,
+                                                std::string_view key = {})
+{
+    lock l = co_await acquired(c, resource, o);
+    check_value_of(l, o.identity);
+    CHECK(masters_holding_value(m, key.empty() ? l.key() : key, l.token()) >= majority_of_5);
+    co_await unlock_and_expect_no_keys(c, l, m);
+}
+
 }  // namespace
 
 TEST_CASE_METHOD(masters_rig<5>,
@@ -136,10 +149,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             lock_options po;
             po.permits = 3;
             po = with_identity("exporter-1", po);
-            lock permit = co_await acquired(c, "exports", po);
-            check_value_of(permit, "exporter-1");
-            CHECK(masters_holding_value(m, permit.key(), permit.token()) >= majority_of_5);
-            co_await unlock_and_expect_no_keys(c, permit, m);
+            co_await expect_identity_published(c, m, "exports", po);
 
             // Two readers, each its own identity, members of the readers' set.
             lock_options ro;
@@ -162,10 +172,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             lock_options wo;
             wo.role = lock_role::writer;
             wo = with_identity("rewriter", wo);
-            lock w = co_await acquired(c, "prices", wo);
-            check_value_of(w, "rewriter");
-            CHECK(masters_holding_value(m, "prices", w.token()) >= majority_of_5);
-            co_await unlock_and_expect_no_keys(c, w, m);
+            co_await expect_identity_published(c, m, "prices", wo, "prices");
         },
         20s);
 }

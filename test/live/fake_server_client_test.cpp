@@ -126,47 +126,32 @@ std::vector<master_fault> set_faults()
     auto add = [&](const char* name, fake_script s, master_status st, error_code ec) {
         v.push_back({name, std::move(s), st, ec});
     };
+    // A master that answers SET with `reply` fails with `ec`.
+    auto set_reply = [&](const char* name, std::string reply, error_code ec) {
+        add(name, on_first("SET", std::move(reply)), master_status::error, ec);
+    };
     // Well-formed replies that SET NX cannot return.
-    add("integer to SET", on_first("SET", ":1\r\n"), master_status::error, error::unexpected_reply);
-    add("bulk string to SET", on_first("SET", "$2\r\nOK\r\n"), master_status::error,
-        error::unexpected_reply);
-    add("array to SET", on_first("SET", "*1\r\n+OK\r\n"), master_status::error,
-        error::unexpected_reply);
-    add("other status to SET", on_first("SET", "+QUEUED\r\n"), master_status::error,
-        error::unexpected_reply);
-    add("boolean to SET", on_first("SET", "#t\r\n"), master_status::error, error::unexpected_reply);
+    set_reply("integer to SET", ":1\r\n", error::unexpected_reply);
+    set_reply("bulk string to SET", "$2\r\nOK\r\n", error::unexpected_reply);
+    set_reply("array to SET", "*1\r\n+OK\r\n", error::unexpected_reply);
+    set_reply("other status to SET", "+QUEUED\r\n", error::unexpected_reply);
+    set_reply("boolean to SET", "#t\r\n", error::unexpected_reply);
     // Server errors.
-    add("-READONLY to SET",
-        on_first("SET", "-READONLY You can't write against a read only replica.\r\n"),
-        master_status::error, error::readonly);
-    add("-OOM to SET", on_first("SET", "-OOM command not allowed\r\n"), master_status::error,
-        error::oom);
-    add("-WRONGTYPE to SET", on_first("SET", "-WRONGTYPE wrong kind\r\n"), master_status::error,
-        error::wrongtype);
-    add("-ERR to SET", on_first("SET", "-ERR oops\r\n"), master_status::error, error::server_error);
+    set_reply("-READONLY to SET", "-READONLY You can't write against a read only replica.\r\n",
+              error::readonly);
+    set_reply("-OOM to SET", "-OOM command not allowed\r\n", error::oom);
+    set_reply("-WRONGTYPE to SET", "-WRONGTYPE wrong kind\r\n", error::wrongtype);
+    set_reply("-ERR to SET", "-ERR oops\r\n", error::server_error);
     // Broken streams.
-    add("garbage to SET", on_first("SET", "<html>\r\n"), master_status::error,
-        error::protocol_error);
-    add("huge length to SET", on_first("SET", "$99999999999\r\n"), master_status::error,
-        error::protocol_error);
-    add("huge array to SET", on_first("SET", "*4294967295\r\n"), master_status::error,
-        error::protocol_error);
-    {
-        fake_script s;
-        s.at("SET").reply("+O").close();
-        add("half a reply, then close", std::move(s), master_status::error, error::connection_lost);
-    }
-    {
-        fake_script s;
-        s.at("SET").reset();
-        add("reset instead of a reply", std::move(s), master_status::error, error::connection_lost);
-    }
-    {
-        fake_script s;
-        // Decided by the other two before the deadline: this master was not needed.
-        s.at("SET").silent().stall();
-        add("silence", std::move(s), master_status::not_needed, {});
-    }
+    set_reply("garbage to SET", "<html>\r\n", error::protocol_error);
+    set_reply("huge length to SET", "$99999999999\r\n", error::protocol_error);
+    set_reply("huge array to SET", "*4294967295\r\n", error::protocol_error);
+    add("half a reply, then close", fake_script().at("SET").reply("+O").close(),
+        master_status::error, error::connection_lost);
+    add("reset instead of a reply", fake_script().at("SET").reset(), master_status::error,
+        error::connection_lost);
+    // Decided by the other two before the deadline: this master was not needed.
+    add("silence", fake_script().at("SET").silent().stall(), master_status::not_needed, {});
     return v;
 }
 

@@ -35,6 +35,13 @@ lock_options patient_writer(std::chrono::milliseconds budget)
     return o;
 }
 
+// `o`, fenced (lock_options::fencing).
+lock_options fenced(lock_options o)
+{
+    o.fencing = true;
+    return o;
+}
+
 // How many masters have `token` in the readers' set `key` (ZSCORE answers a bulk string).
 std::size_t members_on(const local_masters& m, const std::string& key, std::string_view token)
 {
@@ -67,6 +74,24 @@ std::string key_types(const local_masters& m)
         out += " ] ";
     }
     return out;
+}
+
+// Checks that no key is left on `m`'s masters once the releases in flight have landed (within
+// 2 s), with the keys' types in the message.
+asio::awaitable<void> expect_rwlock_keys_settled(const local_masters& m)
+{
+    INFO(key_types(m));
+    const auto left = co_await settled_keys(m, 2s);
+    CHECK(left == 0);
+}
+
+// Checks that no lock key is left on `m`'s masters (lock_keys: the fence counters stay) within
+// 2 s, with the keys' types in the message.
+asio::awaitable<void> expect_no_rwlock_lock_keys(const local_masters& m)
+{
+    INFO(key_types(m));
+    const bool none = co_await eventually([&] { return lock_keys(m) == 0; }, 2s);
+    CHECK(none);
 }
 
 }  // namespace
@@ -137,8 +162,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             CHECK_FALSE(mec);
             CHECK_FALSE(mutex.has_value());
             co_await c.async_unlock(*w, asio::use_awaitable);
-            INFO(key_types(m));
-            CHECK(co_await settled_keys(m, 2s) == 0);  // no member, no mark
+            co_await expect_rwlock_keys_settled(m);  // no member, no mark
         },
         15s);
 }
@@ -181,8 +205,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             CHECK(xec);
             CHECK(members_on(m, "{doc}:readers", brief.token()) <= 2);
             co_await c.async_unlock(*w, asio::use_awaitable);
-            INFO(key_types(m));
-            CHECK(co_await settled_keys(m, 2s) == 0);
+            co_await expect_rwlock_keys_settled(m);
         },
         15s);
 }
@@ -195,8 +218,7 @@ TEST_CASE_METHOD(masters_rig<3>,
     run(
         [&]() -> asio::awaitable<void> {
             // A reader shares the lock: no fencing token orders it (a writer's is below).
-            auto fenced_reader = side(lock_role::reader);
-            fenced_reader.fencing = true;
+            const auto fenced_reader = fenced(side(lock_role::reader));
             const auto reader_why = co_await refused_option(c, fenced_reader);
             CHECK_THAT(reader_why,
                        Catch::Contains("fencing") && Catch::Contains("a reader shares"));
@@ -221,12 +243,6 @@ TEST_CASE_METHOD(masters_rig<3>,
 }
 
 namespace {
-
-lock_options fenced(lock_options o)
-{
-    o.fencing = true;
-    return o;
-}
 
 // A reader of `resource`, and behind it a fenced writer retrying in the background (into `w`)
 // until `marks` masters hold its intent mark. Returns the reader's lock.
@@ -282,8 +298,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             auto w2 = co_await acquired(c, "doc", writer);
             CHECK(w2.fencing_token() > mutex.fencing_token());
             co_await c.async_unlock(w2, asio::use_awaitable);
-            INFO(key_types(m));
-            CHECK(co_await eventually([&] { return lock_keys(m) == 0; }, 2s));
+            co_await expect_no_rwlock_lock_keys(m);
         },
         15s);
 }
@@ -323,8 +338,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             CHECK(counters_at(m, "doc", 1) >= 3);
             CHECK(masters_with(m, "{doc}:intent") == 0);  // deleted as it took the key
             co_await c.async_unlock(*w.l, asio::use_awaitable);
-            INFO(key_types(m));
-            CHECK(co_await eventually([&] { return lock_keys(m) == 0; }, 2s));
+            co_await expect_no_rwlock_lock_keys(m);
         },
         15s);
 }
@@ -537,8 +551,7 @@ TEST_CASE_METHOD(masters_rig<5>,
             WARN("rwlock: a writer among 4 overlapping readers waited "
                  << std::chrono::duration_cast<std::chrono::milliseconds>(waited).count() << " ms ("
                  << reads << " reads)");
-            INFO(key_types(m));
-            CHECK(co_await settled_keys(m, 2s) == 0);
+            co_await expect_rwlock_keys_settled(m);
         },
         15s);
 }
@@ -586,8 +599,7 @@ TEST_CASE_METHOD(rivals_rig<5>,
             REQUIRE_FALSE(wr.ec);
             CHECK(wr.finished - released < 3s);
             co_await ours.async_unlock(*wr.l, asio::use_awaitable);
-            INFO(key_types(m));
-            CHECK(co_await settled_keys(m, 2s) == 0);
+            co_await expect_rwlock_keys_settled(m);
         },
         20s);
 }
@@ -620,8 +632,7 @@ TEST_CASE_METHOD(masters_rig<5>,
                                       2s));
             CHECK(members_on(m, "{doc}:readers", other.token()) >= 3);
             co_await c.async_unlock(other, asio::use_awaitable);
-            INFO(key_types(m));
-            CHECK(co_await settled_keys(m, 2s) == 0);
+            co_await expect_rwlock_keys_settled(m);
         },
         15s);
 }

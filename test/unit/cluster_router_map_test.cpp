@@ -43,9 +43,7 @@ TEST_CASE("cluster router: commands wait for the first map, then go to their slo
 
     // Once the map is known, straight to the node.
     const auto c = r.take(6000, request_mode::plain);
-    const auto d = r.route(c, t0 + 2ms);
-    CHECK(d.command == send(c, 2));
-    CHECK(d.map.what == map_kind::none);
+    check_decision(r.route(c, t0 + 2ms), send(c, 2), map_kind::none);
 }
 
 TEST_CASE("cluster router: a stale map is answered by MOVED, followed at once, then the refresh "
@@ -60,8 +58,7 @@ TEST_CASE("cluster router: a stale map is answered by MOVED, followed at once, t
     // Slots 0-999 moved to 7002: the command goes there, and the map is read again (at once:
     // the last read was long enough ago), from a primary, a ready one first.
     const auto d = reply(r, a, "-MOVED 100 h:7002\r\n", t0 + 200ms);
-    CHECK(d.command == send(a, 2));
-    CHECK(d.map.what == map_kind::fetch);
+    check_decision(d, send(a, 2), map_kind::fetch);
     CHECK(d.map.ask.size() == 3);
     CHECK(r.at(a).hops == 1);
     r.sent(a, 2, false, false);

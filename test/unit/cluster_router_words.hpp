@@ -110,6 +110,13 @@ inline step deliver(std::size_t index, std::size_t node)
     return step::to(kind::deliver, index, node);
 }
 
+/// Checks a decision: its command is `command`, and its step on the map of kind `map`.
+inline void check_decision(const cluster_router::decision& d, const step& command, map_kind map)
+{
+    CHECK(d.command == command);
+    CHECK(d.map.what == map);
+}
+
 /// The router's decision on `text` (RESP bytes), the reply to command `index`.
 inline cluster_router::decision reply(cluster_router& r, std::size_t index, std::string text,
                                       time_point now)

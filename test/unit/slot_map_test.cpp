@@ -326,6 +326,8 @@ TEST_CASE("slot_map: malformed replies are refused with a reason", "[slot_map]")
         std::string bytes;
         std::string_view reason;
     };
+    // A reply of one range, slots 0 to 1: its primary's entry follows.
+    const std::string range_0_1 = "*1\r\n*3\r\n:0\r\n:1\r\n";
     const bad cases[] = {
         {"an error reply", "-ERR This instance has cluster support disabled\r\n",
          "the node answered an error: ERR This instance has cluster support disabled"},
@@ -343,32 +345,27 @@ TEST_CASE("slot_map: malformed replies are refused with a reason", "[slot_map]")
         {"end 16384", "*1\r\n*3\r\n:0\r\n:16384\r\n*2\r\n+h\r\n:1\r\n",
          "the end slot is 16384, outside 0 to 16383"},
         {"start -1", "*1\r\n*3\r\n:-1\r\n:5\r\n*2\r\n+h\r\n:1\r\n", "the start slot is -1"},
-        {"port 0", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n:0\r\n",
-         "the port is 0, outside 1 to 65535"},
-        {"port 65536", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n:65536\r\n", "the port is 65536"},
-        {"port -1", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n:-1\r\n", "the port is -1"},
-        {"port as a string", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n$4\r\n6379\r\n",
-         "the port is a bulk_string"},
-        {"a host that is an integer", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n:1\r\n:1\r\n",
-         "the host is an integer"},
-        {"a verbatim host", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n=5\r\ntxt:h\r\n:1\r\n",
+        {"port 0", range_0_1 + "*2\r\n+h\r\n:0\r\n", "the port is 0, outside 1 to 65535"},
+        {"port 65536", range_0_1 + "*2\r\n+h\r\n:65536\r\n", "the port is 65536"},
+        {"port -1", range_0_1 + "*2\r\n+h\r\n:-1\r\n", "the port is -1"},
+        {"port as a string", range_0_1 + "*2\r\n+h\r\n$4\r\n6379\r\n", "the port is a bulk_string"},
+        {"a host that is an integer", range_0_1 + "*2\r\n:1\r\n:1\r\n", "the host is an integer"},
+        {"a verbatim host", range_0_1 + "*2\r\n=5\r\ntxt:h\r\n:1\r\n",
          "the host is a verbatim_string"},
-        {"a node id that is an integer", "*1\r\n*3\r\n:0\r\n:1\r\n*3\r\n+h\r\n:1\r\n:7\r\n",
+        {"a node id that is an integer", range_0_1 + "*3\r\n+h\r\n:1\r\n:7\r\n",
          "the node id is an integer"},
-        {"a node that is a string", "*1\r\n*3\r\n:0\r\n:1\r\n+h:1\r\n",
-         "the primary is a simple_string"},
-        {"a node with one element", "*1\r\n*3\r\n:0\r\n:1\r\n*1\r\n+h\r\n",
+        {"a node that is a string", range_0_1 + "+h:1\r\n", "the primary is a simple_string"},
+        {"a node with one element", range_0_1 + "*1\r\n+h\r\n", "the primary has 1 elements"},
+        {"nesting too deep: the node inside an array", range_0_1 + "*1\r\n*2\r\n+h\r\n:1\r\n",
          "the primary has 1 elements"},
-        {"nesting too deep: the node inside an array",
-         "*1\r\n*3\r\n:0\r\n:1\r\n*1\r\n*2\r\n+h\r\n:1\r\n", "the primary has 1 elements"},
-        {"nesting too deep: the host an array", "*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n*1\r\n+h\r\n:1\r\n",
+        {"nesting too deep: the host an array", range_0_1 + "*2\r\n*1\r\n+h\r\n:1\r\n",
          "the host is an array"},
         {"nesting too deep: the entries inside an array",
          "*1\r\n*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n+h\r\n:1\r\n", "entry 0 has 1 elements"},
-        {"metadata that is a string", "*1\r\n*3\r\n:0\r\n:1\r\n*4\r\n+h\r\n:1\r\n+id\r\n+x\r\n",
+        {"metadata that is a string", range_0_1 + "*4\r\n+h\r\n:1\r\n+id\r\n+x\r\n",
          "the metadata is a simple_string"},
-        {"metadata with an odd element count",
-         "*1\r\n*3\r\n:0\r\n:1\r\n*4\r\n+h\r\n:1\r\n+id\r\n*1\r\n+ip\r\n", "odd number"},
+        {"metadata with an odd element count", range_0_1 + "*4\r\n+h\r\n:1\r\n+id\r\n*1\r\n+ip\r\n",
+         "odd number"},
         {"overlapping ranges",
          "*2\r\n*3\r\n:0\r\n:10\r\n*2\r\n+a\r\n:1\r\n*3\r\n:10\r\n:20\r\n*2\r\n+b\r\n:1\r\n",
          "entry 1: slot 10 is also in an earlier range"},
@@ -393,6 +390,29 @@ TEST_CASE("slot_map: malformed replies are refused with a reason", "[slot_map]")
     }
 }
 
+namespace {
+
+// The nodes of a CLUSTER SLOTS reply of one range, slots 0 to `end_slot`, served by one node
+// whose entry of `node_size` elements starts with host "h" and port 1 and goes on with
+// `entry_rest`; the reply's depths start at `depth`.
+std::vector<resp::node_view> one_range_nodes(std::string_view end_slot, std::uint64_t node_size = 2,
+                                             const std::vector<resp::node_view>& entry_rest = {},
+                                             std::uint32_t depth = 0)
+{
+    using resp::type;
+    std::vector<resp::node_view> nodes = {{type::array, depth, 1, {}},
+                                          {type::array, depth + 1, 3, {}},
+                                          {type::integer, depth + 2, 0, "0"},
+                                          {type::integer, depth + 2, 0, end_slot},
+                                          {type::array, depth + 2, node_size, {}},
+                                          {type::simple_string, depth + 3, 0, "h"},
+                                          {type::integer, depth + 3, 0, "1"}};
+    nodes.insert(nodes.end(), entry_rest.begin(), entry_rest.end());
+    return nodes;
+}
+
+}  // namespace
+
 TEST_CASE("slot_map: node spans that no parser makes are refused, not trusted", "[slot_map]")
 {
     using resp::node_view;
@@ -414,32 +434,17 @@ TEST_CASE("slot_map: node spans that no parser makes are refused, not trusted", 
     CHECK_THAT(error_of({{type::array, 0, 1, {}}, {type::integer, 2, 0, "1"}}),
                Contains("skip a nesting level"));
     // A map whose pairs are counted as elements.
-    CHECK_THAT(error_of({{type::array, 0, 1, {}},
-                         {type::array, 1, 3, {}},
-                         {type::integer, 2, 0, "0"},
-                         {type::integer, 2, 0, "0"},
-                         {type::array, 2, 4, {}},
-                         {type::simple_string, 3, 0, "h"},
-                         {type::integer, 3, 0, "1"},
-                         {type::simple_string, 3, 0, "id"},
-                         {type::map, 3, 2, {}},
-                         {type::simple_string, 4, 0, "ip"},
-                         {type::simple_string, 4, 0, "x"}}),
+    CHECK_THAT(error_of(one_range_nodes("0", 4,
+                                        {{type::simple_string, 3, 0, "id"},
+                                         {type::map, 3, 2, {}},
+                                         {type::simple_string, 4, 0, "ip"},
+                                         {type::simple_string, 4, 0, "x"}})),
                Contains("element count"));
     // An integer beyond 64 bits (the RESP parser refuses it before).
-    CHECK_THAT(error_of({{type::array, 0, 1, {}},
-                         {type::array, 1, 3, {}},
-                         {type::integer, 2, 0, "0"},
-                         {type::integer, 2, 0, "99999999999999999999"},
-                         {type::array, 2, 2, {}},
-                         {type::simple_string, 3, 0, "h"},
-                         {type::integer, 3, 0, "1"}}),
+    CHECK_THAT(error_of(one_range_nodes("99999999999999999999")),
                Contains("the end slot is not a 64-bit integer"));
     // A span that starts deeper than 0: depths are relative to its first node.
-    const std::vector<node_view> nested = {
-        {type::array, 3, 1, {}},        {type::array, 4, 3, {}}, {type::integer, 5, 0, "0"},
-        {type::integer, 5, 0, "16383"}, {type::array, 5, 2, {}}, {type::simple_string, 6, 0, "h"},
-        {type::integer, 6, 0, "1"}};
+    const std::vector<node_view> nested = one_range_nodes("16383", 2, {}, 3);
     const auto parsed = slot_map::parse(nested, "h");
     INFO(parsed.error);
     REQUIRE(parsed);
