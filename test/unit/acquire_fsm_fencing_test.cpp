@@ -9,6 +9,8 @@
 #include <boost/asio/error.hpp>
 
 #include <chrono>
+#include <initializer_list>
+#include <iterator>
 #include <string>
 
 #include "acquire_test_words.hpp"
@@ -54,15 +56,30 @@ fsm_action grant(acquire_fsm& f, std::uint64_t round, std::size_t master, std::i
     return f.resume(fsm_event::reply(round, master, granted, now, counters));
 }
 
+// Grants of round `round` by `masters`, with `counters`, at `now`: every grant but the last
+// decides nothing; the last one's action.
+fsm_action grants(acquire_fsm& f, std::uint64_t round, std::initializer_list<std::size_t> masters,
+                  std::initializer_list<std::int64_t> counters, time_point now)
+{
+    REQUIRE(masters.size() == counters.size());
+    fsm_action last;
+    auto counter = counters.begin();
+    for (auto m = masters.begin(); m != masters.end(); ++m, ++counter)
+    {
+        last = grant(f, round, *m, *counter, now);
+        if (std::next(m) != masters.end())
+            REQUIRE(last.type == kind::none);
+    }
+    return last;
+}
+
 // Starts a fenced acquisition on 5 masters and has masters 0, 1, 2 grant with counters 4, 7
 // and 2: the commit round it asks for (token 8).
 fsm_action to_commit(acquire_fsm& f, fsm_action& attempt)
 {
     attempt = f.resume(fsm_event::start(at(0ms)));
     REQUIRE(attempt.type == kind::send_attempt);
-    REQUIRE(grant(f, attempt.round_id, 0, 4, at(1ms)).type == kind::none);
-    REQUIRE(grant(f, attempt.round_id, 1, 7, at(2ms)).type == kind::none);
-    const auto c = grant(f, attempt.round_id, 2, 2, at(3ms));
+    const auto c = grants(f, attempt.round_id, {0, 1, 2}, {4, 7, 2}, at(3ms));
     REQUIRE(c.type == kind::send_commit);
     return c;
 }
@@ -137,9 +154,7 @@ TEST_CASE("acquire_fsm fencing: a quorum that read the same counters has its tok
     acquire_fsm f(fenced(), 5, 1, false);
     const auto a = f.resume(fsm_event::start(at(0ms)));
     CHECK(answer(f, a.round_id, 3, held, at(1ms)).type == kind::none);
-    CHECK(grant(f, a.round_id, 0, 7, at(1ms)).type == kind::none);
-    CHECK(grant(f, a.round_id, 4, 7, at(2ms)).type == kind::none);
-    const auto done = grant(f, a.round_id, 1, 7, at(3ms));
+    const auto done = grants(f, a.round_id, {0, 4, 1}, {7, 7, 7}, at(3ms));
     REQUIRE(done.type == kind::complete);
     CHECK(!done.ec);
     CHECK(fence_of(done) == 8);
@@ -369,9 +384,7 @@ TEST_CASE("acquire_fsm fencing: a fenced writer is decided as a fenced mutex of 
     a = f.resume(fsm_event::backoff_elapsed(at(60ms)));
     REQUIRE(a.type == kind::send_attempt);
     // The next attempt's quorum: the largest counter of this attempt's grants, plus one.
-    CHECK(grant(f, a.round_id, 2, 3, at(61ms)).type == kind::none);
-    CHECK(grant(f, a.round_id, 3, 5, at(61ms)).type == kind::none);
-    const auto c = grant(f, a.round_id, 4, 0, at(62ms));
+    const auto c = grants(f, a.round_id, {2, 3, 4}, {3, 5, 0}, at(62ms));
     REQUIRE(c.type == kind::send_commit);
     CHECK(c.fences.size() == 1);
     CHECK(fence_of(c) == 6);
