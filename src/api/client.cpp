@@ -387,13 +387,15 @@ void validate(const lock_options& o, error_code& ec, std::string& why)
         return bad("lock_options::fencing is for exclusive holders (a mutex, a writer): a reader "
                    "shares the lock with other readers, and a fencing token orders holders that "
                    "exclude each other");
-    if (auto problem = detail::identity_problem(o.identity.view(), o.identity.size());
-        !problem.empty())
-    {
-        ec = error::invalid_option;
-        why = std::move(problem);
-        return;
-    }
+    // (Most acquisitions publish no identity: nothing to check, no string made.)
+    if (!o.identity.empty())
+        if (auto problem = detail::identity_problem(o.identity.view(), o.identity.size());
+            !problem.empty())
+        {
+            ec = error::invalid_option;
+            why = std::move(problem);
+            return;
+        }
     if (detail::remaining_validity(o.ttl, std::chrono::steady_clock::duration::zero(),
                                    o.drift_factor) <= std::chrono::steady_clock::duration::zero())
         return bad("lock_options::ttl is not longer than the clock drift allowance");

@@ -78,8 +78,8 @@ void client_impl::start()
             masters[i]->on_identity(
                 [weak = weak_from_this(), i](std::size_t node, const server_identity& id) {
                     if (auto self = weak.lock())
-                        self->masters[i]->restarts_of(node).observe(
-                            id.run_id, std::chrono::seconds(id.uptime_seconds), clock::now(),
+                        self->masters[i]->observe_restart(
+                            node, id.run_id, std::chrono::seconds(id.uptime_seconds), clock::now(),
                             self->restart_quarantine(), self->cfg.quarantine_young_masters);
                 });
     }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 #include "driver/round_context.hpp"
 #include "protocol/lock_replies.hpp"
@@ -22,6 +23,17 @@ master_outcome outcome_of(lock_answer a) noexcept
     case lock_answer::unexpected: break;
     }
     return master_outcome::failed;
+}
+
+// Why a restarted master's grant does not count (round::settle). Out of line and cold: it is
+// never on the hot path, and inlined its string building would lengthen settle(), which every
+// answer goes through.
+[[gnu::noinline, gnu::cold]] std::string round_quarantine_message(
+    std::chrono::steady_clock::duration left)
+{
+    return "restarted lately: out of the quorum for " +
+           std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(left).count()) +
+           " ms more";
 }
 
 }  // namespace
@@ -97,13 +109,13 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     m_.assign(n, per_master{});
     diag_.resize(n);
     per_master_ = k == kind::acquire_fenced ? keys.size() / 3 : 1;
-    if (k == kind::read_holders)
-        holdings_.assign(n, master_holdings{});
+    if (k == kind::read_holders) [[unlikely]]
+        rare().holdings.assign(n, master_holdings{});
     groups_ = 1;
-    if (c.has_cluster_master && keys.size() > 1)
+    if (c.has_cluster_master && keys.size() > 1) [[unlikely]]
         group_by_slot();
     if (k == kind::check || k == kind::check_reader || fenced_attempt() ||
-        k == kind::acquire_permit)
+        k == kind::acquire_permit) [[unlikely]]
         values_.assign(n * per_master_, fenced_attempt() ? 0 : k == kind::acquire_permit ? -1 : -3);
     for (std::size_t i = 0; i < n; ++i)
     {
@@ -118,7 +130,7 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     outstanding_ = 0;
     active_ = true;
     decided_sent_ = false;
-    if (deferred_notice_.masters() != 0)
+    if (deferred_notice_.masters() != 0) [[unlikely]]
         deferred_notice_ = master_set();
 
     // t0 is taken before the first byte is queued: validity counts every microsecond spent.
@@ -130,6 +142,7 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     for (auto& s : c_->command_scratch)
         s.clear();
     if ((k == kind::release || k == kind::release_reader) && c_->waiting.wants_releases())
+        [[unlikely]]
     {
         // Waiters of this client on these keys: what they send from now on runs after this
         // release on each master it goes to (waiting_room::released_here). Told before the
@@ -288,15 +301,9 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
     if (o == master_outcome::granted &&
         (k_ == kind::acquire || fenced_attempt() || k_ == kind::commit_fence ||
          k_ == kind::acquire_reader || k_ == kind::acquire_writer) &&
-        c_->quarantined(i, at))
-    {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-            c_->masters[i]->quarantine_end() - at);
+        c_->quarantined(i, at)) [[unlikely]]
         return settle(i, master_outcome::failed, error::master_restarted,
-                      "restarted lately: out of the quorum for " + std::to_string(left.count()) +
-                          " ms more",
-                      at);
-    }
+                      round_quarantine_message(c_->masters[i]->quarantine_end() - at), at);
     auto& d = diag_[i];
     switch (o)
     {
@@ -356,7 +363,7 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
             // Its keys: the string keys, then the readers' set, the fence counter and its
             // record.
             std::string why;
-            if (read_holders_reply(nodes, keys_.size() - 3, holdings_[i], why))
+            if (read_holders_reply(nodes, keys_.size() - 3, rare_->holdings[i], why))
                 settle(i, master_outcome::granted, {}, {}, at);
             else
                 settle(i, master_outcome::failed, error::unexpected_reply, why, at);

@@ -140,8 +140,9 @@ public:
     /// (or not in that shape).
     const master_holdings* holdings(std::size_t i) const noexcept
     {
-        return i < holdings_.size() && diag_[i].status == master_status::granted ? &holdings_[i]
-                                                                                 : nullptr;
+        return rare_ && i < rare_->holdings.size() && diag_[i].status == master_status::granted
+                   ? &rare_->holdings[i]
+                   : nullptr;
     }
     /// kind::commit_fence: the tokens to commit, one per resource; they must stay valid while
     /// the round is active. Set before start().
@@ -227,8 +228,9 @@ private:
     void abandon_master(std::size_t i) noexcept;
     std::span<const std::string> group_keys(std::size_t g) const noexcept
     {
-        return std::span<const std::string>(slot_keys_)
-            .subspan(group_start_[g], group_start_[g + 1] - group_start_[g]);
+        const auto& r = *rare_;
+        return std::span<const std::string>(r.slot_keys)
+            .subspan(r.group_start[g], r.group_start[g + 1] - r.group_start[g]);
     }
 
     struct per_master
@@ -248,13 +250,57 @@ private:
         error_code ec;  // the first failed part's
         std::string message;
     };
+    // What only some rounds need (a read of the holders, a cluster master's parts): made when
+    // first needed (rare()), so that the rounds of a plain lock cycle neither build nor
+    // destroy it, and the round stays a few cache lines smaller.
+    struct rare_state
+    {
+        std::vector<master_holdings> holdings;  // kind::read_holders only
+        // Cluster masters: keys_ ordered by hash slot, and where each slot's group starts
+        // (groups_ + 1 entries).
+        std::vector<std::string> slot_keys;
+        std::vector<std::size_t> group_start;
+        std::vector<request_ticket> part_tickets;  // master i's part g: [i * groups_ + g]
+        std::vector<parts_state> parts;            // per master, when groups_ > 1
+    };
+    rare_state& rare()
+    {
+        if (!rare_)
+            rare_ = std::make_unique<rare_state>();
+        return *rare_;
+    }
 
+    // The members in the order a reply reads them (on_reply, settle, notify): what every
+    // reply touches first, then the quorum and the per-master arrays, and last what only
+    // some rounds use. With 128 operations in flight a round's lines are seldom still in the
+    // cache when its next reply comes, so each line that a reply needs costs a miss.
     round_context* c_ = nullptr;
     round_listener* l_ = nullptr;
-    kind k_ = kind::acquire;
+    std::size_t outstanding_ = 0;
+    time_point t0_{};
+    time_point last_outcome_at_{};
     std::span<const std::string> keys_;
     std::string_view token_;
+    std::size_t per_master_ = 1;
+    // Cluster masters: the number of hash slots of keys_ (rare_state's groups); 1 when every
+    // key is in one slot.
+    std::size_t groups_ = 1;
+    kind k_ = kind::acquire;
+    bool active_ = false;
+    bool decided_sent_ = false;
+    quorum_tracker q_{1};
+    // Inline up to 9 masters: a round is made for every operation, and these would otherwise
+    // be two allocations per round on the hot path.
+    static constexpr std::size_t inline_masters = 9;
+    boost::container::small_vector<per_master, inline_masters> m_;
+    diagnostic_list diag_;
     std::int64_t arg_ = 0;
+    std::vector<std::int64_t> values_;
+    std::span<const std::uint64_t> fences_;
+    std::unique_ptr<rare_state> rare_;
+    // A release whose local hand-off yields (waiting_room::released_here): the masters it was
+    // queued on, told to this client's waiters when the round is decided; empty otherwise.
+    master_set deferred_notice_;
     // kind::hand_over: the new owner's token; a writer's acquisition: the writer's intent id.
     char successor_[token_source::token_chars]{};
     std::string_view successor_token() const noexcept
@@ -264,31 +310,6 @@ private:
                    ? std::string_view(successor_, sizeof successor_)
                    : std::string_view();
     }
-    quorum_tracker q_{1};
-    // Inline up to 9 masters: a round is made for every operation, and these would otherwise
-    // be two allocations per round on the hot path.
-    static constexpr std::size_t inline_masters = 9;
-    boost::container::small_vector<per_master, inline_masters> m_;
-    diagnostic_list diag_;
-    std::vector<std::int64_t> values_;
-    std::vector<master_holdings> holdings_;  // kind::read_holders only
-    std::size_t per_master_ = 1;
-    std::span<const std::uint64_t> fences_;
-    // Cluster masters: keys_ ordered by hash slot, and where each slot's group starts
-    // (groups_ + 1 entries); groups_ is 1 when every key is in one slot.
-    std::vector<std::string> slot_keys_;
-    std::vector<std::size_t> group_start_;
-    std::size_t groups_ = 1;
-    std::vector<request_ticket> part_tickets_;  // master i's part g: [i * groups_ + g]
-    std::vector<parts_state> parts_;            // per master, when groups_ > 1
-    // A release whose local hand-off yields (waiting_room::released_here): the masters it was
-    // queued on, told to this client's waiters when the round is decided; empty otherwise.
-    master_set deferred_notice_;
-    std::size_t outstanding_ = 0;
-    time_point t0_{};
-    time_point last_outcome_at_{};
-    bool active_ = false;
-    bool decided_sent_ = false;
 };
 
 }  // namespace redlock::detail

@@ -31,18 +31,19 @@ void round::group_by_slot()
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     if (order.front().first == order.back().first)
         return;  // one slot: one command, as for a standalone master
-    slot_keys_.clear();
-    group_start_.clear();
+    auto& r = rare();
+    r.slot_keys.clear();
+    r.group_start.clear();
     for (std::size_t k = 0; k < order.size(); ++k)
     {
         if (k == 0 || order[k].first != order[k - 1].first)
-            group_start_.push_back(k);
-        slot_keys_.push_back(keys_[order[k].second]);
+            r.group_start.push_back(k);
+        r.slot_keys.push_back(keys_[order[k].second]);
     }
-    group_start_.push_back(order.size());
-    groups_ = group_start_.size() - 1;
-    part_tickets_.assign(m_.size() * groups_, request_ticket{});
-    parts_.assign(m_.size(), parts_state{});
+    r.group_start.push_back(order.size());
+    groups_ = r.group_start.size() - 1;
+    r.part_tickets.assign(m_.size() * groups_, request_ticket{});
+    r.parts.assign(m_.size(), parts_state{});
 }
 
 // A cluster master runs a command on one slot only: keys of several slots go as one command
@@ -53,8 +54,10 @@ void round::group_by_slot()
 bool round::send_parts(std::size_t i)
 {
     auto& conn = *c_->masters[i];
-    parts_[i] = parts_state{};
-    parts_[i].left = groups_;
+    auto& parts = rare_->parts;
+    auto& tickets = rare_->part_tickets;
+    parts[i] = parts_state{};
+    parts[i].left = groups_;
     for (std::size_t g = 0; g < groups_; ++g)
     {
         const auto keys = group_keys(g);
@@ -68,18 +71,18 @@ bool round::send_parts(std::size_t i)
                                             encode_lock_command(out, k_, true, keys, token_, arg_,
                                                                 fences_, successor_token());
                                         },
-                                        part_tickets_[i * groups_ + g], mode_of(k_))
+                                        tickets[i * groups_ + g], mode_of(k_))
                                   : conn.submit_script(
                                         this, tag, keys[0], script,
                                         [&](std::string& out, bool eval) {
                                             encode_lock_command(out, k_, eval, keys, token_, arg_,
                                                                 fences_, successor_token());
                                         },
-                                        part_tickets_[i * groups_ + g], mode_of(k_));
+                                        tickets[i * groups_ + g], mode_of(k_));
         if (ec)
         {
             for (std::size_t h = 0; h < g; ++h)
-                conn.abandon(part_tickets_[i * groups_ + h]);
+                conn.abandon(tickets[i * groups_ + h]);
             return queued(i, true, ec);
         }
     }
@@ -93,13 +96,13 @@ void round::abandon_master(std::size_t i) noexcept
     if (!split_for(i))
         return abandon_at(*c_->masters[i], m_[i].ticket);
     for (std::size_t g = 0; g < groups_; ++g)
-        c_->masters[i]->abandon(part_tickets_[i * groups_ + g]);
+        c_->masters[i]->abandon(rare_->part_tickets[i * groups_ + g]);
 }
 
 void round::on_part_reply(std::size_t i, std::size_t part, const error_code& ec,
                           std::span<const resp::node_view> nodes)
 {
-    auto& ps = parts_[i];
+    auto& ps = rare_->parts[i];
     if (!m_[i].outstanding || ps.left == 0)
         return;
     auto hold = l_->hold();

@@ -112,29 +112,30 @@ public:
     /// The connections to drain at shutdown (node_connection::drain_now).
     virtual void append_connections(std::vector<std::shared_ptr<node_connection>>& out) const = 0;
 
-    /// Node `node`'s restarts, created on first use.
-    restart_watch& restarts_of(std::size_t node)
+    /// Node `node`'s handshake: its restart_watch (created on first use) observes it
+    /// (restart_watch::observe), and the latest quarantine of the master's nodes is kept up to
+    /// date for quarantined() and quarantine_end().
+    bool observe_restart(std::size_t node, std::string_view run_id, std::chrono::seconds uptime,
+                         time_point now, std::chrono::milliseconds quarantine,
+                         bool young_is_restarted)
     {
         if (restarts_.size() <= node)
             restarts_.resize(node + 1);
-        return restarts_[node];
+        const bool quarantined =
+            restarts_[node].observe(run_id, uptime, now, quarantine, young_is_restarted);
+        latest_until_ = time_point::min();
+        for (const auto& r : restarts_)
+            latest_until_ = std::max(latest_until_, r.until());
+        return quarantined;
     }
     /// Whether any node of the master restarted less than the quarantine before `now`: its
     /// grants are out of acquisitions' quorums. A cluster master's grant comes from one shard;
     /// which one is not tracked, so a restarted shard quarantines the whole master.
-    bool quarantined(time_point now) const noexcept
-    {
-        return std::any_of(restarts_.begin(), restarts_.end(),
-                           [&](const auto& r) { return r.quarantined(now); });
-    }
+    /// (Read for every grant an acquisition counts: one comparison with the latest end, kept
+    /// by observe_restart, rather than a walk over the nodes' watches.)
+    bool quarantined(time_point now) const noexcept { return now < latest_until_; }
     /// The end of the latest quarantine of any node.
-    time_point quarantine_end() const noexcept
-    {
-        time_point end{};
-        for (const auto& r : restarts_)
-            end = std::max(end, r.until());
-        return end;
-    }
+    time_point quarantine_end() const noexcept { return std::max(time_point{}, latest_until_); }
 
     /// Which of our scripts the master's connection has run (a standalone master only).
     script_cache scripts;
@@ -150,6 +151,8 @@ protected:
 private:
     bool cluster_;
     node_connection* standalone_;
+    // The latest restart_watch::until() of restarts_ (min() while there is none).
+    time_point latest_until_ = time_point::min();
     std::vector<restart_watch> restarts_;
 };
 

@@ -339,8 +339,8 @@ TEST_CASE_METHOD(three_masters,
                  "[round]")
 {
     const auto now = std::chrono::steady_clock::now();
-    c.master(0).restarts_of(0).observe("run-a", 3600s, now, 10000ms, false);
-    c.master(0).restarts_of(0).observe("run-b", 1s, now, 10000ms, false);  // restarted
+    c.master(0).observe_restart(0, "run-a", 3600s, now, 10000ms, false);
+    c.master(0).observe_restart(0, "run-b", 1s, now, 10000ms, false);  // restarted
     c.master(0).read_at = now;
     REQUIRE(c.quarantined(0, now));
     r.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &l, nullptr,
