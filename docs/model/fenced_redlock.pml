@@ -14,13 +14,13 @@
  *    master that persists what it executed (appendfsync always). With RESTART defined, a
  *    master may also restart *without* persistence: key and counter forgotten.
  *  - Round 1, per master: SET key token NX PX ttl; where it succeeds, the counter c moves to
- *    c + 1, its record names us, and the reply carries c. With a majority of grants,
+ *    c + 1, and the reply carries c. With a majority of grants,
  *    t = max(counters read) + 1. When every counted grant read the same c, t stands on each of
  *    them already: a holder with token t, no round 2.
  *  - Round 2 (the counters read differ), per master: set the counter to t only if the key
- *    still holds our token and the counter is below t, or is t with a record of ours (our
- *    round 1 moved it there). A majority of commits, and a validity still positive, makes a
- *    holder with token t.
+ *    still holds our token and the counter is not above t (at t, only our round 1 can have
+ *    moved it there). A majority of commits, and a validity still positive, makes a holder
+ *    with token t.
  *  - INCR_MAX defined: the unsound variant instead (round 1 INCRs the counter on each master
  *    that granted, the token is the largest value; no round 2).
  *
@@ -59,7 +59,6 @@ byte now;
 byte owner[N];      /* 0: no key; else the holder's client number + 1 */
 byte expiry[N];
 byte counter[N];    /* the fence counter beside the key */
-byte record[N];     /* whose the counter is: 0 none, else a client number + 1 */
 
 byte holders;       /* clients that believe they hold the lock now */
 int issued;         /* bit t: token t was given to a holder */
@@ -97,7 +96,6 @@ proctype client(byte me)
                        c = counter[i];
 #ifndef MUT_NO_BUMP                                 /* mutation: round 1 leaves the counter */
                        counter[i] = c + 1;
-                       record[i] = me + 1;
 #endif
 #endif
                        if
@@ -128,17 +126,15 @@ proctype client(byte me)
         if
         :: low == read -> skip                      /* round 1 committed t on every grant */
         :: else ->
-        /* Round 2: commit t where our key still stands and the counter is below t, or is t by
-           our own round 1. */
+        /* Round 2: commit t where our key still stands and the counter is not above t. */
         for (i : 0 .. N - 1) {
             if
             :: skip
             :: atomic {
                    if
                    :: owner[i] == me + 1 && alive(i) &&
-                      (counter[i] < t || (counter[i] == t && record[i] == me + 1)) ->
+                      counter[i] <= t ->
                        counter[i] = t;
-                       record[i] = me + 1;
                        committed++
                    :: else -> skip
                    fi
@@ -194,7 +190,7 @@ active proctype restarts()
 {
     byte i;
     do
-    :: atomic { select(i : 0 .. N - 1); owner[i] = 0; counter[i] = 0; record[i] = 0 }
+    :: atomic { select(i : 0 .. N - 1); owner[i] = 0; counter[i] = 0 }
     :: break
     od
 }

@@ -184,7 +184,9 @@ public:
     }
 
     /// @brief Who leads now, read from every master (as client::async_holders): empty when
-    /// no one leads, or while a new leader's term is not yet committed on a majority.
+    /// no one leads. A leader's term is committed on the masters about one round trip after
+    /// its campaign completes; a read that finds the lead taken but its term not yet committed
+    /// waits once for the commit (pushed by the masters, bounded by the read's timeout).
     ///
     /// Errors: no_quorum (fewer than a majority answered), invalid_argument, connection_closed,
     /// operation_aborted.

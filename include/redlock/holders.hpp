@@ -29,9 +29,10 @@ struct holder_info
     /// The holder's own fencing token (its term) when it took the lock with
     /// lock_options::fencing: the resource's fence counter on the masters that hold it and
     /// whose counter its commit set (each records whose value the counter was committed
-    /// for). 0 when it took none, or while its commit has not reached the masters read: about
-    /// one round trip after its SET, when the counters there are still the previous holder's.
-    /// Never another holder's term.
+    /// for), once a majority of them agree on it. 0 when it took none, or while its commit
+    /// has not reached a majority of the masters read (the commit follows the acquisition's
+    /// one round, about one round trip after the holder has its lock). Never another holder's
+    /// term, nor a term it may not get.
     std::uint64_t fencing_token = 0;
     /// How long a majority still holds it at most, from the moment the read completed: the
     /// majority's shortest time left, less the time the read took and the drift allowance of

@@ -119,12 +119,8 @@ void acquire_op::begin()
     if (!ec && o_.role != lock_role::mutex)
     {
         rw_ = std::make_unique<rw_state>();
-        rw_->keys = {key_, slot_sibling(key_, ":readers"), slot_sibling(key_, ":intent")};
-        if (o_.fencing)
-        {
-            rw_->keys.push_back(fence_key(key_));
-            rw_->keys.push_back(fence_holder_key(key_));
-        }
+        rw_->keys = {key_, slot_sibling(key_, ":readers"), slot_sibling(key_, ":intent"),
+                     o_.fencing ? fence_key(key_) : std::string()};
         rw_->watched = {rw_->keys[0], rw_->keys[2]};
         if (writer())
             c_->tokens.next(std::span<char, token_source::token_chars>(rw_->intent));
@@ -148,8 +144,8 @@ void acquire_op::begin()
     if (o_.fencing)
     {
         // The commit's keys: those that hold the token (a writer's: the resource's own key),
-        // their fence counters, the counters' records. A fenced mutex's attempt takes them all
-        // too (fenced_acquire_script).
+        // their fence counters, the counters' records. The first two thirds are a mutex's
+        // attempt's keys.
         commit_ = std::make_unique<round>();
         for (const auto& k : release_keys())
             fenced_keys_.push_back(k);
@@ -231,8 +227,11 @@ void acquire_op::execute(const acquire_action& a)
                            nullptr, a.deadline, a.at);
         }
         else if (o_.fencing)
-            attempt_.start(*c_, round::kind::acquire_fenced, fenced_keys_, token_view(),
-                           o_.ttl.count(), attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
+            attempt_.start(
+                *c_, round::kind::acquire_fenced,
+                std::span<const std::string>(fenced_keys_).first(fenced_keys_.size() / 3 * 2),
+                token_view(), o_.ttl.count(), attempt_timeout_of(o_), this, nullptr, a.deadline,
+                a.at);
         else
             attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl.count(),
                            attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
@@ -539,20 +538,24 @@ std::span<const std::string> acquire_op::watch_keys() const
 void acquire_op::commit_in_background(std::span<const std::uint64_t> fences)
 {
     // A fenced lock granted in one round (its quorum read the same counters): the tokens stand
-    // on the quorum already, recorded there provisionally. Their commit, sent and awaited by
-    // nobody, records them as the holder's term for readers (async_holders, an election's
-    // observers), which must never take a term the holder may not get, and brings the masters
-    // outside the quorum to them. Every master but those that refused the attempt (as a
-    // failed attempt's release): a SET still on its way runs before the commit queued behind it.
+    // on the quorum already. Their commit records them as the holder's term for readers
+    // (async_holders, an election's observers), which must never take a term the holder may
+    // not get, and brings the masters outside the quorum to them.
+    // Every master but those that refused the attempt (as a failed attempt's release): a SET
+    // still on its way runs before the commit queued behind it. Queued, then left: nobody
+    // awaits it. As a release that completes at its quorum, it goes as EVALSHA where the
+    // connection has seen the script run, else as EVAL (a SCRIPT FLUSH since would leave
+    // that master's record unwritten: its read then shows no term there).
     const auto& votes = fsm_->last_attempt();
     quorum_tracker to(votes.masters());
     for (std::size_t i = 0; i < votes.masters(); ++i)
         to.record(i, votes.outcome(i) == master_outcome::held_by_other
                          ? master_outcome::held_by_other
-                         : master_outcome::timed_out);  // sent, not awaited
+                         : master_outcome::granted);  // (any outcome but timed_out: sent as usual)
     commit_->set_fences(fences);
     commit_->start(*c_, round::kind::commit_fence, fenced_keys_, token_view(), 0,
                    o_.release_timeout, this, &to);
+    commit_->stop();
 }
 
 void acquire_op::forget_intent()

@@ -79,7 +79,7 @@ private:
         if (permits_)
             return permits_->order;
         if (rw_)
-            return rw_->keys;
+            return {rw_->keys.data(), o_.fencing ? 4u : 3u};
         return keys_.empty() ? std::span<const std::string>(&key_, 1)
                              : std::span<const std::string>(keys_);
     }
@@ -146,8 +146,8 @@ private:
     std::uint64_t release_id_ = 0;
     std::uint64_t watch_id_ = 0;
     // Fencing only: the keys the token covers (release_keys()), then their fence counters,
-    // then the counters' records (fence_holder_key): the commit's keys, and a fenced mutex's
-    // attempt's.
+    // then the counters' records (fence_holder_key): the commit's keys; the first two thirds
+    // are a fenced mutex's attempt's.
     std::vector<std::string> fenced_keys_;
     // A semaphore's (lock_options::permits > 1) state, made only for one: a mutex's
     // acquisition, the hot path, neither builds nor destroys it.
@@ -162,9 +162,8 @@ private:
     // A read-write lock's side (lock_options::role), made only for one.
     struct rw_state
     {
-        // The writer's key, the readers' set, the intent mark; a fenced writer's fence counter
-        // and its record.
-        std::vector<std::string> keys;
+        // The writer's key, the readers' set, the intent mark; a fenced writer's fence counter.
+        std::array<std::string, 4> keys;
         std::array<std::string, 2> watched;        // a reader's watch: the writer's key, the mark
         char intent[token_source::token_chars]{};  // a writer's intent id, one per acquisition
         bool marked = false;  // a writer's attempt was refused or unanswered somewhere

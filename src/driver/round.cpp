@@ -108,7 +108,7 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     q_.reset(n);
     m_.assign(n, per_master{});
     diag_.resize(n);
-    per_master_ = k == kind::acquire_fenced ? keys.size() / 3 : 1;
+    per_master_ = k == kind::acquire_fenced ? keys.size() / 2 : 1;
     if (k == kind::read_holders) [[unlikely]]
         rare().holdings.assign(n, master_holdings{});
     groups_ = 1;

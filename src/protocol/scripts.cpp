@@ -160,14 +160,10 @@ constexpr std::string_view checked_counters =
     "    end\n"
     "end\n";
 
-// The counter KEYS[i] moved on by one for the holder ARGV[1], and its record KEYS[r] (`i`, `r`
-// Lua locals) set to the holder's provisional mark: `?` and the first 16 hex characters of its
-// SHA-1 (fence_holder_key; the commit writes the id alone). The counter's value before, 0 when
-// absent, as `c`. Only where our key was just set, and after checked_counters (INCR of a
-// counter that is not an integer would fail half-way).
-constexpr std::string_view bump_counter_i =
-    "local c = redis.call('incr', KEYS[i]) - 1\n"
-    "redis.call('set', KEYS[r], '?' .. string.sub(redis.sha1hex(ARGV[1]), 1, 16))\n";
+// The counter KEYS[i] (`i` a Lua local) moved on by one, and its value before, 0 when absent,
+// as `c`. Only where our key was just set, and after checked_counters (INCR of a counter that is
+// not an integer would fail half-way).
+constexpr std::string_view bump_counter_i = "local c = redis.call('incr', KEYS[i]) - 1\n";
 
 std::string joined(std::initializer_list<std::string_view> parts)
 {
@@ -180,11 +176,11 @@ std::string joined(std::initializer_list<std::string_view> parts)
 }  // namespace
 
 // Round 1 of a fenced acquisition, for n resources: KEYS[1..n] the lock keys, KEYS[n+1..2n]
-// their fence counters, KEYS[2n+1..3n] the counters' records.
+// their fence counters.
 const lua_script& fenced_acquire_script()
 {
     static const lua_script s =
-        make(joined({"local n = #KEYS / 3\n"
+        make(joined({"local n = #KEYS / 2\n"
                      "local first, last = n + 1, 2 * n\n",
                      checked_counters,
                      "for i = 1, n do\n"
@@ -192,8 +188,7 @@ const lua_script& fenced_acquire_script()
                      "end\n"
                      "local out = {}\n"
                      "for i = first, last do\n"
-                     "    redis.call('set', KEYS[i - n], ARGV[1], 'PX', ARGV[2])\n"
-                     "    local r = i + n\n",
+                     "    redis.call('set', KEYS[i - n], ARGV[1], 'PX', ARGV[2])\n    ",
                      bump_counter_i,
                      "    out[i - n] = c\n"
                      "end\n"
@@ -205,19 +200,17 @@ const lua_script& fence_commit_script()
 {
     static const lua_script s =
         make("local n = #KEYS / 3\n"
-             "local id = string.sub(redis.sha1hex(ARGV[1]), 1, 16)\n"
+             "local below = {}\n"
              "for i = 1, n do\n"
              "    if redis.call('get', KEYS[i]) ~= ARGV[1] then return 0 end\n"
              "    local c = tonumber(redis.call('get', KEYS[n + i]) or '0')\n"
              "    local t = tonumber(ARGV[i + 1])\n"
              "    if c == nil or c > t then return 0 end\n"
-             "    if c == t then\n"
-             "        local r = redis.call('get', KEYS[2 * n + i])\n"
-             "        if r ~= id and r ~= '?' .. id then return 0 end\n"
-             "    end\n"
+             "    below[i] = c < t\n"
              "end\n"
+             "local id = string.sub(redis.sha1hex(ARGV[1]), 1, 16)\n"
              "for i = 1, n do\n"
-             "    redis.call('set', KEYS[n + i], ARGV[i + 1])\n"
+             "    if below[i] then redis.call('set', KEYS[n + i], ARGV[i + 1]) end\n"
              "    redis.call('set', KEYS[2 * n + i], id)\n"
              "end\n"
              "return 1\n");
@@ -307,13 +300,13 @@ const lua_script& writer_acquire_script()
 }
 
 // A fenced writer: the counter KEYS[4] checked before anything changes (the intent mark
-// included), then the writer's acquisition; its counter (record KEYS[5]) moved on and
-// returned as a fenced mutex's are.
+// included), then the writer's acquisition; its counter moved on and returned as a fenced
+// mutex's are.
 const lua_script& fenced_writer_acquire_script()
 {
     static const lua_script s =
         with_now(joined({"local first, last = 4, 4\n", checked_counters, drop_expired, held_apart,
-                         writer_sets, "local i, r = 4, 5\n", bump_counter_i, "return {c}\n"}));
+                         writer_sets, "local i = 4\n", bump_counter_i, "return {c}\n"}));
     return s;
 }
 

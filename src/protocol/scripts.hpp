@@ -44,23 +44,22 @@ const lua_script& extend_multi_script();
 const lua_script& check_script();
 
 /// Round 1 of a fenced acquisition of n resources (docs/algorithm.md): KEYS[1..n] are the lock
-/// keys, KEYS[n+1..2n] their fence counters, KEYS[2n+1..3n] the counters' records
-/// (fence_holder_key). Only if none of the lock keys exists, sets each to ARGV[1] with PX
-/// ARGV[2], moves each counter on by one and sets its record to a provisional mark, `?` and the
-/// first 16 hex characters of SHA-1(ARGV[1]), and returns the n counters as they were before
-/// (0 when absent), in order; else nil. Where a quorum returned the same counters, the
-/// counters moved on are the tokens, committed (acquire_fsm); the commit that follows, awaited
-/// by nobody, turns the marks into the id that readers take as the holder's term. A counter
-/// that is not a decimal integer is an error reply, and nothing is set.
+/// keys, KEYS[n+1..2n] their fence counters. Only if none of the lock keys exists, sets each to
+/// ARGV[1] with PX ARGV[2], moves each counter on by one (INCR), and returns the n counters as
+/// they were before (0 when absent), in order; else nil. Where a quorum returned the same
+/// counters, the counters moved on are the tokens, committed (acquire_fsm); the commit that
+/// follows, awaited by nobody, records them as the holder's term for readers. A counter that is
+/// not a decimal integer is an error reply, and nothing is set.
 const lua_script& fenced_acquire_script();
 
 /// The commit of a fenced acquisition of n resources: its round 2 when the quorum's counters
 /// differed, else sent after the lock was granted and awaited by nobody. KEYS[1..3n] as round
-/// 1's. Only if every lock key still holds our token ARGV[1] and each counter is below its
-/// token ARGV[1 + i], or equal to it with a record of ours (the id, or round 1's provisional
-/// mark), sets each counter to its token and each record to the first 16 hex characters of
-/// SHA-1(ARGV[1]) (whose term the counter now is: client::async_holders reads it), and returns
-/// 1 (the master commits them all); else changes nothing, returns 0.
+/// 1's and, KEYS[2n+1..3n], the counters' records (fence_holder_key). Only if every lock key
+/// still holds our token ARGV[1] and no counter is above its token ARGV[1 + i] (one equal to
+/// it is ours: while our key stands, only our round 1 moves the counter), sets each counter
+/// below its token to it and each record to the first 16 hex characters of SHA-1(ARGV[1])
+/// (whose term the counter now is: client::async_holders reads it), and returns 1 (the master
+/// commits them all); else changes nothing, returns 0.
 const lua_script& fence_commit_script();
 
 /// A semaphore's acquisition (docs/algorithm.md, "A counting semaphore"): KEYS are the permit
@@ -86,13 +85,12 @@ const lua_script& reader_acquire_script();
 /// renews) our intent mark with PX ARGV[2] unless another writer's is there, returns 0.
 const lua_script& writer_acquire_script();
 
-/// A fenced writer's acquisition (round 1; round 2, when needed, is fence_commit_script over
-/// the writer's key, its counter and the counter's record): the same keys and ARGV, KEYS[4]
-/// the resource's fence counter (a fenced mutex's, `{R}:fence`), KEYS[5] its record. As
-/// writer_acquire_script, but where it sets the writer's key it moves the counter on and sets
-/// the record as fenced_acquire_script does, and returns the counter as it was as a
-/// one-element array (0 when absent). A counter that is not a decimal integer is an error
-/// reply, and nothing is set (nor the intent mark).
+/// A fenced writer's acquisition (round 1; the commit is fence_commit_script over the
+/// writer's key, its counter and the counter's record): the same keys and ARGV, KEYS[4] the
+/// resource's fence counter (a fenced mutex's, `{R}:fence`). As writer_acquire_script, but
+/// where it sets the writer's key it moves the counter on as fenced_acquire_script does, and
+/// returns the counter as it was as a one-element array (0 when absent). A counter that is not
+/// a decimal integer is an error reply, and nothing is set (nor the intent mark).
 const lua_script& fenced_writer_acquire_script();
 
 /// A reader's release: KEYS[1] the writer's key, KEYS[2] the readers' set; ARGV[1] the token.

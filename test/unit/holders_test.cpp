@@ -274,20 +274,18 @@ TEST_CASE("holders: a holder's fencing token is the counter only where the count
     REQUIRE(mix.size() == 1);
     CHECK(mix[0].masters == 3);
     CHECK(mix[0].fence == 0);
-    // b's first round moves each counter on and marks it provisionally as b's ("?" and its id):
-    // no term from the marks, also when a majority has the same counter (b, whose quorum may
-    // have read another one, could be committing a larger token).
-    auto provisional = [&](std::uint64_t counter) {
-        auto m = holdings_of(counter, {held_key(b, 1000)});
-        m.fence_holder = "?" + rd::holder_id(b);
-        return m;
+    // b's first round moves each counter on and leaves its record (a's): no term for b, also
+    // when a majority has the same counter (b, whose quorum may have read another one, could
+    // be committing a larger token).
+    auto moved = [&](std::uint64_t counter) {
+        return holdings_of(counter, {held_key(b, 1000)}, a);
     };
-    const auto marked = provisional(8);
-    CHECK(holders_of({&marked, &marked, &marked, nullptr, nullptr}).at(0).fence == 0);
-    // b's first round found the counters apart (7, 7, 5: marked 8, 8, 6): its commit of 8 on
+    const auto moved_all = moved(8);
+    CHECK(holders_of({&moved_all, &moved_all, &moved_all, nullptr, nullptr}).at(0).fence == 0);
+    // b's first round found the counters apart (7, 7, 5: moved to 8, 8, 6): its commit of 8 on
     // two masters is not a majority: no term. On a third, b's term is 8, whatever the fourth
     // says.
-    const auto moved_low = provisional(6);
+    const auto moved_low = moved(6);
     CHECK(holders_of({&committed, &committed, &moved_low, nullptr, nullptr}).at(0).fence == 0);
     const auto after = holders_of({&committed, &committed, &moved_low, &committed, nullptr});
     REQUIRE(after.size() == 1);

@@ -377,8 +377,7 @@ TEST_CASE_METHOD(three_masters,
                  "refuses a reply that is not one non-negative counter per resource",
                  "[round]")
 {
-    // The lock key, its counter and the counter's record: one counter per master.
-    const std::vector<std::string> keys{"resource", "{resource}:fence", "{resource}:fence:holder"};
+    const std::vector<std::string> keys{"resource", "resource:fence"};
     r.start(c, rd::round::kind::acquire_fenced, keys, token, 30000, 1s, &l);
     const node_view counters[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "41"}};
     const node_view negative[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "-1"}};
@@ -398,16 +397,15 @@ TEST_CASE_METHOD(three_masters,
                  "each granting master's one counter and counts a refusal (0) as held",
                  "[round][rwlock][fencing]")
 {
-    const std::vector<std::string> keys{"doc", "{doc}:readers", "{doc}:intent", "{doc}:fence",
-                                        "{doc}:fence:holder"};
+    const std::vector<std::string> keys{"doc", "{doc}:readers", "{doc}:intent", "{doc}:fence"};
     const std::string intent(rd::token_source::token_chars, 'i');
     r.set_intent(
         std::span<const char, rd::token_source::token_chars>(intent.data(), intent.size()));
     r.start(c, rd::round::kind::acquire_writer_fenced, keys, token, 30000, 1s, &l);
-    // Not seen to run yet: EVAL, with the body, the five keys and the intent id last.
+    // Not seen to run yet: EVAL, with the body, the four keys and the intent id last.
     const auto& bytes_sent = c.master(0).sent[0].bytes;
     CHECK(bytes_sent.find(rd::fenced_writer_acquire_script().body) != std::string::npos);
-    CHECK(bytes_sent.find("$1\r\n5\r\n$3\r\ndoc\r\n") != std::string::npos);
+    CHECK(bytes_sent.find("$1\r\n4\r\n$3\r\ndoc\r\n") != std::string::npos);
     CHECK(bytes_sent.ends_with("$5\r\n30000\r\n$" + std::to_string(intent.size()) + "\r\n" +
                                intent + "\r\n"));
     const node_view counter[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "6"}};
