@@ -106,6 +106,16 @@ struct candidate
             c.close();
     }
 
+    // A loop's failed operation: true when the loop ends (the candidate stops, or its client
+    // closed); otherwise says what failed on stderr, and the loop pauses and goes on.
+    bool ends_loop(const redlock::error_code& ec, const char* what) const
+    {
+        if (stopping || ec == redlock::error::connection_closed)
+            return true;
+        std::fprintf(stderr, "%s: %s failed: %s\n", identity.c_str(), what, ec.message().c_str());
+        return false;
+    }
+
     asio::awaitable<void> campaign_loop()
     {
         while (!stopping)
@@ -116,10 +126,8 @@ struct candidate
             resign_asked = false;  // a SIGUSR1 that came while not leading asks for nothing
             if (ec)
             {
-                if (stopping || ec == redlock::error::connection_closed)
+                if (ends_loop(ec, "campaign"))
                     break;
-                std::fprintf(stderr, "%s: campaign failed: %s\n", identity.c_str(),
-                             ec.message().c_str());
                 co_await pause(50ms);
                 continue;
             }
@@ -169,10 +177,8 @@ struct candidate
             auto& [ec, now] = r;
             if (ec)
             {
-                if (stopping || ec == redlock::error::connection_closed)
+                if (ends_loop(ec, "observe"))
                     break;
-                std::fprintf(stderr, "%s: observe failed: %s\n", identity.c_str(),
-                             ec.message().c_str());
                 co_await pause(20ms);
                 continue;
             }
