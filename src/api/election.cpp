@@ -4,6 +4,7 @@
 // async_next_holders), each a small state kept alive by the handlers it hands out.
 #include <redlock/election.hpp>
 
+#include <algorithm>
 #include <memory>
 
 #include <boost/asio/associated_cancellation_slot.hpp>
@@ -227,6 +228,11 @@ struct observe_state : std::enable_shared_from_this<observe_state>
         }
         if (once || !same_leader(now, seen))
             return dispatch_completion(h, c.get_executor(), error_code{}, std::move(now));
+        // A lead taken whose term is not committed yet: its commit is pushed, but not to the
+        // leader's own client (the masters do not push a client's own writes), and a push can
+        // be lost; read again within the read's timeout rather than wait for the interval.
+        if (term_pending(r))
+            return next_read(r, std::min(every, attempt_timeout_of(lo)));
         next_read(r);
     }
 

@@ -200,17 +200,14 @@ const lua_script& fence_commit_script()
 {
     static const lua_script s =
         make("local n = #KEYS / 3\n"
-             "local below = {}\n"
              "for i = 1, n do\n"
              "    if redis.call('get', KEYS[i]) ~= ARGV[1] then return 0 end\n"
              "    local c = tonumber(redis.call('get', KEYS[n + i]) or '0')\n"
-             "    local t = tonumber(ARGV[i + 1])\n"
-             "    if c == nil or c > t then return 0 end\n"
-             "    below[i] = c < t\n"
+             "    if c == nil or c > tonumber(ARGV[i + 1]) then return 0 end\n"
              "end\n"
              "local id = string.sub(redis.sha1hex(ARGV[1]), 1, 16)\n"
              "for i = 1, n do\n"
-             "    if below[i] then redis.call('set', KEYS[n + i], ARGV[i + 1]) end\n"
+             "    redis.call('set', KEYS[n + i], ARGV[i + 1])\n"
              "    redis.call('set', KEYS[2 * n + i], id)\n"
              "end\n"
              "return 1\n");

@@ -57,7 +57,8 @@ const lua_script& fenced_acquire_script();
 /// 1's and, KEYS[2n+1..3n], the counters' records (fence_holder_key). Only if every lock key
 /// still holds our token ARGV[1] and no counter is above its token ARGV[1 + i] (one equal to
 /// it is ours: while our key stands, only our round 1 moves the counter), sets each counter
-/// below its token to it and each record to the first 16 hex characters of SHA-1(ARGV[1])
+/// to its token (also one already there: the write is what observers of the counter are
+/// pushed) and each record to the first 16 hex characters of SHA-1(ARGV[1])
 /// (whose term the counter now is: client::async_holders reads it), and returns 1 (the master
 /// commits them all); else changes nothing, returns 0.
 const lua_script& fence_commit_script();
