@@ -98,10 +98,10 @@ TEST_CASE("client: fencing: a quorum that read the same counters takes their nex
             REQUIRE(first.held());
             CHECK(first.fencing_token() == 1);
             CHECK(counters_at(m, res, 1) >= 3);
-            CHECK(co_await eventually([&] { return counters_at(m, res, 1) == 5; }));
+            CHECK(co_await eventually([&] { return counters_at(m, res, 1) == 5; }, 5s));
             // The commit that follows the one round records the term: readers see it.
             std::uint64_t read_term = 0;
-            for (int tries = 0; tries < 200 && read_term != 1; ++tries)
+            for (int tries = 0; tries < 1000 && read_term != 1; ++tries)  // 5 s at most
             {
                 auto [ec, r] = co_await c.async_holders(res, tuple_awaitable);
                 read_term = !ec && r.holders.size() == 1 ? r.holders[0].fencing_token : 0;
@@ -110,7 +110,7 @@ TEST_CASE("client: fencing: a quorum that read the same counters takes their nex
             }
             CHECK(read_term == 1);
             co_await c.async_unlock(first);
-            CHECK(co_await eventually([&] { return lock_keys(m) == 0; }));
+            CHECK(co_await eventually([&] { return lock_keys(m) == 0; }, 5s));
 
             // Counters apart on three masters (7, 5, 3; the others 1): every quorum of three
             // meets one of them and reads different values. The token is its largest + 1 (4,
@@ -129,7 +129,7 @@ TEST_CASE("client: fencing: a quorum that read the same counters takes their nex
             // (moved on by round 1) is not above t: those that read less than t, all at t then.
             const auto below = static_cast<std::size_t>(
                 std::count_if(std::begin(apart), std::end(apart), [&](auto v) { return v < t; }));
-            CHECK(co_await eventually([&] { return counters_at(m, res, t) == below; }));
+            CHECK(co_await eventually([&] { return counters_at(m, res, t) == below; }, 5s));
             co_await c.async_unlock(second);
         },
         20s);
