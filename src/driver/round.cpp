@@ -6,6 +6,7 @@
 #include <string>
 
 #include "driver/round_context.hpp"
+#include "protocol/lock_command_table.hpp"
 #include "protocol/lock_replies.hpp"
 #include "routing/direct_link.hpp"
 
@@ -38,30 +39,12 @@ master_outcome outcome_of(lock_answer a) noexcept
 
 }  // namespace
 
-// The writes whose answers a cluster master may count only once its replicas have them
-// (client_config::cluster_replica_acks): what a failover must not lose. A release or a check
-// loses nothing there.
+// A cluster master counts a replicated write's answer once its replicas have it
+// (client_config::cluster_replica_acks): the command's row says which (lock_command_row::
+// replicated).
 request_mode round::mode_of(kind k) noexcept
 {
-    switch (k)
-    {
-    case kind::acquire:
-    case kind::acquire_fenced:
-    case kind::acquire_permit:
-    case kind::acquire_reader:
-    case kind::acquire_writer:
-    case kind::acquire_writer_fenced:
-    case kind::commit_fence:
-    case kind::extend:
-    case kind::extend_reader: return request_mode::replicated;
-    case kind::release:
-    case kind::release_reader:
-    case kind::hand_over:  // a failover that loses it leaves the key to its TTL, held
-    case kind::check:
-    case kind::check_reader:
-    case kind::read_holders: return request_mode::plain;
-    }
-    return request_mode::plain;
+    return row_of(k).replicated ? request_mode::replicated : request_mode::plain;
 }
 
 void round::start_release(round_context& c, const lock_state& held,
@@ -108,15 +91,17 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     q_.reset(n);
     m_.assign(n, per_master{});
     diag_.resize(n);
-    per_master_ = k == kind::acquire_fenced ? keys.size() / 2 : 1;
-    if (k == kind::read_holders) [[unlikely]]
+    const auto& row = row_of(k);
+    per_master_ = row.values == reply_values::counter_per_resource ? keys.size() / 2 : 1;
+    if (row.values == reply_values::holdings) [[unlikely]]
         rare().holdings.assign(n, master_holdings{});
     groups_ = 1;
     if (c.has_cluster_master && keys.size() > 1) [[unlikely]]
         group_by_slot();
-    if (k == kind::check || k == kind::check_reader || fenced_attempt() ||
-        k == kind::acquire_permit) [[unlikely]]
-        values_.assign(n * per_master_, fenced_attempt() ? 0 : k == kind::acquire_permit ? -1 : -3);
+    if (row.values != reply_values::none && row.values != reply_values::holdings) [[unlikely]]
+        values_.assign(n * per_master_, row.fenced_attempt()                 ? 0
+                                        : row.values == reply_values::permit ? -1
+                                                                             : -3);
     for (std::size_t i = 0; i < n; ++i)
     {
         // Reset in place: the messages keep their capacity from the round before.
@@ -141,8 +126,7 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     // form is encoded once, on first use, and copied to each connection's output.
     for (auto& s : c_->command_scratch)
         s.clear();
-    if ((k == kind::release || k == kind::release_reader) && c_->waiting.wants_releases())
-        [[unlikely]]
+    if (row.releases && c_->waiting.wants_releases()) [[unlikely]]
     {
         // Waiters of this client on these keys: what they send from now on runs after this
         // release on each master it goes to (waiting_room::released_here). Told before the
@@ -202,21 +186,15 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
                           },
                           pm.ticket, mode_of(k_)));
     }
-    // An acquisition over several keys and an extension go as EVAL (lock_commands.cpp). So does
-    // a hand-over: the body sent again after a NOSCRIPT (or behind a silent EVALSHA at the
-    // deadline) would run after what the new holder sent meanwhile, and could give the key its
-    // token after its release.
-    // A reader's extension too (its acquisitions and release are cached scripts, as a fenced
-    // acquisition's and a release).
-    // A read of the holders too: it is rare, and a NOSCRIPT would cost it a round trip.
-    if (k_ == kind::extend || k_ == kind::acquire || k_ == kind::hand_over ||
-        k_ == kind::extend_reader || k_ == kind::read_holders)
+    // How the command goes is its row's eval_policy (lock_command_table.hpp): always the body
+    // (a plain SET is encoded the same either way), EVALSHA first, or cached: EVAL to a
+    // connection that has not seen the script run yet (the first after connecting, or after a
+    // NOSCRIPT), which caches it there, so that for a release nothing it sends can need a
+    // second request from us and it may complete at the quorum even when such a master is
+    // silent (see runs_without_us); EVALSHA afterwards.
+    const auto policy = row_of(k_).policy(keys_.size());
+    if (policy == eval_policy::always_eval || policy == eval_policy::plain)
         fallback = true;
-    // A release (and a fenced acquisition's round) goes as EVAL to a connection that has not
-    // seen its script run yet (the first after connecting, or after a NOSCRIPT): it caches the
-    // script there, and for a release nothing
-    // it sends can need a second request from us, so a release may complete at the quorum
-    // even when such a master is silent (see runs_without_us). EVALSHA afterwards.
     if (cached_script() &&
         (!conn.caches_scripts() || !conn.scripts.known(script_id(), generation_of(conn))))
         fallback = true;
@@ -236,9 +214,9 @@ bool round::send(std::size_t i, bool fallback, bool from_start)
     // A hand-over's bytes may wait to share a write (client_config::handover_write_delay):
     // nobody but the holder's release waits for them, and the new holder's commands queue
     // behind them.
-    return queued(
-        i, fallback,
-        submit_to(conn, this, tag, keys_[0], write, pm.ticket, mode_of(k_), k_ == kind::hand_over));
+    return queued(i, fallback,
+                  submit_to(conn, this, tag, keys_[0], write, pm.ticket, mode_of(k_),
+                            row_of(k_).shares_write));
 }
 
 void round::refused(std::size_t i, const error_code& ec)
@@ -256,7 +234,7 @@ bool round::runs_without_us() const noexcept
         if (!written_at(conn, m_[i].ticket))
             return false;
         // An EVALSHA that may meet NOSCRIPT needs us to send the body.
-        if ((k_ == kind::release || k_ == kind::release_reader) && !m_[i].fallback &&
+        if (row_of(k_).releases && !m_[i].fallback &&
             !conn.scripts.known(script_id(), generation_of(conn)))
             return false;
     }
@@ -298,10 +276,8 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
 {
     // A master that restarted lately may have forgotten other owners' keys and counters: its
     // grant does not count toward an acquisition (client_config::restart_quarantine).
-    if (o == master_outcome::granted &&
-        (k_ == kind::acquire || fenced_attempt() || k_ == kind::commit_fence ||
-         k_ == kind::acquire_reader || k_ == kind::acquire_writer) &&
-        c_->quarantined(i, at)) [[unlikely]]
+    if (o == master_outcome::granted && row_of(k_).counts_for_acquisition && c_->quarantined(i, at))
+        [[unlikely]]
         return settle(i, master_outcome::failed, error::master_restarted,
                       round_quarantine_message(c_->masters[i]->quarantine_end() - at), at);
     auto& d = diag_[i];
@@ -318,7 +294,7 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
         d.message.assign(msg);
     d.latency = std::chrono::duration_cast<std::chrono::microseconds>(std::max(at, t0_) - t0_);
     last_outcome_at_ = std::max(last_outcome_at_, at);
-    if (k_ == kind::acquire_permit && o == master_outcome::granted)
+    if (row_of(k_).values == reply_values::permit && o == master_outcome::granted)
         q_.record(i, o, static_cast<std::uint32_t>(values_[i]));  // the permit it set
     else
         q_.record(i, o);
@@ -358,7 +334,7 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
                 return;
             settle(i, master_outcome::failed, e, v.value, at);
         }
-        else if (k_ == kind::read_holders)
+        else if (row_of(k_).values == reply_values::holdings)
         {
             // Its keys: the string keys, then the readers' set, the fence counter and its
             // record.
@@ -371,9 +347,11 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
         else
         {
             const auto r = read_lock_reply(k_, nodes, keys_.size(), counters_of(i));
-            if ((k_ == kind::check || k_ == kind::check_reader) && r.answer == lock_answer::ours)
+            if (const auto values = row_of(k_).values; r.answer != lock_answer::ours)
+                ;
+            else if (values == reply_values::pttl)
                 values_[i] = r.pttl;
-            else if (k_ == kind::acquire_permit && r.answer == lock_answer::ours)
+            else if (values == reply_values::permit)
                 values_[i] = r.permit;
             if (r.answer == lock_answer::unexpected)
                 settle(i, master_outcome::failed, error::unexpected_reply, r.message(), at);
@@ -394,7 +372,7 @@ void round::on_deadline()
         auto& conn = *c_->masters[i];
         abandon_master(i);
         m_[i].outstanding = false;
-        if ((k_ == kind::release || k_ == kind::release_reader) && !m_[i].fallback)
+        if (row_of(k_).releases && !m_[i].fallback)
         {
             // The EVALSHA will still run when the master gets to it, but a NOSCRIPT reply would
             // now reach no one. An EVAL queued behind it covers that case; when the EVALSHA did

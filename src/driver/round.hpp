@@ -20,6 +20,7 @@
 #include "algorithm/token.hpp"
 #include "fsm/master_set.hpp"
 #include "protocol/holders_reply.hpp"
+#include "protocol/lock_command_table.hpp"
 #include "protocol/lock_commands.hpp"
 #include "protocol/reply_sink.hpp"
 #include "routing/request_mode.hpp"
@@ -199,14 +200,11 @@ private:
     }
     void tell_deferred_now();
     // The script a round runs as EVALSHA where the connection has seen it (script_cache ids,
-    // cached_script_for); no_script for the others.
+    // eval_policy::cached); no_script for the others.
     unsigned script_id() const noexcept { return cached_script_for(k_, keys_.size()); }
     bool cached_script() const noexcept { return script_id() != no_script; }
     // A fenced acquisition's first round (a mutex's or a writer's): its replies carry counters.
-    bool fenced_attempt() const noexcept
-    {
-        return k_ == kind::acquire_fenced || k_ == kind::acquire_writer_fenced;
-    }
+    bool fenced_attempt() const noexcept { return row_of(k_).fenced_attempt(); }
     // A fenced attempt: where master i's counters go; empty otherwise.
     std::span<std::int64_t> counters_of(std::size_t i) noexcept
     {
@@ -305,10 +303,8 @@ private:
     char successor_[token_source::token_chars]{};
     std::string_view successor_token() const noexcept
     {
-        return k_ == kind::hand_over || k_ == kind::acquire_writer ||
-                       k_ == kind::acquire_writer_fenced
-                   ? std::string_view(successor_, sizeof successor_)
-                   : std::string_view();
+        return row_of(k_).carries_next ? std::string_view(successor_, sizeof successor_)
+                                       : std::string_view();
     }
 };
 

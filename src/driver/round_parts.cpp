@@ -17,11 +17,9 @@ namespace redlock::detail {
 void round::group_by_slot()
 {
     groups_ = 1;
-    // The kinds whose keys are all lock keys; a fenced lock's keys are kept in one slot by
-    // acquire_op (refused_by_cluster).
-    const bool splittable =
-        k_ == kind::acquire || k_ == kind::release || k_ == kind::extend || k_ == kind::check;
-    if (!c_->has_cluster_master || keys_.size() < 2 || !splittable)
+    // Only the commands whose keys are all lock keys (lock_command_row::splittable); a fenced
+    // lock's keys are kept in one slot by acquire_op (refused_by_cluster).
+    if (!c_->has_cluster_master || keys_.size() < 2 || !row_of(k_).splittable)
         return;
     std::vector<std::pair<std::uint16_t, std::size_t>> order;
     order.reserve(keys_.size());
@@ -137,14 +135,14 @@ void round::on_part_reply(std::size_t i, std::size_t part, const error_code& ec,
     const auto at = ec ? std::chrono::steady_clock::now() : master.read_time();
     if (ps.failed)
         settle(i, master_outcome::failed, ps.ec, ps.message, at);
-    else if (ps.any_held && (!ps.any_granted || k_ == kind::check))
+    else if (ps.any_held && (!ps.any_granted || row_of(k_).values == reply_values::pttl))
         settle(i, master_outcome::held_by_other, {}, {}, at);
     else if (ps.any_held)
         settle(i, master_outcome::held_in_part, {},
                "ours on some hash slots of this cluster master, another owner's on others", at);
     else
     {
-        if (k_ == kind::check)
+        if (row_of(k_).values == reply_values::pttl)
             values_[i] = ps.pttl;
         settle(i, master_outcome::granted, {}, {}, at);
     }

@@ -3,6 +3,8 @@
 // The lock commands' bytes: what each round kind sends, and which of them go as scripts.
 #include "protocol/lock_commands.hpp"
 
+#include "protocol/lock_command_table.hpp"
+
 #include "protocol/resp_encoder.hpp"
 #include "protocol/scripts.hpp"
 
@@ -62,41 +64,13 @@ namespace {
                                              std::string_view token, std::int64_t ttl_ms,
                                              std::string_view next)
 {
-    const bool multi = keys.size() > 1;
-    // One script over the keys, the token and, for those that set an expiry,
-    // the TTL. Whether they go as EVAL or EVALSHA is the round's choice (round::send):
-    // - an extension (a reader's too) always as EVAL to a standalone master: once the quorum
-    //   is reached the round stops listening to the slower masters, so a NOSCRIPT from one of
-    //   them (restarted, SCRIPT FLUSH) would reach no one and leave it unextended; extensions
-    //   are rare enough for the longer command;
-    // - a fenced acquisition, a read-write lock's acquisitions and a reader's release as EVALSHA
-    //   where the connection has seen the script, as a release; a NOSCRIPT gets EVAL while the
-    //   round still listens, and one that comes after the lock was decided only leaves that
-    //   master without our key: a master less, as if it had been slow;
-    // - a semaphore's acquisition always as EVAL, as every acquisition over several keys;
-    // - to a cluster master, the scripts of cluster_script_for by id (it answers NOSCRIPT
-    //   itself), every acquisition as EVAL.
-    const lua_script* script = nullptr;
-    bool with_ttl = true;
-    switch (k)
-    {
-    case lock_command::extend: script = multi ? &extend_multi_script() : &extend_script(); break;
-    case lock_command::check: script = &check_script(), with_ttl = false; break;
-    case lock_command::acquire_fenced: script = &fenced_acquire_script(); break;
-    case lock_command::acquire_permit: script = &permit_acquire_script(); break;
-    case lock_command::acquire_reader: script = &reader_acquire_script(); break;
-    case lock_command::acquire_writer: script = &writer_acquire_script(); break;
-    case lock_command::acquire_writer_fenced: script = &fenced_writer_acquire_script(); break;
-    case lock_command::release_reader: script = &reader_release_script(), with_ttl = false; break;
-    case lock_command::extend_reader: script = &reader_extend_script(); break;
-    case lock_command::check_reader: script = &reader_check_script(), with_ttl = false; break;
-    case lock_command::read_holders: script = &holders_read_script(), with_ttl = false; break;
-    default: return;  // (handled above)
-    }
-    append_script(out, *script, eval, keys, token, ttl_ms, with_ttl,
-                  k == lock_command::acquire_writer || k == lock_command::acquire_writer_fenced
-                      ? next
-                      : std::string_view());
+    // One script over the keys, the token, for those that set an expiry the TTL, and for a
+    // writer its intent id. Whether it goes as EVAL or EVALSHA is the round's choice
+    // (round::send), by the command's eval_policy (lock_command_table.hpp).
+    const auto& row = row_of(k);
+    const auto script = keys.size() > 1 ? row.script_many : row.script_one;
+    append_script(out, script(), eval, keys, token, ttl_ms, row.with_ttl,
+                  row.carries_next ? next : std::string_view());
 }
 
 }  // namespace
@@ -118,10 +92,9 @@ void encode_lock_command(std::string& out, lock_command k, bool eval,
             resp::append_command(out, set, keys[0], token, nx_px, ttl_ms);
         }
         else
-            // EVAL to a standalone master, as the extension (round::send in src/driver/round.cpp): once the quorum is
-            // reached the round no longer listens to the slower masters, so a NOSCRIPT from one
-            // of them would reach no one and leave the lock on fewer masters than a single-key
-            // lock would be. A cluster master answers NOSCRIPT itself: EVALSHA is safe there.
+            // EVAL (eval_policy::always_eval): once the quorum is reached the round no longer
+            // listens to the slower masters, so a NOSCRIPT from one of them would reach no one
+            // and leave the lock on fewer masters than a single-key lock would be.
             append_script(out, acquire_multi_script(), eval, keys, token, ttl_ms, true);
         return;
     case lock_command::release:
@@ -136,7 +109,8 @@ void encode_lock_command(std::string& out, lock_command k, bool eval,
         return;
     case lock_command::hand_over:
     {
-        // Always EVAL (see round::send in src/driver/round.cpp).
+        // Always EVAL (its row's eval_policy): the body sent again after a NOSCRIPT would run
+        // after what the new holder sent meanwhile.
         static const auto by_body = resp::encode_bulks("EVAL", handover_script().body, "1");
         resp::append_command(out, by_body, keys[0], token, next);
         return;

@@ -50,6 +50,9 @@ enum class lock_command : std::uint8_t
     /// and the counter's record): each master answers with what they hold
     /// (holders_read_script). Reads only.
     read_holders,
+    /// Not a command: the number of commands. A new command goes above it, with its row in
+    /// lock_command_table.hpp (a static_assert there counts them).
+    count_,
 };
 
 /// The command that does `k` (release, extend, check) for a held lock: a reader's variant
@@ -77,56 +80,8 @@ void encode_lock_command(std::string& out, lock_command k, bool eval,
                          std::int64_t arg, std::span<const std::uint64_t> fences,
                          std::string_view next);
 
-/// No script: see cluster_script_for and cached_script_for.
+/// No script (lock_command_row's script ids).
 constexpr unsigned no_script = 32;
-
-/// The script (a script_cache id) command `k` over `keys` keys runs on a cluster master
-/// (cluster_master::submit_script), which sends the body again after a NOSCRIPT even when the
-/// round no longer listens; or no_script. Never an acquisition's (EVAL, or SET NX for a lone
-/// key): one sent again after the round gave up could land after the release of its failed
-/// attempt, and leave keys there until their TTL. Everything else is guarded by the token.
-constexpr unsigned cluster_script_for(lock_command k, std::size_t keys) noexcept
-{
-    const bool multi = keys > 1;
-    switch (k)
-    {
-    case lock_command::acquire:
-    case lock_command::acquire_fenced:
-    case lock_command::acquire_permit:
-    case lock_command::acquire_reader:
-    case lock_command::acquire_writer:
-    case lock_command::acquire_writer_fenced: return no_script;
-    case lock_command::read_holders: return no_script;  // a read: EVAL, see round::send
-    case lock_command::release_reader: return 8;
-    case lock_command::extend_reader: return 9;
-    case lock_command::check_reader: return 10;
-    case lock_command::release: return multi ? 1u : 0u;
-    case lock_command::commit_fence: return 3;
-    case lock_command::extend: return multi ? 6u : 5u;
-    case lock_command::check: return 7;
-    case lock_command::hand_over: return no_script;  // see round::send
-    }
-    return no_script;
-}
-
-/// The script (a script_cache id) that command `k` over `keys` keys may send as EVALSHA to a
-/// standalone master whose connection has seen it run: a release (single- or multi-key, or a
-/// reader's), both rounds of a fenced acquisition, and a read-write lock's acquisitions. The others always go as EVAL (see round::send) or are
-/// no script: no_script.
-constexpr unsigned cached_script_for(lock_command k, std::size_t keys) noexcept
-{
-    switch (k)
-    {
-    case lock_command::release: return keys > 1 ? 1u : 0u;
-    case lock_command::acquire_fenced: return 2;
-    case lock_command::commit_fence: return 3;
-    case lock_command::release_reader: return 8;
-    case lock_command::acquire_reader: return 11;
-    case lock_command::acquire_writer: return 12;
-    case lock_command::acquire_writer_fenced: return 13;
-    default: return no_script;
-    }
-}
 
 }  // namespace redlock::detail
 

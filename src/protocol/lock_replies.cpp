@@ -5,6 +5,8 @@
 
 #include <cstdlib>
 
+#include "protocol/lock_command_table.hpp"
+
 namespace redlock::detail {
 
 namespace {
@@ -40,13 +42,15 @@ lock_reply read_any_lock_reply(lock_command k, std::span<const resp::node_view> 
         r.what = what;
         r.type = v.data_type;
     };
-    if (k == lock_command::acquire_fenced || k == lock_command::acquire_writer_fenced ||
-        (k == lock_command::acquire && key_count == 1))
+    // The reply's shape follows from the command's row (lock_command_table.hpp).
+    const auto& row = row_of(k);
+    const bool plain = row.policy(key_count) == eval_policy::plain;
+    if (row.fenced_attempt() || plain)
     {
         // SET NX answers OK or nil; the fenced scripts, an array of the n counters, or nil (a
         // mutex's) or 0 (a writer's, as the unfenced writer's script).
-        const bool fenced = k != lock_command::acquire;
-        const bool writer = k == lock_command::acquire_writer_fenced;
+        const bool fenced = !plain;
+        const bool writer = row.values == reply_values::one_counter;
         const bool set = fenced ? read_counters(nodes, counters)
                                 : v.data_type == type::simple_string && v.value == "OK";
         if (set)
@@ -62,7 +66,7 @@ lock_reply read_any_lock_reply(lock_command k, std::span<const resp::node_view> 
                        : fenced ? "fenced SET returned "
                                 : "SET returned ");
     }
-    else if (k == lock_command::acquire_permit)
+    else if (row.values == reply_values::permit)
     {
         // The index of the permit key set, or -1 when all of them are held.
         const auto index = v.data_type == type::integer
@@ -78,7 +82,7 @@ lock_reply read_any_lock_reply(lock_command k, std::span<const resp::node_view> 
         else
             unexpected("permit script returned ");
     }
-    else if (k == lock_command::check || k == lock_command::check_reader)
+    else if (row.values == reply_values::pttl)
     {
         if (v.data_type != type::integer)
             unexpected("script returned ");

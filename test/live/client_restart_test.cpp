@@ -19,6 +19,24 @@ client_config config_with_quarantine(const local_masters& m, std::chrono::millis
     return cfg;
 }
 
+// Whether each of `clients` reconnected once to masters 1 and 2 (restarted) and has them ready,
+// within 10 s (the reconnection backoff).
+asio::awaitable<bool> reconnected_to_restarted(const std::vector<const client*>& cs)
+{
+    co_return co_await eventually(
+        [&] {
+            for (const client* c : cs)
+            {
+                const auto s = c->master_states();
+                if (s[1].connects != 2 || s[2].connects != 2 || s[1].state != master_state::ready ||
+                    s[2].state != master_state::ready)
+                    return false;
+            }
+            return true;
+        },
+        10s);
+}
+
 }  // namespace
 
 TEST_CASE("client: a master that restarted without persistence stays out of quorums for the TTL",
@@ -49,19 +67,12 @@ TEST_CASE("client: a master that restarted without persistence stays out of quor
     m.restart(1);
     m.restart(2);
     io.restart();
+    const std::vector<const client*> both{&unguarded, &guarded};
     run_bounded(
         io,
         [&]() -> asio::awaitable<void> {
             // Both clients reconnect to the restarted masters (the reconnection backoff).
-            CHECK(co_await eventually(
-                [&] {
-                    const auto u = unguarded.master_states(), g = guarded.master_states();
-                    return u[1].connects == 2 && u[2].connects == 2 && g[1].connects == 2 &&
-                           g[2].connects == 2 && g[1].state == master_state::ready &&
-                           g[2].state == master_state::ready && u[1].state == master_state::ready &&
-                           u[2].state == master_state::ready;
-                },
-                10s));
+            CHECK(co_await reconnected_to_restarted(both));
             REQUIRE(held.held());
 
             // Without the quarantine: the lock is taken twice (what the spec's delayed restart is for).
@@ -219,4 +230,127 @@ TEST_CASE("client: the default quarantine grows with a longer per-operation TTL 
         30s);
     c.close();
     io.run_for(1s);
+}
+
+namespace {
+
+/// One kind of lock for the restart rule: what the first holders take (`holders` of them) and
+/// what the newcomer asks for, which must be refused while they hold.
+struct restart_case
+{
+    const char* kind;
+    lock_options held;
+    lock_options asked;
+    std::size_t holders = 1;
+    bool multi = false;  // async_lock_all over two resources
+};
+
+lock_options kind_options(std::uint32_t permits, lock_role role, bool fencing)
+{
+    lock_options o;
+    o.ttl = 3000ms;
+    o.max_attempts = 1;
+    o.permits = permits;
+    o.role = role;
+    o.fencing = fencing;
+    return o;
+}
+
+std::vector<restart_case> restart_cases()
+{
+    const auto mutex = kind_options(1, lock_role::mutex, false);
+    const auto fenced = kind_options(1, lock_role::mutex, true);
+    const auto permit = kind_options(2, lock_role::mutex, false);
+    const auto reader = kind_options(1, lock_role::reader, false);
+    const auto writer = kind_options(1, lock_role::writer, false);
+    const auto fenced_writer = kind_options(1, lock_role::writer, true);
+    return {
+        {"mutex", mutex, mutex},
+        {"multi-resource", mutex, mutex, 1, true},
+        {"fenced", fenced, fenced},
+        {"permit (2 of 2 held)", permit, permit, 2},
+        {"reader (a writer asks)", reader, writer},
+        {"writer (a reader asks)", writer, reader},
+        {"fenced writer", fenced_writer, fenced_writer},
+    };
+}
+
+}  // namespace
+
+TEST_CASE("client: for every kind of lock, masters restarted empty give no second holder while "
+          "the quarantine lasts, and do without it",
+          "[live][client][restart][kinds]")
+{
+    // As above, for each kind: the holders take their locks on a bare majority {0, 1} (2 is
+    // down); master 1 restarts empty and 2 comes back empty. Without the quarantine the
+    // newcomer gets {1, 2} beside them (the test's own control: N + 1 holders of N permits, a
+    // writer beside a reader...); with it, refused, saying why.
+    for (const auto& k : restart_cases())
+    {
+        INFO("kind: " << k.kind);
+        local_masters m({.count = 3});
+        asio::io_context io;
+        client a(io.get_executor(), config_with_quarantine(m, 0ms));
+        client unguarded(io.get_executor(), config_with_quarantine(m, 0ms));
+        client guarded(io.get_executor(), config_with_quarantine(m, -1ms));
+        const std::vector<std::string> resources{"q", "r"};
+        // One attempt (max_attempts 1); a refusal's lock keeps each master's answer.
+        const auto take = [&](client& c, const lock_options& o) -> asio::awaitable<lock> {
+            if (k.multi)
+            {
+                auto [ec, l] = co_await c.async_lock_all(resources, o, tuple_awaitable);
+                co_return std::move(l);
+            }
+            auto [ec, l] = co_await c.async_lock("q", o, tuple_awaitable);
+            co_return std::move(l);
+        };
+        std::vector<lock> held;
+        run_bounded(
+            io,
+            [&]() -> asio::awaitable<void> {
+                for (client* c : {&a, &unguarded, &guarded})
+                    co_await require_connected(*c);
+                m.kill(2);
+                for (std::size_t h = 0; h < k.holders; ++h)
+                {
+                    held.push_back(co_await take(a, k.held));
+                    REQUIRE(held.back().held());
+                    CHECK(count_status(held.back(), master_status::granted) == 2);
+                }
+            }(),
+            20s);
+        m.kill(1);
+        m.restart(1);
+        m.restart(2);
+        io.restart();
+        const std::vector<const client*> both{&unguarded, &guarded};
+        run_bounded(
+            io,
+            [&]() -> asio::awaitable<void> {
+                CHECK(co_await reconnected_to_restarted(both));
+                // The control: without the quarantine, granted beside the holders.
+                auto beside = co_await take(unguarded, k.asked);
+                CHECK(beside.held());
+                for (const auto& h : held)
+                    CHECK(h.held());  // their validity had not ended: an overlap
+                if (beside.held())
+                    co_await unguarded.async_unlock(beside, tuple_awaitable);
+                // With it (the default): refused while they hold, a restarted master saying so.
+                auto refused = co_await take(guarded, k.asked);
+                INFO(refused.describe());
+                CHECK_FALSE(refused.held());
+                CHECK(std::count_if(
+                          refused.masters().begin(), refused.masters().end(),
+                          [](const auto& d) { return d.ec == error::master_restarted; }) >= 1);
+                for (const auto& h : held)
+                    CHECK(steady::now() < h.valid_until());  // asked while they held
+                if (refused.held())
+                    co_await guarded.async_unlock(refused, tuple_awaitable);
+            }(),
+            30s);
+        a.close();
+        unguarded.close();
+        guarded.close();
+        io.run_for(2s);
+    }
 }

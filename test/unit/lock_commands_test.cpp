@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "protocol/lock_command_table.hpp"
 #include "protocol/lock_commands.hpp"
 #include "protocol/lock_replies.hpp"
 #include "protocol/scripts.hpp"
@@ -79,14 +80,14 @@ TEST_CASE("lock commands: which scripts a cluster master runs, and which may go 
     CHECK(cluster_script_for(lock_command::acquire_fenced, 2) == no_script);
     CHECK(cluster_script_for(lock_command::hand_over, 1) == no_script);
     CHECK(cluster_script_for(lock_command::acquire_permit, 3) == no_script);
-    CHECK(cached_script_for(lock_command::acquire_permit, 3) == no_script);
+    CHECK(cached_script_for(lock_command::acquire_permit, 3) == 14);
     CHECK(cluster_script_for(lock_command::release, 1) == 0);
     CHECK(cluster_script_for(lock_command::release, 3) == 1);
     CHECK(cluster_script_for(lock_command::extend, 1) == 5);
     CHECK(cluster_script_for(lock_command::extend, 2) == 6);
     CHECK(cluster_script_for(lock_command::check, 1) == 7);
     CHECK(cluster_script_for(lock_command::commit_fence, 2) == 3);
-    // EVALSHA to a standalone master: releases and the fenced rounds only.
+    // EVALSHA to a standalone master that has run it: releases, the fenced rounds, a permit's.
     CHECK(cached_script_for(lock_command::release, 1) == 0);
     CHECK(cached_script_for(lock_command::release, 2) == 1);
     CHECK(cached_script_for(lock_command::acquire_fenced, 2) == 2);

@@ -354,6 +354,105 @@ TEST_CASE_METHOD(three_masters,
     CHECK(l.finished == 1);
 }
 
+namespace {
+
+/// One acquisition command of a kind, with the keys it goes over and a granting master's reply.
+struct acquisition_case
+{
+    const char* kind;
+    rd::round::kind command;
+    std::vector<std::string> keys;
+    std::vector<node_view> granted;
+};
+
+/// Every command whose grant is (a part of) taking a lock, for each kind of lock that can be
+/// taken: mutex, multi-resource, fenced (both rounds), permit, reader, writer, fenced writer.
+/// Listed by hand, not read from the command table: the table is what this checks.
+std::vector<acquisition_case> acquisition_cases()
+{
+    const node_view counter[] = {{type::array, 0, 1, {}}, {type::integer, 1, 0, "6"}};
+    const node_view permit{type::integer, 0, 0, "1"};
+    using k = rd::round::kind;
+    return {
+        {"mutex", k::acquire, {"r"}, {ok}},
+        {"multi-resource", k::acquire, {"r", "s"}, {one}},
+        {"fenced (round 1)", k::acquire_fenced, {"r", "{r}:fence"}, {counter[0], counter[1]}},
+        {"fenced (commit)", k::commit_fence, {"r", "{r}:fence", "{r}:fence:holder"}, {one}},
+        {"permit", k::acquire_permit, {"{r}:permit:0", "{r}:permit:1"}, {permit}},
+        {"reader", k::acquire_reader, {"r", "{r}:readers", "{r}:intent"}, {one}},
+        {"writer", k::acquire_writer, {"r", "{r}:readers", "{r}:intent"}, {one}},
+        {"fenced writer",
+         k::acquire_writer_fenced,
+         {"r", "{r}:readers", "{r}:intent", "{r}:fence"},
+         {counter[0], counter[1]}},
+    };
+}
+
+}  // namespace
+
+TEST_CASE("round: for every kind of lock, a grant from a master that restarted within the "
+          "quarantine does not count toward the acquisition",
+          "[round][quarantine][kinds]")
+{
+    for (const auto& a : acquisition_cases())
+    {
+        CAPTURE(a.kind);
+        three_masters t;
+        auto& c = t.c;
+        const auto now = std::chrono::steady_clock::now();
+        c.master(0).observe_restart(0, "run-a", 3600s, now, 10000ms, false);
+        c.master(0).observe_restart(0, "run-b", 1s, now, 10000ms, false);  // restarted
+        c.master(0).read_at = now;
+        c.master(1).read_at = now;
+        REQUIRE(c.quarantined(0, now));
+        const std::array<std::uint64_t, 1> fences{6};
+        t.r.set_fences(fences);
+        t.r.start(c, a.command, a.keys, token, 30000, 1s, &t.l, nullptr,
+                  rd::round::time_point::max(), now);
+        CHECK(c.master(0).answer(0, a.granted));
+        CHECK(t.r.diagnostics()[0].status == master_status::error);
+        CHECK(t.r.diagnostics()[0].ec == error::master_restarted);
+        CHECK(c.master(1).answer(0, a.granted));
+        CHECK(t.r.diagnostics()[1].status == master_status::granted);
+        CHECK(t.l.decided == 0);  // one grant counted of the two needed
+        CHECK(c.master(2).answer(0, nil));
+        CHECK(t.l.at_decision == quorum_state::failed);
+        CHECK(t.l.finished == 1);
+    }
+}
+
+TEST_CASE("round: a semaphore's attempt goes as EVAL to a connection that has not seen its "
+          "script run, as EVALSHA once it has, and as EVAL again after a NOSCRIPT",
+          "[round][semaphore]")
+{
+    const std::vector<std::string> keys{"{r}:permit:0", "{r}:permit:1"};
+    const node_view permit{type::integer, 0, 0, "0"};
+    const auto& script = rd::permit_acquire_script();
+    three_masters t;
+    auto& c = t.c;
+    t.r.start(c, rd::round::kind::acquire_permit, keys, token, 30000, 1s, &t.l);
+    for (std::size_t i = 0; i < 3; ++i)
+    {
+        CHECK(c.master(i).sent.at(0).bytes.find(script.body) != std::string::npos);
+        CHECK(c.master(i).answer(0, permit));
+    }
+    CHECK(t.l.at_decision == quorum_state::reached);
+    rd::round again;
+    again.start(c, rd::round::kind::acquire_permit, keys, token, 30000, 1s, &t.l);
+    for (std::size_t i = 0; i < 3; ++i)
+    {
+        const auto& bytes = c.master(i).sent.at(1).bytes;
+        CHECK(bytes.find("EVALSHA") != std::string::npos);
+        CHECK(bytes.find(script.sha1) != std::string::npos);
+        CHECK(bytes.find(script.body) == std::string::npos);
+    }
+    CHECK(c.master(0).answer(1, noscript));  // flushed there: the body, while the round listens
+    REQUIRE(c.master(0).sent.size() == 3);
+    CHECK(c.master(0).sent[2].bytes.find(script.body) != std::string::npos);
+    CHECK(c.master(0).answer(2, permit));
+    CHECK(again.diagnostics()[0].status == master_status::granted);
+}
+
 TEST_CASE_METHOD(three_masters,
                  "round: stop() abandons what is in flight: a late answer reaches no one",
                  "[round]")
