@@ -93,7 +93,7 @@ fsm_action extend_fsm::on_decided(time_point now)
             return complete({}, timing_.valid_until(t0_));
         return release(error::validity_expired, now);
     }
-    return release(not_held_reason(round_outcomes_.failure_reason(), expired_), now);
+    return release(not_held_reason(extension_failure(round_outcomes_), expired_), now);
 }
 
 fsm_action extend_fsm::release(error_code reason, time_point now)

@@ -173,7 +173,7 @@ fsm_action hold_fsm::on_extension_decided(time_point now)
     // and no retry can bring it back.
     const error_code reason = extension_.state() == quorum_state::reached
                                   ? error_code(error::validity_expired)
-                                  : not_held_reason(extension_.failure_reason(), false);
+                                  : not_held_reason(extension_failure(extension_), false);
     notify(hold_notice::kind::extend_failed, reason);
     if (reason == error::lock_lost)
         return lose(reason, now);

@@ -57,6 +57,30 @@ TEST_CASE("extend_fsm: a quorum of extensions in time completes with the new val
     CHECK(m.resume(fsm_event::cancel(t_start + 4ms)).type == ak::none);
 }
 
+TEST_CASE("extend_fsm: extended where it answered, one holder down, the rest another's: "
+          "no_quorum, not lock_lost",
+          "[extend_fsm]")
+{
+    // Taken on exactly 3 of 5, one of the 3 down at the extension: 2 extended, 1 failed, 2 not
+    // ours. The failed master may still hold our token, so no majority is known not to.
+    auto m = make(5);
+    const auto id = m.resume(fsm_event::start(t_start)).round_id;
+    const master_outcome answers[] = {master_outcome::granted, master_outcome::granted,
+                                      master_outcome::failed, master_outcome::held_by_other,
+                                      master_outcome::held_by_other};
+    fsm_action rel;
+    for (std::size_t i = 0; i < 5 && rel.type == ak::none; ++i)
+        rel = m.resume(fsm_event::reply(id, i, answers[i], t_start + 1ms));
+    REQUIRE(rel.type == ak::send_release);
+    fsm_action end;
+    for (std::size_t i = 0; i < 5; ++i)
+        if (rel.awaited->contains(i))
+            end =
+                m.resume(fsm_event::reply(rel.round_id, i, master_outcome::granted, t_start + 2ms));
+    REQUIRE(end.type == ak::complete);
+    CHECK(end.ec == error::no_quorum);
+}
+
 TEST_CASE("extend_fsm: a lost majority is lock_lost, an unreachable one no_quorum, after releasing "
           "what is ours",
           "[extend_fsm]")
@@ -335,18 +359,24 @@ std::string run_extend_sequence(std::uint64_t seed)
             if (!closed && a.ec != error::lock_lost && a.ec != error::no_quorum &&
                 a.ec != error::validity_expired)
                 return "an unexpected error";
-            // lock_lost needs a master that said the key is not ours, no_quorum one that failed
-            // (the sequences start before the lock's validity ends: never lock_expired).
+            // lock_lost needs a majority that said the key is not ours (known_not_held),
+            // no_quorum a master that failed (the sequences start before the lock's validity
+            // ends: never lock_expired).
             if (a.ec == error::lock_lost &&
                 count_answers(ext_answer, master_outcome::held_by_other) +
-                        count_answers(ext_answer, master_outcome::held_in_part) ==
-                    0)
-                return "lock_lost without a master holding another token";
+                        count_answers(ext_answer, master_outcome::held_in_part) <
+                    n / 2 + 1)
+                return "lock_lost without a majority holding another token";
+            // no_quorum needs a master that failed, or too few refusals to know the lock lost
+            // (an even count of masters split in halves).
             if (a.ec == error::no_quorum &&
                 count_answers(ext_answer, master_outcome::failed) +
                         count_answers(ext_answer, master_outcome::timed_out) ==
-                    0)
-                return "no_quorum without a failed master";
+                    0 &&
+                count_answers(ext_answer, master_outcome::held_by_other) +
+                        count_answers(ext_answer, master_outcome::held_in_part) >=
+                    n / 2 + 1)
+                return "no_quorum although a majority answered without our token";
             // The release was over: every awaited master answered, or its deadline came.
             if (ev.type == ek::reply)
                 for (std::size_t i = 0; i < n; ++i)
