@@ -8,6 +8,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/execution/context.hpp>
 #include <boost/asio/execution_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/query.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/system/system_error.hpp>
@@ -61,8 +62,11 @@ void connect_cancellation(asio::cancellation_slot slot, const std::shared_ptr<Op
         auto impl = client.lock();
         if (!impl)
             return;
-        // The signal may be emitted on another thread: hop onto the strand.
-        asio::dispatch(impl->strand, [op] {
+        // Posted, never run inside emit(): the operation's completion may follow from its
+        // cancellation, and a completion inside the caller's emit() would resume the caller
+        // (a coroutine, say) in the middle of its own call, as no Asio operation does. Posted
+        // also because the signal may be emitted on another thread.
+        asio::post(impl->strand, [op] {
             if (auto self = op.lock())
                 self->cancel();
         });

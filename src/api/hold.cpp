@@ -3,6 +3,7 @@
 #include <redlock/hold.hpp>
 
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
 
 #include "driver/hold_state.hpp"
 #include "runtime/completion.hpp"
@@ -89,7 +90,7 @@ void lock_holder::async_release_impl(asio::any_completion_handler<void(error_cod
     if (auto slot = asio::get_associated_cancellation_slot(handler); slot.is_connected())
         slot.assign([weak = std::weak_ptr<detail::hold_state>(s_), id](asio::cancellation_type) {
             if (auto s = weak.lock())
-                asio::dispatch(s->strand(), [weak, id] {
+                asio::post(s->strand(), [weak, id] {  // never inside emit()
                     if (auto st = weak.lock())
                         st->cancel_release_waiter(id);
                 });

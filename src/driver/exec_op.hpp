@@ -12,6 +12,7 @@
 
 #include <boost/asio/associated_cancellation_slot.hpp>
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include "driver/connection_impl.hpp"
@@ -76,9 +77,10 @@ public:
                 auto self = weak.lock();
                 if (!self)
                     return;
-                // The signal may be emitted from another thread: hop onto the strand.
+                // Posted: never completes inside emit() (client.cpp, connect_cancellation), and
+                // the signal may be emitted from another thread.
                 auto ex = self->conn_->get_executor();
-                asio::dispatch(ex, [self = std::move(self)] {
+                asio::post(ex, [self = std::move(self)] {
                     self->finish_early(asio::error::operation_aborted);
                 });
             });
