@@ -157,6 +157,7 @@ std::shared_ptr<detail::lock_state> state_from_parts(const std::string& prefix,
         st->resources.assign(resources.begin(), resources.end());
         for (const auto& r : resources)
             st->keys.push_back(prefix + r);
+        st->kind = detail::lock_kind::multi;
     }
     st->token.assign(token);
     st->ttl = ttl;  // valid_until stays at the epoch: the validity is not known here
@@ -178,7 +179,10 @@ lock client::lock_from_parts(std::string_view resource, std::string_view token,
     auto st =
         state_from_parts(impl_->cfg.key_prefix, std::span<const std::string>(&r, 1), token, ttl);
     if (fencing_token != 0)
+    {
         st->fences.assign(1, fencing_token);
+        st->kind = detail::lock_kind::fenced;
+    }
     return detail::access::make(std::move(st));
 }
 

@@ -140,6 +140,7 @@ void acquire_op::begin()
         ec = asio::error::operation_aborted;
     if (ec)
         return complete(ec, {});
+    kind_ = kind_of(o_, keys().size());
     c_->note_ttl(o_.ttl);
     if (o_.fencing)
     {
@@ -204,7 +205,7 @@ void acquire_op::execute(const acquire_action& a)
         attempt_id_ = a.round_id;
         committing_ = false;
         new_token();
-        if (semaphore())
+        if (permits_)
         {
             // Each attempt tries the permits from a random one: acquirers racing for free
             // permits then seldom ask for the same one first.
@@ -212,29 +213,11 @@ void acquire_op::execute(const acquire_action& a)
             const auto first = c_->jitter_rng() % p.keys.size();
             for (std::size_t k = 0; k < p.keys.size(); ++k)
                 p.order[k] = p.keys[(first + k) % p.keys.size()];
-            attempt_.start(*c_, round::kind::acquire_permit, p.order, token_view(), o_.ttl.count(),
-                           attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
         }
-        else if (rw_)
-        {
-            if (writer())
-                attempt_.set_intent(rw_->intent);
-            attempt_.start(*c_,
-                           !writer()    ? round::kind::acquire_reader
-                           : o_.fencing ? round::kind::acquire_writer_fenced
-                                        : round::kind::acquire_writer,
-                           keys(), token_view(), o_.ttl.count(), attempt_timeout_of(o_), this,
-                           nullptr, a.deadline, a.at);
-        }
-        else if (o_.fencing)
-            attempt_.start(
-                *c_, round::kind::acquire_fenced,
-                std::span<const std::string>(fenced_keys_).first(fenced_keys_.size() / 3 * 2),
-                token_view(), o_.ttl.count(), attempt_timeout_of(o_), this, nullptr, a.deadline,
-                a.at);
-        else
-            attempt_.start(*c_, round::kind::acquire, keys(), token_view(), o_.ttl.count(),
-                           attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
+        if (row_of(kind_).marks_intent)
+            attempt_.set_intent(rw_->intent);
+        attempt_.start(*c_, row_of(kind_).acquire, attempt_keys(), token_view(), o_.ttl.count(),
+                       attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
         return;
     case kind::send_commit:
         // The attempt round stays active: a late grant still shows in its diagnostics.
@@ -260,9 +243,8 @@ void acquire_op::execute(const acquire_action& a)
         // behind it on the same connection undoes it.
         if (rw_)
             rw_->marked = rw_->marked || writer();
-        release_->start(*c_, for_role(round::kind::release, o_.role == lock_role::reader),
-                        release_keys(), token_view(), 0, o_.release_timeout, this,
-                        &attempt_.tracker(), a.deadline, a.at);
+        release_->start(*c_, row_of(kind_).release, release_keys(), token_view(), 0,
+                        o_.release_timeout, this, &attempt_.tracker(), a.deadline, a.at);
         return;
     case kind::send_watch:
         watch_id_ = a.round_id;
@@ -292,6 +274,7 @@ void acquire_op::execute(const acquire_action& a)
             st->token.assign(token_view());
             st->valid_until = a.valid_until;
             st->claim().valid_until = a.valid_until;
+            st->kind = kind_;
             // Taken over too, the TTL is the one asked for, which extensions use (the keys keep
             // the holder's expiry until then).
             st->ttl = o_.ttl;
@@ -377,9 +360,9 @@ bool acquire_op::take_over(const lock_state& from,
         return false;
     // Only a lock of this one key, between rounds (the machine declines during one), and not
     // while the machine is being driven (an event would be queued, and its outcome come late).
-    if (done_ || !fsm_ || pump_.driving() || !o_.handoff || o_.fencing || !keys_.empty() ||
-        semaphore() || rw_ || from.role != lock_role::mutex || from.key_span().size() != 1 ||
-        from.key != key_ || !from.fences.empty() || attempt_.active() ||
+    // Only a kind that takes hand-offs, from a lock of the same kind.
+    if (done_ || !fsm_ || pump_.driving() || !o_.handoff || !row_of(kind_).handoff ||
+        from.kind != kind_ || from.key != key_ || attempt_.active() ||
         (commit_ && commit_->active()) || (release_ && release_->active()))
         return false;
     auto keep = hold();
@@ -442,9 +425,10 @@ void acquire_op::leave_waiting_room(bool pass_turn, bool acquired) noexcept
         return;
     queued_ = false;
     auto* next = c_->waiting.leave(key_, this);
-    // A permit or a reader's lock leaves room for the next one: it attempts at once (a writer
-    // then finds our reader and waits as for any holder). Any other lock taken blocks it.
-    const bool blocks = acquired && !semaphore() && o_.role != lock_role::reader;
+    // A shared kind's lock (a permit, a reader's) leaves room for the next one: it attempts at
+    // once (a writer then finds our reader and waits as for any holder). Any other lock taken
+    // blocks it.
+    const bool blocks = acquired && !row_of(kind_).shared;
     if (next && pass_turn)
         // Posted: the next one starts its attempt after this completion, not inside it.
         asio::post(c_->strand, [next, keep = next->hold(), blocks] { next->on_turn(blocks); });

@@ -83,6 +83,14 @@ private:
         return keys_.empty() ? std::span<const std::string>(&key_, 1)
                              : std::span<const std::string>(keys_);
     }
+    // What each attempt sends: keys(), and a fenced lock's fence counters after its keys (the
+    // first two thirds of fenced_keys_; a fenced writer's counter is among keys()).
+    std::span<const std::string> attempt_keys() const
+    {
+        if (kind_ == lock_kind::fenced)
+            return std::span<const std::string>(fenced_keys_).first(fenced_keys_.size() / 3 * 2);
+        return keys();
+    }
     bool semaphore() const noexcept { return o_.permits > 1; }
     bool writer() const noexcept { return o_.role == lock_role::writer; }
     // What a failed attempt releases: a reader's member of the readers' set (the writer's key
@@ -132,6 +140,7 @@ private:
     std::vector<std::string> resources_;  // multi-resource locks only
     std::vector<std::string> keys_;       // multi-resource locks only
     lock_options o_;
+    lock_kind kind_ = lock_kind::mutex;  // what the options take (begin())
     std::optional<lock_handler> h_lock_;
     std::optional<try_handler> h_try_;
     std::optional<acquire_fsm> fsm_;  // made in begin(), on the strand (it draws a seed)

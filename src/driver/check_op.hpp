@@ -46,9 +46,8 @@ private:
         {
         case fsm_action::kind::send_attempt:
             check_id_ = a.round_id;
-            check_.start(*c_, for_role(round::kind::check, state()->role == lock_role::reader),
-                         state()->key_span(), state()->token, {}, timeout_, this, nullptr,
-                         a.deadline, a.at);
+            check_.start(*c_, row_of(state()->kind).check, state()->key_span(), state()->token, {},
+                         timeout_, this, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::complete:
         {

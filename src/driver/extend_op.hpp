@@ -69,9 +69,8 @@ private:
             return;  // (no retry delay, fencing or waiting in an extension)
         case fsm_action::kind::send_attempt:
             extend_id_ = a.round_id;
-            extend_.start(*c_, for_role(round::kind::extend, st->role == lock_role::reader),
-                          st->key_span(), st->token, ttl_.count(), a.deadline - a.at, this, nullptr,
-                          a.deadline, a.at);
+            extend_.start(*c_, row_of(st->kind).extend, st->key_span(), st->token, ttl_.count(),
+                          a.deadline - a.at, this, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:
             st->claim().over = true;  // the extension failed: its keys are being deleted
@@ -80,9 +79,9 @@ private:
             extend_.stop();
             // Every master gets the release; those that timed out get it queued behind their
             // PEXPIRE (round::start's `previous`), only `a.awaited` are waited for.
-            release_.start(*c_, for_role(round::kind::release, st->role == lock_role::reader),
-                           st->key_span(), st->token, {}, c_->cfg.defaults.release_timeout, this,
-                           &extend_.tracker(), a.deadline, a.at);
+            release_.start(*c_, row_of(st->kind).release, st->key_span(), st->token, {},
+                           c_->cfg.defaults.release_timeout, this, &extend_.tracker(), a.deadline,
+                           a.at);
             return;
         case fsm_action::kind::complete:
             extend_.stop();

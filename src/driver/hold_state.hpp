@@ -176,9 +176,8 @@ private:
             ext_.stop();  // the previous extension may still be hearing from its last masters
             ext_id_ = a.round_id;
             c_->deadlines.schedule(*this, a.until);  // while it runs: the end of validity
-            ext_.start(*c_, for_role(round::kind::extend, base_->role == lock_role::reader),
-                       base_->key_span(), base_->token, ttl().count(), a.deadline - a.at, this,
-                       nullptr, a.deadline, a.at);
+            ext_.start(*c_, row_of(base_->kind).extend, base_->key_span(), base_->token,
+                       ttl().count(), a.deadline - a.at, this, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:
             c_->deadlines.cancel(*this);

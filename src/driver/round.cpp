@@ -59,10 +59,10 @@ void round::start_release(round_context& c, const lock_state& held,
     auto& claim = held.claim();
     const bool live = !claim.over && claim.offerable;
     claim.over = true;
-    const bool reader = held.role == lock_role::reader;
-    // Only a mutex's lock is handed over, and only to a mutex acquisition (take_over).
-    if (live && held.role == lock_role::mutex && c.waiting.wants_releases() && held.keys.empty() &&
-        held.fences.empty())
+    const auto& held_kind = row_of(held.kind);
+    // Only a kind that allows it (a mutex's lock) is handed over, and only to an acquisition of
+    // that kind (take_over).
+    if (live && held_kind.handoff && c.waiting.wants_releases())
         if (auto* next = c.waiting.successor(held.key);
             next && next->take_over(held, claim.valid_until,
                                     std::span<char, token_source::token_chars>(successor_)))
@@ -72,8 +72,7 @@ void round::start_release(round_context& c, const lock_state& held,
             return start(c, kind::hand_over, held.key_span(), held.token, 0, timeout, l, nullptr,
                          latest, at);
         }
-    start(c, for_role(kind::release, reader), held.key_span(), held.token, 0, timeout, l, nullptr,
-          latest, at);
+    start(c, held_kind.release, held.key_span(), held.token, 0, timeout, l, nullptr, latest, at);
 }
 
 void round::start(round_context& c, kind k, std::span<const std::string> keys,

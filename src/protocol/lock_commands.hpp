@@ -55,21 +55,6 @@ enum class lock_command : std::uint8_t
     count_,
 };
 
-/// The command that does `k` (release, extend, check) for a held lock: a reader's variant
-/// when `reader`, else `k` itself (a writer's key is a mutex's).
-constexpr lock_command for_role(lock_command k, bool reader) noexcept
-{
-    if (!reader)
-        return k;
-    switch (k)
-    {
-    case lock_command::release: return lock_command::release_reader;
-    case lock_command::extend: return lock_command::extend_reader;
-    case lock_command::check: return lock_command::check_reader;
-    default: return k;
-    }
-}
-
 /// @brief Appends command `k` over `keys` for `token` as RESP.
 /// @param eval Send a script's body (EVAL) rather than its SHA1 (EVALSHA).
 /// @param arg The TTL in ms (acquire, extend, acquire_fenced); unused otherwise.

@@ -14,6 +14,8 @@
 #include <redlock/lock.hpp>
 #include <redlock/options.hpp>
 
+#include "protocol/lock_kind.hpp"
+
 namespace redlock::detail {
 
 /// Each master's outcome of a round. Inline up to 7 masters: a lock takes its round's
@@ -71,6 +73,9 @@ struct lock_state
     std::string reason;                  ///< Why the operation failed, when not a master's doing.
     /// A read-write lock's side: a reader's `key` is the readers' set, its token a member.
     lock_role role = lock_role::mutex;
+    /// What was taken (protocol/lock_kind.hpp): its release, extension and check are the
+    /// kind's commands, and only a kind that allows it is handed over.
+    lock_kind kind = lock_kind::mutex;
     /// A reader's only: the writer's key and the readers' set, what its commands take.
     std::vector<std::string> reader_keys;
 

@@ -80,7 +80,7 @@ asio::awaitable<void> cancel_pending(client& c, Start start, steady::duration se
     co_await emit_from_a_callback(c, p);
 }
 
-lock_options waiting(std::chrono::milliseconds wait)
+lock_options waits_for(std::chrono::milliseconds wait)
 {
     lock_options o;
     o.wait = wait;
@@ -100,7 +100,7 @@ TEST_CASE_METHOD(rivals_rig<3>,
             lock held_all = co_await acquired(theirs, "emit-all");
             INFO("async_lock, waiting for the release");
             co_await cancel_pending(
-                ours, [&](auto t) { ours.async_lock("emit-wait", waiting(10s), std::move(t)); },
+                ours, [&](auto t) { ours.async_lock("emit-wait", waits_for(10s), std::move(t)); },
                 100ms);  // refused once, then in the waiting room
             INFO("async_lock, in its backoff delay");
             co_await cancel_pending(
@@ -111,7 +111,7 @@ TEST_CASE_METHOD(rivals_rig<3>,
             co_await cancel_pending(
                 ours,
                 [&](auto t) {
-                    ours.async_lock_all({"emit-all", "emit-other"}, waiting(10s), std::move(t));
+                    ours.async_lock_all({"emit-all", "emit-other"}, waits_for(10s), std::move(t));
                 },
                 100ms);
             {

@@ -244,7 +244,6 @@ TEST_CASE("lock replies: a fenced writer's, its counter where it set the key, 0 
 TEST_CASE("lock commands: a read-write lock's, and the variant a reader's lock sends",
           "[lock_commands]")
 {
-    using redlock::detail::for_role;
     const std::vector<std::string> rw{"d", "{d}:readers", "{d}:intent"};
     CHECK(encoded(lock_command::acquire_reader, true, rw, 900) ==
           "*8\r\n" + bulk("EVAL") + bulk(redlock::detail::reader_acquire_script().body) +
@@ -274,14 +273,6 @@ TEST_CASE("lock commands: a read-write lock's, and the variant a reader's lock s
     CHECK(encoded(lock_command::check_reader, false, held) ==
           "*6\r\n" + bulk("EVALSHA") + bulk(redlock::detail::reader_check_script().sha1) +
               bulk("2") + bulk("d") + bulk("{d}:readers") + bulk("tok"));
-
-    // A reader's lock releases, extends and checks its member; a writer's key is a mutex's.
-    CHECK(for_role(lock_command::release, true) == lock_command::release_reader);
-    CHECK(for_role(lock_command::extend, true) == lock_command::extend_reader);
-    CHECK(for_role(lock_command::check, true) == lock_command::check_reader);
-    CHECK(for_role(lock_command::hand_over, true) == lock_command::hand_over);
-    for (const auto k : {lock_command::release, lock_command::extend, lock_command::check})
-        CHECK(for_role(k, false) == k);
 
     // A cluster master runs a reader's release, extension and check as scripts of their own
     // (ids no other command uses); never an acquisition.
