@@ -77,6 +77,10 @@ enum class error
     /// A cluster master's answer was not acknowledged by client_config::cluster_replica_acks
     /// replicas of its shard within cluster_replica_ack_timeout: it does not count.
     not_replicated,
+    /// The resource is held as another kind of lock than the one asked for: a semaphore
+    /// acquisition found a mutex's or a writer's lock, a read-write lock's readers, or a
+    /// semaphore of another number of permits (docs/algorithm.md, "One kind per resource").
+    kind_mismatch,
 };
 
 /// @brief The category of redlock::error; its name is "redlock".

@@ -150,8 +150,12 @@ struct lock_options
 
     /// @brief A counting semaphore's number of permits (docs/algorithm.md, "A counting
     /// semaphore"): the lock is one of `permits` permits of the resource, held by at most that
-    /// many holders at once whatever they asked for (every holder of a resource must ask for
-    /// the same number). 1, the default: a mutex. Each permit is a key of its own,
+    /// many holders at once. Every holder of a resource asks for the same number: while
+    /// permits are held, the resource's own key holds the semaphore's mark
+    /// (`redlock:permits:<N>`), so that a semaphore of another size, or one on a resource
+    /// that a mutex or a read-write lock holds, is refused with error::kind_mismatch, and a
+    /// mutex of the resource is refused (docs/algorithm.md, "One kind per resource"). 1, the
+    /// default: a mutex. Each permit is a key of its own,
     /// `{resource}:permit:<i>` (the fence counter's hash-tag rule, so that a Redis Cluster keeps
     /// them in one slot), held as a mutex's key is: on a majority of the masters, with the
     /// mutex's validity, extension, release and fault tolerance. One round trip when a permit

@@ -31,7 +31,9 @@ std::vector<quorum_holder> holders_on_quorum(std::span<const master_holdings* co
             continue;
         for (const auto& v : reads[i]->held)
         {
-            if (v.foreign || (!v.reader && v.value == readers_mark) ||
+            if (v.foreign ||
+                (!v.reader &&
+                 (v.value == readers_mark || v.value.starts_with(permits_mark_prefix))) ||
                 (v.pttl <= 0 && v.pttl != -1))
                 continue;
             auto it = std::find_if(all.begin(), all.end(), [&](const seen& s) {

@@ -67,6 +67,9 @@ public:
         case error::not_replicated:
             return "not acknowledged by enough replicas in time: a failover of the shard could "
                    "lose it";
+        case error::kind_mismatch:
+            return "the resource is held as another kind of lock (a mutex, a read-write lock, or "
+                   "a semaphore of another size)";
         }
         return "unknown redlock error";
     }

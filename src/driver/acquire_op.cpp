@@ -10,6 +10,7 @@
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/fencing.hpp"
 #include "algorithm/lock_value.hpp"
+#include "protocol/scripts.hpp"
 #include "runtime/completion.hpp"
 #include "runtime/lock_state.hpp"
 #include "runtime/recycling_allocator.hpp"
@@ -110,6 +111,8 @@ void acquire_op::begin()
         for (std::uint32_t i = 0; i < o_.permits; ++i)
             permits_->keys.push_back(slot_sibling(key_, ":permit:" + std::to_string(i)));
         permits_->order = permits_->keys;
+        permits_->mark = std::string(permits_mark_prefix) + std::to_string(o_.permits);
+        permits_->attempt.assign(1, key_);
     }
     if (!ec && o_.role != lock_role::mutex && !resources_.empty())
     {
@@ -213,6 +216,9 @@ void acquire_op::execute(const acquire_action& a)
             const auto first = c_->jitter_rng() % p.keys.size();
             for (std::size_t k = 0; k < p.keys.size(); ++k)
                 p.order[k] = p.keys[(first + k) % p.keys.size()];
+            p.attempt.resize(1);
+            p.attempt.insert(p.attempt.end(), p.order.begin(), p.order.end());
+            attempt_.set_text(p.mark);
         }
         if (row_of(kind_).marks_intent)
             attempt_.set_intent(rw_->intent);
@@ -243,7 +249,8 @@ void acquire_op::execute(const acquire_action& a)
         // behind it on the same connection undoes it.
         if (rw_)
             rw_->marked = rw_->marked || writer();
-        release_->start(*c_, row_of(kind_).release, release_keys(), token_view(), 0,
+        release_->start(*c_, row_of(kind_).release, release_keys(), token_view(),
+                        permits_ ? static_cast<std::int64_t>(permits_->order.size()) : 0,
                         o_.release_timeout, this, &attempt_.tracker(), a.deadline, a.at);
         return;
     case kind::send_watch:
@@ -290,7 +297,16 @@ void acquire_op::execute(const acquire_action& a)
                 st->masters = attempt_.take_diagnostics();
                 if (semaphore())
                 {
-                    st->key = permits_->order[fsm_->last_attempt().winner()];
+                    // Its extension also keeps the semaphore's mark in the resource's key, and
+                    // its release takes the mark away with the last permit.
+                    const auto won = fsm_->last_attempt().winner();
+                    st->extend_keys = {permits_->order[won], st->key};
+                    st->release_keys.assign(1, st->key);
+                    st->release_keys.push_back(permits_->order[won]);
+                    for (std::size_t k = 0; k < permits_->order.size(); ++k)
+                        if (k != won)
+                            st->release_keys.push_back(permits_->order[k]);
+                    st->key = st->extend_keys.front();
                     release_strays(st->masters);
                 }
                 if (rw_)
@@ -448,6 +464,12 @@ void acquire_op::on_deadline()
 void acquire_op::complete(error_code ec, lock l)
 {
     done_ = true;
+    // Refused because the resource is held as another kind of lock: not contention that a
+    // retry of the same kind could outwait by itself, its own error.
+    if (ec == error::contended &&
+        std::any_of(diagnostics_.begin(), diagnostics_.end(),
+                    [](const master_diagnostic& d) { return d.ec == error::kind_mismatch; }))
+        ec = error::kind_mismatch;
     if (rw_ && rw_->marked)
         forget_intent();
     c_->deadlines.cancel(*this);
@@ -505,6 +527,8 @@ void acquire_op::deliver(Handler& h, Args&&... args)
 
 std::span<const std::string> acquire_op::release_keys() const
 {
+    if (permits_)
+        return permits_->attempt;  // the resource's key, then every permit (release_permit)
     if (!rw_)
         return keys();
     return {rw_->keys.data(), writer() ? 1u : 2u};
@@ -578,13 +602,16 @@ void acquire_op::release_strays(diagnostic_list& diagnostics)
     if (!any)
         return;
     auto& p = *permits_;
-    p.strays.clear();
+    // The resource's key, the permits to release, then the won permit, only looked at: the
+    // semaphore's mark goes where no permit is left (release_permit).
+    p.strays.assign(1, key_);
     for (std::size_t k = 0; k < p.order.size(); ++k)
         if (k != won)
             p.strays.push_back(p.order[k]);
+    p.strays.push_back(p.order[won]);
     // Nobody awaits it: each master gets it as EVAL, and the round ends within start().
-    p.release.start(*c_, round::kind::release, p.strays, token_view(), 0, o_.release_timeout, this,
-                    &to);
+    p.release.start(*c_, row_of(kind_).release, p.strays, token_view(),
+                    static_cast<std::int64_t>(p.order.size() - 1), o_.release_timeout, this, &to);
 }
 
 }  // namespace redlock::detail

@@ -84,11 +84,14 @@ private:
                              : std::span<const std::string>(keys_);
     }
     // What each attempt sends: keys(), and a fenced lock's fence counters after its keys (the
-    // first two thirds of fenced_keys_; a fenced writer's counter is among keys()).
+    // first two thirds of fenced_keys_; a fenced writer's counter is among keys()); a
+    // semaphore's: the resource's key, then the permit keys in the attempt's order.
     std::span<const std::string> attempt_keys() const
     {
         if (kind_ == lock_kind::fenced)
             return std::span<const std::string>(fenced_keys_).first(fenced_keys_.size() / 3 * 2);
+        if (permits_)
+            return permits_->attempt;
         return keys();
     }
     bool semaphore() const noexcept { return o_.permits > 1; }
@@ -162,9 +165,14 @@ private:
     // acquisition, the hot path, neither builds nor destroys it.
     struct permit_state
     {
-        std::vector<std::string> keys;    // the permit keys
-        std::vector<std::string> order;   // the attempt's: a rotation from a random permit
-        std::vector<std::string> strays;  // the permits a successful attempt did not win
+        std::vector<std::string> keys;   // the permit keys
+        std::vector<std::string> order;  // the attempt's: a rotation from a random permit
+        // What each attempt sends: the resource's key (which holds the mark), then `order`.
+        std::vector<std::string> attempt;
+        std::string mark;  // the semaphore's mark in the resource's key: redlock:permits:<N>
+        // Their release: the resource's key, the permits a successful attempt did not win, the
+        // won one (release_permit's keys).
+        std::vector<std::string> strays;
         round release;  // their release, on the masters that set one (not awaited)
     };
     std::unique_ptr<permit_state> permits_;

@@ -69,7 +69,7 @@ private:
             return;  // (no retry delay, fencing or waiting in an extension)
         case fsm_action::kind::send_attempt:
             extend_id_ = a.round_id;
-            extend_.start(*c_, row_of(st->kind).extend, st->key_span(), st->token, ttl_.count(),
+            extend_.start(*c_, row_of(st->kind).extend, st->extend_span(), st->token, ttl_.count(),
                           a.deadline - a.at, this, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:
@@ -79,7 +79,7 @@ private:
             extend_.stop();
             // Every master gets the release; those that timed out get it queued behind their
             // PEXPIRE (round::start's `previous`), only `a.awaited` are waited for.
-            release_.start(*c_, row_of(st->kind).release, st->key_span(), st->token, {},
+            release_.start(*c_, row_of(st->kind).release, st->release_span(), st->token, {},
                            c_->cfg.defaults.release_timeout, this, &extend_.tracker(), a.deadline,
                            a.at);
             return;

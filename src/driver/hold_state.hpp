@@ -176,7 +176,7 @@ private:
             ext_.stop();  // the previous extension may still be hearing from its last masters
             ext_id_ = a.round_id;
             c_->deadlines.schedule(*this, a.until);  // while it runs: the end of validity
-            ext_.start(*c_, row_of(base_->kind).extend, base_->key_span(), base_->token,
+            ext_.start(*c_, row_of(base_->kind).extend, base_->extend_span(), base_->token,
                        ttl().count(), a.deadline - a.at, this, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:

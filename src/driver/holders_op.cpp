@@ -1,11 +1,14 @@
 // Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
 #include "driver/holders_op.hpp"
 
+#include <charconv>
+
 #include "algorithm/attempt_timeout.hpp"
 #include "algorithm/fencing.hpp"
 #include "algorithm/holders.hpp"
 #include "algorithm/lock_value.hpp"
 #include "algorithm/quorum.hpp"
+#include "protocol/scripts.hpp"
 #include "routing/key_slot.hpp"
 
 namespace redlock::detail {
@@ -13,11 +16,12 @@ namespace redlock::detail {
 std::vector<std::string> holders_keys(const std::string& key, const lock_options& o)
 {
     std::vector<std::string> keys;
+    // A semaphore's permit keys, then the resource's own key (where the semaphore's mark says
+    // how many permits it has, or another kind's lock shows).
     if (o.permits > 1 && o.permits <= 1024)
         for (std::uint32_t i = 0; i < o.permits; ++i)
             keys.push_back(slot_sibling(key, ":permit:" + std::to_string(i)));
-    else
-        keys.push_back(key);
+    keys.push_back(key);
     keys.push_back(slot_sibling(key, ":readers"));
     keys.push_back(fence_key(key));
     keys.push_back(fence_holder_key(key));
@@ -101,7 +105,38 @@ void holders_op::execute(const fsm_action& a)
 
 void holders_op::on_round_finished(round& r)
 {
+    // Read without the number of permits (or with another), the resource's key held a
+    // semaphore's mark: read again, once, over that semaphore's permit keys, so that a census
+    // that does not know the kind still names the holders. The machine has seen nothing of the
+    // first read (a census decides once every master answered).
+    if (!reread_)
+        if (const auto n = marked_permits(); n > 1 && n != o_.permits)
+        {
+            reread_ = true;
+            o_.permits = n;
+            keys_ = holders_keys(key_, o_);
+            if (refused_keys().empty())
+                return read_.start(*c_, round::kind::read_holders, keys_, {}, 0, timeout_, this);
+        }
     drive(finished_events(r.tracker(), c_->closed, read_id_, r.last_outcome_at()));
+}
+
+std::uint32_t holders_op::marked_permits() const
+{
+    for (std::size_t i = 0; i < c_->size(); ++i)
+        if (const auto* h = read_.holdings(i))
+            for (const auto& v : h->held)
+                if (!v.reader && v.value.starts_with(permits_mark_prefix))
+                {
+                    const auto digits =
+                        std::string_view(v.value).substr(permits_mark_prefix.size());
+                    std::uint32_t n = 0;
+                    const auto [end, ec] =
+                        std::from_chars(digits.data(), digits.data() + digits.size(), n);
+                    if (ec == std::errc() && end == digits.data() + digits.size() && n <= 1024)
+                        return n;
+                }
+    return 0;
 }
 
 holders_result holders_op::result() const

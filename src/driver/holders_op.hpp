@@ -49,6 +49,9 @@ private:
     // Why the keys cannot be read (a cluster master needs them in one slot), or empty.
     std::string refused_keys() const;
     holders_result result() const;
+    // The number of permits of the semaphore whose mark the read found in the resource's key
+    // (on any master), or 0.
+    std::uint32_t marked_permits() const;
 
     lock_options o_;
     std::string key_;
@@ -59,6 +62,7 @@ private:
     round read_;
     std::chrono::milliseconds timeout_{0};
     std::uint64_t read_id_ = 0;
+    bool reread_ = false;  // read again over a semaphore's permit keys (on_round_finished)
 };
 
 }  // namespace redlock::detail

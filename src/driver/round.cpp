@@ -8,6 +8,7 @@
 #include "driver/round_context.hpp"
 #include "protocol/lock_command_table.hpp"
 #include "protocol/lock_replies.hpp"
+#include "protocol/scripts.hpp"
 #include "routing/direct_link.hpp"
 
 namespace redlock::detail {
@@ -20,7 +21,8 @@ master_outcome outcome_of(lock_answer a) noexcept
     switch (a)
     {
     case lock_answer::ours: return master_outcome::granted;
-    case lock_answer::other_owner: return master_outcome::held_by_other;
+    case lock_answer::other_owner:
+    case lock_answer::other_kind: return master_outcome::held_by_other;
     case lock_answer::unexpected: break;
     }
     return master_outcome::failed;
@@ -35,6 +37,19 @@ master_outcome outcome_of(lock_answer a) noexcept
     return "restarted lately: out of the quorum for " +
            std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(left).count()) +
            " ms more";
+}
+
+// What holds a resource that a semaphore's attempt found held as another kind of lock (the
+// script's answer: the readers' mark, another semaphore's mark, or `redlock:owned` for a
+// token, which is never shown).
+[[gnu::noinline, gnu::cold]] std::string other_kind_message(std::string_view found)
+{
+    if (found.starts_with(permits_mark_prefix))
+        return "held as a semaphore of " + std::string(found.substr(permits_mark_prefix.size())) +
+               " permits";
+    if (found == "redlock:readers")
+        return "held by a read-write lock's readers";
+    return "held as a mutex (or a read-write lock's writer)";
 }
 
 }  // namespace
@@ -72,7 +87,8 @@ void round::start_release(round_context& c, const lock_state& held,
             return start(c, kind::hand_over, held.key_span(), held.token, 0, timeout, l, nullptr,
                          latest, at);
         }
-    start(c, held_kind.release, held.key_span(), held.token, 0, timeout, l, nullptr, latest, at);
+    start(c, held_kind.release, held.release_span(), held.token, 0, timeout, l, nullptr, latest,
+          at);
 }
 
 void round::start(round_context& c, kind k, std::span<const std::string> keys,
@@ -354,6 +370,9 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
                 values_[i] = r.permit;
             if (r.answer == lock_answer::unexpected)
                 settle(i, master_outcome::failed, error::unexpected_reply, r.message(), at);
+            else if (r.answer == lock_answer::other_kind) [[unlikely]]
+                settle(i, master_outcome::held_by_other, error::kind_mismatch,
+                       other_kind_message(r.what), at);
             else
                 settle(i, outcome_of(r.answer), {}, {}, at);
         }

@@ -155,6 +155,9 @@ public:
     {
         std::copy(id.begin(), id.end(), successor_);
     }
+    /// kind::acquire_permit: the semaphore's mark (redlock:permits:<N>), which must stay valid
+    /// while the round is active. Set before start().
+    void set_text(std::string_view text) noexcept { text_ = text; }
 
 private:
     // stop() of an active round.
@@ -301,9 +304,13 @@ private:
     master_set deferred_notice_;
     // kind::hand_over: the new owner's token; a writer's acquisition: the writer's intent id.
     char successor_[token_source::token_chars]{};
+    std::string_view text_;  // next_arg::text: set_text's
     std::string_view successor_token() const noexcept
     {
-        return row_of(k_).carries_next ? std::string_view(successor_, sizeof successor_)
+        const auto next = row_of(k_).next;
+        if (next == next_arg::text)
+            return text_;
+        return next == next_arg::token ? std::string_view(successor_, sizeof successor_)
                                        : std::string_view();
     }
 };

@@ -34,6 +34,14 @@ enum class eval_policy : std::uint8_t
     plain,
 };
 
+/// The second argument a command carries after the token (`next` of encode_lock_command).
+enum class next_arg : std::uint8_t
+{
+    no_arg,
+    token,  ///< a token: a hand-over's new owner, a writer's intent id (round::set_intent)
+    text,   ///< a text the caller keeps: a semaphore's mark (round::set_text)
+};
+
 /// What a command's replies leave in round::values().
 enum class reply_values : std::uint8_t
 {
@@ -61,10 +69,9 @@ struct lock_command_row
     /// Every key is a lock key: a cluster master given keys of several slots gets one command
     /// per slot (round_parts.cpp).
     bool splittable;
-    /// Carries a second token (`next` of encode_lock_command): a hand-over's new owner, a
-    /// writer's intent id.
-    bool carries_next;
-    /// Carries the TTL in ms after the token.
+    /// What it carries after the token (and the TTL).
+    next_arg next;
+    /// Carries `arg` after the token: the TTL in ms, or release_permit's count.
     bool with_ttl;
     /// May wait to share a write (client_config::handover_write_delay): a hand-over, which
     /// nobody but the holder's release waits for, and behind which the new holder's commands
@@ -105,26 +112,29 @@ struct lock_command_row
 namespace lock_command_rows {
 using enum eval_policy;
 using enum reply_values;
+using enum next_arg;
 using k = lock_command;
 constexpr std::uint8_t none_ = no_script;
 // clang-format off
-//                   command                  counts repl.  rel.   split  next   ttl    shares  one key      many keys    cached      cluster     values               scripts (one key, many keys)
+//                   command                  counts repl.  rel.   split  next    ttl    shares  one key      many keys    cached      cluster     values               scripts (one key, many keys)
 constexpr std::array rows{
-    lock_command_row{k::acquire,               true,  true,  false, true,  false, true,  false,  plain,        always_eval, none_, none_, none_, none_, none,                 nullptr,                       &acquire_multi_script},
-    lock_command_row{k::release,               false, false, true,  true,  false, false, false,  cached,       cached,      0,     1,     0,     1,     none,                 &release_script,               &release_multi_script},
-    lock_command_row{k::extend,                false, true,  false, true,  false, true,  false,  always_eval,  always_eval, none_, none_, 5,     6,     none,                 &extend_script,                &extend_multi_script},
-    lock_command_row{k::check,                 false, false, false, true,  false, false, false,  sha_first,    sha_first,   none_, none_, 7,     7,     pttl,                 &check_script,                 &check_script},
-    lock_command_row{k::acquire_fenced,        true,  true,  false, false, false, true,  false,  cached,       cached,      2,     2,     none_, none_, counter_per_resource, &fenced_acquire_script,        &fenced_acquire_script},
-    lock_command_row{k::commit_fence,          true,  true,  false, false, false, false, false,  cached,       cached,      3,     3,     3,     3,     none,                 &fence_commit_script,          &fence_commit_script},
-    lock_command_row{k::hand_over,             false, false, false, false, true,  false, true,   always_eval,  always_eval, none_, none_, none_, none_, none,                 &handover_script,              &handover_script},
-    lock_command_row{k::acquire_permit,        true,  true,  false, false, false, true,  false,  cached,       cached,      14,    14,    none_, none_, permit,               &permit_acquire_script,        &permit_acquire_script},
-    lock_command_row{k::acquire_reader,        true,  true,  false, false, false, true,  false,  cached,       cached,      11,    11,    none_, none_, none,                 &reader_acquire_script,        &reader_acquire_script},
-    lock_command_row{k::acquire_writer,        true,  true,  false, false, true,  true,  false,  cached,       cached,      12,    12,    none_, none_, none,                 &writer_acquire_script,        &writer_acquire_script},
-    lock_command_row{k::acquire_writer_fenced, true,  true,  false, false, true,  true,  false,  cached,       cached,      13,    13,    none_, none_, one_counter,          &fenced_writer_acquire_script, &fenced_writer_acquire_script},
-    lock_command_row{k::release_reader,        false, false, true,  false, false, false, false,  cached,       cached,      8,     8,     8,     8,     none,                 &reader_release_script,        &reader_release_script},
-    lock_command_row{k::extend_reader,         false, true,  false, false, false, true,  false,  always_eval,  always_eval, none_, none_, 9,     9,     none,                 &reader_extend_script,         &reader_extend_script},
-    lock_command_row{k::check_reader,          false, false, false, false, false, false, false,  sha_first,    sha_first,   none_, none_, 10,    10,    pttl,                 &reader_check_script,          &reader_check_script},
-    lock_command_row{k::read_holders,          false, false, false, false, false, false, false,  always_eval,  always_eval, none_, none_, none_, none_, holdings,             &holders_read_script,          &holders_read_script},
+    lock_command_row{k::acquire,               true,  true,  false, true,  no_arg,true,  false,  plain,        always_eval, none_, none_, none_, none_, none,                 nullptr,                       &acquire_multi_script},
+    lock_command_row{k::release,               false, false, true,  true,  no_arg,false, false,  cached,       cached,      0,     1,     0,     1,     none,                 &release_script,               &release_multi_script},
+    lock_command_row{k::extend,                false, true,  false, true,  no_arg,true,  false,  always_eval,  always_eval, none_, none_, 5,     6,     none,                 &extend_script,                &extend_multi_script},
+    lock_command_row{k::check,                 false, false, false, true,  no_arg,false, false,  sha_first,    sha_first,   none_, none_, 7,     7,     pttl,                 &check_script,                 &check_script},
+    lock_command_row{k::acquire_fenced,        true,  true,  false, false, no_arg,true,  false,  cached,       cached,      2,     2,     none_, none_, counter_per_resource, &fenced_acquire_script,        &fenced_acquire_script},
+    lock_command_row{k::commit_fence,          true,  true,  false, false, no_arg,false, false,  cached,       cached,      3,     3,     3,     3,     none,                 &fence_commit_script,          &fence_commit_script},
+    lock_command_row{k::hand_over,             false, false, false, false, token, false, true,   always_eval,  always_eval, none_, none_, none_, none_, none,                 &handover_script,              &handover_script},
+    lock_command_row{k::acquire_permit,        true,  true,  false, false, text,  true,  false,  cached,       cached,      14,    14,    none_, none_, permit,               &permit_acquire_script,        &permit_acquire_script},
+    lock_command_row{k::acquire_reader,        true,  true,  false, false, no_arg,true,  false,  cached,       cached,      11,    11,    none_, none_, none,                 &reader_acquire_script,        &reader_acquire_script},
+    lock_command_row{k::acquire_writer,        true,  true,  false, false, token, true,  false,  cached,       cached,      12,    12,    none_, none_, none,                 &writer_acquire_script,        &writer_acquire_script},
+    lock_command_row{k::acquire_writer_fenced, true,  true,  false, false, token, true,  false,  cached,       cached,      13,    13,    none_, none_, one_counter,          &fenced_writer_acquire_script, &fenced_writer_acquire_script},
+    lock_command_row{k::release_reader,        false, false, true,  false, no_arg,false, false,  cached,       cached,      8,     8,     8,     8,     none,                 &reader_release_script,        &reader_release_script},
+    lock_command_row{k::extend_reader,         false, true,  false, false, no_arg,true,  false,  always_eval,  always_eval, none_, none_, 9,     9,     none,                 &reader_extend_script,         &reader_extend_script},
+    lock_command_row{k::check_reader,          false, false, false, false, no_arg,false, false,  sha_first,    sha_first,   none_, none_, 10,    10,    pttl,                 &reader_check_script,          &reader_check_script},
+    lock_command_row{k::extend_permit,         false, true,  false, false, no_arg,true,  false,  always_eval,  always_eval, none_, none_, 15,    15,    none,                 &permit_extend_script,         &permit_extend_script},
+    lock_command_row{k::release_permit,        false, false, true,  false, no_arg, true, false,  cached,       cached,      16,    16,    16,    16,    none,                 &permit_release_script,        &permit_release_script},
+    lock_command_row{k::read_holders,          false, false, false, false, no_arg,false, false,  always_eval,  always_eval, none_, none_, none_, none_, holdings,             &holders_read_script,          &holders_read_script},
 };
 // clang-format on
 }  // namespace lock_command_rows

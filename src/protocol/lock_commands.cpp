@@ -70,7 +70,7 @@ namespace {
     const auto& row = row_of(k);
     const auto script = keys.size() > 1 ? row.script_many : row.script_one;
     append_script(out, script(), eval, keys, token, ttl_ms, row.with_ttl,
-                  row.carries_next ? next : std::string_view());
+                  row.next != next_arg::no_arg ? next : std::string_view());
 }
 
 }  // namespace

@@ -27,8 +27,10 @@ enum class lock_command : std::uint8_t
     /// the key holds `token`, it takes the waiter's token and keeps its expiry. Answers as a
     /// release does (granted: handed over there).
     hand_over,
-    /// A semaphore's attempt (keys: its permit keys in the order to try): each master sets
-    /// the first free one and answers which (docs/algorithm.md, "A counting semaphore").
+    /// A semaphore's attempt (keys: the resource's key, then its permit keys in the order to
+    /// try; `next` the semaphore's mark): each master sets the first free one and answers
+    /// which, or what other kind of lock holds the resource (docs/algorithm.md, "A counting
+    /// semaphore").
     acquire_permit,
     /// A read-write lock's reader (keys: the writer's key, the readers' set, the intent mark):
     /// joins the readers unless a writer holds or waits there. Answers as acquire.
@@ -46,6 +48,13 @@ enum class lock_command : std::uint8_t
     release_reader,
     extend_reader,
     check_reader,
+    /// A permit's extension (keys: the permit key, the resource's key): as extend, and the
+    /// semaphore's mark in the resource's key kept at least as long.
+    extend_permit,
+    /// A semaphore's release (keys: the resource's key, the permit keys to release, then the
+    /// semaphore's other permit keys; `arg` how many to release, 0 for 1): deletes our token
+    /// from them, and the semaphore's mark once no permit is held there.
+    release_permit,
     /// Who holds a resource (keys: its string keys, then its readers' set, its fence counter
     /// and the counter's record): each master answers with what they hold
     /// (holders_read_script). Reads only.
@@ -59,7 +68,8 @@ enum class lock_command : std::uint8_t
 /// @param eval Send a script's body (EVAL) rather than its SHA1 (EVALSHA).
 /// @param arg The TTL in ms (acquire, extend, acquire_fenced); unused otherwise.
 /// @param fences commit_fence's tokens, one per resource.
-/// @param next hand_over's new token; acquire_writer's (and acquire_writer_fenced's) intent id.
+/// @param next hand_over's new token; acquire_writer's (and acquire_writer_fenced's) intent id;
+/// acquire_permit's semaphore mark.
 void encode_lock_command(std::string& out, lock_command k, bool eval,
                          std::span<const std::string> keys, std::string_view token,
                          std::int64_t arg, std::span<const std::uint64_t> fences,

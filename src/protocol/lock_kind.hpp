@@ -67,7 +67,7 @@ constexpr std::array rows{
     lock_kind_row{k::mutex,         "mutex",         c::acquire,               c::release,        c::extend,        c::check,         false, false, true,   false, false},
     lock_kind_row{k::multi,         "multi",         c::acquire,               c::release,        c::extend,        c::check,         false, false, false,  false, false},
     lock_kind_row{k::fenced,        "fenced",        c::acquire_fenced,        c::release,        c::extend,        c::check,         true,  false, false,  false, false},
-    lock_kind_row{k::permit,        "permit",        c::acquire_permit,        c::release,        c::extend,        c::check,         false, true,  false,  false, true},
+    lock_kind_row{k::permit,        "permit",        c::acquire_permit,        c::release_permit, c::extend_permit, c::check,         false, true,  false,  false, true},
     lock_kind_row{k::reader,        "reader",        c::acquire_reader,        c::release_reader, c::extend_reader, c::check_reader,  false, true,  false,  false, true},
     lock_kind_row{k::writer,        "writer",        c::acquire_writer,        c::release,        c::extend,        c::check,         false, false, false,  true,  true},
     lock_kind_row{k::fenced_writer, "fenced writer", c::acquire_writer_fenced, c::release,        c::extend,        c::check,         true,  false, false,  true,  true},

@@ -68,13 +68,19 @@ lock_reply read_any_lock_reply(lock_command k, std::span<const resp::node_view> 
     }
     else if (row.values == reply_values::permit)
     {
-        // The index of the permit key set, or -1 when all of them are held.
+        // The index of the permit key set (the keys after the resource's own), -1 when all of
+        // them are held, or what other kind of lock holds the resource.
         const auto index = v.data_type == type::integer
                                ? std::strtoll(std::string(v.value).c_str(), nullptr, 10)
                                : -2;
-        if (index == -1)
+        if (v.data_type == type::bulk_string && v.value.starts_with("redlock:"))
+        {
+            r.answer = lock_answer::other_kind;
+            r.what = v.value;
+        }
+        else if (index == -1)
             r.answer = lock_answer::other_owner;
-        else if (index >= 0 && static_cast<std::size_t>(index) < key_count)
+        else if (index >= 0 && static_cast<std::size_t>(index) + 1 < key_count)
         {
             r.answer = lock_answer::ours;
             r.permit = static_cast<std::uint32_t>(index);

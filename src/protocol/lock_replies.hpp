@@ -19,14 +19,18 @@ enum class lock_answer : std::uint8_t
 {
     ours,         ///< Done: set, deleted, extended, handed over; a check found our token.
     other_owner,  ///< Refused: another owner's token, or no key.
-    unexpected,   ///< A well-formed reply the command cannot return (see lock_reply::what).
+    /// Refused: the resource is held as another kind of lock (a semaphore's attempt found a
+    /// mutex's or a writer's token, the readers' mark, or another size's mark: lock_reply::what).
+    other_kind,
+    unexpected,  ///< A well-formed reply the command cannot return (see lock_reply::what).
 };
 
 /// One reply read. No string is made: it is read on every reply.
 struct lock_reply
 {
     lock_answer answer = lock_answer::unexpected;
-    std::string_view what;     ///< unexpected: what returned `type` ("SET returned ")
+    std::string_view
+        what;  ///< unexpected: what returned `type` ("SET returned "); other_kind: what holds it
     resp::type type{};         ///< unexpected: the reply's type
     std::int64_t pttl = -3;    ///< check: the smallest PTTL (-1: no expiry, -3: not ours)
     std::uint32_t permit = 0;  ///< acquire_permit, ours: the index of the key set

@@ -98,11 +98,59 @@ const lua_script& acquire_multi_script()
 
 const lua_script& permit_acquire_script()
 {
+    static const lua_script s =
+        make("local held = redis.call('get', KEYS[1])\n"
+             "if held and held ~= ARGV[3] then\n"
+             "    if held == 'redlock:readers' or string.sub(held, 1, 16) == 'redlock:permits:' "
+             "then return held end\n"
+             "    return 'redlock:owned'\n"
+             "end\n"
+             "for i = 2, #KEYS do\n"
+             "    if redis.call('set', KEYS[i], ARGV[1], 'NX', 'PX', ARGV[2]) then\n"
+             "        if not held then\n"
+             "            redis.call('set', KEYS[1], ARGV[3], 'PX', ARGV[2])\n"
+             "        elseif redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then\n"
+             "            redis.call('pexpire', KEYS[1], ARGV[2])\n"
+             "        end\n"
+             "        return i - 2\n"
+             "    end\n"
+             "end\n"
+             "return -1\n");
+    return s;
+}
+
+const lua_script& permit_release_script()
+{
     static const lua_script s = make(
-        "for i = 1, #KEYS do\n"
-        "    if redis.call('set', KEYS[i], ARGV[1], 'NX', 'PX', ARGV[2]) then return i - 1 end\n"
+        "local n = tonumber(ARGV[2]) or 1\n"
+        "if n < 1 then n = 1 end\n"
+        "local ours = 0\n"
+        "for i = 2, math.min(n + 1, #KEYS) do\n"
+        "    if redis.call('get', KEYS[i]) == ARGV[1] then\n"
+        "        redis.call('del', KEYS[i])\n"
+        "        ours = 1\n"
+        "    end\n"
         "end\n"
-        "return -1\n");
+        "for i = 2, #KEYS do\n"
+        "    if redis.call('exists', KEYS[i]) == 1 then return ours end\n"
+        "end\n"
+        "local m = redis.call('get', KEYS[1])\n"
+        "if m and string.sub(m, 1, 16) == 'redlock:permits:' then redis.call('del', KEYS[1]) end\n"
+        "return ours\n");
+    return s;
+}
+
+const lua_script& permit_extend_script()
+{
+    static const lua_script s =
+        make("if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end\n"
+             "redis.call('pexpire', KEYS[1], ARGV[2])\n"
+             "local m = redis.call('get', KEYS[2])\n"
+             "if m and string.sub(m, 1, 16) == 'redlock:permits:' and\n"
+             "        redis.call('pttl', KEYS[2]) < tonumber(ARGV[2]) then\n"
+             "    redis.call('pexpire', KEYS[2], ARGV[2])\n"
+             "end\n"
+             "return 1\n");
     return s;
 }
 

@@ -63,10 +63,30 @@ const lua_script& fenced_acquire_script();
 /// commits them all); else changes nothing, returns 0.
 const lua_script& fence_commit_script();
 
-/// A semaphore's acquisition (docs/algorithm.md, "A counting semaphore"): KEYS are the permit
-/// keys in the order to try; sets the first of them that does not exist to ARGV[1] with PX
-/// ARGV[2] and returns its index in KEYS (0-based), or -1 when every one exists.
+/// A semaphore's acquisition (docs/algorithm.md, "A counting semaphore"): KEYS[1] is the
+/// resource's own key, which holds the semaphore's mark ARGV[3] (`redlock:permits:<N>`) while
+/// permits may be held, KEYS[2..] the permit keys in the order to try. When KEYS[1] holds
+/// anything but that mark (a mutex's or a writer's token, the readers' mark, another size's
+/// mark), returns what kind holds it: `redlock:owned` (never the token itself), the readers'
+/// mark or the other mark. Else sets the first permit key that does not exist to ARGV[1] with
+/// PX ARGV[2], gives the mark at least that expiry, and returns the key's index among the
+/// permit keys (0-based); or -1 when every one exists.
 const lua_script& permit_acquire_script();
+
+/// A permit's extension: KEYS[1] the permit key, KEYS[2] the resource's key. Only while
+/// KEYS[1] holds ARGV[1]: sets its TTL to ARGV[2] ms, and the semaphore's mark in KEYS[2] (if
+/// it is one) to at least as long, so that the mark outlives every permit on the master.
+/// Returns 1 when extended, 0 otherwise.
+const lua_script& permit_extend_script();
+
+/// A semaphore's release: KEYS[1] the resource's key, KEYS[2..] permit keys, the first ARGV[2]
+/// of them (1 when absent or 0) to delete where they hold ARGV[1], the others only looked at.
+/// Once none of the permit keys exists, deletes the semaphore's mark in KEYS[1] (and nothing
+/// else that may be there). Returns 1 when a key held ARGV[1], 0 otherwise.
+const lua_script& permit_release_script();
+
+/// The prefix of a semaphore's mark in its resource's key: `redlock:permits:<N>`.
+inline constexpr std::string_view permits_mark_prefix = "redlock:permits:";
 
 // A read-write lock (docs/algorithm.md, "A read-write lock"). Its keys on each master: the
 // writer's key KEYS[1] (the resource's own, a mutex key), the readers' sorted set KEYS[2]

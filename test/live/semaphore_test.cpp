@@ -3,6 +3,7 @@
 // semaphore refuses (docs/algorithm.md, "A counting semaphore").
 #include "client_fixture.hpp"
 #include "contenders.hpp"
+#include "hold_fixture.hpp"
 #include "holder_witness.hpp"
 #include "io_helpers.hpp"
 
@@ -73,9 +74,10 @@ TEST_CASE_METHOD(masters_rig<5>,
             for (std::size_t i = 0; i < m.size(); ++i)
             {
                 const auto n = calls(m, i, "set");
-                // a's script: one SET NX; b's: one or two (a's permit first, when b's order
-                // starts there). A second attempt would add more.
-                CHECK(n <= 3);
+                // a's script: one SET NX and the semaphore's mark; b's: one or two (a's permit
+                // first, when b's order starts there), the mark only PEXPIREd. A second
+                // attempt would add more.
+                CHECK(n <= 4);
                 sets += n;
             }
             CHECK(sets >= 6);  // each acquisition's script ran on a majority
@@ -240,4 +242,72 @@ TEST_CASE_METHOD(rivals_rig<5>,
             CHECK(co_await settled_keys(m) == 0);
         },
         15s);
+}
+
+TEST_CASE_METHOD(rivals_rig<3>,
+                 "semaphore: one kind per resource, across clients: beside a 3-permit semaphore's "
+                 "holders a mutex and a semaphore of another size are refused, a census without "
+                 "the permit count names the holders, and nothing is left after the releases",
+                 "[live][semaphore][kinds]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            std::vector<lock> held;
+            for (int i = 0; i < 3; ++i)
+                held.push_back(co_await acquired(theirs, "vendor", permits(3)));
+            // A mutex of the same name: refused, never granted beside (the semaphore's mark
+            // holds the resource's key). Its SET NX cannot tell what holds it: contended.
+            auto [mec, mutex] = co_await ours.async_try_lock("vendor", tuple_awaitable);
+            CHECK_FALSE(mec);
+            CHECK_FALSE(mutex.has_value());
+            // A semaphore of another size: refused with kind_mismatch, naming what holds it.
+            auto [sec, other] = co_await ours.async_lock("vendor", permits(5), tuple_awaitable);
+            INFO(other.describe());
+            CHECK(sec == error::kind_mismatch);
+            CHECK_FALSE(other.held());
+            CHECK(std::count_if(other.masters().begin(), other.masters().end(), [](const auto& d) {
+                      return d.ec == error::kind_mismatch &&
+                             d.message == "held as a semaphore of 3 permits";
+                  }) >= 2);
+            // try_lock says so too: an error, not an empty optional.
+            auto [tec, tried] = co_await ours.async_try_lock("vendor", permits(4), tuple_awaitable);
+            CHECK(tec == error::kind_mismatch);
+            CHECK_FALSE(tried.has_value());
+            // A census that does not know the kind (no permits, or another count) still names
+            // the three holders.
+            for (const std::uint32_t n : {1u, 2u})
+            {
+                INFO("census with permits = " << n);
+                auto [hec, who] =
+                    co_await ours.async_holders("vendor", permits(n), tuple_awaitable);
+                CHECK_FALSE(hec);
+                CHECK(who.holders.size() == 3);
+            }
+            // Extended past the first TTL, the permits keep the mark: still refused.
+            for (auto& l : held)
+            {
+                auto [eec, ext] = co_await theirs.async_extend(l, 20000ms, tuple_awaitable);
+                REQUIRE_FALSE(eec);
+                l = std::move(ext);
+            }
+            for (std::size_t i = 0; i < m.size(); ++i)
+                CHECK(pttl_on(m, i, "vendor") > 10000);
+            for (auto& l : held)
+            {
+                auto [uec] = co_await theirs.async_unlock(l, tuple_awaitable);
+                CHECK_FALSE(uec);
+            }
+            // The last permit's release took the mark: nothing is left, and a mutex gets in.
+            CHECK(co_await settled_keys(m) == 0);
+            lock mine = co_await acquired(ours, "vendor");
+            // A semaphore on a mutex's name: refused with kind_mismatch.
+            auto [kec, sem] = co_await theirs.async_lock("vendor", permits(3), tuple_awaitable);
+            INFO(sem.describe());
+            CHECK(kec == error::kind_mismatch);
+            CHECK(std::count_if(sem.masters().begin(), sem.masters().end(), [](const auto& d) {
+                      return d.message == "held as a mutex (or a read-write lock's writer)";
+                  }) >= 2);
+            co_await unlock_and_expect_no_keys(ours, mine, m);
+        },
+        30s);
 }

@@ -18,7 +18,7 @@ TEST_CASE("error: the category is named \"redlock\", its values start at 1, ever
     CHECK(first.category() == redlock::category());
     CHECK(first);  // not success
     std::set<std::string> messages;
-    const int last = static_cast<int>(redlock::error::not_replicated);
+    const int last = static_cast<int>(redlock::error::kind_mismatch);
     for (int v = 1; v <= last; ++v)
     {
         if (v == 29)
@@ -73,6 +73,7 @@ TEST_CASE("error: the values stay as they were published", "[error]")
         {error::master_has_replicas, 36},
         {error::master_is_replica, 37},
         {error::not_replicated, 38},
+        {error::kind_mismatch, 39},
     };
     for (const auto& [e, v] : pinned)
     {

@@ -53,11 +53,18 @@ TEST_CASE("lock commands: each kind's bytes, as EVAL or EVALSHA", "[lock_command
     CHECK(encoded(lock_command::acquire, true, two, 700) ==
           "*7\r\n" + bulk("EVAL") + bulk(redlock::detail::acquire_multi_script().body) + bulk("2") +
               bulk("a") + bulk("b") + bulk("tok") + bulk("700"));
-    // A semaphore's attempt: its permit keys in the order to try, the token and the TTL.
-    const std::vector<std::string> permits{"{s}:permit:1", "{s}:permit:0"};
-    CHECK(encoded(lock_command::acquire_permit, true, permits, 900) ==
-          "*7\r\n" + bulk("EVAL") + bulk(redlock::detail::permit_acquire_script().body) +
-              bulk("2") + bulk("{s}:permit:1") + bulk("{s}:permit:0") + bulk("tok") + bulk("900"));
+    // A semaphore's attempt: the resource's key (its mark), the permit keys in the order to
+    // try, the token, the TTL and the mark.
+    const std::vector<std::string> permits{"s", "{s}:permit:1", "{s}:permit:0"};
+    CHECK(encoded(lock_command::acquire_permit, true, permits, 900, {}, "redlock:permits:2") ==
+          "*9\r\n" + bulk("EVAL") + bulk(redlock::detail::permit_acquire_script().body) +
+              bulk("3") + bulk("s") + bulk("{s}:permit:1") + bulk("{s}:permit:0") + bulk("tok") +
+              bulk("900") + bulk("redlock:permits:2"));
+    // A permit's extension: its key and the resource's, the token and the TTL.
+    const std::vector<std::string> held_permit{"{s}:permit:1", "s"};
+    CHECK(encoded(lock_command::extend_permit, true, held_permit, 700) ==
+          "*7\r\n" + bulk("EVAL") + bulk(redlock::detail::permit_extend_script().body) +
+              bulk("2") + bulk("{s}:permit:1") + bulk("s") + bulk("tok") + bulk("700"));
     const std::array<std::uint64_t, 1> fence{42};
     // The commit: the lock key, its counter and the counter's record, then the token and the
     // term.
@@ -149,8 +156,21 @@ TEST_CASE("lock replies: what each reply says, for each command", "[lock_command
          lock_answer::unexpected,
          -3,
          "script returned null"},
+        // Three keys: the resource's, then two permit keys.
         {lock_command::acquire_permit, {type::integer, 0, 0, "0"}, 3, lock_answer::ours, -3, ""},
-        {lock_command::acquire_permit, {type::integer, 0, 0, "2"}, 3, lock_answer::ours, -3, ""},
+        {lock_command::acquire_permit, {type::integer, 0, 0, "1"}, 3, lock_answer::ours, -3, ""},
+        {lock_command::acquire_permit,
+         {type::bulk_string, 0, 0, "redlock:permits:4"},
+         3,
+         lock_answer::other_kind,
+         -3,
+         ""},
+        {lock_command::acquire_permit,
+         {type::bulk_string, 0, 0, "redlock:owned"},
+         3,
+         lock_answer::other_kind,
+         -3,
+         ""},
         {lock_command::acquire_permit,
          {type::integer, 0, 0, "-1"},
          3,
@@ -158,7 +178,7 @@ TEST_CASE("lock replies: what each reply says, for each command", "[lock_command
          -3,
          ""},
         {lock_command::acquire_permit,
-         {type::integer, 0, 0, "3"},
+         {type::integer, 0, 0, "2"},
          3,
          lock_answer::unexpected,
          -3,

@@ -44,9 +44,10 @@ TEST_CASE("lock kinds: every kind's commands, and whether it is fenced, shared, 
          false},
         {lock_kind::fenced, c::acquire_fenced, c::release, c::extend, c::check, true, false, false,
          false, false},
-        // A permit, once held, is a mutex lock on its permit key.
-        {lock_kind::permit, c::acquire_permit, c::release, c::extend, c::check, false, true, false,
-         false, true},
+        // A permit, once held, is a mutex lock on its permit key; its extension also keeps the
+        // semaphore's mark in the resource's key.
+        {lock_kind::permit, c::acquire_permit, c::release_permit, c::extend_permit, c::check, false,
+         true, false, false, true},
         // A reader releases, extends and checks its member of the readers' set.
         {lock_kind::reader, c::acquire_reader, c::release_reader, c::extend_reader, c::check_reader,
          false, true, false, false, true},

@@ -378,7 +378,7 @@ std::vector<acquisition_case> acquisition_cases()
         {"multi-resource", k::acquire, {"r", "s"}, {one}},
         {"fenced (round 1)", k::acquire_fenced, {"r", "{r}:fence"}, {counter[0], counter[1]}},
         {"fenced (commit)", k::commit_fence, {"r", "{r}:fence", "{r}:fence:holder"}, {one}},
-        {"permit", k::acquire_permit, {"{r}:permit:0", "{r}:permit:1"}, {permit}},
+        {"permit", k::acquire_permit, {"r", "{r}:permit:0", "{r}:permit:1"}, {permit}},
         {"reader", k::acquire_reader, {"r", "{r}:readers", "{r}:intent"}, {one}},
         {"writer", k::acquire_writer, {"r", "{r}:readers", "{r}:intent"}, {one}},
         {"fenced writer",
@@ -425,7 +425,7 @@ TEST_CASE("round: a semaphore's attempt goes as EVAL to a connection that has no
           "script run, as EVALSHA once it has, and as EVAL again after a NOSCRIPT",
           "[round][semaphore]")
 {
-    const std::vector<std::string> keys{"{r}:permit:0", "{r}:permit:1"};
+    const std::vector<std::string> keys{"r", "{r}:permit:0", "{r}:permit:1"};
     const node_view permit{type::integer, 0, 0, "0"};
     const auto& script = rd::permit_acquire_script();
     three_masters t;
@@ -451,6 +451,35 @@ TEST_CASE("round: a semaphore's attempt goes as EVAL to a connection that has no
     CHECK(c.master(0).sent[2].bytes.find(script.body) != std::string::npos);
     CHECK(c.master(0).answer(2, permit));
     CHECK(again.diagnostics()[0].status == master_status::granted);
+}
+
+TEST_CASE("round: a semaphore's attempt that finds the resource held as another kind of lock "
+          "counts the master as refused, with kind_mismatch saying what holds it (never a token)",
+          "[round][semaphore][kinds]")
+{
+    const std::vector<std::string> keys{"r", "{r}:permit:0", "{r}:permit:1"};
+    const node_view other_size{type::bulk_string, 0, 0, "redlock:permits:4"};
+    const node_view owned{type::bulk_string, 0, 0, "redlock:owned"};
+    const node_view readers{type::bulk_string, 0, 0, "redlock:readers"};
+    three_masters t;
+    auto& c = t.c;
+    t.r.set_text("redlock:permits:2");
+    t.r.start(c, rd::round::kind::acquire_permit, keys, token, 30000, 1s, &t.l);
+    CHECK(c.master(0).sent.at(0).bytes.ends_with("$17\r\nredlock:permits:2\r\n"));
+    CHECK(c.master(0).answer(0, other_size));
+    CHECK(c.master(1).answer(0, owned));
+    CHECK(t.l.at_decision == quorum_state::failed);
+    CHECK(c.master(2).answer(0, readers));
+    const auto& d = t.r.diagnostics();
+    for (std::size_t i = 0; i < 3; ++i)
+    {
+        CHECK(d[i].status == master_status::held_by_other);
+        CHECK(d[i].ec == error::kind_mismatch);
+    }
+    CHECK(d[0].message == "held as a semaphore of 4 permits");
+    CHECK(d[1].message == "held as a mutex (or a read-write lock's writer)");
+    CHECK(d[2].message == "held by a read-write lock's readers");
+    CHECK(t.r.tracker().failure_reason() == error::contended);
 }
 
 TEST_CASE_METHOD(three_masters,
