@@ -63,8 +63,8 @@ TEST_CASE("lock commands: each kind's bytes, as EVAL or EVALSHA", "[lock_command
     // A permit's extension: its key and the resource's, the token and the TTL.
     const std::vector<std::string> held_permit{"{s}:permit:1", "s"};
     CHECK(encoded(lock_command::extend_permit, true, held_permit, 700) ==
-          "*7\r\n" + bulk("EVAL") + bulk(redlock::detail::permit_extend_script().body) +
-              bulk("2") + bulk("{s}:permit:1") + bulk("s") + bulk("tok") + bulk("700"));
+          "*7\r\n" + bulk("EVAL") + bulk(redlock::detail::permit_extend_script().body) + bulk("2") +
+              bulk("{s}:permit:1") + bulk("s") + bulk("tok") + bulk("700"));
     const std::array<std::uint64_t, 1> fence{42};
     // The commit: the lock key, its counter and the counter's record, then the token and the
     // term.
