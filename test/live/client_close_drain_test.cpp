@@ -99,11 +99,14 @@ TEST_CASE("client: closing right after 1,000 unlocks leaves no key on any master
     const char* env = std::getenv("REDLOCK_CLOSE_RUNS");
     const int runs = env ? std::atoi(env) : 20;
     cpu_load load;
+    // A run whose every acquisition failed (a machine so loaded that each attempt timed out)
+    // closes nothing in flight: it proves nothing, but it is no failure; most runs must unlock.
+    int runs_that_unlocked = 0;
     for (int run = 0; run < runs; ++run)
     {
         CAPTURE(run);
         const auto unlocked = lock_unlock_then_end(m, 1000, how);
-        CHECK(unlocked > 0);
+        runs_that_unlocked += unlocked > 0 ? 1 : 0;
         // The masters execute what reached them; they get a moment to get through it.
         const auto left = settled_keys_sync(m, 2s);
         std::string where;
@@ -113,6 +116,7 @@ TEST_CASE("client: closing right after 1,000 unlocks leaves no key on any master
         INFO(where);
         REQUIRE(left == 0);
     }
+    CHECK(runs_that_unlocked * 2 > runs);
 }
 
 TEST_CASE("client: closing right after 1,000 unlocks over Unix sockets leaves no key on any master",
@@ -123,12 +127,15 @@ TEST_CASE("client: closing right after 1,000 unlocks over Unix sockets leaves no
     const char* env = std::getenv("REDLOCK_CLOSE_RUNS");
     const int runs = env ? std::atoi(env) / 4 + 1 : 5;
     cpu_load load;
+    int runs_that_unlocked = 0;  // as above: most runs must unlock
     for (int run = 0; run < runs; ++run)
     {
         CAPTURE(run);
-        CHECK(lock_unlock_then_end(m, 1000, ending::close_and_destroy, true) > 0);
+        runs_that_unlocked +=
+            lock_unlock_then_end(m, 1000, ending::close_and_destroy, true) > 0 ? 1 : 0;
         REQUIRE(settled_keys_sync(m, 2s) == 0);
     }
+    CHECK(runs_that_unlocked * 2 > runs);
 }
 
 TEST_CASE("client: close() waits for a silent master at most close_timeout, and not at all with 0",
