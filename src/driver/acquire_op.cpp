@@ -300,13 +300,14 @@ void acquire_op::execute(const acquire_action& a)
                     // Its extension also keeps the semaphore's mark in the resource's key, and
                     // its release takes the mark away with the last permit.
                     const auto won = fsm_->last_attempt().winner();
-                    st->extend_keys = {permits_->order[won], st->key};
-                    st->release_keys.assign(1, st->key);
-                    st->release_keys.push_back(permits_->order[won]);
+                    auto& keys = st->permit_keys;
+                    keys.reserve(permits_->order.size() + 1);
+                    keys.push_back(st->key);
+                    keys.push_back(permits_->order[won]);
                     for (std::size_t k = 0; k < permits_->order.size(); ++k)
                         if (k != won)
-                            st->release_keys.push_back(permits_->order[k]);
-                    st->key = st->extend_keys.front();
+                            keys.push_back(permits_->order[k]);
+                    st->key = keys[1];
                     release_strays(st->masters);
                 }
                 if (rw_)

@@ -315,6 +315,11 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
         q_.record(i, o);
 }
 
+void round::settle_other_kind(std::size_t i, std::string_view found, time_point at)
+{
+    settle(i, master_outcome::held_by_other, error::kind_mismatch, other_kind_message(found), at);
+}
+
 void round::on_reply(std::uint32_t tag, const error_code& ec,
                      std::span<const resp::node_view> nodes)
 {
@@ -371,8 +376,7 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
             if (r.answer == lock_answer::unexpected)
                 settle(i, master_outcome::failed, error::unexpected_reply, r.message(), at);
             else if (r.answer == lock_answer::other_kind) [[unlikely]]
-                settle(i, master_outcome::held_by_other, error::kind_mismatch,
-                       other_kind_message(r.what), at);
+                settle_other_kind(i, r.what, at);
             else
                 settle(i, outcome_of(r.answer), {}, {}, at);
         }

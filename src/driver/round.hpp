@@ -194,6 +194,10 @@ private:
     {
         settle(i, o, ec, msg, std::chrono::steady_clock::now());
     }
+    // A semaphore's attempt found the resource held as another kind (`found`: what holds it).
+    // Out of line and cold: it keeps on_reply, which every reply goes through, short.
+    [[gnu::noinline, gnu::cold]] void settle_other_kind(std::size_t i, std::string_view found,
+                                                        time_point at);
     void notify();
     // Posts the notice of a release whose local hand-off yielded (deferred_notice_), once.
     void tell_deferred()

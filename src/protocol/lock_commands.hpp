@@ -48,7 +48,7 @@ enum class lock_command : std::uint8_t
     release_reader,
     extend_reader,
     check_reader,
-    /// A permit's extension (keys: the permit key, the resource's key): as extend, and the
+    /// A permit's extension (keys: the resource's key, the permit key): as extend, and the
     /// semaphore's mark in the resource's key kept at least as long.
     extend_permit,
     /// A semaphore's release (keys: the resource's key, the permit keys to release, then the

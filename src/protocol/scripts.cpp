@@ -143,12 +143,12 @@ const lua_script& permit_release_script()
 const lua_script& permit_extend_script()
 {
     static const lua_script s =
-        make("if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end\n"
-             "redis.call('pexpire', KEYS[1], ARGV[2])\n"
-             "local m = redis.call('get', KEYS[2])\n"
+        make("if redis.call('get', KEYS[2]) ~= ARGV[1] then return 0 end\n"
+             "redis.call('pexpire', KEYS[2], ARGV[2])\n"
+             "local m = redis.call('get', KEYS[1])\n"
              "if m and string.sub(m, 1, 16) == 'redlock:permits:' and\n"
-             "        redis.call('pttl', KEYS[2]) < tonumber(ARGV[2]) then\n"
-             "    redis.call('pexpire', KEYS[2], ARGV[2])\n"
+             "        redis.call('pttl', KEYS[1]) < tonumber(ARGV[2]) then\n"
+             "    redis.call('pexpire', KEYS[1], ARGV[2])\n"
              "end\n"
              "return 1\n");
     return s;

@@ -73,8 +73,8 @@ const lua_script& fence_commit_script();
 /// permit keys (0-based); or -1 when every one exists.
 const lua_script& permit_acquire_script();
 
-/// A permit's extension: KEYS[1] the permit key, KEYS[2] the resource's key. Only while
-/// KEYS[1] holds ARGV[1]: sets its TTL to ARGV[2] ms, and the semaphore's mark in KEYS[2] (if
+/// A permit's extension: KEYS[1] the resource's key, KEYS[2] the permit key. Only while
+/// KEYS[2] holds ARGV[1]: sets its TTL to ARGV[2] ms, and the semaphore's mark in KEYS[1] (if
 /// it is one) to at least as long, so that the mark outlives every permit on the master.
 /// Returns 1 when extended, 0 otherwise.
 const lua_script& permit_extend_script();

@@ -78,11 +78,10 @@ struct lock_state
     lock_kind kind = lock_kind::mutex;
     /// A reader's only: the writer's key and the readers' set, what its commands take.
     std::vector<std::string> reader_keys;
-    /// A permit's only: its permit key and the resource's key (the semaphore's mark), what its
-    /// extension takes; the resource's key, its permit key and the semaphore's other permit
-    /// keys, what its release takes (release_permit: the mark goes with the last permit).
-    std::vector<std::string> extend_keys;
-    std::vector<std::string> release_keys;
+    /// A permit's only: the resource's key (the semaphore's mark), its permit key, then the
+    /// semaphore's other permit keys. Its release takes them all (release_permit: the mark
+    /// goes with the last permit), its extension the first two (extend_permit).
+    std::vector<std::string> permit_keys;
 
     /// The claim of the lock this state belongs to (see claim_state): its own, or that of the
     /// state it was derived from (derive()).
@@ -103,15 +102,16 @@ struct lock_state
                                    : std::span<const std::string>(reader_keys);
     }
 
-    /// The keys an extension takes: key_span(), or a permit's extend_keys.
+    /// The keys an extension takes: key_span(), or the first two of a permit's permit_keys.
     std::span<const std::string> extend_span() const noexcept
     {
-        return extend_keys.empty() ? key_span() : std::span<const std::string>(extend_keys);
+        return permit_keys.empty() ? key_span()
+                                   : std::span<const std::string>(permit_keys).first(2);
     }
-    /// The keys a release takes: key_span(), or a permit's release_keys.
+    /// The keys a release takes: key_span(), or a permit's permit_keys.
     std::span<const std::string> release_span() const noexcept
     {
-        return release_keys.empty() ? key_span() : std::span<const std::string>(release_keys);
+        return permit_keys.empty() ? key_span() : std::span<const std::string>(permit_keys);
     }
     /// The same resources and keys, without a token or validity: what a failed operation
     /// returns, with `diagnostics` as its masters.

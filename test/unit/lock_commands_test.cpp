@@ -60,11 +60,11 @@ TEST_CASE("lock commands: each kind's bytes, as EVAL or EVALSHA", "[lock_command
           "*9\r\n" + bulk("EVAL") + bulk(redlock::detail::permit_acquire_script().body) +
               bulk("3") + bulk("s") + bulk("{s}:permit:1") + bulk("{s}:permit:0") + bulk("tok") +
               bulk("900") + bulk("redlock:permits:2"));
-    // A permit's extension: its key and the resource's, the token and the TTL.
-    const std::vector<std::string> held_permit{"{s}:permit:1", "s"};
+    // A permit's extension: the resource's key and its own, the token and the TTL.
+    const std::vector<std::string> held_permit{"s", "{s}:permit:1"};
     CHECK(encoded(lock_command::extend_permit, true, held_permit, 700) ==
           "*7\r\n" + bulk("EVAL") + bulk(redlock::detail::permit_extend_script().body) + bulk("2") +
-              bulk("{s}:permit:1") + bulk("s") + bulk("tok") + bulk("700"));
+              bulk("s") + bulk("{s}:permit:1") + bulk("tok") + bulk("700"));
     const std::array<std::uint64_t, 1> fence{42};
     // The commit: the lock key, its counter and the counter's record, then the token and the
     // term.
