@@ -131,9 +131,7 @@ const lua_script& permit_release_script()
         "        ours = 1\n"
         "    end\n"
         "end\n"
-        "for i = 2, #KEYS do\n"
-        "    if redis.call('exists', KEYS[i]) == 1 then return ours end\n"
-        "end\n"
+        "if redis.call('exists', unpack(KEYS, 2)) > 0 then return ours end\n"
         "local m = redis.call('get', KEYS[1])\n"
         "if m and string.sub(m, 1, 16) == 'redlock:permits:' then redis.call('del', KEYS[1]) end\n"
         "return ours\n");
