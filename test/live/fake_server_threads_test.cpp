@@ -224,7 +224,10 @@ TEST_CASE("threads: a connection shared by 8 submitting threads while its master
     // as not_connected before one reached it). Bounded: a master that never breaks fails the
     // test below, it does not hang it.
     constexpr int most_per_thread = 50 * per_thread;
+    constexpr int max_in_flight = 400;
     std::atomic<int> submitted{0}, completed{0}, ok{0}, wrong{0}, unexpected{0};
+    std::mutex first_unexpected_mutex;
+    std::string first_unexpected;  // the first unexpected error, for the failure's message
     std::latch start(submitters);
     {
         std::vector<std::jthread> ts;
@@ -245,13 +248,29 @@ TEST_CASE("threads: a connection shared by 8 submitting threads while its master
                                 else
                                     ++wrong;
                             }
+                            // The failures a breaking master may cause; connect_failed: a
+                            // request queued during a reconnection that timed out fails with
+                            // its cause (node_connection.hpp).
                             else if (ec != error::protocol_error && ec != error::not_connected &&
-                                     ec != error::connection_lost && ec != error::request_timeout)
+                                     ec != error::connection_lost && ec != error::request_timeout &&
+                                     ec != error::connect_failed)
                             {
-                                ++unexpected;
+                                if (++unexpected == 1)
+                                {
+                                    const std::lock_guard g(first_unexpected_mutex);
+                                    first_unexpected =
+                                        ec.message() + " (" + std::to_string(ec.value()) + ") at " +
+                                        payload + ", " + std::to_string(flaky.connections()) +
+                                        " connections";
+                                }
                             }
                             ++completed;
                         });
+                    // At most max_in_flight requests outstanding: on an overloaded machine (TSan,
+                    // 2 cores) an unbounded flood queues the reconnection's handshake reply
+                    // behind every posted request until its connect_timeout ends the attempt.
+                    while (submitted.load() - completed.load() > max_in_flight)
+                        std::this_thread::sleep_for(1ms);
                     if (i % 10 == 0)
                         std::this_thread::sleep_for(1ms);
                 }
@@ -263,7 +282,11 @@ TEST_CASE("threads: a connection shared by 8 submitting threads while its master
     runner.stop();
     REQUIRE(all);
     CHECK(wrong.load() == 0);  // a reply never reaches another request
-    CHECK(unexpected.load() == 0);
+    {
+        const std::lock_guard g(first_unexpected_mutex);
+        INFO("first unexpected error: " << first_unexpected);
+        CHECK(unexpected.load() == 0);
+    }
     CHECK(ok.load() > 0);
     CHECK(flaky.connections() > 1);
     WARN(ok << " of " << submitted << " answered over " << flaky.connections() << " connections");

@@ -25,6 +25,18 @@ struct window
 
 std::string_view token_of(const record& r) { return {r.token, sizeof r.token}; }
 
+/// Whether holds `a` and `b` (of one resource, other tokens) may not overlap: every pair but
+/// two readers, and two permits (whose number the permit sweep bounds instead).
+bool excludes(const record& a, const record& b)
+{
+    if (a.lock_kind == held_kind::reader && b.lock_kind == held_kind::reader)
+        return false;
+    if (a.lock_kind == held_kind::permit && b.lock_kind == held_kind::permit &&
+        a.permits == b.permits)
+        return false;
+    return true;
+}
+
 std::string ms_text(nanos t, nanos origin)
 {
     char buf[32];
@@ -34,11 +46,11 @@ std::string ms_text(nanos t, nanos origin)
 
 std::string describe(const record& r, nanos origin)
 {
-    std::string s = "p" + std::to_string(r.process) + "/w" + std::to_string(r.worker) + " token " +
-                    std::string(token_of(r).substr(0, 8)) + "… ttl " + std::to_string(r.ttl_ms) +
-                    " ms: start " + ms_text(r.t_start, origin) + ", acquired " +
-                    ms_text(r.t_acquired, origin) + ", valid until " +
-                    ms_text(r.valid_until, origin);
+    std::string s = std::string(to_string(r.lock_kind)) + " p" + std::to_string(r.process) + "/w" +
+                    std::to_string(r.worker) + " token " + std::string(token_of(r).substr(0, 8)) +
+                    "… ttl " + std::to_string(r.ttl_ms) + " ms: start " +
+                    ms_text(r.t_start, origin) + ", acquired " + ms_text(r.t_acquired, origin) +
+                    ", valid until " + ms_text(r.valid_until, origin);
     if (r.flags & flag_extend_tried)
         s += std::string(", extend ") + ((r.flags & flag_extend_ok) ? "ok" : "failed") + " at " +
              ms_text(r.t_extend, origin) + ".." + ms_text(r.t_extend_done, origin) +
@@ -103,7 +115,7 @@ std::size_t count_overlaps(const std::map<std::uint32_t, std::vector<window>>& w
         {
             for (std::size_t j = i + 1; j < ws.size() && ws[j].from < ws[i].to; ++j)
             {
-                if (token_of(*ws[i].r) == token_of(*ws[j].r))
+                if (token_of(*ws[i].r) == token_of(*ws[j].r) || !excludes(*ws[i].r, *ws[j].r))
                     continue;
                 ++n;
                 if (details && details->size() < 20)
@@ -124,6 +136,43 @@ std::size_t count_overlaps(const std::map<std::uint32_t, std::vector<window>>& w
                 max_end = ws[i].to;
                 max_owner = ws[i].r;
             }
+        }
+    }
+    return n;
+}
+
+/// Holders of one semaphore beyond its permits: a sweep over each resource's permit windows,
+/// one count for each window that starts while `permits` others are open.
+std::size_t count_excess_permits(const std::map<std::uint32_t, std::vector<window>>& windows,
+                                 nanos origin, std::vector<std::string>* details)
+{
+    std::size_t n = 0;
+    for (const auto& [res, ws] : windows)
+    {
+        std::vector<const window*> open;  // permit windows not ended yet
+        for (const auto& w : ws)          // sorted by start
+        {
+            if (w.r->lock_kind != held_kind::permit)
+                continue;
+            std::erase_if(open, [&](const window* o) { return o->to <= w.from; });
+            std::size_t others = 0;
+            for (const window* o : open)
+                others += token_of(*o->r) != token_of(*w.r) ? 1 : 0;
+            if (others >= w.r->permits)
+            {
+                ++n;
+                if (details && details->size() < 20)
+                {
+                    std::string d = "PERMITS: " + std::to_string(others + 1) + " holders of " +
+                                    std::to_string(w.r->permits) + " permits of resource " +
+                                    std::to_string(res) + ":";
+                    for (const window* o : open)
+                        d += "\n      " + describe(*o->r, origin);
+                    d += "\n      " + describe(*w.r, origin);
+                    details->push_back(d);
+                }
+            }
+            open.push_back(&w);
         }
     }
     return n;
@@ -200,10 +249,15 @@ check_result check(const std::vector<record>& records, double drift_factor)
         if (r.kind != record_kind::hold)
             continue;
         holds.push_back(&r);
+        if (!(r.flags & flag_further_resource) && r.lock_kind < held_kind::count_)
+            ++res.holds_by_kind[static_cast<std::size_t>(r.lock_kind)];
         if (origin == 0 || r.t_start < origin)
             origin = r.t_start;
     }
-    res.holds = holds.size();
+    res.holds =
+        static_cast<std::size_t>(std::count_if(holds.begin(), holds.end(), [](const record* r) {
+            return !(r->flags & flag_further_resource);
+        }));
 
     for (const record* r : holds)
     {
@@ -243,6 +297,7 @@ check_result check(const std::vector<record>& records, double drift_factor)
     check_fencing(holds, origin, res);
     const auto contract = by_resource(holds, false);
     res.overlaps = count_overlaps(contract, origin, &res.details, &res.min_gap);
+    res.excess_permits = count_excess_permits(contract, origin, &res.details);
     res.overlaps_if_failed_extend_kept =
         count_overlaps(by_resource(holds, true), origin, nullptr, nullptr);
 
@@ -259,7 +314,7 @@ check_result check(const std::vector<record>& records, double drift_factor)
             auto it = std::lower_bound(ws.begin(), ws.end(), w.to,
                                        [](const window& x, nanos t) { return x.from < t; });
             for (; it != ws.end() && it->from < r.t_release; ++it)
-                if (token_of(*it->r) != token_of(r))
+                if (token_of(*it->r) != token_of(r) && excludes(*it->r, r))
                 {
                     ++res.expiry_takeovers;
                     break;
@@ -403,6 +458,60 @@ std::vector<std::string> self_test()
                         return b;
                     }()},
                    0, 0);
+    auto expect_kinds = [&](const char* name, const std::vector<record>& recs, std::size_t overlaps,
+                            std::size_t excess) {
+        const auto r = check(recs, 0.0);
+        if (r.overlaps != overlaps || r.excess_permits != excess)
+            failures.push_back(std::string(name) + ": got overlaps " + std::to_string(r.overlaps) +
+                               ", excess permits " + std::to_string(r.excess_permits));
+    };
+    auto as = [](record r, held_kind k, std::uint16_t permits = 0) {
+        r.lock_kind = k;
+        r.permits = permits;
+        return r;
+    };
+    expect_kinds("readers beside readers",
+                 {as(hold(0, 'a', 0, 100, 90), held_kind::reader),
+                  as(hold(0, 'b', 10, 110, 100), held_kind::reader)},
+                 0, 0);
+    expect_kinds("a writer beside a reader",
+                 {as(hold(0, 'a', 0, 100, 90), held_kind::reader),
+                  as(hold(0, 'b', 10, 110, 100), held_kind::writer)},
+                 1, 0);
+    expect_kinds("a fenced writer beside a writer",
+                 {as(hold(0, 'a', 0, 100, 90), held_kind::fenced_writer),
+                  as(hold(0, 'b', 10, 110, 100), held_kind::writer)},
+                 1, 0);
+    expect_kinds("two permits of two",
+                 {as(hold(0, 'a', 0, 100, 90), held_kind::permit, 2),
+                  as(hold(0, 'b', 10, 110, 100), held_kind::permit, 2)},
+                 0, 0);
+    expect_kinds("three permits of two at once",
+                 {as(hold(0, 'a', 0, 100, 90), held_kind::permit, 2),
+                  as(hold(0, 'b', 10, 110, 100), held_kind::permit, 2),
+                  as(hold(0, 'c', 20, 120, 110), held_kind::permit, 2)},
+                 0, 1);
+    expect_kinds("three permits of two, one after another's release",
+                 {as(hold(0, 'a', 0, 100, 15), held_kind::permit, 2),
+                  as(hold(0, 'b', 10, 110, 100), held_kind::permit, 2),
+                  as(hold(0, 'c', 20, 120, 110), held_kind::permit, 2)},
+                 0, 0);
+    expect_kinds("a mutex beside a permit",
+                 {as(hold(0, 'a', 0, 100, 90), held_kind::permit, 2),
+                  as(hold(0, 'b', 10, 110, 100), held_kind::mutex)},
+                 1, 0);
+    expect_kinds("semaphores of other sizes on one resource",
+                 {as(hold(0, 'a', 0, 100, 90), held_kind::permit, 2),
+                  as(hold(0, 'b', 10, 110, 100), held_kind::permit, 3)},
+                 1, 0);
+    {
+        auto first = as(hold(0, 'a', 0, 100, 90), held_kind::multi);
+        auto further = first;
+        further.resource = 1;
+        further.flags |= flag_further_resource;
+        expect_kinds("a multi-resource lock against a mutex of its second resource",
+                     {first, further, as(hold(1, 'b', 10, 110, 100), held_kind::mutex)}, 1, 0);
+    }
     expect_fencing("unfenced holds are not checked",
                    {hold(0, 'a', 0, 100, 50), hold(0, 'b', 60, 160, 90)}, 0, 0);
     return failures;

@@ -2,6 +2,7 @@
 // within their validity windows.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -38,7 +39,9 @@ namespace redlock::torture {
  * so the hold ends at min(valid_until, t_extend) — `overlaps_if_failed_extend_kept` counts
  * what a holder that kept working until the failure was reported would have met.
  *
- * Two windows of different tokens on one resource that intersect are an overlap.
+ * Two windows of different tokens on one resource that intersect are an overlap, unless both
+ * are a read-write lock's readers, or both permits of a semaphore: then a window that starts
+ * while as many others as the semaphore has permits are open is an excess permit.
  *
  * **Fencing tokens** (fenced holds: `fence` > 0) are checked apart from the windows, as the
  * design promises them (docs/algorithm.md): a holder B whose acquisition started after a
@@ -52,6 +55,9 @@ struct check_result
     std::size_t failures = 0;     ///< Failure records.
     std::size_t empty_holds = 0;  ///< Completed after their own validity had ended (never usable).
     std::size_t overlaps = 0;     ///< Pairs of overlapping windows: must be 0.
+    std::size_t excess_permits = 0;  ///< Permits held beyond a semaphore's number: must be 0.
+    /// Acquisitions by kind (held_kind), a multi-resource lock counted once.
+    std::array<std::size_t, static_cast<std::size_t>(held_kind::count_)> holds_by_kind{};
     std::size_t overlaps_if_failed_extend_kept = 0;  ///< Informative, see above.
     std::size_t validity_errors = 0;  ///< valid_until outside [t_start, t_acquired] + ttl − drift.
     std::size_t order_errors = 0;     ///< Times out of order within one record.
@@ -67,7 +73,7 @@ struct check_result
 
     bool ok() const noexcept
     {
-        return overlaps == 0 && validity_errors == 0 && order_errors == 0 &&
+        return overlaps == 0 && excess_permits == 0 && validity_errors == 0 && order_errors == 0 &&
                fencing_order_errors == 0 && fencing_repeats == 0;
     }
 };

@@ -11,6 +11,22 @@
 
 namespace redlock::torture {
 
+const char* to_string(held_kind k) noexcept
+{
+    switch (k)
+    {
+    case held_kind::mutex: return "mutex";
+    case held_kind::multi: return "multi-resource";
+    case held_kind::fenced: return "fenced";
+    case held_kind::permit: return "permit";
+    case held_kind::reader: return "reader";
+    case held_kind::writer: return "writer";
+    case held_kind::fenced_writer: return "fenced writer";
+    case held_kind::count_: break;
+    }
+    return "?";
+}
+
 ledger_writer::ledger_writer(const std::string& path)
 {
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);

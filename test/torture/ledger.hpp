@@ -23,12 +23,30 @@ enum class record_kind : std::uint32_t
 /// Bits of record::flags.
 enum record_flags : std::uint32_t
 {
-    flag_try_lock = 1u << 0,       ///< Acquired with async_try_lock (else async_lock).
-    flag_overran = 1u << 1,        ///< The holder slept past its validity on purpose.
-    flag_extend_tried = 1u << 2,   ///< async_extend was called.
-    flag_extend_ok = 1u << 3,      ///< ...and succeeded: valid_until_ext is the new validity.
-    flag_unlock_called = 1u << 4,  ///< async_unlock was called (not after a failed extension).
+    flag_try_lock = 1u << 0,          ///< Acquired with async_try_lock (else async_lock).
+    flag_overran = 1u << 1,           ///< The holder slept past its validity on purpose.
+    flag_extend_tried = 1u << 2,      ///< async_extend was called.
+    flag_extend_ok = 1u << 3,         ///< ...and succeeded: valid_until_ext is the new validity.
+    flag_unlock_called = 1u << 4,     ///< async_unlock was called (not after a failed extension).
+    flag_further_resource = 1u << 5,  ///< A multi-resource lock's record for a resource after its
+                                      ///< first (the first record counts the acquisition).
 };
+
+/// Which kind of lock a hold was (record::lock_kind): which others it excludes.
+enum class held_kind : std::uint16_t
+{
+    mutex = 0,      ///< async_lock: excludes every other holder.
+    multi,          ///< async_lock_all over several resources: a record per resource.
+    fenced,         ///< A mutex with a fencing token.
+    permit,         ///< One of record::permits permits of a semaphore.
+    reader,         ///< A read-write lock's reader: beside other readers only.
+    writer,         ///< A read-write lock's writer: alone.
+    fenced_writer,  ///< A writer with a fencing token.
+    count_
+};
+
+/// The kind's name, as the summary prints it.
+const char* to_string(held_kind k) noexcept;
 
 /// An error as stored: redlock's category, Asio's (operation_aborted), or anything else.
 enum class error_domain : std::int32_t
@@ -50,15 +68,16 @@ struct record
     std::uint32_t flags = 0;
     std::int32_t ttl_ms = 0;         ///< TTL of the acquisition.
     std::int32_t extend_ttl_ms = 0;  ///< TTL asked by the extension.
-    std::uint32_t reserved = 0;      ///< Keeps the times aligned without hidden padding.
-    nanos t_start = 0;               ///< Taken just before async_lock / async_try_lock was called.
-    nanos t_acquired = 0;            ///< When the acquisition completed (success or failure).
-    nanos valid_until = 0;           ///< lock::valid_until() of the acquisition.
-    nanos t_extend = 0;              ///< Just before async_extend was called.
-    nanos t_extend_done = 0;         ///< When async_extend completed.
-    nanos valid_until_ext = 0;       ///< lock::valid_until() after a successful extension.
-    nanos t_release = 0;             ///< Just before async_unlock was called (the holder stops).
-    nanos t_released = 0;            ///< When async_unlock completed.
+    held_kind lock_kind = held_kind::mutex;
+    std::uint16_t permits = 0;  ///< The semaphore's permits (held_kind::permit), else 0.
+    nanos t_start = 0;          ///< Taken just before async_lock / async_try_lock was called.
+    nanos t_acquired = 0;       ///< When the acquisition completed (success or failure).
+    nanos valid_until = 0;      ///< lock::valid_until() of the acquisition.
+    nanos t_extend = 0;         ///< Just before async_extend was called.
+    nanos t_extend_done = 0;    ///< When async_extend completed.
+    nanos valid_until_ext = 0;  ///< lock::valid_until() after a successful extension.
+    nanos t_release = 0;        ///< Just before async_unlock was called (the holder stops).
+    nanos t_released = 0;       ///< When async_unlock completed.
     error_domain acquire_domain = error_domain::none;  ///< Failure records: the error.
     std::int32_t acquire_error = 0;
     error_domain extend_domain = error_domain::none;

@@ -80,6 +80,8 @@ struct options
     // --fencing: this share of the acquisitions fenced, masters persistent (AOF, fsync always).
     int fencing_pct = 0;
     bool volatile_masters = false;  // --volatile-masters: no persistence even with --fencing
+    bool kinds = false;             // --kinds: every kind of lock (worker_config::kinds)
+    int permits = 2;                // --permits: the semaphores' permits with --kinds
     // Worker mode.
     std::optional<int> worker;
     nanos until = 0;
@@ -129,6 +131,13 @@ options parse(int argc, char** argv)
     app.add_option("--fencing-pct", o.fencing_pct, "this share of the acquisitions fenced")
         ->check(CLI::Range(0, 100));
     app.add_flag("--volatile-masters", o.volatile_masters, "no persistence even with fencing");
+    app.add_flag("--kinds", o.kinds,
+                 "every kind of lock: resource i is a mutex (plain, fenced, or with another in "
+                 "one multi-resource lock) if i % 3 is 0, a read-write lock (readers, writers, "
+                 "fenced writers) if 1, a semaphore if 2; masters persistent as with --fencing");
+    app.add_option("--permits", o.permits, "the semaphores' permits with --kinds")
+        ->check(CLI::Range(1, 1024))
+        ->capture_default_str();
     app.add_flag("--keep-ledger", o.keep_ledger, "keep the ledgers' directory");
     app.add_flag(
         "--require-takeovers", o.require_takeovers,
@@ -412,7 +421,13 @@ int run_parent(const options& o, int argc, char** argv)
         std::chrono::duration<double>(duration - quiet).count(),
         static_cast<unsigned long long>(seed),
         o.unsafe_restarts ? "\n  UNSAFE: majorities restarted at once (overlaps expected)" : "");
-    if (o.fencing_pct > 0)
+    if (o.kinds)
+        std::printf("  every kind: resources %% 3 = 0 mutexes (plain, fenced, multi-resource), 1 "
+                    "read-write locks, 2 semaphores of %d permits; masters %s\n",
+                    o.permits,
+                    o.volatile_masters ? "WITHOUT persistence"
+                                       : "persistent (appendonly, fsync always)");
+    else if (o.fencing_pct > 0)
         std::printf("  fencing: %d%% of the acquisitions fenced; masters %s\n", o.fencing_pct,
                     o.volatile_masters
                         ? "WITHOUT persistence (fencing violations possible after a kill)"
@@ -424,7 +439,7 @@ int run_parent(const options& o, int argc, char** argv)
     // they persist every write (a killed master restarts with its counters), as the spec's
     // fsync=always setting.
     redlock::test::local_masters::options mopts{.count = static_cast<std::size_t>(o.masters)};
-    if (o.fencing_pct > 0 && !o.volatile_masters)
+    if ((o.fencing_pct > 0 || o.kinds) && !o.volatile_masters)
         mopts.extra_config = {"appendonly yes", "appendfsync always"};
     redlock::test::local_masters masters(mopts);
     std::vector<std::unique_ptr<redlock::test::fault_proxy>> proxies;
@@ -481,9 +496,13 @@ int run_parent(const options& o, int argc, char** argv)
                                       "--hold-max",
                                       std::to_string(o.hold_max_ms),
                                       "--fencing-pct",
-                                      std::to_string(o.fencing_pct)};
+                                      std::to_string(o.fencing_pct),
+                                      "--permits",
+                                      std::to_string(o.permits)};
         if (o.unsafe_restarts)
             args.push_back("--unsafe-restarts");
+        if (o.kinds)
+            args.push_back("--kinds");
         workers.spawn(args);
     }
 
@@ -543,6 +562,8 @@ int run_parent(const options& o, int argc, char** argv)
             worst_lag = std::max(worst_lag, r.t_start);
             continue;
         }
+        if (r.flags & rt::flag_further_resource)
+            continue;  // a multi-resource lock's acquisition is counted by its first record
         const nanos took = r.t_acquired - r.t_start;
         const nanos excess = took - lock_bound(r);
         worst_excess = std::max(worst_excess, excess);
@@ -615,6 +636,16 @@ int run_parent(const options& o, int argc, char** argv)
                 result.overlaps, result.validity_errors, result.order_errors, result.empty_holds,
                 result.expiry_takeovers, result.min_gap < 0 ? 0.0 : ms_of(result.min_gap),
                 result.overlaps_if_failed_extend_kept);
+    if (o.kinds)
+    {
+        std::string by_kind;
+        for (std::size_t k = 0; k < result.holds_by_kind.size(); ++k)
+            by_kind += (by_kind.empty() ? "" : ", ") +
+                       std::string(rt::to_string(static_cast<rt::held_kind>(k))) + " " +
+                       std::to_string(result.holds_by_kind[k]);
+        std::printf("kinds: acquisitions %s; permits beyond a semaphore's number %zu\n",
+                    by_kind.c_str(), result.excess_permits);
+    }
     if (result.fenced_holds > 0)
         std::printf("fencing: %zu fenced holds; tokens not above an earlier holder's %zu; tokens "
                     "repeated %zu\n",
@@ -633,7 +664,18 @@ int run_parent(const options& o, int argc, char** argv)
     if (!exercised)
         std::printf("the take-over after a holder's validity ended was never exercised "
                     "(--require-takeovers)\n");
-    const bool pass = result.ok() && left.empty() && hung_ops == 0 && result.holds > 0 && exercised;
+    // With --kinds, a run passes only if it took every kind (and so checked each one's rule).
+    bool every_kind = true;
+    if (o.kinds)
+        for (std::size_t k = 0; k < result.holds_by_kind.size(); ++k)
+            if (result.holds_by_kind[k] == 0)
+            {
+                every_kind = false;
+                std::printf("no %s was acquired (--kinds needs at least 4 resources)\n",
+                            rt::to_string(static_cast<rt::held_kind>(k)));
+            }
+    const bool pass =
+        result.ok() && left.empty() && hung_ops == 0 && result.holds > 0 && exercised && every_kind;
     std::printf("result: %s\n", pass ? "PASS" : "FAIL");
     return pass ? 0 : 1;
 }
@@ -657,6 +699,8 @@ int main(int argc, char** argv)
                                .overrun_pct = o.overrun_pct,
                                .hold_max_ms = o.hold_max_ms,
                                .fencing_pct = o.fencing_pct,
+                               .kinds = o.kinds,
+                               .permits = o.permits,
                                .no_quarantine = o.unsafe_restarts});
     if (o.self_test)
     {

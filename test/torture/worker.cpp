@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <random>
 #include <type_traits>
 
@@ -92,14 +93,43 @@ private:
         r.resource = static_cast<std::uint32_t>(uniform(0, cfg_.resources - 1));
         r.ttl_ms = cfg_.ttls_ms[static_cast<std::size_t>(
             uniform(0, static_cast<int>(cfg_.ttls_ms.size()) - 1))];
-        lock_options o;  // the defaults, but for the TTL
+        lock_options o;  // the defaults, but for the TTL and the kind
         o.ttl = std::chrono::milliseconds(r.ttl_ms);
-        o.fencing = percent(cfg_.fencing_pct);
+        std::optional<std::uint32_t> second;  // a multi-resource lock's other resource
+        r.lock_kind = pick_kind(r.resource, second);
+        switch (r.lock_kind)
+        {
+        case held_kind::fenced: o.fencing = true; break;
+        case held_kind::permit:
+            o.permits = static_cast<std::uint32_t>(cfg_.permits);
+            r.permits = static_cast<std::uint16_t>(cfg_.permits);
+            break;
+        case held_kind::reader: o.role = lock_role::reader; break;
+        case held_kind::writer: o.role = lock_role::writer; break;
+        case held_kind::fenced_writer:
+            o.role = lock_role::writer;
+            o.fencing = true;
+            break;
+        default: break;
+        }
         const std::string name = resource_name(r.resource);
 
         error_code ec;
         lock l;
-        if (percent(cfg_.try_lock_pct))
+        if (second)
+        {
+            // A multi-resource lock has no try_lock: async_lock_all, with the usual retries.
+            // (Built before the co_await: GCC 12 rejects a braced list inside it.)
+            std::vector<std::string> both;
+            both.push_back(name);
+            both.push_back(resource_name(*second));
+            r.t_start = now_ns();
+            auto [e, got] = co_await c_.async_lock_all(std::move(both), o, tuple_awaitable);
+            r.t_acquired = now_ns();
+            ec = e;
+            l = got;
+        }
+        else if (percent(cfg_.try_lock_pct))
         {
             r.flags |= flag_try_lock;
             r.t_start = now_ns();
@@ -163,7 +193,7 @@ private:
                 {
                     // A failed extension has released the keys: the lock is gone, stop here.
                     r.t_release = r.t_extend;
-                    ledger_.append(r);
+                    append_hold(r, second);
                     co_return;
                 }
                 r.flags |= flag_extend_ok;
@@ -182,6 +212,52 @@ private:
                          static_cast<double>(r.t_released - r.t_release) / 1e6,
                          ue.message().c_str());
         store(ue, r.unlock_domain, r.unlock_error);
+        append_hold(r, second);
+    }
+
+    /// The kind of this acquisition of `resource` (and, for a multi-resource lock, its other
+    /// resource): see worker_config::kinds.
+    held_kind pick_kind(std::uint32_t resource, std::optional<std::uint32_t>& second)
+    {
+        if (!cfg_.kinds)
+            return percent(cfg_.fencing_pct) ? held_kind::fenced : held_kind::mutex;
+        const int u = uniform(0, 99);
+        switch (family_of(resource))
+        {
+        case 0:
+        {
+            if (u < 20)
+            {
+                // Another resource of the mutex family, when there is one.
+                std::vector<std::uint32_t> others;
+                for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(cfg_.resources); ++i)
+                    if (family_of(i) == 0 && i != resource)
+                        others.push_back(i);
+                if (!others.empty())
+                {
+                    second = others[static_cast<std::size_t>(
+                        uniform(0, static_cast<int>(others.size()) - 1))];
+                    return held_kind::multi;
+                }
+            }
+            return u < 50 ? held_kind::fenced : held_kind::mutex;
+        }
+        case 1:
+            return u < 50   ? held_kind::reader
+                   : u < 80 ? held_kind::writer
+                            : held_kind::fenced_writer;
+        default: return held_kind::permit;
+        }
+    }
+
+    /// Writes a hold's record, and a multi-resource lock's record for its other resource.
+    void append_hold(record r, std::optional<std::uint32_t> second)
+    {
+        ledger_.append(r);
+        if (!second)
+            return;
+        r.resource = *second;
+        r.flags |= flag_further_resource;
         ledger_.append(r);
     }
 
