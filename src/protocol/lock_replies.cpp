@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "protocol/lock_command_table.hpp"
+#include "protocol/scripts.hpp"
 
 namespace redlock::detail {
 
@@ -44,6 +45,15 @@ lock_reply read_any_lock_reply(lock_command k, std::span<const resp::node_view> 
     };
     // The reply's shape follows from the command's row (lock_command_table.hpp).
     const auto& row = row_of(k);
+    // A reader's or a writer's script refused by a semaphore's permits answers the semaphore's
+    // mark (scripts.cpp); a semaphore's, also the readers' mark or `redlock:owned` (below).
+    if (v.data_type == type::bulk_string && v.value.starts_with(permits_mark_prefix) &&
+        row.values != reply_values::permit) [[unlikely]]
+    {
+        r.answer = lock_answer::other_kind;
+        r.what = v.value;
+        return r;
+    }
     const bool plain = row.policy(key_count) == eval_policy::plain;
     if (row.fenced_attempt() || plain)
     {

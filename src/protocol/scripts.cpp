@@ -300,6 +300,11 @@ constexpr std::string_view cover_readers =
 constexpr std::string_view held_apart = "local held = redis.call('get', KEYS[1])\n"
                                         "local apart = held and held ~= 'redlock:readers'\n";
 
+// A semaphore's mark in the writer's key (its permits held): returned, so that the client can say
+// that the resource is held as another kind of lock (error::kind_mismatch).
+constexpr std::string_view refused_by_semaphore =
+    "if apart and string.sub(held, 1, 16) == 'redlock:permits:' then return held end\n";
+
 // Our member's expiry as `e`; 0 returned when the token is not in the readers' set.
 constexpr std::string_view our_member = "local e = redis.call('zscore', KEYS[2], ARGV[1])\n"
                                         "if not e then return 0 end\n";
@@ -309,16 +314,17 @@ constexpr std::string_view our_member = "local e = redis.call('zscore', KEYS[2],
 const lua_script& reader_acquire_script()
 {
     static const lua_script s = with_now(
-        joined({held_apart, "if apart or redis.call('exists', KEYS[3]) == 1 then return 0 end\n",
-                drop_expired, "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])\n",
-                cover_readers, "return 1\n"}));
+        joined({held_apart, refused_by_semaphore,
+                "if apart or redis.call('exists', KEYS[3]) == 1 then return 0 end\n", drop_expired,
+                "redis.call('zadd', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])\n", cover_readers,
+                "return 1\n"}));
     return s;
 }
 
 namespace {
 
 // A writer's acquisition but for what it returns when it sets the writer's key (see
-// writer_acquire_script): 0 returned when refused. Readers hold: the mark, or live members
+// writer_acquire_script): 0 returned when refused, or the semaphore's mark that holds the key. Readers hold: the mark, or live members
 // (also should the mark be gone).
 constexpr std::string_view writer_sets =
     "if held == 'redlock:readers' or (not held and redis.call('zcard', KEYS[2]) > 0) then\n"
@@ -329,7 +335,7 @@ constexpr std::string_view writer_sets =
     "    end\n"
     "    return 0\n"
     "end\n"
-    "if held then return 0 end\n"
+    "if held then return string.sub(held, 1, 16) == 'redlock:permits:' and held or 0 end\n"
     "redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2])\n"
     "if redis.call('get', KEYS[3]) == ARGV[3] then redis.call('del', KEYS[3]) end\n";
 

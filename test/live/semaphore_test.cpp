@@ -246,7 +246,8 @@ TEST_CASE_METHOD(rivals_rig<5>,
 
 TEST_CASE_METHOD(rivals_rig<3>,
                  "semaphore: one kind per resource, across clients: beside a 3-permit semaphore's "
-                 "holders a mutex and a semaphore of another size are refused, a census without "
+                 "holders a mutex, a reader, a writer, a fenced writer and a semaphore of another "
+                 "size are refused, a census without "
                  "the permit count names the holders, and nothing is left after the releases",
                  "[live][semaphore][kinds]")
 {
@@ -260,6 +261,22 @@ TEST_CASE_METHOD(rivals_rig<3>,
             auto [mec, mutex] = co_await ours.async_try_lock("vendor", tuple_awaitable);
             CHECK_FALSE(mec);
             CHECK_FALSE(mutex.has_value());
+            // A read-write lock's reader, writer and fenced writer: refused with kind_mismatch
+            // (their scripts answer the semaphore's mark), no writer's intent left behind.
+            for (int side = 0; side < 3; ++side)
+            {
+                lock_options o = permits(1);
+                o.role = side == 0 ? lock_role::reader : lock_role::writer;
+                o.fencing = side == 2;
+                CAPTURE(side);
+                auto [rec, rw] = co_await ours.async_lock("vendor", o, tuple_awaitable);
+                INFO(rw.describe());
+                CHECK(rec == error::kind_mismatch);
+                CHECK_FALSE(rw.held());
+                CHECK(std::count_if(rw.masters().begin(), rw.masters().end(), [](const auto& d) {
+                          return d.message == "held as a semaphore of 3 permits";
+                      }) >= 2);
+            }
             // A semaphore of another size: refused with kind_mismatch, naming what holds it.
             auto [sec, other] = co_await ours.async_lock("vendor", permits(5), tuple_awaitable);
             INFO(other.describe());

@@ -482,6 +482,38 @@ TEST_CASE("round: a semaphore's attempt that finds the resource held as another 
     CHECK(t.r.tracker().failure_reason() == error::contended);
 }
 
+TEST_CASE("round: a reader's, a writer's and a fenced writer's attempt refused by a semaphore's "
+          "permits counts the master as refused, with kind_mismatch naming the semaphore",
+          "[round][semaphore][kinds]")
+{
+    const node_view mark{type::bulk_string, 0, 0, "redlock:permits:3"};
+    for (const auto& a : acquisition_cases())
+    {
+        const std::string_view kind = a.kind;
+        if (kind != "reader" && kind != "writer" && kind != "fenced writer")
+            continue;
+        CAPTURE(a.kind);
+        three_masters t;
+        auto& c = t.c;
+        const std::array<std::uint64_t, 1> fences{6};
+        t.r.set_fences(fences);
+        t.r.start(c, a.command, a.keys, token, 30000, 1s, &t.l);
+        CHECK(c.master(0).answer(0, mark));
+        CHECK(c.master(1).answer(0, mark));
+        CHECK(t.l.at_decision == quorum_state::failed);
+        CHECK(c.master(2).answer(0, a.granted));
+        const auto& d = t.r.diagnostics();
+        for (std::size_t i = 0; i < 2; ++i)
+        {
+            CHECK(d[i].status == master_status::held_by_other);
+            CHECK(d[i].ec == error::kind_mismatch);
+            CHECK(d[i].message == "held as a semaphore of 3 permits");
+        }
+        CHECK(d[2].status == master_status::granted);
+        CHECK(t.r.tracker().failure_reason() == error::contended);
+    }
+}
+
 TEST_CASE_METHOD(three_masters,
                  "round: stop() abandons what is in flight: a late answer reaches no one",
                  "[round]")
