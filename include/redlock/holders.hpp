@@ -74,6 +74,11 @@ struct holders_result
     std::vector<master_holdings_info> masters;  ///< What each master answered, in order.
     /// Why the read was refused before anything was sent (invalid_argument, invalid_option).
     std::string message;
+    /// A semaphore's number of permits, when a master's copy of the resource's key holds the
+    /// semaphore's mark (docs/algorithm.md, "One kind per resource"), whatever
+    /// lock_options::permits the read was given; 0 when no master showed a mark. The free
+    /// permits are then `permits - holders.size()`, as far as this read can tell.
+    std::uint32_t permits = 0;
     /// Whether anyone holds the resource (as far as a majority says).
     bool held() const noexcept { return !holders.empty(); }
 };

@@ -178,6 +178,7 @@ holders_result holders_op::result() const
         h.masters = q.masters;
         res.holders.push_back(std::move(h));
     }
+    res.permits = marked_permits();
     return res;
 }
 

@@ -132,6 +132,18 @@ void next_holders_op::on_read(std::uint64_t read, error_code ec, holders_result 
         return seen_decided_ ? finish(ec, std::move(r)) : wait(r);
     if (ec)
         return finish(ec, std::move(r));
+    // The resource is a semaphore of other permits than this read was told: watch its permit
+    // keys from now on (the read named their holders already), so that a permit's change is
+    // pushed, not found by the next re-read.
+    if (r.permits > 1 && r.permits != o_.permits)
+    {
+        c_->waiting.unobserve(keys_, this);
+        o_.permits = r.permits;
+        keys_ = holders_keys(c_->cfg.key_prefix + resource_, o_);
+        keys_.pop_back();
+        c_->waiting.observe(keys_, this);
+        changed_ = true;  // the watch was armed on the old keys: arm again
+    }
     if (!seen_decided_ || signature_of(r.holders) != seen_)
         return finish({}, std::move(r));
     if (changed_)

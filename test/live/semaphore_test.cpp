@@ -328,3 +328,45 @@ TEST_CASE_METHOD(rivals_rig<3>,
         },
         30s);
 }
+
+TEST_CASE_METHOD(rivals_rig<3>,
+                 "semaphore: async_next_holders without the permit count follows a semaphore's "
+                 "permits: a permit taken and one released are each pushed, long before the "
+                 "re-read interval, and the result says how many permits the semaphore has",
+                 "[live][semaphore][kinds]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            lock first = co_await acquired(theirs, "quota", permits(3));
+            auto [hec, seen] =
+                co_await ours.async_holders("quota", lock_options(), tuple_awaitable);
+            REQUIRE_FALSE(hec);
+            CHECK(seen.permits == 3);
+            REQUIRE(seen.holders.size() == 1);
+            // The re-read interval is a minute: only a push ends these waits within the test's
+            // limit. A permit taken (not the resource's key: the mark is there already)...
+            auto executor = co_await asio::this_coro::executor;
+            auto next = asio::co_spawn(
+                executor,
+                ours.async_next_holders("quota", lock_options(), seen, 60s, asio::use_awaitable),
+                asio::use_awaitable);
+            co_await sleep_for(200ms);
+            lock second = co_await acquired(theirs, "quota", permits(3));
+            holders_result two = co_await std::move(next);
+            CHECK(two.permits == 3);
+            CHECK(two.holders.size() == 2);
+            // ...and one released.
+            auto after = asio::co_spawn(
+                executor,
+                ours.async_next_holders("quota", lock_options(), two, 60s, asio::use_awaitable),
+                asio::use_awaitable);
+            co_await sleep_for(200ms);
+            auto [uec] = co_await theirs.async_unlock(first, tuple_awaitable);
+            CHECK_FALSE(uec);
+            holders_result one = co_await std::move(after);
+            CHECK(one.holders.size() == 1);
+            CHECK(one.permits == 3);
+            co_await unlock_and_expect_no_keys(theirs, second, m);
+        },
+        30s);
+}
