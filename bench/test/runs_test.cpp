@@ -14,6 +14,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <initializer_list>
 #include <sstream>
@@ -284,16 +285,23 @@ TEST_CASE("runs: the holders' witness: --permits 2 never sees more than 2 holder
         CHECK(has(j, "\"semaphore\": {\"checked\":"));
         CHECK(has(j, "\"violations\":0,\"most_holders\":2}"));
     }
-    SECTION("the majority-counting semaphore: 3 holders of 2 permits, within 3 runs")
+    SECTION("the majority-counting semaphore: more holders than its 2 permits, within 8 runs")
     {
+        // A race between holders seen on different majorities: most runs of 2 s show one, not
+        // every run on a loaded machine (3 runs in a row showed none once, in CI beside the
+        // package test), so up to 8, each ending the loop when it shows one.
         bool over = false;
-        for (int k = 0; k < 3 && !over; ++k)
+        for (int k = 0; k < 8 && !over; ++k)
         {
             const auto j = run({"--permits", "2", "--unsafe-majority-semaphore", "--duration", "2"},
                                "unsafe.json");
             INFO(j);
             CHECK(has(j, "\"unsafe_majority_semaphore\":true"));
-            over = !has(j, "\"violations\":0,") && has(j, "\"most_holders\":3");
+            const auto at = j.find("\"most_holders\":");
+            const int most = at == std::string::npos
+                                 ? 0
+                                 : std::atoi(j.c_str() + at + std::strlen("\"most_holders\":"));
+            over = !has(j, "\"violations\":0,") && most >= 3;
         }
         CHECK(over);
     }
