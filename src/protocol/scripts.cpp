@@ -324,8 +324,8 @@ const lua_script& reader_acquire_script()
 namespace {
 
 // A writer's acquisition but for what it returns when it sets the writer's key (see
-// writer_acquire_script): 0 returned when refused, or the semaphore's mark that holds the key. Readers hold: the mark, or live members
-// (also should the mark be gone).
+// writer_acquire_script): 0 returned when refused, or the semaphore's mark that holds the key.
+// Readers hold: the mark, or live members (also should the mark be gone).
 constexpr std::string_view writer_sets =
     "if held == 'redlock:readers' or (not held and redis.call('zcard', KEYS[2]) > 0) then\n"
     "    if redis.call('get', KEYS[3]) == ARGV[3] then\n"
