@@ -60,6 +60,7 @@ total_passed=0
 total_failed=0
 total_skipped=0
 summary=()
+failed_tests=() # "stage: test name", from each ctest's "The following tests FAILED" list
 
 header() {
     printf '\n======================================================================\n'
@@ -86,6 +87,11 @@ run_ctest() {
         total_skipped=$((total_skipped + skipped))
         ctest_counted=1
     fi
+    local name
+    while IFS= read -r name; do
+        failed_tests+=("$s: $name")
+    done < <(sed -n '/^The following tests FAILED:/,$p' "$log" |
+        sed -nE 's/^[[:space:]]*[0-9]+ - (.*) \(([^()]*)\)$/\1 (\2)/p')
     rm -f "$log"
     return $rc
 }
@@ -345,5 +351,9 @@ header "summary"
 for line in "${summary[@]}"; do
     echo "  $line"
 done
+if ((${#failed_tests[@]})); then
+    echo "failed tests:"
+    printf '  %s\n' "${failed_tests[@]}"
+fi
 echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
 ((total_failed == 0)) && [[ ! " ${summary[*]} " =~ FAILED ]]

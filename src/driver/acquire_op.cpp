@@ -35,25 +35,16 @@ void merge_commit(diagnostic_list& attempt, const diagnostic_list& commit)
 
 acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o)
     : c_(std::move(c)),
-      resource_(std::move(resource)),
+      keys_(c_->cfg.key_prefix, std::move(resource)),
       o_(o)
-{
-    key_.reserve(c_->cfg.key_prefix.size() + resource_.size());
-    key_.append(c_->cfg.key_prefix).append(resource_);
-}
+{}
 
 acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::vector<std::string> resources,
                        const lock_options& o)
-    : acquire_op(std::move(c), resources.empty() ? std::string() : resources.front(), o)
-{
-    if (resources.size() > 1)
-    {
-        keys_.reserve(resources.size());
-        for (const auto& r : resources)
-            keys_.push_back(c_->cfg.key_prefix + r);
-        resources_ = std::move(resources);
-    }
-}
+    : c_(std::move(c)),
+      keys_(c_->cfg.key_prefix, std::move(resources)),
+      o_(o)
+{}
 
 void acquire_op::start(lock_handler h)
 {
@@ -80,10 +71,8 @@ void acquire_op::cancel()
 
 void acquire_op::abandon() noexcept
 {
-    if (permits_)
-        permits_->release.stop();
-    if (rw_)
-        rw_->cleanup.stop();
+    if (aside_)
+        aside_->stop();
     attempt_.stop();
     if (commit_)
         commit_->stop();
@@ -100,40 +89,8 @@ void acquire_op::begin()
     started_ = clock::now();
     error_code ec;
     validate(o_, ec, reason_);
-    if (!ec && semaphore() && !resources_.empty())
-    {
-        ec = error::invalid_option;
-        reason_ = "lock_options::permits: async_lock_all locks resources, not permits";
-    }
-    if (!ec && semaphore())
-    {
-        permits_ = std::make_unique<permit_state>();
-        for (std::uint32_t i = 0; i < o_.permits; ++i)
-            permits_->keys.push_back(slot_sibling(key_, ":permit:" + std::to_string(i)));
-        permits_->order = permits_->keys;
-        permits_->mark = std::string(permits_mark_prefix) + std::to_string(o_.permits);
-        permits_->attempt.assign(1, key_);
-    }
-    if (!ec && o_.role != lock_role::mutex && !resources_.empty())
-    {
-        ec = error::invalid_option;
-        reason_ = "lock_options::role: async_lock_all locks resources, not a read-write lock";
-    }
-    if (!ec && o_.role != lock_role::mutex)
-    {
-        rw_ = std::make_unique<rw_state>();
-        rw_->keys = {key_, slot_sibling(key_, ":readers"), slot_sibling(key_, ":intent"),
-                     o_.fencing ? fence_key(key_) : std::string()};
-        rw_->watched = {rw_->keys[0], rw_->keys[2]};
-        if (writer())
-            c_->tokens.next(std::span<char, token_source::token_chars>(rw_->intent));
-    }
     if (!ec)
-    {
-        reason_ = refused_resources();
-        if (!reason_.empty())
-            ec = error::invalid_argument;
-    }
+        ec = keys_.prepare(o_, c_->has_cluster_master, reason_);
     if (!ec && c_->closed)
     {
         ec = error::connection_closed;
@@ -143,25 +100,16 @@ void acquire_op::begin()
         ec = asio::error::operation_aborted;
     if (ec)
         return complete(ec, {});
-    kind_ = kind_of(o_, keys().size());
     c_->note_ttl(o_.ttl);
     if (o_.fencing)
-    {
-        // The commit's keys: those that hold the token (a writer's: the resource's own key),
-        // their fence counters, the counters' records. The first two thirds are a mutex's
-        // attempt's keys.
         commit_ = std::make_unique<round>();
-        for (const auto& k : release_keys())
-            fenced_keys_.push_back(k);
-        for (const auto& k : release_keys())
-            fenced_keys_.push_back(fence_key(k));
-        for (const auto& k : release_keys())
-            fenced_keys_.push_back(fence_holder_key(k));
-    }
+    if (keys_.writer())
+        c_->tokens.next(std::span<char, token_source::token_chars>(intent_));
     c_->track(*this, shared_from_this());
     // Seeded here, on the strand: the client's generator is not thread-safe. A read-write
     // lock is of one resource (a fenced writer commits one token).
-    fsm_.emplace(o_, c_->size(), c_->jitter_rng(), try_mode_, rw_ ? 1 : keys().size());
+    fsm_.emplace(o_, c_->size(), c_->jitter_rng(), try_mode_,
+                 keys_.read_write() ? 1 : keys_.keys().size());
     // A waiting acquisition of one resource takes its turn behind the others of this client:
     // only the first of them competes (a multi-resource one competes at once: queues over
     // several resources could wait for each other).
@@ -169,12 +117,12 @@ void acquire_op::begin()
     if (o_.wait.count() > 0 && !try_mode_)
     {
         // It hears of its keys' releases from now on (the machine ignores them until it waits).
-        c_->waiting.watch(watch_keys(), this);
+        c_->waiting.watch(keys_.watch_keys(), this);
         watching_ = true;
-        if (keys_.empty())
+        if (!keys_.multi())
         {
             queued_ = true;
-            first = c_->waiting.enqueue(key_, this);
+            first = c_->waiting.enqueue(keys_.key(), this);
         }
     }
     // The first attempt's t0 is the operation's start, read once: earlier than the first byte
@@ -208,21 +156,14 @@ void acquire_op::execute(const acquire_action& a)
         attempt_id_ = a.round_id;
         committing_ = false;
         new_token();
-        if (permits_)
+        if (keys_.semaphore())
         {
-            // Each attempt tries the permits from a random one: acquirers racing for free
-            // permits then seldom ask for the same one first.
-            auto& p = *permits_;
-            const auto first = c_->jitter_rng() % p.keys.size();
-            for (std::size_t k = 0; k < p.keys.size(); ++k)
-                p.order[k] = p.keys[(first + k) % p.keys.size()];
-            p.attempt.resize(1);
-            p.attempt.insert(p.attempt.end(), p.order.begin(), p.order.end());
-            attempt_.set_text(p.mark);
+            keys_.rotate_permits(c_->jitter_rng() % keys_.permits());
+            attempt_.set_text(keys_.mark());
         }
-        if (row_of(kind_).marks_intent)
-            attempt_.set_intent(rw_->intent);
-        attempt_.start(*c_, row_of(kind_).acquire, attempt_keys(), token_view(), o_.ttl.count(),
+        if (keys_.row().marks_intent)
+            attempt_.set_intent(intent_);
+        attempt_.start(*c_, keys_.row().acquire, keys_.attempt_keys(), token_view(), o_.ttl.count(),
                        attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
         return;
     case kind::send_commit:
@@ -230,7 +171,7 @@ void acquire_op::execute(const acquire_action& a)
         commit_id_ = a.round_id;
         committing_ = true;
         commit_->set_fences(a.fences);  // in the machine, unchanged while this round is active
-        commit_->start(*c_, round::kind::commit_fence, fenced_keys_, token_view(), 0,
+        commit_->start(*c_, round::kind::commit_fence, keys_.commit_keys(), token_view(), 0,
                        a.deadline - a.at, this, nullptr, a.deadline, a.at);
         return;
     case kind::send_release:
@@ -247,11 +188,10 @@ void acquire_op::execute(const acquire_action& a)
         // awaited: a.awaited is the masters whose attempt outcome was not timed_out, as the
         // round derives from `previous`): a grant may still arrive, and the release queued
         // behind it on the same connection undoes it.
-        if (rw_)
-            rw_->marked = rw_->marked || writer();
-        release_->start(*c_, row_of(kind_).release, release_keys(), token_view(),
-                        permits_ ? static_cast<std::int64_t>(permits_->order.size()) : 0,
-                        o_.release_timeout, this, &attempt_.tracker(), a.deadline, a.at);
+        intent_marked_ = intent_marked_ || keys_.writer();
+        release_->start(*c_, keys_.row().release, keys_.release_keys(), token_view(),
+                        static_cast<std::int64_t>(keys_.permits()), o_.release_timeout, this,
+                        &attempt_.tracker(), a.deadline, a.at);
         return;
     case kind::send_watch:
         watch_id_ = a.round_id;
@@ -259,8 +199,8 @@ void acquire_op::execute(const acquire_action& a)
         // hand-offs (waiting_room::released_here) is over. Unless this is the acquisition's
         // first attempt while a row is live: then the holder is this client's own (the
         // newcomer asked while the row's last holder holds), and the row goes on.
-        c_->waiting.refused_elsewhere(watch_keys(), fsm_->attempts() <= 1);
-        watch_.start(*c_, *a.awaited, watch_keys(), this, semaphore());
+        c_->waiting.refused_elsewhere(keys_.watch_keys(), fsm_->attempts() <= 1);
+        watch_.start(*c_, *a.awaited, keys_.watch_keys(), this, keys_.semaphore());
         [[fallthrough]];  // and arm the fallback
     case kind::wait_until:
         if (c_->closed)
@@ -274,14 +214,9 @@ void acquire_op::execute(const acquire_action& a)
         {
             leave_waiting_room(true, true);  // before the keys move into the lock
             auto st = make_recycled<lock_state>();
-            st->resource = std::move(resource_);
-            st->key = std::move(key_);
-            st->resources = std::move(resources_);
-            st->keys = std::move(keys_);
             st->token.assign(token_view());
             st->valid_until = a.valid_until;
             st->claim().valid_until = a.valid_until;
-            st->kind = kind_;
             // Taken over too, the TTL is the one asked for, which extensions use (the keys keep
             // the holder's expiry until then).
             st->ttl = o_.ttl;
@@ -295,36 +230,16 @@ void acquire_op::execute(const acquire_action& a)
                 if (!a.fences.empty())
                     st->fences.assign(a.fences.begin(), a.fences.end());
                 st->masters = attempt_.take_diagnostics();
-                if (semaphore())
-                {
-                    // Its extension also keeps the semaphore's mark in the resource's key, and
-                    // its release takes the mark away with the last permit.
-                    const auto won = fsm_->last_attempt().winner();
-                    auto& keys = st->permit_keys;
-                    keys.reserve(permits_->order.size() + 1);
-                    keys.push_back(st->key);
-                    keys.push_back(permits_->order[won]);
-                    for (std::size_t k = 0; k < permits_->order.size(); ++k)
-                        if (k != won)
-                            keys.push_back(permits_->order[k]);
-                    st->key = keys[1];
+                keys_.move_kind_keys_into(*st, fsm_->last_attempt().winner());
+                if (keys_.semaphore())
                     release_strays(st->masters);
-                }
-                if (rw_)
-                {
-                    st->role = o_.role;
-                    if (!writer())
-                    {
-                        st->key = rw_->keys[1];  // a reader is a member of the readers' set
-                        st->reader_keys.assign(rw_->keys.begin(), rw_->keys.begin() + 2);
-                    }
+                if (keys_.writer())
                     for (const auto& d : st->masters)
-                        rw_->marked =
-                            rw_->marked || (writer() && d.status != master_status::granted);
-                }
+                        intent_marked_ = intent_marked_ || d.status != master_status::granted;
                 if (committing_)
                     merge_commit(st->masters, commit_->diagnostics());
             }
+            keys_.move_names_into(*st);
             attempt_.stop();
             if (commit_)
                 commit_->stop();
@@ -378,8 +293,8 @@ bool acquire_op::take_over(const lock_state& from,
     // Only a lock of this one key, between rounds (the machine declines during one), and not
     // while the machine is being driven (an event would be queued, and its outcome come late).
     // Only a kind that takes hand-offs, from a lock of the same kind.
-    if (done_ || !fsm_ || pump_.driving() || !o_.handoff || !row_of(kind_).handoff ||
-        from.kind != kind_ || from.key != key_ || attempt_.active() ||
+    if (done_ || !fsm_ || pump_.driving() || !o_.handoff || !keys_.row().handoff ||
+        from.kind != keys_.kind() || from.key != keys_.key() || attempt_.active() ||
         (commit_ && commit_->active()) || (release_ && release_->active()))
         return false;
     auto keep = hold();
@@ -435,17 +350,17 @@ void acquire_op::leave_waiting_room(bool pass_turn, bool acquired) noexcept
     watch_.stop();
     if (watching_)
     {
-        c_->waiting.unwatch(watch_keys(), this);
+        c_->waiting.unwatch(keys_.watch_keys(), this);
         watching_ = false;
     }
     if (!queued_)
         return;
     queued_ = false;
-    auto* next = c_->waiting.leave(key_, this);
+    auto* next = c_->waiting.leave(keys_.key(), this);
     // A shared kind's lock (a permit, a reader's) leaves room for the next one: it attempts at
     // once (a writer then finds our reader and waits as for any holder). Any other lock taken
     // blocks it.
-    const bool blocks = acquired && !row_of(kind_).shared;
+    const bool blocks = acquired && !keys_.row().shared;
     if (next && pass_turn)
         // Posted: the next one starts its attempt after this completion, not inside it.
         asio::post(c_->strand, [next, keep = next->hold(), blocks] { next->on_turn(blocks); });
@@ -471,7 +386,7 @@ void acquire_op::complete(error_code ec, lock l)
         std::any_of(diagnostics_.begin(), diagnostics_.end(),
                     [](const master_diagnostic& d) { return d.ec == error::kind_mismatch; }))
         ec = error::kind_mismatch;
-    if (rw_ && rw_->marked)
+    if (intent_marked_)
         forget_intent();
     c_->deadlines.cancel(*this);
     leave_waiting_room(true);
@@ -483,8 +398,9 @@ void acquire_op::complete(error_code ec, lock l)
     {
         event e;
         e.kind = ec ? event_kind::acquire_failed : event_kind::acquired;
-        e.resource =
-            resource_.empty() && access::state(l) ? l.resource() : std::string_view(resource_);
+        e.resource = keys_.resource().empty() && access::state(l)
+                         ? l.resource()
+                         : std::string_view(keys_.resource());
         e.identity = o_.identity;
         e.ec = ec;
         e.elapsed = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - started_);
@@ -495,10 +411,7 @@ void acquire_op::complete(error_code ec, lock l)
     if (ec && !access::state(l))
     {
         lock_state names;
-        names.resource = resource_;
-        names.key = key_;
-        names.resources = resources_;
-        names.keys = keys_;
+        keys_.name_unheld(names);
         l = access::make(names.unheld(std::move(diagnostics_), std::move(reason_)));
     }
     if (try_mode_)
@@ -524,95 +437,6 @@ void acquire_op::deliver(Handler& h, Args&&... args)
         post_completion(h, c_->strand, std::forward<Args>(args)...);
     else
         dispatch_completion(h, c_->strand, std::forward<Args>(args)...);
-}
-
-std::span<const std::string> acquire_op::release_keys() const
-{
-    if (permits_)
-        return permits_->attempt;  // the resource's key, then every permit (release_permit)
-    if (!rw_)
-        return keys();
-    return {rw_->keys.data(), writer() ? 1u : 2u};
-}
-
-std::span<const std::string> acquire_op::watch_keys() const
-{
-    if (!rw_)
-        return keys();
-    if (writer())
-        return {rw_->keys.data(), 1};
-    return rw_->watched;
-}
-
-void acquire_op::commit_in_background(std::span<const std::uint64_t> fences)
-{
-    // A fenced lock granted in one round (its quorum read the same counters): the tokens stand
-    // on the quorum already. Their commit records them as the holder's term for readers
-    // (async_holders, an election's observers), which must never take a term the holder may
-    // not get, and brings the masters outside the quorum to them.
-    // Every master but those that refused the attempt (as a failed attempt's release): a SET
-    // still on its way runs before the commit queued behind it. Queued, then left: nobody
-    // awaits it. As a release that completes at its quorum, it goes as EVALSHA where the
-    // connection has seen the script run, else as EVAL (a SCRIPT FLUSH since would leave
-    // that master's record unwritten: its read then shows no term there).
-    const auto& votes = fsm_->last_attempt();
-    quorum_tracker to(votes.masters());
-    for (std::size_t i = 0; i < votes.masters(); ++i)
-        to.record(i, votes.outcome(i) == master_outcome::held_by_other
-                         ? master_outcome::held_by_other
-                         : master_outcome::granted);  // (any outcome but timed_out: sent as usual)
-    commit_->set_fences(fences);
-    commit_->start(*c_, round::kind::commit_fence, fenced_keys_, token_view(), 0,
-                   o_.release_timeout, this, &to);
-    commit_->stop();
-}
-
-void acquire_op::forget_intent()
-{
-    rw_->marked = false;
-    // Nobody awaits it (every master as timed_out: sent, not awaited), as a semaphore's strays.
-    quorum_tracker to(c_->size());
-    for (std::size_t i = 0; i < c_->size(); ++i)
-        to.record(i, master_outcome::timed_out);
-    rw_->cleanup.start(*c_, round::kind::release, {&rw_->keys[2], 1},
-                       {rw_->intent, token_source::token_chars}, 0, o_.release_timeout, this, &to);
-}
-
-void acquire_op::release_strays(diagnostic_list& diagnostics)
-{
-    const auto& votes = fsm_->last_attempt();
-    const auto won = votes.winner();
-    quorum_tracker to(votes.masters());  // timed_out: sent, not awaited; held: skipped
-    bool any = false;
-    for (std::size_t i = 0; i < votes.masters(); ++i)
-    {
-        // Every master but those that set the majority's permit and those that set none
-        // (all held): one that set another, and one that has not answered yet (its SET may
-        // still run; the release queued behind it on the connection then undoes it).
-        const auto c = votes.choice(i);
-        const bool stray = c ? *c != won : votes.outcome(i) != master_outcome::held_by_other;
-        to.record(i, stray ? master_outcome::timed_out : master_outcome::held_by_other);
-        any = any || stray;
-        if (stray && c && i < diagnostics.size())
-        {
-            diagnostics[i].status = master_status::held_by_other;
-            diagnostics[i].message = "set permit key " + permits_->order[*c] +
-                                     ", not the majority's: our token is deleted from it";
-        }
-    }
-    if (!any)
-        return;
-    auto& p = *permits_;
-    // The resource's key, the permits to release, then the won permit, only looked at: the
-    // semaphore's mark goes where no permit is left (release_permit).
-    p.strays.assign(1, key_);
-    for (std::size_t k = 0; k < p.order.size(); ++k)
-        if (k != won)
-            p.strays.push_back(p.order[k]);
-    p.strays.push_back(p.order[won]);
-    // Nobody awaits it: each master gets it as EVAL, and the round ends within start().
-    p.release.start(*c_, row_of(kind_).release, p.strays, token_view(),
-                    static_cast<std::int64_t>(p.order.size() - 1), o_.release_timeout, this, &to);
 }
 
 }  // namespace redlock::detail

@@ -2,7 +2,6 @@
 #ifndef REDLOCK_SRC_OPERATION_ACQUIRE_OP_HPP
 #define REDLOCK_SRC_OPERATION_ACQUIRE_OP_HPP
 
-#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -14,6 +13,7 @@
 #include <redlock/options.hpp>
 
 #include "algorithm/token.hpp"
+#include "driver/acquire_keys.hpp"
 #include "driver/client_impl.hpp"
 #include "driver/fsm_pump.hpp"
 #include "driver/release_watch.hpp"
@@ -66,44 +66,6 @@ private:
     void drive(const acquire_event& ev) { drive(std::span<const acquire_event>(&ev, 1)); }
     void execute(const acquire_action& a);
     void complete(error_code ec, lock l);
-    /// Why the resources cannot be locked (empty, too long, named twice); empty when they can.
-    std::string refused_resources() const;
-    // Why a client with a Redis Cluster master cannot take these keys (not in one slot, or a
-    // fence counter that cannot share its key's slot); empty when it can.
-    std::string refused_by_cluster() const;
-    // The keys the attempts send: a semaphore's permit keys (in the attempt's order), a
-    // read-write lock's (with a fenced writer's counter), a multi-resource lock's keys, or the
-    // one key. Inline: read several times per acquisition.
-    std::span<const std::string> keys() const
-    {
-        if (permits_)
-            return permits_->order;
-        if (rw_)
-            return {rw_->keys.data(), o_.fencing ? 4u : 3u};
-        return keys_.empty() ? std::span<const std::string>(&key_, 1)
-                             : std::span<const std::string>(keys_);
-    }
-    // What each attempt sends: keys(), and a fenced lock's fence counters after its keys (the
-    // first two thirds of fenced_keys_; a fenced writer's counter is among keys()); a
-    // semaphore's: the resource's key, then the permit keys in the attempt's order.
-    std::span<const std::string> attempt_keys() const
-    {
-        if (kind_ == lock_kind::fenced)
-            return std::span<const std::string>(fenced_keys_).first(fenced_keys_.size() / 3 * 2);
-        if (permits_)
-            return permits_->attempt;
-        return keys();
-    }
-    bool semaphore() const noexcept { return o_.permits > 1; }
-    bool writer() const noexcept { return o_.role == lock_role::writer; }
-    // What a failed attempt releases: a reader's member of the readers' set (the writer's key
-    // and the set), a writer's key (its intent mark stays until the acquisition ends: see
-    // forget_intent), else keys().
-    std::span<const std::string> release_keys() const;
-    // The keys whose change may free the lock, which a waiting acquisition watches: a
-    // writer's key (a writer waits for it to go; readers keep their mark there), a reader's
-    // the writer's key and the intent mark; else keys().
-    std::span<const std::string> watch_keys() const;
     // A fenced lock granted in one round: its commit, sent to every master, awaited by none.
     void commit_in_background(std::span<const std::uint64_t> fences);
     // A writer's acquisition that may have left its intent mark (a refused or silent master):
@@ -112,6 +74,8 @@ private:
     // A successful semaphore attempt: deletes our token from the permits that masters set
     // outside the majority's, and says so in their diagnostics.
     void release_strays(diagnostic_list& diagnostics);
+    // The round of release_strays or forget_intent (a kind needs one of them at most).
+    round& aside();
     // The value the keys hold: the attempt's token, or with an identity (lock_options::
     // identity) the token, a space and the identity (value_). What the rounds call the token.
     std::string_view token_view() const
@@ -138,55 +102,24 @@ private:
     void deliver(Handler& h, Args&&... args);
 
     std::shared_ptr<client_impl> c_;
-    std::string resource_;
-    std::string key_;
-    std::vector<std::string> resources_;  // multi-resource locks only
-    std::vector<std::string> keys_;       // multi-resource locks only
+    acquire_keys keys_;  // of the kind that the options take (acquire_keys::prepare)
     lock_options o_;
-    lock_kind kind_ = lock_kind::mutex;  // what the options take (begin())
     std::optional<lock_handler> h_lock_;
     std::optional<try_handler> h_try_;
     std::optional<acquire_fsm> fsm_;  // made in begin(), on the strand (it draws a seed)
     round attempt_;
-    // Made when first needed, so that an acquisition that needs neither (a mutex's that
+    // Made when first needed, so that an acquisition that needs none (a mutex's that
     // succeeds at once, the hot path) neither builds nor destroys them.
     std::unique_ptr<round> commit_;   // fencing only: made in begin()
     std::unique_ptr<round> release_;  // made by the first failed attempt's release
+    std::unique_ptr<round> aside_;    // aside(): a semaphore's strays, a writer's intent
     release_watch watch_;             // waiting (lock_options::wait) only
     std::uint64_t attempt_id_ = 0;    // the machine's round ids of the rounds
     std::uint64_t commit_id_ = 0;
     std::uint64_t release_id_ = 0;
     std::uint64_t watch_id_ = 0;
-    // Fencing only: the keys the token covers (release_keys()), then their fence counters,
-    // then the counters' records (fence_holder_key): the commit's keys; the first two thirds
-    // are a fenced mutex's attempt's.
-    std::vector<std::string> fenced_keys_;
-    // A semaphore's (lock_options::permits > 1) state, made only for one: a mutex's
-    // acquisition, the hot path, neither builds nor destroys it.
-    struct permit_state
-    {
-        std::vector<std::string> keys;   // the permit keys
-        std::vector<std::string> order;  // the attempt's: a rotation from a random permit
-        // What each attempt sends: the resource's key (which holds the mark), then `order`.
-        std::vector<std::string> attempt;
-        std::string mark;  // the semaphore's mark in the resource's key: redlock:permits:<N>
-        // Their release: the resource's key, the permits a successful attempt did not win, the
-        // won one (release_permit's keys).
-        std::vector<std::string> strays;
-        round release;  // their release, on the masters that set one (not awaited)
-    };
-    std::unique_ptr<permit_state> permits_;
-    // A read-write lock's side (lock_options::role), made only for one.
-    struct rw_state
-    {
-        // The writer's key, the readers' set, the intent mark; a fenced writer's fence counter.
-        std::array<std::string, 4> keys;
-        std::array<std::string, 2> watched;        // a reader's watch: the writer's key, the mark
-        char intent[token_source::token_chars]{};  // a writer's intent id, one per acquisition
-        bool marked = false;  // a writer's attempt was refused or unanswered somewhere
-        round cleanup;        // forget_intent's
-    };
-    std::unique_ptr<rw_state> rw_;
+    char intent_[token_source::token_chars]{};  // a writer's intent id, one per acquisition
+    bool intent_marked_ = false;          // a writer's attempt was refused or unanswered somewhere
     diagnostic_list diagnostics_;         // of the last failed attempt
     const lock_state* handed_ = nullptr;  // during take_over(): the lock offered
     std::string reason_;                  // of a failure that is not the masters' doing
