@@ -21,16 +21,6 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-// A fenced acquisition's diagnostics: a master that granted in the first round shows how its
-// commit went (granted: it committed the token); the others keep their first-round answer,
-// which says why they did not count (an error, another holder, silence).
-void merge_commit(diagnostic_list& attempt, const diagnostic_list& commit)
-{
-    for (std::size_t i = 0; i < attempt.size() && i < commit.size(); ++i)
-        if (attempt[i].status == master_status::granted)
-            attempt[i] = commit[i];
-}
-
 }  // namespace
 
 acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o)
@@ -110,21 +100,7 @@ void acquire_op::begin()
     // lock is of one resource (a fenced writer commits one token).
     fsm_.emplace(o_, c_->size(), c_->jitter_rng(), try_mode_,
                  keys_.read_write() ? 1 : keys_.keys().size());
-    // A waiting acquisition of one resource takes its turn behind the others of this client:
-    // only the first of them competes (a multi-resource one competes at once: queues over
-    // several resources could wait for each other).
-    bool first = true;
-    if (o_.wait.count() > 0 && !try_mode_)
-    {
-        // It hears of its keys' releases from now on (the machine ignores them until it waits).
-        c_->waiting.watch(keys_.watch_keys(), this);
-        watching_ = true;
-        if (!keys_.multi())
-        {
-            queued_ = true;
-            first = c_->waiting.enqueue(keys_.key(), this);
-        }
-    }
+    const bool first = join_waiting_room();
     // The first attempt's t0 is the operation's start, read once: earlier than the first byte
     // queued, which only makes the validity shorter (a clock read less per acquisition).
     drive(first ? acquire_event::start(started_) : acquire_event::queued(started_));
@@ -211,42 +187,7 @@ void acquire_op::execute(const acquire_action& a)
     case kind::complete:
         if (a.ec)
             return complete(a.ec, {});
-        {
-            leave_waiting_room(true, true);  // before the keys move into the lock
-            auto st = make_recycled<lock_state>();
-            st->token.assign(token_view());
-            st->valid_until = a.valid_until;
-            st->claim().valid_until = a.valid_until;
-            // Taken over too, the TTL is the one asked for, which extensions use (the keys keep
-            // the holder's expiry until then).
-            st->ttl = o_.ttl;
-            if (handed_)
-            {
-                // Taken over (take_over): the holder's masters' outcomes say where the keys stand.
-                st->masters = handed_->masters;
-            }
-            else
-            {
-                if (!a.fences.empty())
-                    st->fences.assign(a.fences.begin(), a.fences.end());
-                st->masters = attempt_.take_diagnostics();
-                keys_.move_kind_keys_into(*st, fsm_->last_attempt().winner());
-                if (keys_.semaphore())
-                    release_strays(st->masters);
-                if (keys_.writer())
-                    for (const auto& d : st->masters)
-                        intent_marked_ = intent_marked_ || d.status != master_status::granted;
-                if (committing_)
-                    merge_commit(st->masters, commit_->diagnostics());
-            }
-            keys_.move_names_into(*st);
-            attempt_.stop();
-            if (commit_)
-                commit_->stop();
-            if (commit_ && !committing_ && !handed_)
-                commit_in_background(a.fences);
-            complete({}, access::make(std::move(st)));
-        }
+        complete({}, grant(a));
         return;
     }
 }
@@ -276,94 +217,11 @@ void acquire_op::on_invalidated(std::size_t master)
     drive(acquire_event::invalidated(master, clock::now()));
 }
 
-void acquire_op::on_turn(bool taken_before)
-{
-    drive(acquire_event::turn(clock::now(), taken_before));
-}
-
-bool acquire_op::take_over(const lock_state& from,
-                           std::chrono::steady_clock::time_point valid_until,
-                           std::span<char, token_source::token_chars> token)
-{
-    // Not with an identity (lock_options::identity): the keys take a fixed-size token
-    // (round::start_release), which would drop it; this acquisition takes the lock anew after
-    // the release.
-    if (!o_.identity.empty())
-        return false;
-    // Only a lock of this one key, between rounds (the machine declines during one), and not
-    // while the machine is being driven (an event would be queued, and its outcome come late).
-    // Only a kind that takes hand-offs, from a lock of the same kind.
-    if (done_ || !fsm_ || pump_.driving() || !o_.handoff || !keys_.row().handoff ||
-        from.kind != keys_.kind() || from.key != keys_.key() || attempt_.active() ||
-        (commit_ && commit_->active()) || (release_ && release_->active()))
-        return false;
-    auto keep = hold();
-    // No round uses the token between rounds: the offer's goes there, and a declined one is
-    // replaced by the next attempt's.
-    c_->tokens.next(std::span<char, token_source::token_chars>(token_));
-    // While the offer is driven: complete() reads the holder's lock through handed_, and the
-    // completion is posted (as during the initiation), so that the caller hands the keys over
-    // to the new token before the new holder can send anything with it. Both are undone
-    // however the drive ends.
-    struct offer_scope
-    {
-        acquire_op& op;
-        bool was_initiating;
-        offer_scope(acquire_op& o, const lock_state& from)
-            : op(o),
-              was_initiating(std::exchange(o.initiating_, true))
-        {
-            op.handed_ = &from;
-        }
-        ~offer_scope()
-        {
-            op.initiating_ = was_initiating;
-            op.handed_ = nullptr;
-        }
-        offer_scope(const offer_scope&) = delete;
-        offer_scope& operator=(const offer_scope&) = delete;
-    };
-    {
-        const offer_scope scope(*this, from);
-        drive(acquire_event::handed(clock::now(), valid_until));
-    }
-    if (!done_)
-        return false;
-    std::copy(std::begin(token_), std::end(token_), token.begin());
-    return true;
-}
-
 void acquire_op::new_token()
 {
     c_->tokens.next(std::span<char, token_source::token_chars>(token_));
     if (!o_.identity.empty())
         compose_value_into(value_, {token_, token_source::token_chars}, o_.identity);
-}
-
-void acquire_op::on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked)
-{
-    drive(acquire_event::watched(watch_id_, master, o, pttl, tracked, clock::now()));
-}
-
-void acquire_op::leave_waiting_room(bool pass_turn, bool acquired) noexcept
-{
-    watch_.stop();
-    if (watching_)
-    {
-        c_->waiting.unwatch(keys_.watch_keys(), this);
-        watching_ = false;
-    }
-    if (!queued_)
-        return;
-    queued_ = false;
-    auto* next = c_->waiting.leave(keys_.key(), this);
-    // A shared kind's lock (a permit, a reader's) leaves room for the next one: it attempts at
-    // once (a writer then finds our reader and waits as for any holder). Any other lock taken
-    // blocks it.
-    const bool blocks = acquired && !keys_.row().shared;
-    if (next && pass_turn)
-        // Posted: the next one starts its attempt after this completion, not inside it.
-        asio::post(c_->strand, [next, keep = next->hold(), blocks] { next->on_turn(blocks); });
 }
 
 void acquire_op::on_deadline()

@@ -23,6 +23,11 @@
 
 namespace redlock::detail {
 
+/// A fenced acquisition's diagnostics: a master that granted in the first round shows how its
+/// commit went (granted: it committed the token); the others keep their first-round answer,
+/// which says why they did not count (an error, another holder, silence).
+void merge_commit(diagnostic_list& attempt, const diagnostic_list& commit);
+
 /// @brief The Asio side of an acquisition (async_lock, async_try_lock, async_lock_all): it
 /// runs acquire_fsm, which makes every decision, and carries out its actions with its rounds
 /// (the attempt, with fencing its commit, and the release) and the client's deadline list
@@ -66,6 +71,9 @@ private:
     void drive(const acquire_event& ev) { drive(std::span<const acquire_event>(&ev, 1)); }
     void execute(const acquire_action& a);
     void complete(error_code ec, lock l);
+    // The lock granted by the action (acquire_grant.cpp): the keys, the token and the masters'
+    // outcomes move into it; what it may have left elsewhere is cleaned up, unawaited.
+    lock grant(const acquire_action& a);
     // A fenced lock granted in one round: its commit, sent to every master, awaited by none.
     void commit_in_background(std::span<const std::uint64_t> fences);
     // A writer's acquisition that may have left its intent mark (a refused or silent master):
@@ -94,6 +102,9 @@ private:
     bool take_over(const lock_state& from, std::chrono::steady_clock::time_point valid_until,
                    std::span<char, token_source::token_chars> token) override;
     void on_watched(std::size_t master, master_outcome o, std::int64_t pttl, bool tracked) override;
+    // A waiting acquisition (acquire_waiting.cpp) joins its keys' watchers and, of one
+    // resource, the resource's queue; whether it is the first there (the others wait their turn).
+    bool join_waiting_room();
     /// Out of its resource's queue and the watchers (the next in the queue told its turn when
     /// `pass_turn`, and whether this one took the lock).
     void leave_waiting_room(bool pass_turn, bool acquired = false) noexcept;

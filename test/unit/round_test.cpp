@@ -15,6 +15,7 @@
 
 #include "driver/round.hpp"
 #include "driver/round_context.hpp"
+#include "fsm/aside_targets.hpp"
 #include "protocol/scripts.hpp"
 #include "scripted_master.hpp"
 
@@ -670,4 +671,81 @@ TEST_CASE_METHOD(three_cluster_masters,
     CHECK(r.diagnostics()[2].ec == error::connection_lost);
     CHECK(l.at_decision == quorum_state::failed);
     CHECK(l.finished == 1);
+}
+
+TEST_CASE("round: an acquisition's unawaited rounds go where their targets say: a semaphore's "
+          "stray permits (kinds: permit), a one-round fenced grant's trailing commit (kinds: "
+          "fenced), a writer's intent mark (kinds: writer, fenced writer); none awaited but "
+          "the commit's quorum",
+          "[round][aside_targets]")
+{
+    const node_view permit0{type::integer, 0, 0, "0"};
+    const node_view permit1{type::integer, 0, 0, "1"};
+    const node_view all_held{type::integer, 0, 0, "-1"};
+    SECTION("stray permits")
+    {
+        // Five masters: 0-2 set permit 1 (the majority's), 3 set permit 0, 4 refused.
+        masters_rig<5> t;
+        const std::vector<std::string> keys{"r", "{r}:permit:0", "{r}:permit:1"};
+        t.r.start(t.c, rd::round::kind::acquire_permit, keys, token, 30000, 1s, &t.l);
+        for (std::size_t i = 0; i < 3; ++i)
+            CHECK(t.c.master(i).answer(0, permit1));
+        CHECK(t.c.master(3).answer(0, permit0));
+        CHECK(t.c.master(4).answer(0, all_held));
+        REQUIRE(t.r.tracker().state() == quorum_state::reached);
+        REQUIRE(t.r.tracker().outcome(4) == master_outcome::held_by_other);
+        REQUIRE(t.r.tracker().winner() == 1);
+        const auto to = rd::stray_permit_targets(t.r.tracker());
+        rd::round strays;
+        listener l;
+        // The resource's key, the permit to release, then the won one, only looked at.
+        const std::vector<std::string> release{"r", "{r}:permit:0", "{r}:permit:1"};
+        strays.start(t.c, rd::round::kind::release_permit, release, token, 1, 1s, &l, &to);
+        for (std::size_t i = 0; i < 5; ++i)
+        {
+            INFO("master " << i);
+            CHECK(t.c.master(i).sent.size() == (i == 3 ? 2u : 1u));
+        }
+        CHECK(t.c.master(3).sent[1].abandoned);  // sent, not awaited
+        CHECK(t.c.master(3).sent[1].bytes.find(rd::permit_release_script().body) !=
+              std::string::npos);  // EVAL: nobody would see a NOSCRIPT
+        CHECK(l.finished == 1);    // over within start()
+    }
+    SECTION("trailing fence commit")
+    {
+        masters_rig<5> t;
+        rd::quorum_tracker votes(5);
+        votes.record(0, master_outcome::granted);
+        votes.record(1, master_outcome::granted);
+        votes.record(2, master_outcome::granted);
+        votes.record(3, master_outcome::held_by_other);  // 4 has not answered
+        const auto to = rd::trailing_commit_targets(votes);
+        const std::vector<std::string> keys{"r", "{r}:fence", "{r}:fence:holder"};
+        const std::array<std::uint64_t, 1> fences{7};
+        rd::round commit;
+        commit.set_fences(fences);
+        commit.start(t.c, rd::round::kind::commit_fence, keys, token, 0, 1s, &t.l, &to);
+        for (std::size_t i = 0; i < 5; ++i)
+        {
+            INFO("master " << i);
+            CHECK(t.c.master(i).sent.size() == (i == 3 ? 0u : 1u));
+        }
+        CHECK(t.l.finished == 0);  // awaited until its quorum answers, as a release
+        for (const std::size_t i : {0u, 1u, 2u})
+            CHECK(t.c.master(i).answer(0, one));
+        CHECK(t.l.at_decision == quorum_state::reached);
+    }
+    SECTION("intent mark")
+    {
+        masters_rig<3> t;
+        const auto to = rd::unawaited_everywhere(3);
+        const std::vector<std::string> mark{"{r}:intent"};
+        t.r.start(t.c, rd::round::kind::release, mark, token, 0, 1s, &t.l, &to);
+        for (std::size_t i = 0; i < 3; ++i)
+        {
+            REQUIRE(t.c.master(i).sent.size() == 1);
+            CHECK(t.c.master(i).sent[0].abandoned);
+        }
+        CHECK(t.l.finished == 1);
+    }
 }

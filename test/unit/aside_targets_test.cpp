@@ -1,0 +1,138 @@
+// Which masters an acquisition's unawaited rounds go to (src/fsm/aside_targets.hpp): a fenced
+// lock's trailing commit, a semaphore's release of its stray permits, a writer's deletion of its
+// intent mark. Decided from the attempt's votes alone; the rounds that send them are stepped in
+// round_test.cpp ("an acquisition's unawaited rounds").
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "fsm/aside_targets.hpp"
+
+using redlock::detail::master_outcome;
+using redlock::detail::quorum_state;
+using redlock::detail::quorum_tracker;
+namespace rd = redlock::detail;
+
+namespace {
+
+// One master's vote in a semaphore's attempt: the permit it set, or another outcome.
+struct vote
+{
+    master_outcome outcome = master_outcome::pending;
+    std::optional<std::uint32_t> permit;
+};
+vote set(std::uint32_t permit) { return {master_outcome::granted, permit}; }
+constexpr vote held{master_outcome::held_by_other, {}};
+constexpr vote failed{master_outcome::failed, {}};
+constexpr vote timed_out{master_outcome::timed_out, {}};
+constexpr vote pending{};
+
+template <std::size_t N>
+quorum_tracker votes_of(const std::array<vote, N>& v)
+{
+    quorum_tracker q(N);
+    for (std::size_t i = 0; i < N; ++i)
+        if (v[i].permit)
+            q.record(i, v[i].outcome, *v[i].permit);
+        else
+            q.record(i, v[i].outcome);
+    return q;
+}
+
+}  // namespace
+
+TEST_CASE("aside targets: a semaphore's stray permits are released where a master set another "
+          "permit or has not answered, not where it set the majority's or refused (kinds: "
+          "permit)",
+          "[aside_targets][semaphore]")
+{
+    // Permit 1 reached the quorum on masters 0-2; master 3 set permit 0.
+    for (const auto last : {held, failed, timed_out, pending})
+    {
+        const auto votes = votes_of(std::array{set(1), set(1), set(1), set(0), last});
+        REQUIRE(votes.state() == quorum_state::reached);
+        REQUIRE(votes.winner() == 1);
+        const auto to = rd::stray_permit_targets(votes);
+        for (std::size_t i = 0; i < 3; ++i)
+        {
+            CHECK_FALSE(rd::holds_stray_permit(votes, i));
+            CHECK(to.outcome(i) == master_outcome::held_by_other);  // skipped
+        }
+        CHECK(rd::holds_stray_permit(votes, 3));
+        CHECK(to.outcome(3) == master_outcome::timed_out);  // sent, not awaited
+        const bool answered_none = last.outcome == master_outcome::held_by_other;
+        CHECK(rd::holds_stray_permit(votes, 4) == !answered_none);
+        CHECK(to.outcome(4) ==
+              (answered_none ? master_outcome::held_by_other : master_outcome::timed_out));
+        CHECK(to.failed() == (answered_none ? 1u : 2u));
+    }
+}
+
+TEST_CASE("aside targets: every vote of three masters over two permits: a master that may hold "
+          "a permit of ours other than the majority's is released, one that set the "
+          "majority's or refused is not (kinds: permit)",
+          "[aside_targets][semaphore]")
+{
+    const std::array<vote, 6> each{set(0), set(1), held, failed, timed_out, pending};
+    int granted_rounds = 0;
+    for (const auto& a : each)
+        for (const auto& b : each)
+            for (const auto& c : each)
+            {
+                const std::array v{a, b, c};
+                const auto votes = votes_of(v);
+                if (votes.state() != quorum_state::reached)
+                    continue;  // strays are released after a grant only
+                ++granted_rounds;
+                const auto to = rd::stray_permit_targets(votes);
+                std::size_t strays = 0;
+                for (std::size_t i = 0; i < v.size(); ++i)
+                {
+                    const bool may_hold_other = v[i].permit
+                                                    ? *v[i].permit != votes.winner()
+                                                    : v[i].outcome != master_outcome::held_by_other;
+                    CHECK(rd::holds_stray_permit(votes, i) == may_hold_other);
+                    CHECK(to.outcome(i) == (may_hold_other ? master_outcome::timed_out
+                                                           : master_outcome::held_by_other));
+                    strays += may_hold_other ? 1 : 0;
+                }
+                CHECK(to.failed() == strays);
+                CHECK(to.granted() == 0);  // nothing awaited: the round ends as it starts
+            }
+    // Two masters of three on one permit: (3 choose 2) pairs per permit, 4 outcomes for the
+    // third, plus all three on one permit.
+    CHECK(granted_rounds == 2 * (3 * 5 + 1));
+}
+
+TEST_CASE("aside targets: a one-round fenced grant's trailing commit goes to every master but "
+          "those that refused, including one that has not answered (kinds: fenced, fenced "
+          "multi-resource, fenced writer)",
+          "[aside_targets][fencing]")
+{
+    const auto votes = votes_of(std::array{set(0), held, set(0), timed_out, pending});
+    const auto to = rd::trailing_commit_targets(votes);
+    CHECK(to.outcome(0) == master_outcome::granted);
+    CHECK(to.outcome(1) == master_outcome::held_by_other);
+    CHECK(to.outcome(2) == master_outcome::granted);
+    CHECK(to.outcome(3) == master_outcome::granted);
+    CHECK(to.outcome(4) == master_outcome::granted);
+    CHECK(to.granted() == 4);
+    CHECK(to.held_by_other() == 1);
+}
+
+TEST_CASE("aside targets: a writer's intent mark is deleted on every master, none awaited "
+          "(kinds: writer, fenced writer)",
+          "[aside_targets][rwlock]")
+{
+    for (const std::size_t n : {1u, 3u, 5u, 17u})
+    {
+        const auto to = rd::unawaited_everywhere(n);
+        CHECK(to.masters() == n);
+        CHECK(to.failed() == n);
+        for (std::size_t i = 0; i < n; ++i)
+            CHECK(to.outcome(i) == master_outcome::timed_out);
+    }
+}
