@@ -18,17 +18,18 @@ namespace rd = redlock::detail;
 
 namespace {
 
-// One master's vote in a semaphore's attempt: the permit it set, or another outcome.
+// One master's vote in a semaphore's attempt: the permit it set, or another outcome. (Named
+// apart from acquire_test_words.hpp's outcomes, which a unity build puts in the same unit.)
 struct vote
 {
     master_outcome outcome = master_outcome::pending;
     std::optional<std::uint32_t> permit;
 };
 vote set(std::uint32_t permit) { return {master_outcome::granted, permit}; }
-constexpr vote held{master_outcome::held_by_other, {}};
-constexpr vote failed{master_outcome::failed, {}};
-constexpr vote timed_out{master_outcome::timed_out, {}};
-constexpr vote pending{};
+constexpr vote refusal{master_outcome::held_by_other, {}};
+constexpr vote failure{master_outcome::failed, {}};
+constexpr vote timeout{master_outcome::timed_out, {}};
+constexpr vote silence{};
 
 template <std::size_t N>
 quorum_tracker votes_of(const std::array<vote, N>& v)
@@ -50,7 +51,7 @@ TEST_CASE("aside targets: a semaphore's stray permits are released where a maste
           "[aside_targets][semaphore]")
 {
     // Permit 1 reached the quorum on masters 0-2; master 3 set permit 0.
-    for (const auto last : {held, failed, timed_out, pending})
+    for (const auto last : {refusal, failure, timeout, silence})
     {
         const auto votes = votes_of(std::array{set(1), set(1), set(1), set(0), last});
         REQUIRE(votes.state() == quorum_state::reached);
@@ -76,7 +77,7 @@ TEST_CASE("aside targets: every vote of three masters over two permits: a master
           "majority's or refused is not (kinds: permit)",
           "[aside_targets][semaphore]")
 {
-    const std::array<vote, 6> each{set(0), set(1), held, failed, timed_out, pending};
+    const std::array<vote, 6> each{set(0), set(1), refusal, failure, timeout, silence};
     int granted_rounds = 0;
     for (const auto& a : each)
         for (const auto& b : each)
@@ -112,7 +113,7 @@ TEST_CASE("aside targets: a one-round fenced grant's trailing commit goes to eve
           "multi-resource, fenced writer)",
           "[aside_targets][fencing]")
 {
-    const auto votes = votes_of(std::array{set(0), held, set(0), timed_out, pending});
+    const auto votes = votes_of(std::array{set(0), refusal, set(0), timeout, silence});
     const auto to = rd::trailing_commit_targets(votes);
     CHECK(to.outcome(0) == master_outcome::granted);
     CHECK(to.outcome(1) == master_outcome::held_by_other);
