@@ -675,7 +675,7 @@ TEST_CASE_METHOD(three_cluster_masters,
 
 TEST_CASE("round: an acquisition's unawaited rounds go where their targets say: a semaphore's "
           "stray permits (kinds: permit), a one-round fenced grant's trailing commit (kinds: "
-          "fenced), a writer's intent mark (kinds: writer, fenced writer); none awaited but "
+          "fenced), a writer's intent mark (kinds: writer, fenced writer), and none awaited but "
           "the commit's quorum",
           "[round][aside_targets]")
 {
