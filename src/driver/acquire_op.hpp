@@ -15,7 +15,7 @@
 #include "algorithm/token.hpp"
 #include "driver/acquire_keys.hpp"
 #include "driver/client_impl.hpp"
-#include "driver/fsm_pump.hpp"
+#include "driver/op_driver.hpp"
 #include "driver/release_watch.hpp"
 #include "driver/round.hpp"
 #include "driver/waiting_room.hpp"
@@ -42,8 +42,7 @@ class acquire_op final : public round_listener,
                          public release_listener,
                          public watch_listener,
                          public timed_entry,
-                         public tracked_op,
-                         public std::enable_shared_from_this<acquire_op>
+                         public op_driver<acquire_op, acquire_fsm>
 {
 public:
     using lock_handler = asio::any_completion_handler<void(error_code, lock)>;
@@ -59,16 +58,17 @@ public:
     void start(lock_handler h);
     void start(try_handler h);
 
-    /// Per-operation cancellation, on the client's strand.
-    void cancel();
-
+    // (Every listener's: one function overrides them all.)
     std::shared_ptr<void> hold() override { return shared_from_this(); }
     void abandon() noexcept override;
 
 private:
+    friend op_driver;
+
     void begin();
-    void drive(std::span<const acquire_event> events);
-    void drive(const acquire_event& ev) { drive(std::span<const acquire_event>(&ev, 1)); }
+    // Before begin(): begin() completes at once.
+    void cancelled_before_start() { cancelled_early_ = true; }
+    // What each action sends (acquire_rounds.cpp).
     void execute(const acquire_action& a);
     void complete(error_code ec, lock l);
     // The lock granted by the action (acquire_grant.cpp): the keys, the token and the masters'
@@ -109,15 +109,10 @@ private:
     /// `pass_turn`, and whether this one took the lock).
     void leave_waiting_room(bool pass_turn, bool acquired = false) noexcept;
 
-    template <class Handler, class... Args>
-    void deliver(Handler& h, Args&&... args);
-
-    std::shared_ptr<client_impl> c_;
     acquire_keys keys_;  // of the kind that the options take (acquire_keys::prepare)
     lock_options o_;
     std::optional<lock_handler> h_lock_;
     std::optional<try_handler> h_try_;
-    std::optional<acquire_fsm> fsm_;  // made in begin(), on the strand (it draws a seed)
     round attempt_;
     // Made when first needed, so that an acquisition that needs none (a mutex's that
     // succeeds at once, the hot path) neither builds nor destroys them.
@@ -135,17 +130,14 @@ private:
     const lock_state* handed_ = nullptr;  // during take_over(): the lock offered
     std::string reason_;                  // of a failure that is not the masters' doing
     std::chrono::steady_clock::time_point started_{};  // for the acquired event's elapsed
-    fsm_pump pump_;
     char token_[token_source::token_chars]{};
     std::string value_;  // with an identity only: token_, a space, the identity
     bool try_mode_ = false;
     bool committing_ = false;       // the attempt under way has reached its commit round
     bool cancelled_early_ = false;  // cancelled before begin()
-    bool initiating_ = false;
-    bool done_ = false;
-    bool queued_ = false;      // in its resource's queue (waiting_room)
-    bool watching_ = false;    // among the watchers of its keys (waiting_room)
-    bool wait_armed_ = false;  // a retry delay, the wait's end or its fallback is scheduled
+    bool queued_ = false;           // in its resource's queue (waiting_room)
+    bool watching_ = false;         // among the watchers of its keys (waiting_room)
+    bool wait_armed_ = false;       // a retry delay, the wait's end or its fallback is scheduled
 };
 
 }  // namespace redlock::detail

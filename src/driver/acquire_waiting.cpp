@@ -13,10 +13,6 @@
 
 namespace redlock::detail {
 
-namespace {
-using clock = std::chrono::steady_clock;
-}  // namespace
-
 bool acquire_op::join_waiting_room()
 {
     // A waiting acquisition of one resource takes its turn behind the others of this client:
@@ -54,7 +50,7 @@ bool acquire_op::take_over(const lock_state& from,
     // Only a lock of this one key, between rounds (the machine declines during one), and not
     // while the machine is being driven (an event would be queued, and its outcome come late).
     // Only a kind that takes hand-offs, from a lock of the same kind.
-    if (done_ || !fsm_ || pump_.driving() || !o_.handoff || !keys_.row().handoff ||
+    if (answered_ || !fsm_ || driving() || !o_.handoff || !keys_.row().handoff ||
         from.kind != keys_.kind() || from.key != keys_.key() || attempt_.active() ||
         (commit_ && commit_->active()) || (release_ && release_->active()))
         return false;
@@ -88,7 +84,7 @@ bool acquire_op::take_over(const lock_state& from,
         const offer_scope scope(*this, from);
         drive(acquire_event::handed(clock::now(), valid_until));
     }
-    if (!done_)
+    if (!answered_)
         return false;
     std::copy(std::begin(token_), std::end(token_), token.begin());
     return true;

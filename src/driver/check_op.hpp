@@ -39,6 +39,7 @@ public:
 
 private:
     friend lock_op_driver;
+    friend driver_base;
 
     void execute(const fsm_action& a)
     {

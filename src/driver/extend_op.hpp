@@ -56,6 +56,7 @@ public:
 
 private:
     friend lock_op_driver;
+    friend driver_base;
 
     void execute(const fsm_action& a)
     {

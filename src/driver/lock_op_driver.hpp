@@ -14,50 +14,43 @@
 #include <redlock/lock.hpp>
 
 #include "driver/client_impl.hpp"
-#include "driver/fsm_pump.hpp"
+#include "driver/op_driver.hpp"
 #include "driver/round.hpp"
-#include "runtime/completion.hpp"
 #include "runtime/lock_state.hpp"
 
 namespace redlock::detail {
 
 /// @brief What the Asio drivers of the operations on a lock already held (unlock_op,
-/// extend_op, check_op) share: the client, the lock, the handler, the machine and its pump;
-/// the checks before any machine runs; cancellation before and after the start; and the
-/// delivery of the answer (posted when it comes inside the initiation, dispatched after I/O).
+/// extend_op, check_op; holders_op, with no lock) add to op_driver: the lock, the handler,
+/// the checks before any machine runs.
 ///
 /// `Derived` provides `execute(const fsm_action&)` (carry out an action of its machine),
 /// `refuse(error_code)` (answer without a machine: the handler's other arguments empty) and
 /// `abandon()`.
 template <class Derived, class Machine, class Signature>
-class lock_op_driver : public round_listener,
-                       public tracked_op,
-                       public std::enable_shared_from_this<Derived>
+class lock_op_driver : public round_listener, public op_driver<Derived, Machine>
 {
+    using base = op_driver<Derived, Machine>;
+
 public:
     using handler = asio::any_completion_handler<Signature>;
-    using clock = std::chrono::steady_clock;
 
     lock_op_driver(std::shared_ptr<client_impl> c, lock l, handler h)
-        : c_(std::move(c)),
+        : base(std::move(c)),
           l_(std::move(l)),
           h_(std::move(h))
     {}
 
-    /// Per-operation cancellation, on the client's strand.
-    void cancel()
-    {
-        if (answered_)
-            return;
-        if (!fsm_)
-            return derived().refuse(asio::error::operation_aborted);  // before start()
-        drive(fsm_event::cancel(clock::now()));
-    }
-
     std::shared_ptr<void> hold() override { return this->shared_from_this(); }
 
 protected:
+    using driver_base = base;  // a derived operation's friend, as lock_op_driver is
     ~lock_op_driver() = default;
+
+    using base::answered_;
+    using base::c_;
+    using base::drive;
+    using base::fsm_;
 
     /// Whether the operation may start: not cancelled yet, a lock with a token, a client still
     /// open. When not, the caller has been answered (or was, by the cancellation).
@@ -78,45 +71,28 @@ protected:
     template <class... MachineArgs>
     void run(MachineArgs&&... args)
     {
-        c_->track(*this, this->shared_from_this());
-        fsm_.emplace(std::forward<MachineArgs>(args)...);
-        initiating_ = true;
-        drive(fsm_event::start(clock::now()));
-        initiating_ = false;
+        this->make_machine(std::forward<MachineArgs>(args)...);
+        this->initiate(fsm_event::start(base::clock::now()));
     }
-
-    /// The caller keeps the operation alive across the call (an action may end it and let it
-    /// go): a round holds its listener during its callbacks, the initiation and the
-    /// cancellation handler hold a shared_ptr to it.
-    void drive(std::span<const fsm_event> events)
-    {
-        pump_.drive(*fsm_, events, [this](const fsm_action& a) { derived().execute(a); });
-    }
-    void drive(const fsm_event& ev) { drive(std::span<const fsm_event>(&ev, 1)); }
 
     template <class... Args>
     void deliver(Args&&... args)
     {
-        answered_ = true;
-        if (initiating_ || !fsm_)
-            post_completion(h_, c_->strand, std::forward<Args>(args)...);
-        else
-            dispatch_completion(h_, c_->strand, std::forward<Args>(args)...);
+        base::deliver(h_, std::forward<Args>(args)...);
     }
 
     const std::shared_ptr<const lock_state>& state() const { return access::state(l_); }
 
-    std::shared_ptr<client_impl> c_;
     lock l_;
-    std::optional<Machine> fsm_;
-    bool answered_ = false;
 
 private:
+    friend base;
+
     Derived& derived() { return static_cast<Derived&>(*this); }
+    // A cancellation before start(): answered at once (posted).
+    void cancelled_before_start() { derived().refuse(asio::error::operation_aborted); }
 
     handler h_;
-    fsm_pump pump_;
-    bool initiating_ = false;
 };
 
 }  // namespace redlock::detail

@@ -31,6 +31,7 @@ public:
 
 private:
     friend lock_op_driver;
+    friend driver_base;
 
     void execute(const fsm_action& a)
     {

@@ -1,0 +1,101 @@
+// Copyright (c) 2026 The redlock authors. Distributed under the Boost Software License 1.0.
+#ifndef REDLOCK_SRC_DRIVER_OP_DRIVER_HPP
+#define REDLOCK_SRC_DRIVER_OP_DRIVER_HPP
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <span>
+#include <utility>
+
+#include <boost/asio/any_completion_handler.hpp>
+
+#include "driver/client_impl.hpp"
+#include "driver/fsm_pump.hpp"
+#include "runtime/completion.hpp"
+
+namespace redlock::detail {
+
+/// @brief What the Asio driver of every operation that a machine runs shares (acquire_op, and
+/// through lock_op_driver unlock_op, extend_op, check_op, holders_op): the client, the machine
+/// and its pump, cancellation, the operation's life among the client's tracked operations,
+/// and the one rule of delivering its answer: posted when it is given inside the caller's own
+/// call (the initiation, or before the machine ran), dispatched when it follows I/O.
+///
+/// `Derived` provides `execute(const fsm_action&)` (carry out an action of its machine),
+/// `cancelled_before_start()` (a cancellation that came before the machine was made) and
+/// `abandon()` (tracked_op).
+template <class Derived, class Machine>
+class op_driver : public tracked_op, public std::enable_shared_from_this<Derived>
+{
+public:
+    using clock = std::chrono::steady_clock;
+
+    /// Per-operation cancellation, on the client's strand.
+    void cancel()
+    {
+        if (answered_)
+            return;
+        if (!fsm_)
+            return derived().cancelled_before_start();
+        drive(fsm_event::cancel(clock::now()));
+    }
+
+protected:
+    explicit op_driver(std::shared_ptr<client_impl> c) : c_(std::move(c)) {}
+    ~op_driver() = default;
+
+    /// Makes the machine, and keeps the operation alive among the client's tracked ones (until
+    /// untrack(), or the client abandons it).
+    template <class... MachineArgs>
+    Machine& make_machine(MachineArgs&&... args)
+    {
+        c_->track(*this, this->shared_from_this());
+        return fsm_.emplace(std::forward<MachineArgs>(args)...);
+    }
+
+    /// Gives the machine its first event inside the initiation: an answer given meanwhile is
+    /// posted.
+    void initiate(const fsm_event& first)
+    {
+        initiating_ = true;
+        drive(first);
+        initiating_ = false;
+    }
+
+    /// The caller keeps the operation alive across the call (an action may end it and let it
+    /// go): a round holds its listener during its callbacks, the initiation and the
+    /// cancellation handler hold a shared_ptr to it, a deadline's callback takes one.
+    void drive(std::span<const fsm_event> events)
+    {
+        pump_.drive(*fsm_, events, [this](const fsm_action& a) { derived().execute(a); });
+    }
+    void drive(const fsm_event& ev) { drive(std::span<const fsm_event>(&ev, 1)); }
+    /// Whether drive() is under way (an event given now would be queued).
+    bool driving() const noexcept { return pump_.driving(); }
+
+    /// Completes `h` with `args`, the operation's one answer.
+    template <class Signature, class... Args>
+    void deliver(asio::any_completion_handler<Signature>& h, Args&&... args)
+    {
+        answered_ = true;
+        if (initiating_ || !fsm_)
+            post_completion(h, c_->strand, std::forward<Args>(args)...);
+        else
+            dispatch_completion(h, c_->strand, std::forward<Args>(args)...);
+    }
+
+    std::shared_ptr<client_impl> c_;
+    std::optional<Machine> fsm_;
+    bool answered_ = false;    // answered, or abandoned: nothing more is delivered
+    bool initiating_ = false;  // inside the caller's call: an answer is posted
+
+private:
+    Derived& derived() { return static_cast<Derived&>(*this); }
+
+    fsm_pump pump_;
+};
+
+}  // namespace redlock::detail
+
+#endif
