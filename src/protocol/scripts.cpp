@@ -121,20 +121,23 @@ const lua_script& permit_acquire_script()
 
 const lua_script& permit_release_script()
 {
-    static const lua_script s = make(
-        "local n = tonumber(ARGV[2]) or 1\n"
-        "if n < 1 then n = 1 end\n"
-        "local ours = 0\n"
-        "for i = 2, math.min(n + 1, #KEYS) do\n"
-        "    if redis.call('get', KEYS[i]) == ARGV[1] then\n"
-        "        redis.call('del', KEYS[i])\n"
-        "        ours = 1\n"
-        "    end\n"
-        "end\n"
-        "if redis.call('exists', unpack(KEYS, 2)) > 0 then return ours end\n"
-        "local m = redis.call('get', KEYS[1])\n"
-        "if m and string.sub(m, 1, 16) == 'redlock:permits:' then redis.call('del', KEYS[1]) end\n"
-        "return ours\n");
+    static const lua_script s =
+        make("local n = tonumber(ARGV[2]) or 1\n"
+             "if n < 1 then n = 1 end\n"
+             "local ours = 0\n"
+             "for i = 2, math.min(n + 1, #KEYS) do\n"
+             "    if redis.call('get', KEYS[i]) == ARGV[1] then\n"
+             "        redis.call('del', KEYS[i])\n"
+             "        ours = 1\n"
+             "    end\n"
+             "end\n"
+             "if redis.call('exists', unpack(KEYS, 2)) > 0 then return ours end\n"
+             "if ours == 0 then\n"
+             "    local m = redis.call('get', KEYS[1])\n"
+             "    if not m or string.sub(m, 1, 16) ~= 'redlock:permits:' then return 0 end\n"
+             "end\n"
+             "redis.call('del', KEYS[1])\n"
+             "return ours\n");
     return s;
 }
 

@@ -83,6 +83,12 @@ const lua_script& permit_extend_script();
 /// of them (1 when absent or 0) to delete where they hold ARGV[1], the others only looked at.
 /// Once none of the permit keys exists, deletes the semaphore's mark in KEYS[1] (and nothing
 /// else that may be there). Returns 1 when a key held ARGV[1], 0 otherwise.
+///
+/// When it deleted one of our permits, KEYS[1] is deleted unread: that permit stood until now,
+/// and the mark outlives every permit of its semaphore (the attempt that sets a permit and the
+/// extension that prolongs one raise the mark's TTL to at least the permit's), so KEYS[1] holds
+/// the mark. Only a release that found none of its permits reads KEYS[1] first (a mutex may
+/// have taken the resource since they expired).
 const lua_script& permit_release_script();
 
 /// The prefix of a semaphore's mark in its resource's key: `redlock:permits:<N>`.

@@ -330,6 +330,41 @@ TEST_CASE_METHOD(rivals_rig<3>,
 }
 
 TEST_CASE_METHOD(rivals_rig<3>,
+                 "semaphore: a release that finds its permit gone (expired, and the mark with it) "
+                 "leaves alone the mutex that took the resource's key since; a release that "
+                 "deletes the last permit takes the mark with it",
+                 "[live][semaphore][kinds]")
+{
+    run(
+        [&]() -> asio::awaitable<void> {
+            // The permit and its mark expire (the test waits for the keys to go, not a time).
+            lock gone = co_await acquired(theirs, "vendor", permits(2, 200ms));
+            REQUIRE(co_await settled_keys(m, 5s) == 0);
+            lock mine = co_await acquired_everywhere(ours, m, "vendor");
+            // The late release deletes no permit of ours: it reads the resource's key before
+            // deleting it, and a mutex's token is no mark.
+            auto [lec] = co_await theirs.async_unlock(gone, tuple_awaitable);
+            CHECK(lec);
+            CHECK(on_every_master(m, "vendor", mine.token()));
+            auto [cec, still] = co_await ours.async_check(mine, tuple_awaitable);
+            CHECK_FALSE(cec);
+            CHECK(still.holding == m.size());
+            co_await unlock_and_expect_no_keys(ours, mine, m);
+            // Two permits held, released one after the other: the mark stays while one is
+            // held, and goes with the last (deleted unread: our permit stood until then).
+            lock a = co_await acquired(theirs, "vendor", permits(2));
+            lock b = co_await acquired(theirs, "vendor", permits(2));
+            REQUIRE(co_await eventually([&] { return total_keys(m) == 3 * m.size(); }));
+            auto [aec] = co_await theirs.async_unlock(a, tuple_awaitable);
+            CHECK_FALSE(aec);
+            for (std::size_t i = 0; i < m.size(); ++i)
+                CHECK(get_on(m, i, "vendor") == std::string("redlock:permits:2"));
+            co_await unlock_and_expect_no_keys(theirs, b, m);
+        },
+        30s);
+}
+
+TEST_CASE_METHOD(rivals_rig<3>,
                  "semaphore: async_next_holders without the permit count follows a semaphore's "
                  "permits: a permit taken and one released are each pushed, long before the "
                  "re-read interval, and the result says how many permits the semaphore has",
