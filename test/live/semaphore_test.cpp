@@ -331,7 +331,7 @@ TEST_CASE_METHOD(rivals_rig<3>,
 
 TEST_CASE_METHOD(rivals_rig<3>,
                  "semaphore: a release that finds its permit gone (expired, and the mark with it) "
-                 "leaves alone the mutex that took the resource's key since; a release that "
+                 "leaves alone the mutex that took the resource's key since, and a release that "
                  "deletes the last permit takes the mark with it",
                  "[live][semaphore][kinds]")
 {
