@@ -29,8 +29,7 @@ next_holders_op::next_holders_op(std::shared_ptr<client_impl> c, std::string res
       resource_(std::move(resource)),
       o_(o),
       seen_(std::move(seen)),
-      seen_decided_(seen_decided),
-      reread_every_(reread_every),
+      fsm_(c_->size(), c_->quorum(), seen_decided, reread_every, attempt_timeout_of(o_)),
       h_(std::move(h))
 {
     // The keys whose change may change the holders: those async_holders reads (the fence
@@ -41,35 +40,30 @@ next_holders_op::next_holders_op(std::shared_ptr<client_impl> c, std::string res
 
 void next_holders_op::start()
 {
-    if (phase_ == phase::done)
+    if (fsm_.done())
         return;  // cancelled before it started
-    if (reread_every_.count() <= 0)
-    {
-        holders_result r;
-        r.message = "the re-read interval must be positive";
-        return finish(error::invalid_option, std::move(r));
-    }
-    if (c_->closed)
-        return finish(error::connection_closed, {});
+    const auto a = fsm_.start(clock::now(), c_->closed);
+    if (a.type == observe_action::kind::finish)
+        return execute(a);  // refused: posted, never tracked
     c_->track(*this, shared_from_this());
+    tracked_ = true;
     c_->waiting.observe(keys_, this);
     observing_ = true;
     initiating_ = true;
-    arm();
+    execute(a);
     initiating_ = false;
 }
 
-void next_holders_op::cancel()
-{
-    if (phase_ != phase::done)
-        finish(asio::error::operation_aborted, {});
-}
+void next_holders_op::cancel() { execute(fsm_.cancel()); }
 
-void next_holders_op::abandon() noexcept { stop(); }
+void next_holders_op::abandon() noexcept
+{
+    (void)fsm_.cancel();  // nothing more is decided, nor delivered
+    stop();
+}
 
 void next_holders_op::stop() noexcept
 {
-    phase_ = phase::done;
     watch_.stop();
     c_->deadlines.cancel(*this);
     if (observing_)
@@ -77,46 +71,52 @@ void next_holders_op::stop() noexcept
     observing_ = false;
 }
 
-void next_holders_op::arm()
+void next_holders_op::execute(const observe_action& a)
+{
+    using kind = observe_action::kind;
+    switch (a.type)
+    {
+    case kind::none: return;
+    case kind::arm: return arm(a.until);
+    case kind::read: return read(a.read_id);
+    case kind::wait_until: c_->deadlines.schedule(*this, a.until); return;
+    case kind::finish:
+    {
+        holders_result r;
+        if (a.with_read)
+            r = std::move(last_);
+        else if (a.ec == error::invalid_option)
+            r.message = "the re-read interval must be positive";
+        return finish(a.ec, std::move(r));
+    }
+    }
+}
+
+void next_holders_op::arm(std::chrono::steady_clock::time_point until)
 {
     if (c_->closed)
-        return finish(error::connection_closed, {});
-    phase_ = phase::arming;
-    changed_ = false;
-    answered_ = 0;
-    armed_ = 0;
+        return execute(fsm_.closed());
     watch_.stop();
     master_set all(c_->size());
     for (std::size_t i = 0; i < c_->size(); ++i)
         all.insert(i);
-    // A master that cannot answer (a paused one) must not hold the read back for long.
-    c_->deadlines.schedule(*this, clock::now() + attempt_timeout_of(o_));
+    c_->deadlines.schedule(*this, until);
     watch_.start(*c_, all, keys_, this, o_.permits > 1);
 }
 
 void next_holders_op::on_watched(std::size_t, master_outcome o, std::int64_t, bool tracked)
 {
-    if (phase_ != phase::arming)
-        return;
-    ++answered_;
-    if (o == master_outcome::granted && tracked)
-        ++armed_;
-    // Once a majority tracks the keys, a change of the holders (which takes a majority) is
-    // reported by at least one of them.
-    if (armed_ >= c_->quorum() || answered_ == c_->size())
-        read();
+    execute(fsm_.watched(o == master_outcome::granted && tracked, clock::now()));
 }
 
-void next_holders_op::read()
+void next_holders_op::read(std::uint64_t id)
 {
-    phase_ = phase::reading;
     c_->deadlines.cancel(*this);
-    const auto n = ++reads_;
     auto op = std::make_shared<holders_op>(
         c_, resource_, o_,
         asio::bind_executor(c_->strand,
-                            [self = shared_from_this(), n](error_code ec, holders_result r) {
-                                self->on_read(n, ec, std::move(r));
+                            [self = shared_from_this(), id](error_code ec, holders_result r) {
+                                self->on_read(id, ec, std::move(r));
                             }));
     // (A read that arms the watch from inside its start, all masters down, posts its answer.)
     op->start();
@@ -124,83 +124,62 @@ void next_holders_op::read()
 
 void next_holders_op::on_read(std::uint64_t read, error_code ec, holders_result r)
 {
-    if (phase_ != phase::reading || read != reads_)
+    if (!fsm_.awaits(read))
         return;
-    // Who holds it cannot be told now: a change when the caller could tell, else the same
-    // (read again later).
-    if (ec == error::no_quorum)
-        return seen_decided_ ? finish(ec, std::move(r)) : wait(r);
-    if (ec)
-        return finish(ec, std::move(r));
     // The resource is a semaphore of other permits than this read was told: watch its permit
     // keys from now on (the read named their holders already), so that a permit's change is
     // pushed, not found by the next re-read.
-    if (r.permits > 1 && r.permits != o_.permits)
+    bool rekeyed = false;
+    if (!ec && r.permits > 1 && r.permits != o_.permits)
     {
         c_->waiting.unobserve(keys_, this);
         o_.permits = r.permits;
         keys_ = holders_keys(c_->cfg.key_prefix + resource_, o_);
         keys_.pop_back();
         c_->waiting.observe(keys_, this);
-        changed_ = true;  // the watch was armed on the old keys: arm again
+        rekeyed = true;  // the watch was armed on the old keys: arm again
     }
-    if (!seen_decided_ || signature_of(r.holders) != seen_)
-        return finish({}, std::move(r));
-    if (changed_)
-        return arm();
-    wait(r);
-}
-
-void next_holders_op::wait(const holders_result& r)
-{
-    phase_ = phase::waiting;
-    // A holder whose validity runs out is gone (for this read's rule) without any push: the
-    // masters report an expiry only when they delete the key, which may be much later.
-    auto next = std::chrono::steady_clock::duration(reread_every_);
+    // A holder whose validity runs out is gone without any push: read again then.
+    auto next = std::chrono::steady_clock::duration::max();
     for (const auto& h : r.holders)
         if (h.valid_for.count() >= 0)
             next = std::min<std::chrono::steady_clock::duration>(
                 next, h.valid_for + std::chrono::milliseconds(1));
-    c_->deadlines.schedule(*this, clock::now() + next);
+    const bool differs = signature_of(r.holders) != seen_;
+    last_ = std::move(r);
+    execute(fsm_.read_answered(read, ec, differs, rekeyed, next, clock::now()));
 }
 
 void next_holders_op::on_key_changed()
 {
-    switch (phase_)
-    {
-    case phase::arming:
-    case phase::reading: changed_ = true; return;
-    case phase::waiting: c_->deadlines.cancel(*this); return arm();
-    default: return;
-    }
+    const auto a = fsm_.key_changed(clock::now());
+    if (a.type != observe_action::kind::none)
+        c_->deadlines.cancel(*this);  // the wait is over
+    execute(a);
 }
 
 void next_holders_op::on_deadline()
 {
     auto keep = shared_from_this();  // the deadline list does not own its entries
-    if (phase_ == phase::done)
+    if (fsm_.done())
         return;
     if (c_->closed)
-        return finish(error::connection_closed, {});
-    if (phase_ == phase::arming)
-        return read();  // not every master answered in time: read with those that did
-    if (phase_ == phase::waiting)
-        arm();
+        return execute(fsm_.closed());
+    execute(fsm_.deadline(clock::now()));
 }
 
 void next_holders_op::finish(error_code ec, holders_result r)
 {
-    const bool was_started = phase_ != phase::idle;
     stop();
     if (!h_)
         return;
     auto h = std::move(*h_);
     h_.reset();
-    if (initiating_ || !was_started)
+    if (initiating_ || !tracked_)
         post_completion(h, c_->strand, ec, std::move(r));
     else
         dispatch_completion(h, c_->strand, ec, std::move(r));
-    if (was_started)
+    if (tracked_)
         c_->untrack(*this);
 }
 

@@ -17,6 +17,7 @@
 #include "driver/client_impl.hpp"
 #include "driver/release_watch.hpp"
 #include "driver/waiting_room.hpp"
+#include "fsm/observe_fsm.hpp"
 #include "runtime/deadline_list.hpp"
 #include "runtime/op_registry.hpp"
 
@@ -37,9 +38,9 @@ holders_signature signature_of(const std::vector<holder_info>& holders);
 /// (key_observer). It also reads again when a holder's validity runs out and at least every
 /// `reread_every`, whatever the masters say (a master that refused tracking, a lost push).
 ///
-/// States: arming (tracking asked, until a majority has it, every master answered or the
-/// attempt timeout passed), reading, waiting. A change heard while arming or reading makes the
-/// next wait end at once.
+/// Every decision (when to arm, read, wait or finish) is observe_fsm's; this driver carries
+/// out its actions and turns the watch's answers, the reads, the key observers' changes and
+/// the deadline into its events.
 class next_holders_op final : public watch_listener,
                               public key_observer,
                               public timed_entry,
@@ -64,19 +65,10 @@ public:
     void abandon() noexcept override;
 
 private:
-    enum class phase : std::uint8_t
-    {
-        idle,
-        arming,
-        reading,
-        waiting,
-        done
-    };
-
-    void arm();
-    void read();
+    void execute(const observe_action& a);
+    void arm(std::chrono::steady_clock::time_point until);
+    void read(std::uint64_t id);
     void on_read(std::uint64_t read, error_code ec, holders_result r);
-    void wait(const holders_result& r);
     void finish(error_code ec, holders_result r);
     // Out of the watch, the deadline list and the observers: nothing more is heard.
     void stop() noexcept;
@@ -89,18 +81,14 @@ private:
     std::string resource_;
     lock_options o_;
     holders_signature seen_;
-    bool seen_decided_;
-    std::chrono::milliseconds reread_every_;
+    observe_fsm fsm_;
     std::optional<handler> h_;
     std::vector<std::string> keys_;  // what holders_op reads: watched and observed
     release_watch watch_;
-    std::size_t answered_ = 0;
-    std::size_t armed_ = 0;
-    std::uint64_t reads_ = 0;  // the read under way's number: an older one's answer is dropped
-    phase phase_ = phase::idle;
-    bool observing_ = false;  // among the waiting room's observers
-    bool changed_ = false;    // a change was heard while arming or reading
-    bool initiating_ = false;
+    holders_result last_;      // the last read's answer, which a finish may carry
+    bool observing_ = false;   // among the waiting room's observers
+    bool tracked_ = false;     // among the client's tracked operations
+    bool initiating_ = false;  // inside start(): an answer is posted
 };
 
 }  // namespace redlock::detail
