@@ -7,8 +7,6 @@
 
 namespace redlock::detail {
 
-using kind = observe_action::kind;
-
 observe_fsm::observe_fsm(std::size_t masters, std::size_t quorum, bool seen_decided,
                          duration reread_every, duration arm_timeout) noexcept
     : masters_(masters),
@@ -102,7 +100,7 @@ observe_action observe_fsm::arm(time_point now)
     armed_ = 0;
     // A master that cannot answer (a paused one) must not hold the read back for long.
     observe_action a;
-    a.type = kind::arm;
+    a.type = observe_action::kind::arm;
     a.until = now + arm_timeout_;
     return a;
 }
@@ -111,7 +109,7 @@ observe_action observe_fsm::read()
 {
     phase_ = phase::reading;
     observe_action a;
-    a.type = kind::read;
+    a.type = observe_action::kind::read;
     a.read_id = ++reads_;
     return a;
 }
@@ -122,7 +120,7 @@ observe_action observe_fsm::wait(duration next_expiry, time_point now)
     // A holder whose validity runs out is gone (for a read's rule) without any push: the
     // masters report an expiry only when they delete the key, which may be much later.
     observe_action a;
-    a.type = kind::wait_until;
+    a.type = observe_action::kind::wait_until;
     a.until = now + std::min(reread_every_, next_expiry);
     return a;
 }
@@ -131,7 +129,7 @@ observe_action observe_fsm::finish(error_code ec, bool with_read)
 {
     phase_ = phase::done;
     observe_action a;
-    a.type = kind::finish;
+    a.type = observe_action::kind::finish;
     a.ec = ec;
     a.with_read = with_read;
     return a;

@@ -12,7 +12,7 @@
 using namespace std::chrono_literals;
 using redlock::detail::observe_action;
 using redlock::detail::observe_fsm;
-using act = observe_action::kind;  // (names apart from other tests': one unity unit)
+using observe_step = observe_action::kind;  // (names apart from other tests': one unity unit)
 using redlock::error;
 
 namespace {
@@ -34,11 +34,11 @@ observe_fsm five_masters(bool seen_decided = true, observe_fsm::duration reread 
 std::uint64_t armed_to_read(observe_fsm& f, observe_fsm::time_point now)
 {
     const auto a = f.start(now);
-    REQUIRE(a.type == act::arm);
+    REQUIRE(a.type == observe_step::arm);
     for (int i = 0; i < 2; ++i)
-        REQUIRE(f.watched(true, now).type == act::none);
+        REQUIRE(f.watched(true, now).type == observe_step::none);
     const auto r = f.watched(true, now);
-    REQUIRE(r.type == act::read);
+    REQUIRE(r.type == observe_step::read);
     return r.read_id;
 }
 
@@ -50,20 +50,20 @@ TEST_CASE("observe_fsm: the start arms the watch until the attempt timeout, a re
 {
     auto f = five_masters();
     const auto a = f.start(when(0ms));
-    CHECK(a.type == act::arm);
+    CHECK(a.type == observe_step::arm);
     CHECK(a.until == when(200ms));
-    CHECK(f.start(when(1ms)).type == act::none);  // once
+    CHECK(f.start(when(1ms)).type == observe_step::none);  // once
 
     auto bad = five_masters(true, 0ms);
     const auto b = bad.start(when(0ms), true);  // the option is checked first
-    CHECK(b.type == act::finish);
+    CHECK(b.type == observe_step::finish);
     CHECK(b.ec == error::invalid_option);
     CHECK_FALSE(b.with_read);
     CHECK(bad.done());
 
     auto shut = five_masters();
     const auto c = shut.start(when(0ms), true);
-    CHECK(c.type == act::finish);
+    CHECK(c.type == observe_step::finish);
     CHECK(c.ec == error::connection_closed);
 }
 
@@ -75,27 +75,27 @@ TEST_CASE("observe_fsm: the read comes once a majority tracks the keys, once eve
     {
         auto f = five_masters();
         (void)f.start(when(0ms));
-        CHECK(f.watched(false, when(1ms)).type == act::none);  // answered, not tracking
-        CHECK(f.watched(true, when(1ms)).type == act::none);
-        CHECK(f.watched(true, when(1ms)).type == act::none);
+        CHECK(f.watched(false, when(1ms)).type == observe_step::none);  // answered, not tracking
+        CHECK(f.watched(true, when(1ms)).type == observe_step::none);
+        CHECK(f.watched(true, when(1ms)).type == observe_step::none);
         const auto r = f.watched(true, when(2ms));
-        CHECK(r.type == act::read);
-        CHECK(f.watched(true, when(2ms)).type == act::none);  // a late answer: ignored
+        CHECK(r.type == observe_step::read);
+        CHECK(f.watched(true, when(2ms)).type == observe_step::none);  // a late answer: ignored
     }
     SECTION("every master answered, fewer than a majority tracking")
     {
         auto f = five_masters();
         (void)f.start(when(0ms));
         for (int i = 0; i < 4; ++i)
-            CHECK(f.watched(i < 2, when(1ms)).type == act::none);
-        CHECK(f.watched(false, when(1ms)).type == act::read);
+            CHECK(f.watched(i < 2, when(1ms)).type == observe_step::none);
+        CHECK(f.watched(false, when(1ms)).type == observe_step::read);
     }
     SECTION("the arming deadline, some masters silent")
     {
         auto f = five_masters();
         (void)f.start(when(0ms));
-        CHECK(f.watched(true, when(1ms)).type == act::none);
-        CHECK(f.deadline(when(200ms)).type == act::read);
+        CHECK(f.watched(true, when(1ms)).type == observe_step::none);
+        CHECK(f.deadline(when(200ms)).type == observe_step::read);
     }
 }
 
@@ -109,53 +109,54 @@ TEST_CASE("observe_fsm: a read that differs finishes with it, the same holders w
     SECTION("differs: finished with the read")
     {
         const auto a = f.read_answered(id, {}, true, false, no_expiry, when(5ms));
-        CHECK(a.type == act::finish);
+        CHECK(a.type == observe_step::finish);
         CHECK_FALSE(a.ec);
         CHECK(a.with_read);
         CHECK(f.done());
-        CHECK(f.key_changed(when(6ms)).type == act::none);
-        CHECK(f.deadline(when(7ms)).type == act::none);
-        CHECK(f.cancel().type == act::none);
+        CHECK(f.key_changed(when(6ms)).type == observe_step::none);
+        CHECK(f.deadline(when(7ms)).type == observe_step::none);
+        CHECK(f.cancel().type == observe_step::none);
     }
     SECTION("the same: waits to the earlier of the interval and the first holder's expiry")
     {
         const auto a = f.read_answered(id, {}, false, false, 300ms, when(5ms));
-        CHECK(a.type == act::wait_until);
+        CHECK(a.type == observe_step::wait_until);
         CHECK(a.until == when(305ms));
         // The wait's end, or a change, arms again; the next read is a new one.
         const auto again = f.deadline(when(305ms));
-        CHECK(again.type == act::arm);
+        CHECK(again.type == observe_step::arm);
         CHECK(again.until == when(505ms));
-        CHECK(f.deadline(when(505ms)).type == act::read);
+        CHECK(f.deadline(when(505ms)).type == observe_step::read);
         CHECK(f.read_answered(id, {}, true, false, no_expiry, when(506ms)).type ==
-              act::none);  // old
+              observe_step::none);  // old
         const auto w = f.read_answered(id + 1, {}, false, false, no_expiry, when(506ms));
-        CHECK(w.type == act::wait_until);
+        CHECK(w.type == observe_step::wait_until);
         CHECK(w.until == when(1506ms));
-        CHECK(f.key_changed(when(600ms)).type == act::arm);
+        CHECK(f.key_changed(when(600ms)).type == observe_step::arm);
     }
     SECTION("a change heard while reading: the same holders arm again at once")
     {
-        CHECK(f.key_changed(when(3ms)).type == act::none);
-        CHECK(f.read_answered(id, {}, false, false, no_expiry, when(5ms)).type == act::arm);
+        CHECK(f.key_changed(when(3ms)).type == observe_step::none);
+        CHECK(f.read_answered(id, {}, false, false, no_expiry, when(5ms)).type ==
+              observe_step::arm);
     }
     SECTION("a change heard while arming counts too, and the next arming forgets it")
     {
         auto g = five_masters();
         (void)g.start(when(0ms));
-        CHECK(g.key_changed(when(1ms)).type == act::none);
+        CHECK(g.key_changed(when(1ms)).type == observe_step::none);
         const auto r = g.deadline(when(200ms));
-        REQUIRE(r.type == act::read);
+        REQUIRE(r.type == observe_step::read);
         CHECK(g.read_answered(r.read_id, {}, false, false, no_expiry, when(201ms)).type ==
-              act::arm);
+              observe_step::arm);
         const auto r2 = g.deadline(when(401ms));
-        REQUIRE(r2.type == act::read);
+        REQUIRE(r2.type == observe_step::read);
         CHECK(g.read_answered(r2.read_id, {}, false, false, no_expiry, when(402ms)).type ==
-              act::wait_until);
+              observe_step::wait_until);
     }
     SECTION("the watch re-keyed (a semaphore of other permits): arm again")
     {
-        CHECK(f.read_answered(id, {}, false, true, no_expiry, when(5ms)).type == act::arm);
+        CHECK(f.read_answered(id, {}, false, true, no_expiry, when(5ms)).type == observe_step::arm);
     }
 }
 
@@ -169,7 +170,7 @@ TEST_CASE("observe_fsm: a read without a majority finishes with no_quorum when t
         auto f = five_masters(true);
         const auto id = armed_to_read(f, when(0ms));
         const auto a = f.read_answered(id, error::no_quorum, false, false, no_expiry, when(5ms));
-        CHECK(a.type == act::finish);
+        CHECK(a.type == observe_step::finish);
         CHECK(a.ec == error::no_quorum);
         CHECK(a.with_read);
     }
@@ -178,13 +179,13 @@ TEST_CASE("observe_fsm: a read without a majority finishes with no_quorum when t
         auto f = five_masters(false);
         const auto id = armed_to_read(f, when(0ms));
         CHECK(f.read_answered(id, error::no_quorum, false, false, no_expiry, when(5ms)).type ==
-              act::wait_until);
+              observe_step::wait_until);
         (void)f.deadline(when(1005ms));
         const auto r = f.deadline(when(1205ms));
-        REQUIRE(r.type == act::read);
+        REQUIRE(r.type == observe_step::read);
         // Decided now, and the same holders: still an answer (the caller could not tell).
         const auto a = f.read_answered(r.read_id, {}, false, false, no_expiry, when(1206ms));
-        CHECK(a.type == act::finish);
+        CHECK(a.type == observe_step::finish);
         CHECK_FALSE(a.ec);
     }
     SECTION("another error")
@@ -193,7 +194,7 @@ TEST_CASE("observe_fsm: a read without a majority finishes with no_quorum when t
         const auto id = armed_to_read(f, when(0ms));
         const auto a =
             f.read_answered(id, error::invalid_argument, false, false, no_expiry, when(5ms));
-        CHECK(a.type == act::finish);
+        CHECK(a.type == observe_step::finish);
         CHECK(a.ec == error::invalid_argument);
     }
 }
@@ -210,21 +211,22 @@ TEST_CASE("observe_fsm: cancel and close finish once, in every phase, without th
             if (phase >= 1)
                 (void)f.start(when(0ms));
             if (phase >= 2)
-                REQUIRE(f.deadline(when(200ms)).type == act::read);
+                REQUIRE(f.deadline(when(200ms)).type == observe_step::read);
             if (phase >= 3)
                 REQUIRE(f.read_answered(1, {}, false, false, no_expiry, when(201ms)).type ==
-                        act::wait_until);
+                        observe_step::wait_until);
             const auto a = close ? f.closed() : f.cancel();
-            CHECK(a.type == act::finish);
+            CHECK(a.type == observe_step::finish);
             CHECK(a.ec == (close ? redlock::error_code(error::connection_closed)
                                  : redlock::error_code(boost::asio::error::operation_aborted)));
             CHECK_FALSE(a.with_read);
             CHECK(f.done());
-            CHECK(f.cancel().type == act::none);
-            CHECK(f.closed().type == act::none);
-            CHECK(f.start(when(300ms)).type == act::none);
-            CHECK(f.watched(true, when(300ms)).type == act::none);
-            CHECK(f.read_answered(1, {}, true, false, no_expiry, when(300ms)).type == act::none);
+            CHECK(f.cancel().type == observe_step::none);
+            CHECK(f.closed().type == observe_step::none);
+            CHECK(f.start(when(300ms)).type == observe_step::none);
+            CHECK(f.watched(true, when(300ms)).type == observe_step::none);
+            CHECK(f.read_answered(1, {}, true, false, no_expiry, when(300ms)).type ==
+                  observe_step::none);
         }
     }
 }
