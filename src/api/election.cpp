@@ -14,6 +14,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "algorithm/attempt_timeout.hpp"
+#include "fsm/leader_fsm.hpp"
 #include "runtime/completion.hpp"
 
 namespace redlock {
@@ -68,43 +69,6 @@ lock_options read_options(const client& c, const election_options& o)
     return lo;
 }
 
-// The leader in a read: the holder of the resource's key with a committed term. A holder
-// without one (its term's commit has not reached a majority of the masters read, or it took
-// no fencing: not a campaign's) leads nothing yet.
-std::optional<leader_info> leader_of(const holders_result& r)
-{
-    for (const auto& h : r.holders)
-        if (!h.reader && h.fencing_token > 0)
-        {
-            leader_info l;
-            l.identity = h.identity;
-            l.term = h.fencing_token;
-            l.valid_for = h.valid_for;
-            l.valid_until = h.valid_for.count() < 0
-                                ? std::chrono::steady_clock::time_point::max()
-                                : std::chrono::steady_clock::now() + h.valid_for;
-            l.id = h.id;
-            l.masters = h.masters;
-            return l;
-        }
-    return std::nullopt;
-}
-
-// A holder of the resource's key without a term: usually a candidate that has just taken the
-// lead, whose term's commit (sent after its one round) has not reached the masters yet.
-bool term_pending(const holders_result& r)
-{
-    for (const auto& h : r.holders)
-        if (!h.reader && h.fencing_token == 0)
-            return true;
-    return false;
-}
-
-bool same_leader(const std::optional<leader_info>& a, const std::optional<leader_info>& b)
-{
-    return a.has_value() == b.has_value() && (!a || *a == *b);
-}
-
 bool ends_campaign(const error_code& ec)
 {
     return ec == asio::error::operation_aborted || ec == error::connection_closed ||
@@ -156,8 +120,8 @@ struct campaign_state : std::enable_shared_from_this<campaign_state>
     }
 };
 
-// async_observe and async_leader's shared loop: reads until the leader differs from `seen`
-// (async_leader: any first read), re-reading with async_next_holders while it does not.
+// async_observe's and async_leader's driver: leader_fsm decides (src/fsm/leader_fsm.hpp); this
+// carries out its reads (async_holders, async_next_holders from the last read) and its timer.
 struct observe_state : std::enable_shared_from_this<observe_state>
 {
     using handler = asio::any_completion_handler<void(error_code, std::optional<leader_info>)>;
@@ -165,22 +129,18 @@ struct observe_state : std::enable_shared_from_this<observe_state>
     client& c;
     std::string name;
     lock_options lo;
-    std::chrono::milliseconds every;
-    std::optional<leader_info> seen;
-    bool once;            // async_leader: the first read's answer, whatever it is
-    bool waited = false;  // async_leader: waited once for a holder's term to be committed
+    leader_fsm fsm;
+    holders_result last;  // the last read's answer, which the next read waits to differ from
     handler h;
     asio::cancellation_slot slot;
-    asio::steady_timer timer;  // no majority: until `seen`'s validity ends
+    asio::steady_timer timer;  // no majority: until the seen leader's validity ends
 
     observe_state(client& cl, std::string n, const election_options& o,
-                  std::optional<leader_info> s, bool one, handler hh)
+                  std::optional<leader_info> seen, bool once, handler hh)
         : c(cl),
           name(std::move(n)),
           lo(read_options(cl, o)),
-          every(o.observe_interval),
-          seen(std::move(s)),
-          once(one),
+          fsm(std::move(seen), once, o.observe_interval, attempt_timeout_of(lo)),
           h(std::move(hh)),
           slot(asio::get_associated_cancellation_slot(h)),
           timer(cl.get_executor())
@@ -192,66 +152,28 @@ struct observe_state : std::enable_shared_from_this<observe_state>
         return asio::bind_cancellation_slot(slot, asio::bind_executor(c.get_executor(), f));
     }
 
-    void first_read()
+    void execute(leader_action a)
     {
-        c.async_holders(name, lo,
-                        bound([self = shared_from_this()](error_code ec, holders_result r) {
-                            self->on_read(ec, std::move(r));
-                        }));
-    }
-
-    void next_read(const holders_result& last) { next_read(last, every); }
-
-    void next_read(const holders_result& last, std::chrono::milliseconds reread_every)
-    {
-        c.async_next_holders(name, lo, last, reread_every,
-                             bound([self = shared_from_this()](error_code ec, holders_result r) {
-                                 self->on_read(ec, std::move(r));
-                             }));
-    }
-
-    void on_read(error_code ec, holders_result r)
-    {
-        if (ec == error::no_quorum && !once)
-            return no_majority(r);
-        if (ec)
-            return dispatch_completion(h, c.get_executor(), ec, std::optional<leader_info>{});
-        auto now = leader_of(r);
-        // A leader's term is committed just after its campaign completes (its commit follows
-        // its one round): async_leader waits for that once, rather than answer "none" while a
-        // leader that already knows it leads stands on the masters. The commit's write is
-        // pushed; the read's own timeout bounds the wait when nothing comes.
-        if (once && !now && !waited && term_pending(r))
+        using kind = leader_action::kind;
+        const auto answered = [self = shared_from_this()](error_code ec, holders_result r) {
+            const auto now = std::chrono::steady_clock::now();
+            auto next = self->fsm.read_answered(ec, r, now);
+            self->last = std::move(r);
+            self->execute(std::move(next));
+        };
+        switch (a.type)
         {
-            waited = true;
-            return next_read(r, attempt_timeout_of(lo));
+        case kind::first_read: return c.async_holders(name, lo, bound(answered));
+        case kind::next_read:
+            return c.async_next_holders(name, lo, last, a.reread_every, bound(answered));
+        case kind::wait_until:
+            timer.expires_at(a.until);
+            return timer.async_wait(bound([self = shared_from_this()](error_code ec) {
+                self->execute(self->fsm.wait_ended(ec));
+            }));
+        case kind::finish:
+            return dispatch_completion(h, c.get_executor(), a.ec, std::move(a.leader));
         }
-        if (once || !same_leader(now, seen))
-            return dispatch_completion(h, c.get_executor(), error_code{}, std::move(now));
-        // A lead taken whose term is not committed yet: its commit is pushed, but not to the
-        // leader's own client (the masters do not push a client's own writes), and a push can
-        // be lost; read again within the read's timeout rather than wait for the interval.
-        if (term_pending(r))
-            return next_read(r, std::min(every, attempt_timeout_of(lo)));
-        next_read(r);
-    }
-
-    // An observer that cannot read a majority waits for one; a leader it saw leads, as far
-    // as it can tell, until that leader's validity ends, and then no longer.
-    void no_majority(const holders_result& r)
-    {
-        if (!seen)
-            return next_read(r);
-        if (std::chrono::steady_clock::now() >= seen->valid_until)
-            return dispatch_completion(h, c.get_executor(), error_code{},
-                                       std::optional<leader_info>{});
-        timer.expires_at(seen->valid_until);
-        timer.async_wait(bound([self = shared_from_this()](error_code ec) {
-            if (ec)
-                return dispatch_completion(self->h, self->c.get_executor(), ec,
-                                           std::optional<leader_info>{});
-            self->first_read();
-        }));
     }
 };
 
@@ -270,7 +192,7 @@ void start_leader(client& c, const std::string& name, const election_options& o,
                   asio::any_completion_handler<void(error_code, std::optional<leader_info>)> h)
 {
     auto s = std::make_shared<observe_state>(c, name, o, std::nullopt, true, std::move(h));
-    s->first_read();
+    s->execute(s->fsm.start());
 }
 
 void start_observe(client& c, const std::string& name, const election_options& o,
@@ -278,9 +200,7 @@ void start_observe(client& c, const std::string& name, const election_options& o
                    asio::any_completion_handler<void(error_code, std::optional<leader_info>)> h)
 {
     auto s = std::make_shared<observe_state>(c, name, o, std::move(seen), false, std::move(h));
-    // From "no holder seen": the first read (tracking armed before it) completes at once when
-    // anyone holds the lead, and waits for a change when no one does.
-    s->next_read(holders_result{});
+    s->execute(s->fsm.start());
 }
 
 }  // namespace detail
