@@ -73,7 +73,7 @@ void with_client(const std::vector<std::string>& uris, Body body, bool connect_f
                 co_await require_connected(c);
             co_await body(c);
         }(),
-        20s);
+        30s);
     c.close();
     io.run_for(20ms);
 }
@@ -87,9 +87,11 @@ fake_script on_first(std::string_view command, std::string bytes)
 
 /// Locks and unlocks `resource` until each of the first `bad` masters has granted at least once (it has
 /// recovered), or `limit` passes. A success is decided at the quorum, so a slower master may
-/// still be `pending` in any one lock: the grants are gathered over the attempts.
+/// still be `pending` in any one lock: the grants are gathered over the attempts. The limit
+/// bounds an end-to-end outcome (the reconnection's delays are 5-20 ms): with a CPU hog beside
+/// the suite, 5 s once did not suffice, so it is far from what any load reaches.
 asio::awaitable<bool> recovers_eventually(client& c, std::string resource, std::size_t bad = 1,
-                                          steady::duration limit = 5s)
+                                          steady::duration limit = 15s)
 {
     std::vector<bool> seen(c.size(), false);
     const auto deadline = steady::now() + limit;
@@ -191,7 +193,7 @@ TEST_CASE("fake server: a master that answers SET badly counts as failed and the
                 // The bad master comes back by itself: soon every master grants.
                 CHECK(co_await recovers_eventually(c, "res2"));
             },
-            20s);
+            30s);
         for (auto& m : fakes.m)
             CHECK(m.errors().empty());
         c.close();
