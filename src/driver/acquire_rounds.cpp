@@ -38,7 +38,7 @@ void acquire_op::execute(const acquire_action& a)
         if (keys_.row().marks_intent)
             attempt_.set_intent(intent_);
         attempt_.start(*c_, keys_.row().acquire, keys_.attempt_keys(), token_view(), o_.ttl.count(),
-                       attempt_timeout_of(o_), this, nullptr, a.deadline, a.at);
+                       attempt_timeout_of(o_), this, nullptr, nullptr, a.deadline, a.at);
         return;
     case kind::send_commit:
         // The attempt round stays active: a late grant still shows in its diagnostics.
@@ -46,7 +46,7 @@ void acquire_op::execute(const acquire_action& a)
         committing_ = true;
         commit_->set_fences(a.fences);  // in the machine, unchanged while this round is active
         commit_->start(*c_, round::kind::commit_fence, keys_.commit_keys(), token_view(), 0,
-                       a.deadline - a.at, this, nullptr, a.deadline, a.at);
+                       a.deadline - a.at, this, nullptr, nullptr, a.deadline, a.at);
         return;
     case kind::send_release:
         release_id_ = a.round_id;
@@ -58,14 +58,13 @@ void acquire_op::execute(const acquire_action& a)
             commit_->stop();
         if (!release_)
             release_ = std::make_unique<round>();
-        // Every master gets the release, also those that timed out or never answered (not
-        // awaited: a.awaited is the masters whose attempt outcome was not timed_out, as the
-        // round derives from `previous`): a grant may still arrive, and the release queued
-        // behind it on the same connection undoes it.
-        intent_marked_ = intent_marked_ || keys_.writer();
+        // The machine's plan: every master but those that refused the attempt (a.to), also
+        // those that timed out or never answered (not awaited): a grant may still arrive, and
+        // the release queued behind it on the same connection undoes it.
+        intent_marked_ = intent_marked_ || keys_.row().marks_intent;
         release_->start(*c_, keys_.row().release, keys_.release_keys(), token_view(),
-                        static_cast<std::int64_t>(keys_.permits()), o_.release_timeout, this,
-                        &attempt_.tracker(), a.deadline, a.at);
+                        static_cast<std::int64_t>(keys_.permits()), o_.release_timeout, this, a.to,
+                        a.awaited, a.deadline, a.at);
         return;
     case kind::send_watch:
         watch_id_ = a.round_id;
@@ -123,7 +122,7 @@ void acquire_op::commit_in_background(std::span<const std::uint64_t> fences)
     const auto to = trailing_commit_targets(fsm_->last_attempt());
     commit_->set_fences(fences);
     commit_->start(*c_, round::kind::commit_fence, keys_.commit_keys(), token_view(), 0,
-                   o_.release_timeout, this, &to);
+                   o_.release_timeout, this, &to.to, &to.awaited);
     commit_->stop();
 }
 
@@ -132,14 +131,15 @@ void acquire_op::forget_intent()
     intent_marked_ = false;
     const auto to = unawaited_everywhere(c_->size());
     aside().start(*c_, round::kind::release, keys_.intent_key(),
-                  {intent_, token_source::token_chars}, 0, o_.release_timeout, this, &to);
+                  {intent_, token_source::token_chars}, 0, o_.release_timeout, this, &to.to,
+                  &to.awaited);
 }
 
 void acquire_op::release_strays(diagnostic_list& diagnostics)
 {
     const auto& votes = fsm_->last_attempt();
     const auto to = stray_permit_targets(votes);
-    if (to.failed() == 0)
+    if (to.to.empty())
         return;
     for (std::size_t i = 0; i < votes.masters() && i < diagnostics.size(); ++i)
     {
@@ -153,7 +153,8 @@ void acquire_op::release_strays(diagnostic_list& diagnostics)
     }
     // Nobody awaits it: each master gets it as EVAL, and the round ends within start().
     aside().start(*c_, keys_.row().release, keys_.strays(votes.winner()), token_view(),
-                  static_cast<std::int64_t>(keys_.permits() - 1), o_.release_timeout, this, &to);
+                  static_cast<std::int64_t>(keys_.permits() - 1), o_.release_timeout, this, &to.to,
+                  &to.awaited);
 }
 
 round& acquire_op::aside()

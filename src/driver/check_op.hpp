@@ -48,7 +48,7 @@ private:
         case fsm_action::kind::send_attempt:
             check_id_ = a.round_id;
             check_.start(*c_, row_of(state()->kind).check, state()->key_span(), state()->token, {},
-                         timeout_, this, nullptr, a.deadline, a.at);
+                         timeout_, this, nullptr, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::complete:
         {

@@ -71,17 +71,17 @@ private:
         case fsm_action::kind::send_attempt:
             extend_id_ = a.round_id;
             extend_.start(*c_, row_of(st->kind).extend, st->extend_span(), st->token, ttl_.count(),
-                          a.deadline - a.at, this, nullptr, a.deadline, a.at);
+                          a.deadline - a.at, this, nullptr, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:
             st->claim().over = true;  // the extension failed: its keys are being deleted
             release_id_ = a.round_id;
             diagnostics_ = extend_.diagnostics();
             extend_.stop();
-            // Every master gets the release; those that timed out get it queued behind their
-            // PEXPIRE (round::start's `previous`), only `a.awaited` are waited for.
+            // Every master gets the release (a.to); those that timed out get it queued behind
+            // their PEXPIRE, only `a.awaited` are waited for.
             release_.start(*c_, row_of(st->kind).release, st->release_span(), st->token, {},
-                           c_->cfg.defaults.release_timeout, this, &extend_.tracker(), a.deadline,
+                           c_->cfg.defaults.release_timeout, this, a.to, a.awaited, a.deadline,
                            a.at);
             return;
         case fsm_action::kind::complete:

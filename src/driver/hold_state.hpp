@@ -177,7 +177,7 @@ private:
             ext_id_ = a.round_id;
             c_->deadlines.schedule(*this, a.until);  // while it runs: the end of validity
             ext_.start(*c_, row_of(base_->kind).extend, base_->extend_span(), base_->token,
-                       ttl().count(), a.deadline - a.at, this, nullptr, a.deadline, a.at);
+                       ttl().count(), a.deadline - a.at, this, nullptr, nullptr, a.deadline, a.at);
             return;
         case fsm_action::kind::send_release:
             c_->deadlines.cancel(*this);

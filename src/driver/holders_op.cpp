@@ -78,7 +78,7 @@ void holders_op::execute(const fsm_action& a)
     {
     case fsm_action::kind::send_attempt:
         read_id_ = a.round_id;
-        read_.start(*c_, round::kind::read_holders, keys_, {}, 0, timeout_, this, nullptr,
+        read_.start(*c_, round::kind::read_holders, keys_, {}, 0, timeout_, this, nullptr, nullptr,
                     a.deadline, a.at);
         return;
     case fsm_action::kind::complete:

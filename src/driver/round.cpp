@@ -85,16 +85,16 @@ void round::start_release(round_context& c, const lock_state& held,
             c.waiting.handed_over(held.key);
             c.waiting.changed_here(held.key_span());  // another holder: observers read again
             return start(c, kind::hand_over, held.key_span(), held.token, 0, timeout, l, nullptr,
-                         latest, at);
+                         nullptr, latest, at);
         }
-    start(c, held_kind.release, held.release_span(), held.token, 0, timeout, l, nullptr, latest,
-          at);
+    start(c, held_kind.release, held.release_span(), held.token, 0, timeout, l, nullptr, nullptr,
+          latest, at);
 }
 
 void round::start(round_context& c, kind k, std::span<const std::string> keys,
                   std::string_view token, std::int64_t arg,
                   std::chrono::steady_clock::duration timeout, round_listener* l,
-                  const quorum_tracker* previous, time_point latest, time_point at)
+                  const master_set* to, const master_set* awaited, time_point latest, time_point at)
 {
     const auto n = c.size();
     c_ = &c;
@@ -148,29 +148,29 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
         // sends, so that their wake-up is posted ahead of the connections' write kicks: their
         // SET then leaves in the same write as our DEL. (A master whose connection refuses the
         // release gets a wake-up all the same: an attempt too many, which it refuses.)
-        master_set to(n);
+        master_set told(n);
         for (std::size_t i = 0; i < n; ++i)
-            if (!previous || previous->outcome(i) != master_outcome::held_by_other)
-                to.insert(i);
-        if (previous)
+            if (!to || to->contains(i))
+                told.insert(i);
+        if (to)
         {
             // A failed attempt's release (or an acquisition's stray permits, or a writer's
             // intent cleanup) frees what it took, if anything, but no holder let go: it is no
             // turn in a row of hand-offs, neither counted nor a yield.
-            if (!to.empty())
-                c_->waiting.notify_released(to, keys_);
+            if (!told.empty())
+                c_->waiting.notify_released(told, keys_);
         }
-        else if (c_->waiting.released_here(to, keys_))
-            deferred_notice_ = std::move(to);  // this hand-off yields: told once decided
+        else if (c_->waiting.released_here(told, keys_))
+            deferred_notice_ = std::move(told);  // this hand-off yields: told once decided
     }
     for (std::size_t i = 0; i < n; ++i)
     {
-        // A master that refused the attempt holds nothing of ours (release_targets).
-        if (previous && previous->outcome(i) == master_outcome::held_by_other)
+        // A master outside the plan (one that refused the attempt holds nothing of ours).
+        if (to && !to->contains(i))
             continue;
-        const bool awaited = !previous || previous->outcome(i) != master_outcome::timed_out;
+        const bool waited = !awaited || awaited->contains(i);
         // Sent, not awaited (see start()): nobody will see a NOSCRIPT, so the body goes along.
-        if (send(i, !awaited, true) && !awaited)
+        if (send(i, !waited, true) && !waited)
         {
             abandon_master(i);
             m_[i].outstanding = false;

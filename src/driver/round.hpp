@@ -73,20 +73,24 @@ public:
     /// token (commit_fence); unused otherwise.
     /// May call the listener before returning (e.g. when every master is down).
     ///
-    /// @param previous For a release after a failed attempt: the attempt's outcomes. Masters
-    /// that timed out in the attempt still get the release, queued on their connection right
-    /// behind the SET, so the master executes it after the SET whenever it wakes up; waiting for
-    /// their answer would add no safety, only the release deadline to the caller's latency. Their
-    /// status stays `pending`. Masters that refused the attempt (held_by_other) hold nothing of
-    /// ours: they get no release, and their status stays `pending` too.
+    /// @param to The masters the command goes to, as the operation decided (its machine's
+    /// action, src/fsm/aside_targets.hpp); nullptr: every master. The others' status stays
+    /// `pending` (a release after a failed attempt skips the masters that refused it: they
+    /// hold nothing of ours).
+    /// @param awaited Of `to`, the masters whose answers the round waits for; nullptr: all of
+    /// `to`. The others still get the command, queued on their connection (a release right
+    /// behind the attempt's SET, so the master executes it after the SET whenever it wakes
+    /// up: waiting for its answer would add no safety, only the release deadline to the
+    /// caller's latency); it goes with the script's body (nobody will see a NOSCRIPT), and
+    /// their status stays `pending`. A round that awaits nobody is over within start().
     /// @param timeout The round's deadline is `started() + timeout` (`started()` is read once,
     /// just before the first request is queued), or `latest` if that is earlier.
     /// @param at When the caller read the clock just before (the time of the event that made
     /// it start the round): `started()`, saving a clock read. The default reads the clock.
     void start(round_context& c, kind k, std::span<const std::string> keys, std::string_view token,
                std::int64_t arg, std::chrono::steady_clock::duration timeout, round_listener* l,
-               const quorum_tracker* previous = nullptr, time_point latest = time_point::max(),
-               time_point at = time_point{});
+               const master_set* to = nullptr, const master_set* awaited = nullptr,
+               time_point latest = time_point::max(), time_point at = time_point{});
 
     /// @brief The release of a held lock (async_unlock, a hold's release): a release round,
     /// or, when the lock's claim is live (lock_state::claim) and the next waiter of this

@@ -352,10 +352,11 @@ acquire_action acquire_fsm::fail_attempt(error_code reason, time_point now)
     // answered: a grant may still be on its way, and the release queued behind it undoes it.
     // Waiting for the ones that timed out would only add the release deadline to the caller's
     // latency. A master that refused the attempt holds nothing of ours: it is left alone.
-    release_waiting_ = release_targets(attempt_);
+    release_to_ = release_targets(attempt_);
+    release_waiting_ = release_awaited(attempt_);
     // (After a commit round too: the attempt's outcomes say where our key may stand.)
     // Nobody to wait for: a deadline due at once ends the release through the usual path.
-    return acquire_action::release(++round_, release_waiting_,
+    return acquire_action::release(++round_, release_to_, release_waiting_,
                                    timing_.release_deadline(now, !release_waiting_.empty()));
 }
 

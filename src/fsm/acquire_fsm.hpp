@@ -182,7 +182,8 @@ private:
     retry_schedule retry_;
     quorum_tracker attempt_;
     quorum_tracker commit_;
-    master_set release_waiting_;
+    master_set release_to_;       // where the release goes (release_targets)
+    master_set release_waiting_;  // of those, the ones still awaited
     // Fencing: per resource, the largest and the smallest counter of the current attempt's
     // granting masters, and the tokens committed (largest + 1).
     boost::container::small_vector<std::int64_t, 4> largest_;

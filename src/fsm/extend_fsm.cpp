@@ -19,8 +19,12 @@ extend_fsm::extend_fsm(const lock_timing& timing, std::size_t masters, time_poin
       round_outcomes_(masters == 0 ? throw std::invalid_argument("extend_fsm: no master")
                                    : masters),
       release_waiting_(masters),
+      all_(masters),
       valid_until_(valid_until)
-{}
+{
+    for (std::size_t i = 0; i < masters; ++i)
+        all_.insert(i);
+}
 
 fsm_action extend_fsm::resume(const fsm_event& ev)
 {
@@ -102,7 +106,7 @@ fsm_action extend_fsm::release(error_code reason, time_point now)
     reason_ = reason;
     release_waiting_ = awaited_after(round_outcomes_);
     // Nobody to wait for: a deadline due at once ends the release through the usual path.
-    return fsm_action::release(++round_, release_waiting_,
+    return fsm_action::release(++round_, all_, release_waiting_,
                                timing_.release_deadline(now, !release_waiting_.empty()));
 }
 

@@ -73,6 +73,7 @@ private:
     lock_timing timing_;
     quorum_tracker round_outcomes_;
     master_set release_waiting_;
+    master_set all_;  // where a release goes: every master
     std::uint64_t round_ = 0;
     time_point t0_{};
     time_point valid_until_;

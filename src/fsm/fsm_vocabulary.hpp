@@ -136,13 +136,12 @@ struct fsm_action
         /// for an extension, the read of the token's PTTL for a check. `new_token`: draw a fresh token first (an acquisition's every
         /// attempt, the first included: a token is never reused across attempts).
         send_attempt,
-        /// Send the release (compare-and-delete with the attempt's token) to every master,
-        /// tagged `round_id`, and arm a deadline at `deadline`. Only the masters in `awaited`
-        /// are waited for; of the others, those that timed out in the attempt get the release
-        /// queued behind their SET all the same, and those that refused it get nothing (see
-        /// round::start's `previous`). When nobody is
-        /// awaited, `deadline` is the event's own time: the release ends when that deadline
-        /// is echoed back.
+        /// Send the release (compare-and-delete with the attempt's token) to the masters in
+        /// `to`, tagged `round_id`, and arm a deadline at `deadline`. Only the masters in
+        /// `awaited` are waited for: the others of `to` (those that timed out in the attempt)
+        /// get the release queued behind their SET all the same, and the masters outside `to`
+        /// (those that refused the attempt) get nothing. When nobody is awaited, `deadline` is
+        /// the event's own time: the release ends when that deadline is echoed back.
         send_release,
         /// A fenced acquisition's second round: send the commit of fencing token `fence` (set
         /// the counter to it where our key still stands and the counter is below it) to every
@@ -179,6 +178,9 @@ struct fsm_action
     /// and is valid until the machine's next resume(): an action stays trivially copyable and
     /// destructible, so that returning one per event costs next to nothing.
     const master_set* awaited = nullptr;
+    /// send_release: the masters it is sent to (a superset of `awaited`); as `awaited`, it
+    /// points into the machine.
+    const master_set* to = nullptr;
     /// wait_until: when the next attempt may start. send_attempt of a holder: the loss time
     /// (the end of validity), at which backoff_elapsed must be echoed if the round has not
     /// been decided by then.
@@ -207,13 +209,14 @@ struct fsm_action
     {
         return {.type = kind::wait_until, .until = until};
     }
-    static fsm_action release(std::uint64_t round_id, const master_set& awaited,
-                              time_point deadline) noexcept
+    static fsm_action release(std::uint64_t round_id, const master_set& to,
+                              const master_set& awaited, time_point deadline) noexcept
     {
         return {.type = kind::send_release,
                 .round_id = round_id,
                 .deadline = deadline,
-                .awaited = &awaited};
+                .awaited = &awaited,
+                .to = &to};
     }
     static fsm_action commit(std::uint64_t round_id, std::span<const std::uint64_t> fences,
                              time_point deadline) noexcept
@@ -252,10 +255,22 @@ inline master_set awaited_after(const quorum_tracker& round)
     return s;
 }
 
-/// The masters an acquisition's failed attempt must be released on, and waited for: all but
-/// those that timed out (as awaited_after) and those that refused it (held_by_other: SET NX,
-/// or the all-or-nothing scripts, set nothing there, so there is nothing of ours to delete).
+/// The masters an acquisition's failed attempt must be released on: all but those that
+/// refused it (held_by_other: SET NX, or the all-or-nothing scripts, set nothing there, so
+/// there is nothing of ours to delete). A master that has not answered may still run our SET:
+/// the release, queued behind it on the same connection, undoes it.
 inline master_set release_targets(const quorum_tracker& attempt)
+{
+    master_set s(attempt.masters());
+    for (std::size_t i = 0; i < attempt.masters(); ++i)
+        if (attempt.outcome(i) != master_outcome::held_by_other)
+            s.insert(i);
+    return s;
+}
+
+/// Of release_targets, those the release waits for: all but those that timed out (as
+/// awaited_after).
+inline master_set release_awaited(const quorum_tracker& attempt)
 {
     master_set s = awaited_after(attempt);
     for (std::size_t i = 0; i < attempt.masters(); ++i)

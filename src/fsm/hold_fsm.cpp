@@ -204,7 +204,7 @@ fsm_action hold_fsm::release(time_point now)
     if (closed_)
         return finish(error::connection_closed);  // nothing can be sent any more
     release_ = quorum_tracker(s_.masters);
-    return fsm_action::release(++round_, all_, now + s_.release_timeout);
+    return fsm_action::release(++round_, all_, all_, now + s_.release_timeout);
 }
 
 fsm_action hold_fsm::finish(error_code ec)

@@ -69,6 +69,27 @@ private:
     std::size_t masters_ = 0;
 };
 
+/// @brief Which masters a round goes to, and which of those it waits for: what an operation
+/// decided (src/fsm/aside_targets.hpp for the rounds nobody awaits), which the round carries
+/// out (round::start's `to` and `awaited`).
+struct send_plan
+{
+    master_set to;       ///< Sent the command.
+    master_set awaited;  ///< Of `to`, those whose answers the round waits for.
+
+    /// Every one of `masters`, sent to and awaited.
+    static send_plan everyone(std::size_t masters)
+    {
+        send_plan p{master_set(masters), master_set(masters)};
+        for (std::size_t i = 0; i < masters; ++i)
+        {
+            p.to.insert(i);
+            p.awaited.insert(i);
+        }
+        return p;
+    }
+};
+
 }  // namespace redlock::detail
 
 #endif

@@ -34,7 +34,7 @@ fsm_action unlock_fsm::resume(const fsm_event& ev)
         case event_kind::start:
             phase_ = phase::releasing;
             expired_ = valid_until_ != time_point{} && ev.now >= valid_until_;
-            return fsm_action::release(++round_, all_, ev.now + release_timeout_);
+            return fsm_action::release(++round_, all_, all_, ev.now + release_timeout_);
         case event_kind::cancel: return complete(boost::asio::error::operation_aborted);
         case event_kind::closed: return complete(error::connection_closed);
         default: return {};

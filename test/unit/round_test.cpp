@@ -16,6 +16,7 @@
 #include "driver/round.hpp"
 #include "driver/round_context.hpp"
 #include "fsm/aside_targets.hpp"
+#include "fsm/fsm_vocabulary.hpp"
 #include "protocol/scripts.hpp"
 #include "scripted_master.hpp"
 
@@ -344,7 +345,7 @@ TEST_CASE_METHOD(three_masters,
     c.master(0).observe_restart(0, "run-b", 1s, now, 10000ms, false);  // restarted
     c.master(0).read_at = now;
     REQUIRE(c.quarantined(0, now));
-    r.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &l, nullptr,
+    r.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &l, nullptr, nullptr,
             rd::round::time_point::max(), now);
     CHECK(c.master(0).answer(0, ok));
     CHECK(r.diagnostics()[0].status == master_status::error);
@@ -408,7 +409,7 @@ TEST_CASE("round: for every kind of lock, a grant from a master that restarted w
         REQUIRE(c.quarantined(0, now));
         const std::array<std::uint64_t, 1> fences{6};
         t.r.set_fences(fences);
-        t.r.start(c, a.command, a.keys, token, 30000, 1s, &t.l, nullptr,
+        t.r.start(c, a.command, a.keys, token, 30000, 1s, &t.l, nullptr, nullptr,
                   rd::round::time_point::max(), now);
         CHECK(c.master(0).answer(0, a.granted));
         CHECK(t.r.diagnostics()[0].status == master_status::error);
@@ -628,7 +629,9 @@ TEST_CASE_METHOD(three_masters,
         CHECK(c.master(2).answer(c.master(2).sent.size() - 1, nil));
         REQUIRE(attempt_listener.at_decision == quorum_state::failed);
         const auto sent_before = c.master(1).sent.size();
-        r.start(c, rd::round::kind::release, one_key, token, 0, 1s, &l, &attempt.tracker());
+        const auto to = rd::release_targets(attempt.tracker());
+        const auto awaited = rd::release_awaited(attempt.tracker());
+        r.start(c, rd::round::kind::release, one_key, token, 0, 1s, &l, &to, &awaited);
         CHECK(c.master(1).sent.size() == sent_before);  // a master that refused holds nothing
         CHECK(c.master(0).answer(c.master(0).sent.size() - 1, one));
         CHECK_FALSE(r.active());
@@ -700,7 +703,8 @@ TEST_CASE("round: an acquisition's unawaited rounds go where their targets say: 
         listener l;
         // The resource's key, the permit to release, then the won one, only looked at.
         const std::vector<std::string> release{"r", "{r}:permit:0", "{r}:permit:1"};
-        strays.start(t.c, rd::round::kind::release_permit, release, token, 1, 1s, &l, &to);
+        strays.start(t.c, rd::round::kind::release_permit, release, token, 1, 1s, &l, &to.to,
+                     &to.awaited);
         for (std::size_t i = 0; i < 5; ++i)
         {
             INFO("master " << i);
@@ -724,7 +728,8 @@ TEST_CASE("round: an acquisition's unawaited rounds go where their targets say: 
         const std::array<std::uint64_t, 1> fences{7};
         rd::round commit;
         commit.set_fences(fences);
-        commit.start(t.c, rd::round::kind::commit_fence, keys, token, 0, 1s, &t.l, &to);
+        commit.start(t.c, rd::round::kind::commit_fence, keys, token, 0, 1s, &t.l, &to.to,
+                     &to.awaited);
         for (std::size_t i = 0; i < 5; ++i)
         {
             INFO("master " << i);
@@ -740,7 +745,7 @@ TEST_CASE("round: an acquisition's unawaited rounds go where their targets say: 
         masters_rig<3> t;
         const auto to = rd::unawaited_everywhere(3);
         const std::vector<std::string> mark{"{r}:intent"};
-        t.r.start(t.c, rd::round::kind::release, mark, token, 0, 1s, &t.l, &to);
+        t.r.start(t.c, rd::round::kind::release, mark, token, 0, 1s, &t.l, &to.to, &to.awaited);
         for (std::size_t i = 0; i < 3; ++i)
         {
             REQUIRE(t.c.master(i).sent.size() == 1);
