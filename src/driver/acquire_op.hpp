@@ -94,7 +94,7 @@ private:
     // A new token for the next attempt, and its value.
     void new_token();
 
-    void on_round_decided(round& r) override;
+    void on_round_outcome(round& r, std::size_t i) override;
     void on_round_finished(round& r) override;
     void on_deadline() override;
     void on_invalidated(std::size_t master) override;

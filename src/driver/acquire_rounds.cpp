@@ -89,16 +89,18 @@ void acquire_op::execute(const acquire_action& a)
     }
 }
 
-void acquire_op::on_round_decided(round& r)
+void acquire_op::on_round_outcome(round& r, std::size_t i)
 {
-    // The machine counts the outcomes itself: it is told every one the round has so far.
-    // The time is now, not the replies' batch time: a lock whose validity ran out while the
-    // batch was being parsed is not handed out.
+    // The machine decides: it is told each outcome of the attempt and of the commit as it
+    // comes (the release's end is its round's, on_round_finished). The time is now, not the
+    // replies' batch time: a lock whose validity ran out while the batch was being parsed is
+    // not handed out.
+    if (fsm_->done())
+        return;  // (a late answer, or the commit sent after a grant in one round)
     if (&r == &attempt_)
-        drive(decided_events(r.tracker(), c_->closed, attempt_id_, clock::now(), r.values(),
-                             r.values_per_master()));
-    else if (&r == commit_.get() && !fsm_->done())  // (not the commit sent after the grant)
-        drive(decided_events(r.tracker(), c_->closed, commit_id_, clock::now()));
+        drive(outcome_events(r, i, c_->closed, attempt_id_, clock::now()));
+    else if (&r == commit_.get())
+        drive(outcome_events(r, i, c_->closed, commit_id_, clock::now()));
 }
 
 void acquire_op::on_round_finished(round& r)

@@ -76,11 +76,11 @@ private:
 
     void refuse(error_code ec) { deliver(ec, check_result{}); }
 
-    void on_round_decided(round&) override {}  // a census waits for every master
+    void on_round_outcome(round&, std::size_t) override {}  // a census waits for every master
 
     void on_round_finished(round& r) override
     {
-        drive(finished_events(r.tracker(), c_->closed, check_id_, r.last_outcome_at()));
+        drive(finished_events(r, c_->closed, check_id_, r.last_outcome_at()));
     }
 
     round check_;

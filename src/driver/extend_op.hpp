@@ -119,12 +119,12 @@ private:
         answer(ec, l_);
     }
 
-    void on_round_decided(round& r) override
+    void on_round_outcome(round& r, std::size_t i) override
     {
-        if (&r != &extend_)
-            return;
-        // The machine counts the outcomes itself; the time is now, as validity is judged by it.
-        drive(decided_events(r.tracker(), c_->closed, extend_id_, clock::now()));
+        if (&r != &extend_ || fsm_->done())
+            return;  // (the release's end is its round's)
+        // The machine decides; the time is now, as validity is judged by it.
+        drive(outcome_events(r, i, c_->closed, extend_id_, clock::now()));
     }
 
     void on_round_finished(round& r) override

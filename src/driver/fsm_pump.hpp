@@ -67,41 +67,33 @@ private:
     bool driving_ = false;
 };
 
-/// Appends a reply event for every outcome `q` holds so far, tagged `round_id`: what a driver
-/// does when a round says its outcome is decided or that it is over. The order does not matter
-/// (a decision depends only on the counts), and a machine ignores a master's second answer, so
-/// reporting the same outcomes again later is harmless. `values`, when not empty: each
-/// master's `per_master` numbers (a fenced acquisition's counters), carried by its event.
-inline void append_outcomes(fsm_events& out, const quorum_tracker& q, std::uint64_t round_id,
-                            fsm_event::time_point now, std::span<const std::int64_t> values = {},
-                            std::size_t per_master = 1)
+/// The event of master `i`'s outcome in round `r` (round::outcome, with the numbers its reply
+/// carried), tagged `round_id`: what a driver hands its machine for each of a round's outcomes
+/// (round_listener::on_round_outcome).
+template <class Round>
+fsm_event outcome_event(const Round& r, std::size_t i, std::uint64_t round_id,
+                        fsm_event::time_point now)
 {
-    for (std::size_t i = 0; i < q.masters(); ++i)
-        if (q.outcome(i) != master_outcome::pending)
-            out.push_back(fsm_event::reply(round_id, i, q.outcome(i), now,
-                                           values.size() >= (i + 1) * per_master
-                                               ? values.subspan(i * per_master, per_master)
-                                               : std::span<const std::int64_t>{}));
+    return fsm_event::reply(round_id, i, r.outcome(i), now, r.values_of(i));
 }
 
-/// @brief What a round hands its machine when its outcome is decided: `closed` first when the
-/// client was closed (close() may be what decided it, by failing the requests: the machine
-/// must know that before it counts them as failed masters), then every outcome so far.
-inline fsm_events decided_events(const quorum_tracker& q, bool closed, std::uint64_t round_id,
-                                 fsm_event::time_point now,
-                                 std::span<const std::int64_t> values = {},
-                                 std::size_t per_master = 1)
+/// @brief What a driver hands its machine for one outcome of a round: `closed` first when the
+/// client was closed (close() may be what caused it, by failing the requests: the machine
+/// must know that before it counts them as failed masters), then the outcome.
+template <class Round>
+fsm_events outcome_events(const Round& r, std::size_t i, bool closed, std::uint64_t round_id,
+                          fsm_event::time_point now)
 {
     fsm_events evs;
     if (closed)
         evs.push_back(fsm_event::closed(now));
-    append_outcomes(evs, q, round_id, now, values, per_master);
+    evs.push_back(outcome_event(r, i, round_id, now));
     return evs;
 }
 
-/// @brief What a round whose outcomes the machine does not count (a release after a failed
-/// attempt or extension) hands it when it is over: `closed` first when the client was closed
-/// (close() failed the requests, not the masters), then the round's deadline event.
+/// @brief What a round hands its machine when it is over: `closed` first when the client was
+/// closed (close() failed the requests, not the masters), then the round's deadline event
+/// (every master answered or timed out). For a machine already told each outcome as it came.
 inline fsm_events ended_events(bool closed, std::uint64_t round_id, fsm_event::time_point now)
 {
     fsm_events evs;
@@ -111,12 +103,19 @@ inline fsm_events ended_events(bool closed, std::uint64_t round_id, fsm_event::t
     return evs;
 }
 
-/// @brief What a round hands its machine when it is over: as decided_events, then the round's
-/// deadline event (every master answered or timed out).
-inline fsm_events finished_events(const quorum_tracker& q, bool closed, std::uint64_t round_id,
-                                  fsm_event::time_point now)
+/// @brief What a round hands a machine that decides once every master answered (a census, a
+/// check): `closed` first when the client was closed, every outcome of `r`, then the round's
+/// deadline event.
+template <class Round>
+fsm_events finished_events(const Round& r, bool closed, std::uint64_t round_id,
+                           fsm_event::time_point now)
 {
-    auto evs = decided_events(q, closed, round_id, now);
+    fsm_events evs;
+    if (closed)
+        evs.push_back(fsm_event::closed(now));
+    for (std::size_t i = 0; i < r.masters(); ++i)
+        if (r.outcome(i) != master_outcome::pending)
+            evs.push_back(outcome_event(r, i, round_id, now));
     evs.push_back(fsm_event::deadline(round_id, now));
     return evs;
 }

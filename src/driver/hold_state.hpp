@@ -261,16 +261,19 @@ private:
         drive(c_->closed ? fsm_event::closed(now) : fsm_event::backoff_elapsed(now));
     }
 
-    void on_round_decided(round& r) override
+    // The machine decides: it is told each outcome as it comes, and the round's end.
+    void on_round_outcome(round& r, std::size_t i) override
     {
         if (&r == &ext_)  // the time is now: the extension's validity is judged by it
-            drive(decided_events(r.tracker(), c_->closed, ext_id_, clock::now()));
+            return drive(outcome_events(r, i, c_->closed, ext_id_, clock::now()));
+        drive(outcome_events(r, i, c_->closed, rel_id_, clock::now()));
+        if (fsm_ && fsm_->release_outcomes().state() != quorum_state::undecided)
+            r.decided();  // a yielded hand-off's notice need not wait for the slowest master
     }
 
     void on_round_finished(round& r) override
     {
-        drive(finished_events(r.tracker(), c_->closed, &r == &ext_ ? ext_id_ : rel_id_,
-                              clock::now()));
+        drive(ended_events(c_->closed, &r == &ext_ ? ext_id_ : rel_id_, clock::now()));
     }
 
     void set_status(error_code ec)

@@ -118,7 +118,7 @@ void holders_op::on_round_finished(round& r)
             if (refused_keys().empty())
                 return read_.start(*c_, round::kind::read_holders, keys_, {}, 0, timeout_, this);
         }
-    drive(finished_events(r.tracker(), c_->closed, read_id_, r.last_outcome_at()));
+    drive(finished_events(r, c_->closed, read_id_, r.last_outcome_at()));
 }
 
 std::uint32_t holders_op::marked_permits() const

@@ -45,7 +45,7 @@ private:
         r.message = reason_;
         deliver(ec, std::move(r));
     }
-    void on_round_decided(round&) override {}  // a census waits for every master
+    void on_round_outcome(round&, std::size_t) override {}  // a census waits for every master
     void on_round_finished(round& r) override;
     // Why the keys cannot be read (a cluster master needs them in one slot), or empty.
     std::string refused_keys() const;

@@ -103,8 +103,9 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     keys_ = keys;
     token_ = token;
     arg_ = arg;
-    q_.reset(n);
     m_.assign(n, per_master{});
+    settled_.clear();
+    told_ = 0;
     diag_.resize(n);
     const auto& row = row_of(k);
     per_master_ = row.values == reply_values::counter_per_resource ? keys.size() / 2 : 1;
@@ -129,7 +130,6 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     }
     outstanding_ = 0;
     active_ = true;
-    decided_sent_ = false;
     if (deferred_notice_.masters() != 0) [[unlikely]]
         deferred_notice_ = master_set();
 
@@ -309,10 +309,8 @@ void round::settle(std::size_t i, master_outcome o, const error_code& ec, std::s
         d.message.assign(msg);
     d.latency = std::chrono::duration_cast<std::chrono::microseconds>(std::max(at, t0_) - t0_);
     last_outcome_at_ = std::max(last_outcome_at_, at);
-    if (row_of(k_).values == reply_values::permit && o == master_outcome::granted)
-        q_.record(i, o, static_cast<std::uint32_t>(values_[i]));  // the permit it set
-    else
-        q_.record(i, o);
+    m_[i].outcome = o;
+    settled_.push_back(static_cast<std::uint16_t>(i));  // told by notify()
 }
 
 void round::settle_other_kind(std::size_t i, std::string_view found, time_point at)
@@ -425,24 +423,22 @@ void round::notify()
 {
     if (!active_)
         return;
-    if (q_.state() == quorum_state::undecided && outstanding_ > 0)
-        return;              // nothing to tell yet (most replies)
     auto hold = l_->hold();  // the listener told may let go of itself, and of this round
-    // A yielded hand-off (waiting_room::released_here) is told once the release is decided,
-    // or finished without a decision.
-    if (q_.state() != quorum_state::undecided || outstanding_ == 0)
-        tell_deferred();
-    if (!decided_sent_ && q_.state() != quorum_state::undecided)
+    // A listener that restarts the round from here hears nothing more of the old one: start()
+    // empties settled_ (and its own notify() tells what the new round settled so far).
+    while (told_ < settled_.size())
     {
-        decided_sent_ = true;
-        l_->on_round_decided(*this);
-        if (!active_ || !decided_sent_)
-            return;  // stopped or restarted by the listener
+        l_->on_round_outcome(*this, settled_[told_++]);
+        if (!active_)
+            return;  // stopped by the listener
     }
     if (outstanding_ == 0)
     {
         active_ = false;
         c_->deadlines.cancel(*this);
+        // A yielded hand-off (waiting_room::released_here) is told by the end of the release
+        // at the latest (decided() may have told it sooner).
+        tell_deferred();
         l_->on_round_finished(*this);
     }
 }

@@ -32,15 +32,17 @@ namespace redlock::detail {
 class round_context;
 class round;
 
-/// The owner of a round: told when its outcome is decided and when every master has answered.
+/// The owner of a round: told each master's outcome as it becomes known, and when every
+/// awaited master has answered. What the outcomes mean (a quorum reached or failed, a release
+/// done) is its machine's decision: the round counts nothing.
 class round_listener
 {
 public:
-    /// The quorum outcome is certain (reached or failed); called once per round.
-    virtual void on_round_decided(round& r) = 0;
-    /// Every awaited master answered or timed out; called once per round, after
-    /// on_round_decided when the round was decided (a release whose masters are not all awaited
-    /// may finish without a decision).
+    /// Master `master`'s outcome is known (round::outcome): an answer, a failure, the
+    /// deadline. Called once per master the round awaits, in the order the outcomes came.
+    virtual void on_round_outcome(round& r, std::size_t master) = 0;
+    /// Every awaited master answered or timed out; called once per round, after the last
+    /// on_round_outcome.
     virtual void on_round_finished(round& r) = 0;
     /// Keeps the listener alive while a callback of the round runs.
     virtual std::shared_ptr<void> hold() = 0;
@@ -53,7 +55,8 @@ protected:
 ///
 /// The unit of the Redlock algorithm: an acquisition attempt (SET NX PX), a release
 /// (compare-and-delete) or an extension (compare-and-PEXPIRE). Each reply is classified into a
-/// master_outcome and fed to a quorum_tracker, which decides as early as the outcome is certain.
+/// master_outcome and told to the listener, whose machine decides (as early as the outcome is
+/// certain); the round sends where the machine's plan says and keeps no quorum of its own.
 /// A release goes as EVALSHA to a connection that has seen the script run, as EVAL to one that
 /// has not (which caches it there); a master that lost the script since (NOSCRIPT) gets it
 /// again as EVAL. A release that will not be awaited goes as EVAL from the start,
@@ -122,7 +125,29 @@ public:
     /// the others get EVAL), so that no NOSCRIPT will need an EVAL from us — barring a SCRIPT
     /// FLUSH or restart since the connection last saw it.
     bool runs_without_us() const noexcept;
-    const quorum_tracker& tracker() const noexcept { return q_; }
+    /// N, the masters of the client the round was started on.
+    std::size_t masters() const noexcept { return m_.size(); }
+    /// Master i's outcome so far (`pending`: not known yet, or not awaited).
+    master_outcome outcome(std::size_t i) const noexcept
+    {
+        return i < m_.size() ? m_[i].outcome : master_outcome::pending;
+    }
+    /// The numbers master i's reply carried, as its machine's event takes them: a fenced
+    /// attempt's counters (one per resource), a semaphore's permit; empty for other rounds.
+    std::span<const std::int64_t> values_of(std::size_t i) const noexcept
+    {
+        if (values_.size() < (i + 1) * per_master_)
+            return {};
+        return std::span<const std::int64_t>(values_).subspan(i * per_master_, per_master_);
+    }
+    /// The operation has decided on this round (its machine answered, e.g. a release at its
+    /// quorum): a yielded hand-off's notice to this client's waiters (waiting_room::
+    /// released_here) goes out now rather than at the round's end.
+    void decided()
+    {
+        if (active_)
+            tell_deferred();
+    }
     time_point started() const noexcept { return t0_; }
     /// When the latest outcome became known (a reply's read batch, the deadline, a failure);
     /// started() before any. What a driver gives its machine as the time of the round's
@@ -247,6 +272,7 @@ private:
         request_ticket ticket;
         bool outstanding = false;
         bool fallback = false;
+        master_outcome outcome = master_outcome::pending;
     };
     // What a split master's parts said so far (send_parts).
     struct parts_state
@@ -296,12 +322,14 @@ private:
     std::size_t groups_ = 1;
     kind k_ = kind::acquire;
     bool active_ = false;
-    bool decided_sent_ = false;
-    quorum_tracker q_{1};
     // Inline up to 9 masters: a round is made for every operation, and these would otherwise
     // be two allocations per round on the hot path.
     static constexpr std::size_t inline_masters = 9;
     boost::container::small_vector<per_master, inline_masters> m_;
+    // The masters whose outcome is known, in the order they became known; the listener has
+    // been told the first told_ of them.
+    boost::container::small_vector<std::uint16_t, inline_masters> settled_;
+    std::size_t told_ = 0;
     diagnostic_list diag_;
     std::int64_t arg_ = 0;
     std::vector<std::int64_t> values_;

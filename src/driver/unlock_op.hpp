@@ -61,34 +61,33 @@ private:
         deliver(ec);
     }
 
-    // The round's outcome is certain: when the deletes still awaited have left this process,
-    // the machine learns it and the outcomes so far (a majority's answer may be enough);
-    // otherwise it can only answer at the end of the round, and learns everything then.
+    // The machine decides: it is told each outcome as it comes. Once it counts a quorum, and
+    // the deletes still awaited have left this process, it learns that too (a majority's
+    // answer may then be enough); otherwise it can only answer at the end of the round.
     // (The events' time is the round's: nothing here depends on it, and the clock is not read
     // again on the hot path.)
-    void on_round_decided(round& r) override
+    void on_round_outcome(round& r, std::size_t i) override
     {
-        if (!r.runs_without_us())
-            return;
         const auto now = r.last_outcome_at();
-        fsm_events evs;
-        if (c_->closed)
-            evs.push_back(fsm_event::closed(now));  // close() may be what decided it: first
-        evs.push_back(fsm_event::handed_off(release_id_, now));
-        append_outcomes(evs, r.tracker(), release_id_, now);
-        drive(evs);
+        drive(outcome_events(r, i, c_->closed, release_id_, now));
+        if (!fsm_ || fsm_->outcomes().state() != quorum_state::reached)
+            return;
+        r.decided();  // a yielded hand-off's notice need not wait for the slowest master
+        if (!handed_off_told_ && !fsm_->done() && r.runs_without_us())
+        {
+            handed_off_told_ = true;
+            drive(fsm_event::handed_off(release_id_, now));
+        }
     }
 
     void on_round_finished(round& r) override
     {
-        const auto now = r.last_outcome_at();
-        if (fsm_->completed())
-            return drive(fsm_event::deadline(release_id_, now));  // answered: only the end matters
-        drive(finished_events(r.tracker(), c_->closed, release_id_, now));
+        drive(ended_events(c_->closed, release_id_, r.last_outcome_at()));
     }
 
     round release_;
     std::uint64_t release_id_ = 0;
+    bool handed_off_told_ = false;
 };
 
 }  // namespace redlock::detail

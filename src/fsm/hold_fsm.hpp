@@ -95,6 +95,8 @@ public:
 
     bool done() const noexcept { return phase_ == phase::done; }
     bool releasing() const noexcept { return phase_ == phase::releasing; }
+    /// The release's outcomes so far (the quorum of its deletes, as this machine counts it).
+    const quorum_tracker& release_outcomes() const noexcept { return release_; }
     time_point valid_until() const noexcept { return valid_until_; }
 
 private:

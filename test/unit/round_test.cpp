@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -52,17 +54,34 @@ private:
     std::vector<scripted_master*> masters_;
 };
 
-/// Counts the round's callbacks and what the quorum was at each.
+/// Stands in for an operation's machine: counts the round's outcomes into its own quorum (a
+/// semaphore's grants by the permit each set), as the machines do, and its callbacks.
 struct listener : redlock::detail::round_listener
 {
+    bool permits = false;  // the rounds are a semaphore's attempts: a grant names its permit
     int decided = 0;
     int finished = 0;
+    rd::quorum_tracker q{1};
+    const rd::round* counting = nullptr;  // the round q counts
     quorum_state at_decision = quorum_state::undecided;
     std::function<void(rd::round&)> on_decided;
-    void on_round_decided(rd::round& r) override
+    void on_round_outcome(rd::round& r, std::size_t i) override
     {
+        if (&r != counting || q.outcome(i) != master_outcome::pending)  // another round
+        {
+            q.reset(r.masters());
+            counting = &r;
+        }
+        const auto values = r.values_of(i);
+        const auto before = q.state();
+        if (permits && r.outcome(i) == master_outcome::granted && values.size() == 1)
+            q.record(i, r.outcome(i), static_cast<std::uint32_t>(values[0]));  // its permit
+        else
+            q.record(i, r.outcome(i));
+        if (before != quorum_state::undecided || q.state() == quorum_state::undecided)
+            return;
         ++decided;
-        at_decision = r.tracker().state();
+        at_decision = q.state();
         if (on_decided)
             on_decided(r);
     }
@@ -163,6 +182,70 @@ TEST_CASE_METHOD(three_masters,
     CHECK(r.diagnostics()[1].status == master_status::not_needed);
     CHECK(c.master(1).answer(0, nil));
     CHECK(l.finished == 1);
+    CHECK_FALSE(r.active());
+}
+
+namespace {
+
+/// Records what a round tells its listener, in order; optionally restarts the round from its
+/// first outcome, as a driver whose machine starts the next attempt at once would.
+struct recording_listener : redlock::detail::round_listener
+{
+    std::vector<std::pair<std::size_t, master_outcome>> told;
+    int finished = 0;
+    std::function<void(rd::round&)> on_first;
+    void on_round_outcome(rd::round& r, std::size_t i) override
+    {
+        told.emplace_back(i, r.outcome(i));
+        if (told.size() == 1 && on_first)
+            on_first(r);
+    }
+    void on_round_finished(rd::round&) override { ++finished; }
+    std::shared_ptr<void> hold() override { return nullptr; }
+};
+
+}  // namespace
+
+TEST_CASE_METHOD(three_masters,
+                 "round: the round decides nothing: each awaited master's outcome is told once, "
+                 "in the order they came, also after a majority granted, and then the end",
+                 "[round]")
+{
+    recording_listener rl;
+    r.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &rl);
+    CHECK(c.master(2).answer(0, ok));
+    CHECK(c.master(0).answer(0, ok));
+    CHECK(c.master(1).answer(0, nil));  // after the majority: told all the same
+    const std::vector<std::pair<std::size_t, master_outcome>> expected{
+        {2, master_outcome::granted},
+        {0, master_outcome::granted},
+        {1, master_outcome::held_by_other}};
+    CHECK(rl.told == expected);
+    CHECK(rl.finished == 1);
+    CHECK(r.outcome(1) == master_outcome::held_by_other);
+    CHECK(r.outcome(7) == master_outcome::pending);  // out of range
+}
+
+TEST_CASE_METHOD(three_masters,
+                 "round: a listener that restarts the round from an outcome at the deadline "
+                 "hears nothing more of the old round",
+                 "[round]")
+{
+    recording_listener rl;
+    rl.on_first = [&](rd::round& again) {
+        again.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &rl);
+    };
+    r.start(c, rd::round::kind::acquire, one_key, token, 30000, 1s, &rl);
+    // Three masters silent: three outcomes, and the first restarts the round. expire_all
+    // then fires the new round's deadline too: its three outcomes and its end.
+    c.deadlines.expire_all();
+    for (std::size_t i = 0; i < 3; ++i)
+        CHECK(c.master(i).sent.size() == 2);
+    // One outcome of the old round, three of the new one: not the old round's other two.
+    REQUIRE(rl.told.size() == 4);
+    for (const auto& [master, outcome] : rl.told)
+        CHECK(outcome == master_outcome::timed_out);
+    CHECK(rl.finished == 1);  // the new round's end only
     CHECK_FALSE(r.active());
 }
 
@@ -409,6 +492,7 @@ TEST_CASE("round: for every kind of lock, a grant from a master that restarted w
         REQUIRE(c.quarantined(0, now));
         const std::array<std::uint64_t, 1> fences{6};
         t.r.set_fences(fences);
+        t.l.permits = a.command == rd::round::kind::acquire_permit;
         t.r.start(c, a.command, a.keys, token, 30000, 1s, &t.l, nullptr, nullptr,
                   rd::round::time_point::max(), now);
         CHECK(c.master(0).answer(0, a.granted));
@@ -432,6 +516,7 @@ TEST_CASE("round: a semaphore's attempt goes as EVAL to a connection that has no
     const auto& script = rd::permit_acquire_script();
     three_masters t;
     auto& c = t.c;
+    t.l.permits = true;
     t.r.start(c, rd::round::kind::acquire_permit, keys, token, 30000, 1s, &t.l);
     for (std::size_t i = 0; i < 3; ++i)
     {
@@ -466,6 +551,7 @@ TEST_CASE("round: a semaphore's attempt that finds the resource held as another 
     three_masters t;
     auto& c = t.c;
     t.r.set_text("redlock:permits:2");
+    t.l.permits = true;
     t.r.start(c, rd::round::kind::acquire_permit, keys, token, 30000, 1s, &t.l);
     CHECK(c.master(0).sent.at(0).bytes.ends_with("$17\r\nredlock:permits:2\r\n"));
     CHECK(c.master(0).answer(0, other_size));
@@ -481,7 +567,7 @@ TEST_CASE("round: a semaphore's attempt that finds the resource held as another 
     CHECK(d[0].message == "held as a semaphore of 4 permits");
     CHECK(d[1].message == "held as a mutex (or a read-write lock's writer)");
     CHECK(d[2].message == "held by a read-write lock's readers");
-    CHECK(t.r.tracker().failure_reason() == error::contended);
+    CHECK(t.l.q.failure_reason() == error::contended);
 }
 
 TEST_CASE("round: a reader's, a writer's and a fenced writer's attempt refused by a semaphore's "
@@ -512,7 +598,7 @@ TEST_CASE("round: a reader's, a writer's and a fenced writer's attempt refused b
             CHECK(d[i].message == "held as a semaphore of 3 permits");
         }
         CHECK(d[2].status == master_status::granted);
-        CHECK(t.r.tracker().failure_reason() == error::contended);
+        CHECK(t.l.q.failure_reason() == error::contended);
     }
 }
 
@@ -629,8 +715,8 @@ TEST_CASE_METHOD(three_masters,
         CHECK(c.master(2).answer(c.master(2).sent.size() - 1, nil));
         REQUIRE(attempt_listener.at_decision == quorum_state::failed);
         const auto sent_before = c.master(1).sent.size();
-        const auto to = rd::release_targets(attempt.tracker());
-        const auto awaited = rd::release_awaited(attempt.tracker());
+        const auto to = rd::release_targets(attempt_listener.q);
+        const auto awaited = rd::release_awaited(attempt_listener.q);
         r.start(c, rd::round::kind::release, one_key, token, 0, 1s, &l, &to, &awaited);
         CHECK(c.master(1).sent.size() == sent_before);  // a master that refused holds nothing
         CHECK(c.master(0).answer(c.master(0).sent.size() - 1, one));
@@ -669,7 +755,7 @@ TEST_CASE_METHOD(three_cluster_masters,
     CHECK(c.master(2).answer(part_of(2, "{a}x"), one));
     CHECK(c.master(2).fail(part_of(2, "{b}z"), error::connection_lost));
     CHECK(r.diagnostics()[0].status == master_status::granted);
-    CHECK(r.tracker().outcome(1) == master_outcome::held_in_part);
+    CHECK(r.outcome(1) == master_outcome::held_in_part);
     CHECK(r.diagnostics()[2].status == master_status::error);
     CHECK(r.diagnostics()[2].ec == error::connection_lost);
     CHECK(l.at_decision == quorum_state::failed);
@@ -690,15 +776,16 @@ TEST_CASE("round: an acquisition's unawaited rounds go where their targets say: 
         // Five masters: 0-2 set permit 1 (the majority's), 3 set permit 0, 4 refused.
         masters_rig<5> t;
         const std::vector<std::string> keys{"r", "{r}:permit:0", "{r}:permit:1"};
+        t.l.permits = true;
         t.r.start(t.c, rd::round::kind::acquire_permit, keys, token, 30000, 1s, &t.l);
         for (std::size_t i = 0; i < 3; ++i)
             CHECK(t.c.master(i).answer(0, permit1));
         CHECK(t.c.master(3).answer(0, permit0));
         CHECK(t.c.master(4).answer(0, all_held));
-        REQUIRE(t.r.tracker().state() == quorum_state::reached);
-        REQUIRE(t.r.tracker().outcome(4) == master_outcome::held_by_other);
-        REQUIRE(t.r.tracker().winner() == 1);
-        const auto to = rd::stray_permit_targets(t.r.tracker());
+        REQUIRE(t.l.q.state() == quorum_state::reached);
+        REQUIRE(t.l.q.outcome(4) == master_outcome::held_by_other);
+        REQUIRE(t.l.q.winner() == 1);
+        const auto to = rd::stray_permit_targets(t.l.q);
         rd::round strays;
         listener l;
         // The resource's key, the permit to release, then the won one, only looked at.
