@@ -98,9 +98,9 @@ void acquire_op::on_round_outcome(round& r, std::size_t i)
     if (fsm_->done())
         return;  // (a late answer, or the commit sent after a grant in one round)
     if (&r == &attempt_)
-        drive(outcome_events(r, i, c_->closed, attempt_id_, clock::now()));
+        drive_outcome(r, i, attempt_id_, clock::now());
     else if (&r == commit_.get())
-        drive(outcome_events(r, i, c_->closed, commit_id_, clock::now()));
+        drive_outcome(r, i, commit_id_, clock::now());
 }
 
 void acquire_op::on_round_finished(round& r)

@@ -124,7 +124,7 @@ private:
         if (&r != &extend_ || fsm_->done())
             return;  // (the release's end is its round's)
         // The machine decides; the time is now, as validity is judged by it.
-        drive(outcome_events(r, i, c_->closed, extend_id_, clock::now()));
+        drive_outcome(r, i, extend_id_, clock::now());
     }
 
     void on_round_finished(round& r) override

@@ -264,9 +264,14 @@ private:
     // The machine decides: it is told each outcome as it comes, and the round's end.
     void on_round_outcome(round& r, std::size_t i) override
     {
-        if (&r == &ext_)  // the time is now: the extension's validity is judged by it
-            return drive(outcome_events(r, i, c_->closed, ext_id_, clock::now()));
-        drive(outcome_events(r, i, c_->closed, rel_id_, clock::now()));
+        // The time is now: the extension's validity is judged by it.
+        const auto id = &r == &ext_ ? ext_id_ : rel_id_;
+        if (c_->closed) [[unlikely]]
+            drive(outcome_events(r, i, true, id, clock::now()));
+        else
+            drive(outcome_event(r, i, id, clock::now()));
+        if (&r == &ext_)
+            return;
         if (fsm_ && fsm_->release_outcomes().state() != quorum_state::undecided)
             r.decided();  // a yielded hand-off's notice need not wait for the slowest master
     }

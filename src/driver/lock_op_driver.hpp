@@ -50,6 +50,7 @@ protected:
     using base::answered_;
     using base::c_;
     using base::drive;
+    using base::drive_outcome;
     using base::fsm_;
 
     /// Whether the operation may start: not cancelled yet, a lock with a token, a client still

@@ -71,6 +71,15 @@ protected:
         pump_.drive(*fsm_, events, [this](const fsm_action& a) { derived().execute(a); });
     }
     void drive(const fsm_event& ev) { drive(std::span<const fsm_event>(&ev, 1)); }
+    /// Gives the machine master `i`'s outcome in round `r`, tagged `round_id`, at `now`: the
+    /// one event, or `closed` before it once the client is closed (outcome_events).
+    template <class Round>
+    void drive_outcome(const Round& r, std::size_t i, std::uint64_t round_id, clock::time_point now)
+    {
+        if (c_->closed) [[unlikely]]
+            return drive(outcome_events(r, i, true, round_id, now));
+        drive(outcome_event(r, i, round_id, now));
+    }
     /// Whether drive() is under way (an event given now would be queued).
     bool driving() const noexcept { return pump_.driving(); }
 

@@ -69,7 +69,7 @@ private:
     void on_round_outcome(round& r, std::size_t i) override
     {
         const auto now = r.last_outcome_at();
-        drive(outcome_events(r, i, c_->closed, release_id_, now));
+        drive_outcome(r, i, release_id_, now);
         if (!fsm_ || fsm_->outcomes().state() != quorum_state::reached)
             return;
         r.decided();  // a yielded hand-off's notice need not wait for the slowest master
