@@ -68,6 +68,8 @@ private:
     // again on the hot path.)
     void on_round_outcome(round& r, std::size_t i) override
     {
+        if (fsm_->completed())
+            return;  // answered: only the round's end matters now (on_round_finished)
         const auto now = r.last_outcome_at();
         drive_outcome(r, i, release_id_, now);
         if (!fsm_ || fsm_->outcomes().state() != quorum_state::reached)

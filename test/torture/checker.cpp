@@ -103,8 +103,11 @@ std::map<std::uint32_t, std::vector<window>> by_resource(const std::vector<const
     return out;
 }
 
+using kind_counts = std::array<std::size_t, static_cast<std::size_t>(held_kind::count_)>;
+
 std::size_t count_overlaps(const std::map<std::uint32_t, std::vector<window>>& windows,
-                           nanos origin, std::vector<std::string>* details, nanos* min_gap)
+                           nanos origin, std::vector<std::string>* details, nanos* min_gap,
+                           kind_counts* by_kind = nullptr)
 {
     std::size_t n = 0;
     for (const auto& [res, ws] : windows)
@@ -118,6 +121,14 @@ std::size_t count_overlaps(const std::map<std::uint32_t, std::vector<window>>& w
                 if (token_of(*ws[i].r) == token_of(*ws[j].r) || !excludes(*ws[i].r, *ws[j].r))
                     continue;
                 ++n;
+                if (by_kind)
+                {
+                    const auto a = ws[i].r->lock_kind;
+                    const auto b = ws[j].r->lock_kind;
+                    ++(*by_kind)[static_cast<std::size_t>(a)];
+                    if (b != a)
+                        ++(*by_kind)[static_cast<std::size_t>(b)];
+                }
                 if (details && details->size() < 20)
                     details->push_back("OVERLAP on resource " + std::to_string(res) + " for " +
                                        ms_text(std::min(ws[i].to, ws[j].to) - ws[j].from, 0) +
@@ -296,8 +307,10 @@ check_result check(const std::vector<record>& records, double drift_factor)
 
     check_fencing(holds, origin, res);
     const auto contract = by_resource(holds, false);
-    res.overlaps = count_overlaps(contract, origin, &res.details, &res.min_gap);
+    res.overlaps =
+        count_overlaps(contract, origin, &res.details, &res.min_gap, &res.overlaps_by_kind);
     res.excess_permits = count_excess_permits(contract, origin, &res.details);
+    res.overlaps_by_kind[static_cast<std::size_t>(held_kind::permit)] += res.excess_permits;
     res.overlaps_if_failed_extend_kept =
         count_overlaps(by_resource(holds, true), origin, nullptr, nullptr);
 
@@ -504,6 +517,28 @@ std::vector<std::string> self_test()
                  {as(hold(0, 'a', 0, 100, 90), held_kind::permit, 2),
                   as(hold(0, 'b', 10, 110, 100), held_kind::permit, 3)},
                  1, 0);
+    {
+        // The counts by kind: a writer beside a reader counts for both kinds, a permit too
+        // many for permit, a mutex beside a mutex once.
+        const auto r = check({as(hold(0, 'a', 0, 100, 90), held_kind::reader),
+                              as(hold(0, 'b', 10, 110, 100), held_kind::writer),
+                              as(hold(1, 'c', 0, 100, 90), held_kind::permit, 1),
+                              as(hold(1, 'd', 10, 110, 100), held_kind::permit, 1),
+                              as(hold(2, 'e', 0, 100, 90), held_kind::mutex),
+                              as(hold(2, 'f', 10, 110, 100), held_kind::mutex)},
+                             0.0);
+        const auto count = [&](held_kind k) {
+            return r.overlaps_by_kind[static_cast<std::size_t>(k)];
+        };
+        if (count(held_kind::reader) != 1 || count(held_kind::writer) != 1 ||
+            count(held_kind::permit) != 1 || count(held_kind::mutex) != 1 ||
+            count(held_kind::fenced) != 0)
+            failures.push_back("overlaps by kind: reader " +
+                               std::to_string(count(held_kind::reader)) + ", writer " +
+                               std::to_string(count(held_kind::writer)) + ", permit " +
+                               std::to_string(count(held_kind::permit)) + ", mutex " +
+                               std::to_string(count(held_kind::mutex)));
+    }
     {
         auto first = as(hold(0, 'a', 0, 100, 90), held_kind::multi);
         auto further = first;

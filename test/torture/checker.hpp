@@ -56,6 +56,9 @@ struct check_result
     std::size_t empty_holds = 0;  ///< Completed after their own validity had ended (never usable).
     std::size_t overlaps = 0;     ///< Pairs of overlapping windows: must be 0.
     std::size_t excess_permits = 0;  ///< Permits held beyond a semaphore's number: must be 0.
+    /// Overlaps and excess permits by the kinds of the holds involved (held_kind): a pair of
+    /// two kinds counts for both, an excess permit for `permit`.
+    std::array<std::size_t, static_cast<std::size_t>(held_kind::count_)> overlaps_by_kind{};
     /// Acquisitions by kind (held_kind), a multi-resource lock counted once.
     std::array<std::size_t, static_cast<std::size_t>(held_kind::count_)> holds_by_kind{};
     std::size_t overlaps_if_failed_extend_kept = 0;  ///< Informative, see above.

@@ -645,6 +645,14 @@ int run_parent(const options& o, int argc, char** argv)
                        std::to_string(result.holds_by_kind[k]);
         std::printf("kinds: acquisitions %s; permits beyond a semaphore's number %zu\n",
                     by_kind.c_str(), result.excess_permits);
+        std::string overlaps_by_kind;
+        for (std::size_t k = 0; k < result.overlaps_by_kind.size(); ++k)
+            overlaps_by_kind += std::string(overlaps_by_kind.empty() ? "" : ", ") +
+                                rt::to_string(static_cast<rt::held_kind>(k)) + " " +
+                                std::to_string(result.overlaps_by_kind[k]);
+        std::printf("kinds: overlaps (a pair of two kinds counts for both; a permit too many for "
+                    "permit) %s\n",
+                    overlaps_by_kind.c_str());
     }
     if (result.fenced_holds > 0)
         std::printf("fencing: %zu fenced holds; tokens not above an earlier holder's %zu; tokens "
