@@ -226,7 +226,9 @@ private:
         {
         case 0:
         {
-            if (u < 20)
+            // A third each: multi-resource, fenced, plain (the unsafe-restart check needs an
+            // overlap of each, and a multi-resource lock's were the rarest at 20%).
+            if (u < 33)
             {
                 // Another resource of the mutex family, when there is one.
                 std::vector<std::uint32_t> others;
@@ -240,7 +242,7 @@ private:
                     return held_kind::multi;
                 }
             }
-            return u < 50 ? held_kind::fenced : held_kind::mutex;
+            return u < 66 ? held_kind::fenced : held_kind::mutex;
         }
         case 1:
             return u < 50   ? held_kind::reader
