@@ -5,6 +5,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
+#include "driver/client_impl.hpp"
 #include "driver/hold_state.hpp"
 #include "runtime/completion.hpp"
 

@@ -16,13 +16,13 @@
 
 namespace redlock::detail {
 
-acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o)
+acquire_op::acquire_op(std::shared_ptr<op_context> c, std::string resource, const lock_options& o)
     : op_driver(std::move(c)),
       keys_(c_->cfg.key_prefix, std::move(resource)),
       o_(o)
 {}
 
-acquire_op::acquire_op(std::shared_ptr<client_impl> c, std::vector<std::string> resources,
+acquire_op::acquire_op(std::shared_ptr<op_context> c, std::vector<std::string> resources,
                        const lock_options& o)
     : op_driver(std::move(c)),
       keys_(c_->cfg.key_prefix, std::move(resources)),

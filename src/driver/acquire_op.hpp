@@ -14,7 +14,7 @@
 
 #include "algorithm/token.hpp"
 #include "driver/acquire_keys.hpp"
-#include "driver/client_impl.hpp"
+#include "driver/op_context.hpp"
 #include "driver/op_driver.hpp"
 #include "driver/release_watch.hpp"
 #include "driver/round.hpp"
@@ -48,9 +48,9 @@ public:
     using lock_handler = asio::any_completion_handler<void(error_code, lock)>;
     using try_handler = asio::any_completion_handler<void(error_code, std::optional<lock>)>;
 
-    acquire_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o);
+    acquire_op(std::shared_ptr<op_context> c, std::string resource, const lock_options& o);
     /// A multi-resource lock: every key is set (all or none) by one script on each master.
-    acquire_op(std::shared_ptr<client_impl> c, std::vector<std::string> resources,
+    acquire_op(std::shared_ptr<op_context> c, std::vector<std::string> resources,
                const lock_options& o);
 
     // Boost 1.81's any_completion_handler move-assignment recurses without end (fixed in

@@ -26,9 +26,7 @@ using clock = std::chrono::steady_clock;
 
 client_impl::client_impl(asio::any_io_executor ex, client_config c,
                          std::vector<master_config> configs)
-    : round_context(make_strand_of(ex)),
-      cfg(std::move(c)),
-      longest_ttl_(cfg.defaults.ttl),
+    : op_context(make_strand_of(ex), std::move(c)),
       registry_(&shutdown_registry::of(ex))
 {
     masters.reserve(configs.size());
@@ -56,7 +54,7 @@ client_impl::~client_impl() { registry_->remove(this); }
 void client_impl::on_shutdown() noexcept
 {
     closed = true;
-    ops_.abandon_all();
+    abandon_all();
     // What waits for a connection to settle (async_wait_connected) holds the client: let go.
     for (auto& m : masters)
         m->abandon_waiters();
@@ -123,17 +121,6 @@ void client_impl::start()
     }
     for (auto& m : masters)
         m->start();
-}
-
-void client_impl::close()
-{
-    if (closed)
-        return;
-    closed = true;
-    for (auto& m : masters)
-        m->close();
-    // Operations waiting for a deadline (a retry delay) complete now, with connection_closed.
-    deadlines.expire_all();
 }
 
 }  // namespace redlock::detail

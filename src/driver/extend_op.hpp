@@ -20,7 +20,7 @@ namespace redlock::detail {
 class extend_op final : public lock_op_driver<extend_op, extend_fsm, void(error_code, lock)>
 {
 public:
-    extend_op(std::shared_ptr<client_impl> c, lock l, std::chrono::milliseconds ttl, handler h)
+    extend_op(std::shared_ptr<op_context> c, lock l, std::chrono::milliseconds ttl, handler h)
         : lock_op_driver(std::move(c), std::move(l), std::move(h)),
           ttl_(ttl)
     {}

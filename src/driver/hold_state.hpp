@@ -15,7 +15,7 @@
 #include <boost/asio/post.hpp>
 
 #include "algorithm/lock_value.hpp"
-#include "driver/client_impl.hpp"
+#include "driver/op_context.hpp"
 #include "driver/fsm_pump.hpp"
 #include "driver/round.hpp"
 #include "fsm/hold_fsm.hpp"
@@ -43,7 +43,7 @@ class hold_state final : public timed_entry,
     using clock = std::chrono::steady_clock;
 
 public:
-    hold_state(std::shared_ptr<client_impl> c, lock l, hold_options o,
+    hold_state(std::shared_ptr<op_context> c, lock l, hold_options o,
                asio::any_io_executor work_ex)
         : c_(std::move(c)),
           base_(access::state(l)),
@@ -313,7 +313,7 @@ public:
     }
 
 private:
-    std::shared_ptr<client_impl> c_;
+    std::shared_ptr<op_context> c_;
     std::shared_ptr<const lock_state> base_;
     hold_options o_;
     asio::any_io_executor work_ex_;

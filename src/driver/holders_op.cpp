@@ -28,7 +28,7 @@ std::vector<std::string> holders_keys(const std::string& key, const lock_options
     return keys;
 }
 
-holders_op::holders_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o,
+holders_op::holders_op(std::shared_ptr<op_context> c, std::string resource, const lock_options& o,
                        handler h)
     : lock_op_driver(std::move(c), lock{}, std::move(h)),
       o_(o)

@@ -24,7 +24,7 @@ class holders_op final
     : public lock_op_driver<holders_op, check_fsm, void(error_code, holders_result)>
 {
 public:
-    holders_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o,
+    holders_op(std::shared_ptr<op_context> c, std::string resource, const lock_options& o,
                handler h);
 
     void start();

@@ -13,7 +13,7 @@
 
 #include <redlock/lock.hpp>
 
-#include "driver/client_impl.hpp"
+#include "driver/op_context.hpp"
 #include "driver/op_driver.hpp"
 #include "driver/round.hpp"
 #include "runtime/lock_state.hpp"
@@ -35,7 +35,7 @@ class lock_op_driver : public round_listener, public op_driver<Derived, Machine>
 public:
     using handler = asio::any_completion_handler<Signature>;
 
-    lock_op_driver(std::shared_ptr<client_impl> c, lock l, handler h)
+    lock_op_driver(std::shared_ptr<op_context> c, lock l, handler h)
         : base(std::move(c)),
           l_(std::move(l)),
           h_(std::move(h))

@@ -22,7 +22,7 @@ holders_signature signature_of(const std::vector<holder_info>& holders)
     return s;
 }
 
-next_holders_op::next_holders_op(std::shared_ptr<client_impl> c, std::string resource,
+next_holders_op::next_holders_op(std::shared_ptr<op_context> c, std::string resource,
                                  const lock_options& o, holders_signature seen, bool seen_decided,
                                  std::chrono::milliseconds reread_every, handler h)
     : c_(std::move(c)),

@@ -14,7 +14,7 @@
 #include <redlock/holders.hpp>
 #include <redlock/options.hpp>
 
-#include "driver/client_impl.hpp"
+#include "driver/op_context.hpp"
 #include "driver/release_watch.hpp"
 #include "driver/waiting_room.hpp"
 #include "fsm/observe_fsm.hpp"
@@ -53,7 +53,7 @@ public:
 
     /// `seen_decided`: whether what the caller saw came from a read that a majority answered
     /// (a read that fewer answer differs from it, and completes with no_quorum).
-    next_holders_op(std::shared_ptr<client_impl> c, std::string resource, const lock_options& o,
+    next_holders_op(std::shared_ptr<op_context> c, std::string resource, const lock_options& o,
                     holders_signature seen, bool seen_decided,
                     std::chrono::milliseconds reread_every, handler h);
 
@@ -77,7 +77,7 @@ private:
     void on_key_changed() override;
     void on_deadline() override;
 
-    std::shared_ptr<client_impl> c_;
+    std::shared_ptr<op_context> c_;
     std::string resource_;
     lock_options o_;
     holders_signature seen_;

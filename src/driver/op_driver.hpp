@@ -10,7 +10,7 @@
 
 #include <boost/asio/any_completion_handler.hpp>
 
-#include "driver/client_impl.hpp"
+#include "driver/op_context.hpp"
 #include "driver/fsm_pump.hpp"
 #include "runtime/completion.hpp"
 
@@ -42,7 +42,7 @@ public:
     }
 
 protected:
-    explicit op_driver(std::shared_ptr<client_impl> c) : c_(std::move(c)) {}
+    explicit op_driver(std::shared_ptr<op_context> c) : c_(std::move(c)) {}
     ~op_driver() = default;
 
     /// Makes the machine, and keeps the operation alive among the client's tracked ones (until
@@ -94,7 +94,7 @@ protected:
             dispatch_completion(h, c_->strand, std::forward<Args>(args)...);
     }
 
-    std::shared_ptr<client_impl> c_;
+    std::shared_ptr<op_context> c_;
     std::optional<Machine> fsm_;
     bool answered_ = false;    // answered, or abandoned: nothing more is delivered
     bool initiating_ = false;  // inside the caller's call: an answer is posted

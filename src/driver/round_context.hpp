@@ -20,8 +20,8 @@ namespace redlock::detail {
 /// @brief What rounds and release watches use of their client, and nothing more: the masters,
 /// the deadline list, the waiting room's hooks, a scratch buffer, whether it is closing.
 ///
-/// client_impl is one (it adds the operations in flight, the configuration, events and the
-/// shutdown); a test makes one over scripted masters (test/unit/round_test.cpp) and steps a
+/// op_context is one (it adds the operations in flight, the configuration and events, and
+/// client_impl the connections and the shutdown); a test makes one over scripted masters (test/unit/round_test.cpp) and steps a
 /// round without a socket or a clock. Everything here is used on `strand`.
 class round_context
 {
