@@ -43,6 +43,16 @@ void deadline_list::expire_all()
     armed_for_ = timed_entry::time_point::max();
 }
 
+bool deadline_list::expire_first()
+{
+    if (!head_)
+        return false;
+    timed_entry& e = *head_;
+    cancel(e);
+    e.on_deadline();
+    return true;
+}
+
 void deadline_list::arm(timed_entry::time_point when)
 {
     armed_for_ = when;

@@ -58,6 +58,9 @@ public:
     /// Calls on_deadline for every entry now, in order (used when closing: each operation
     /// then completes instead of waiting for a timer that will not fire), then stops the timer.
     void expire_all();
+    /// Calls on_deadline for the earliest entry now, as if its time had come; false when there
+    /// is none. (A stepped test's clock: what the entry schedules in turn waits for the next.)
+    bool expire_first();
 
 private:
     void arm(timed_entry::time_point when);

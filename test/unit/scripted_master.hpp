@@ -44,6 +44,11 @@ public:
     std::vector<request> sent;
     /// While set, submissions fail with it (not_connected, connection_closed, ...).
     error_code refuse;
+    /// Asked before each submission is recorded (when set), with the request as it would be:
+    /// an error refuses that one submission.
+    std::function<error_code(const request&)> gate;
+    /// Told after each submission is recorded, with its index in `sent`.
+    std::function<void(std::size_t)> on_sent;
     /// Whether written() says a request has left the client.
     bool all_written = false;
     std::uint64_t gen = 1;
@@ -89,9 +94,7 @@ public:
             return refuse;
         request r{sink, tag, std::string(key), {}, ++seq_, mode, lazy};
         encode(r.bytes);
-        ticket.seq = r.seq;
-        sent.push_back(std::move(r));
-        return {};
+        return record(std::move(r), ticket);
     }
     error_code submit_script(detail::reply_sink* sink, std::uint32_t tag, std::string_view key,
                              unsigned, script_encoder encode, detail::request_ticket& ticket,
@@ -102,9 +105,7 @@ public:
         request r{sink, tag, std::string(key), {}, ++seq_, mode, false, true};
         encode(r.bytes, false);
         encode(r.bytes, true);
-        ticket.seq = r.seq;
-        sent.push_back(std::move(r));
-        return {};
+        return record(std::move(r), ticket);
     }
     void abandon(detail::request_ticket ticket) noexcept override
     {
@@ -131,6 +132,18 @@ public:
     {}
 
 private:
+    error_code record(request r, detail::request_ticket& ticket)
+    {
+        if (gate)
+            if (const auto ec = gate(r))
+                return ec;
+        ticket.seq = r.seq;
+        sent.push_back(std::move(r));
+        if (on_sent)
+            on_sent(sent.size() - 1);
+        return {};
+    }
+
     std::uint64_t seq_ = 0;
 };
 
