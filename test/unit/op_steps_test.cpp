@@ -1,9 +1,10 @@
 // The failure-at-every-step tier: every operation of every kind, made over the scripted client
 // (scripted_client.hpp) as the client makes it, with one failure injected at one step of a
-// lock's life (acquire, extend, check, unlock): the k-th command submitted, for every k, is
+// lock's life (acquire, extend, check, census, unlock): the k-th command submitted, for every k, is
 // refused at submission, dropped, answered with an error, a NOSCRIPT, a reply of the wrong
 // type or another holder's refusal, left silent until its deadline, or its operation is
-// cancelled just before it is answered. Everything else is granted, in submission order.
+// cancelled or the client closed just before it is answered. Everything else is granted, in
+// submission order (one master's commands last).
 //
 // After each run, stepped until nothing is left to answer and no deadline is pending:
 // - each operation completed exactly once, none inside its own start();
@@ -14,7 +15,9 @@
 //   release or an extension said `lock_lost` only on a quorum that said the token was gone;
 // - every master that may hold a key this lock set (it was sent a command that sets one and
 //   did not refuse it) was sent a release of it afterwards: after a failed attempt, after a
-//   cancellation, after the unlock;
+//   cancellation or a close, after the unlock (but for a lock granted before the client was
+//   closed: it stays until its TTL, as client::close() says);
+// - an operation started on a closed client says connection_closed;
 // - every operation let go of itself (no operation left alive), and every command read as a
 //   lock command of the table.
 // Covered kinds: mutex, multi-resource, fenced, permit, reader, writer, fenced writer; with and
@@ -23,6 +26,7 @@
 #include <catch2/catch.hpp>
 
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <map>
@@ -34,6 +38,7 @@
 
 #include <boost/asio/error.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 
 #include <redlock/error.hpp>
 #include <redlock/lock.hpp>
@@ -42,6 +47,7 @@
 #include "driver/acquire_op.hpp"
 #include "driver/check_op.hpp"
 #include "driver/extend_op.hpp"
+#include "driver/holders_op.hpp"
 #include "driver/unlock_op.hpp"
 #include "scripted_client.hpp"
 
@@ -69,10 +75,14 @@ enum class fault
     held,           // another holder's refusal
     silence,        // never answered: the round's deadline ends it
     cancel,         // the operation in flight is cancelled, then the command answered
+    close,          // the client is closed, then the command answered
+    gone,           // from this step on, every master says another holds (or not ours)
+    gone_half,      // from this step on, every other command says so, the rest are silent
 };
-constexpr std::array all_faults{fault::refuse_submit, fault::drop,    fault::error_reply,
-                                fault::noscript,      fault::garbage, fault::held,
-                                fault::silence,       fault::cancel};
+constexpr std::array all_faults{fault::refuse_submit, fault::drop,     fault::error_reply,
+                                fault::noscript,      fault::garbage,  fault::held,
+                                fault::silence,       fault::cancel,   fault::close,
+                                fault::gone,          fault::gone_half};
 const char* name_of(fault f)
 {
     switch (f)
@@ -85,6 +95,9 @@ const char* name_of(fault f)
     case fault::held: return "held by another";
     case fault::silence: return "silence";
     case fault::cancel: return "cancellation";
+    case fault::close: return "client closed";
+    case fault::gone: return "refused from then on";
+    case fault::gone_half: return "refused or silent from then on";
     }
     return "?";
 }
@@ -150,6 +163,27 @@ constexpr std::size_t masters_n = 3;
 constexpr std::size_t quorum_n = masters_n / 2 + 1;
 constexpr std::size_t none = static_cast<std::size_t>(-1);
 
+/// What the completions of one operation saw (shared with its handler, which may outlive the
+/// test's frame if it is wrongly called late).
+struct completion
+{
+    int count = 0;
+    bool starting = false;      // inside the operation's start()
+    bool inside_start = false;  // a completion came then
+    error_code ec;
+    std::uint64_t at = 0;  // the step after which it came
+    std::optional<redlock::lock> lock;
+
+    void note(error_code e, std::optional<redlock::lock> l, std::uint64_t now)
+    {
+        ++count;
+        inside_start = inside_start || starting;
+        ec = e;
+        at = now + 1;
+        lock = std::move(l);
+    }
+};
+
 /// One run: a lock's life over three scripted masters, one fault at one step.
 class rig
 {
@@ -200,6 +234,20 @@ public:
         return false;
     }
 
+    /// Runs `start` on the client's executor, as the client starts an operation (from inside
+    /// asio::dispatch), with `record` told that it is inside start() meanwhile.
+    template <class Start>
+    void start(Start start, completion& record)
+    {
+        boost::asio::post(io_, [&] {
+            record.starting = true;
+            start();
+            record.starting = false;
+        });
+        io_.restart();
+        io_.run_one();
+    }
+
     /// The operation to cancel when the fault is a cancellation.
     std::function<void()> cancel_current;
     /// What became of each submission, by its index in the log.
@@ -239,16 +287,19 @@ private:
         const auto e = c_->log[k];  // a copy: an answer may add to the log
         auto& m = c_->master(e.master);
         auto* fate = &fates[k];
-        const bool here = k == step_ && fault_ != fault::refuse_submit;
+        const bool from_here = k >= step_ && (fault_ == fault::gone || fault_ == fault::gone_half);
+        const bool here = (k == step_ && fault_ != fault::refuse_submit) || from_here;
         if (here)
             injected = true;
-        if (here && fault_ == fault::silence)
+        if (here && (fault_ == fault::silence || (fault_ == fault::gone_half && (k - step_) % 2)))
         {
             silent_.insert(k);
             return;
         }
         if (here && fault_ == fault::cancel && cancel_current)
             cancel_current();
+        if (here && fault_ == fault::close)
+            c_->close();
         // (The cancellation may have made the round abandon the command: still, it was sent.)
         fate = &fates[k];  // (the cancellation may have added to the log)
         fate->at = ++clock_;
@@ -277,7 +328,7 @@ private:
                                                            : garbage);
             return;
         }
-        const bool grant = !(here && fault_ == fault::held);
+        const bool grant = !(here && (fault_ == fault::held || from_here));
         fate->how = grant ? answered::granted : answered::refused;
         fate->value = grant ? choice(e) : 0;
         const auto nodes = reply(e.command, grant, fate->value);
@@ -409,8 +460,9 @@ bool marks_intent(const logged_request& e)
 }
 
 /// The tokens (a lock's, a writer's intent id) that a master may still hold: set by a command
-/// it did not refuse, with no release of them sent afterwards.
-std::vector<std::string> leftovers(rig& r)
+/// it did not refuse, with no release of them sent afterwards; but for `kept`, a lock that the
+/// client was closed while holding.
+std::vector<std::string> leftovers(rig& r, const std::optional<std::string>& kept)
 {
     std::vector<std::string> out;
     auto& log = r.client().log;
@@ -435,16 +487,17 @@ std::vector<std::string> leftovers(rig& r)
             }
         }
         for (const auto& [token, held] : may_hold)
-            if (held)
+            if (held && token != kept)
                 out.push_back("master " + std::to_string(i) + " may still hold " + token);
     }
     return out;
 }
 
 /// Whether a quorum of masters (outside their quarantine, when `acquisition`) last answered
-/// commands of `which` carrying `token`, before step `by`, with `how`, and the same value.
-bool quorum_said(rig& r, std::string_view token, std::uint64_t by, answered how, bool acquisition,
-                 bool (*which)(const logged_request&))
+/// the commands of `which` carrying `token` that an operation sent (from log entry `from` on),
+/// before step `by`, with `how`, and the same value.
+bool quorum_said(rig& r, std::size_t from, std::string_view token, std::uint64_t by, answered how,
+                 bool acquisition, bool (*which)(const logged_request&))
 {
     auto& log = r.client().log;
     std::map<std::int64_t, std::size_t> votes;
@@ -453,7 +506,7 @@ bool quorum_said(rig& r, std::string_view token, std::uint64_t by, answered how,
         if (acquisition && r.quarantined(i))
             continue;
         std::optional<entry_fate> last;
-        for (std::size_t k = 0; k < log.size(); ++k)
+        for (std::size_t k = from; k < log.size(); ++k)
         {
             const auto& e = log[k];
             const auto& f = r.fates.at(k);
@@ -479,14 +532,6 @@ bool extends(const logged_request& e) { return what_it_does(e.command.command) =
 bool releases(const logged_request& e) { return what_it_does(e.command.command) == does::releases; }
 
 /// What one completion of an operation saw.
-struct completion
-{
-    int count = 0;
-    bool inside_start = false;
-    error_code ec;
-    std::uint64_t at = 0;
-};
-
 /// A lock's life, but for the step of its fault.
 struct life
 {
@@ -528,7 +573,7 @@ struct life_result
     bool injected = false;              // whether the fault found its step
 };
 
-/// Runs a lock's life: acquire (lock or try_lock), then with a lock extend, check and unlock.
+/// Runs a lock's life: acquire (lock or try_lock), then with a lock extend, check, census and unlock.
 life_result run_life(const life& lf, std::size_t step)
 {
     const auto& kind = lf.kind;
@@ -539,8 +584,7 @@ life_result run_life(const life& lf, std::size_t step)
     const auto say = [&](std::string what) { problems.push_back(std::move(what)); };
 
     // Acquire.
-    completion acq;
-    std::optional<redlock::lock> held;
+    const auto acq = std::make_shared<completion>();
     std::weak_ptr<void> acquire_alive;
     {
         auto op =
@@ -553,51 +597,46 @@ life_result run_life(const life& lf, std::size_t step)
             if (auto p = w.lock())
                 p->cancel();
         };
-        bool starting = true;
-        const auto done = [&](error_code ec, std::optional<redlock::lock> l) {
-            ++acq.count;
-            acq.inside_start = acq.inside_start || starting;
-            acq.ec = ec;
-            acq.at = r.now() + 1;
-            held = std::move(l);
-        };
-        if (try_mode)
-            op->start(rd::acquire_op::try_handler(
-                [&, done](error_code ec, std::optional<redlock::lock> l) {
-                    done(ec, std::move(l));
-                }));
-        else
-            op->start(rd::acquire_op::lock_handler([&, done](error_code ec, redlock::lock l) {
-                done(ec, ec ? std::nullopt : std::optional<redlock::lock>(std::move(l)));
-            }));
-        starting = false;
+        r.start(
+            [&] {
+                if (try_mode)
+                    op->start(rd::acquire_op::try_handler(
+                        [acq, &r](error_code ec, std::optional<redlock::lock> l) {
+                            acq->note(ec, std::move(l), r.now());
+                        }));
+                else
+                    op->start(rd::acquire_op::lock_handler([acq, &r](error_code ec,
+                                                                     redlock::lock l) {
+                        acq->note(ec,
+                                  ec ? std::nullopt : std::optional<redlock::lock>(std::move(l)),
+                                  r.now());
+                    }));
+            },
+            *acq);
     }
     if (!r.settle())
         say("the acquisition never settled");
-    if (acq.count != 1)
-        say("the acquisition completed " + std::to_string(acq.count) + " times");
-    if (acq.inside_start)
+    if (acq->count != 1)
+        say("the acquisition completed " + std::to_string(acq->count) + " times");
+    if (acq->inside_start)
         say("the acquisition completed inside start()");
-    if (held && !quorum_said(r, held->token(), acq.at, answered::granted, true, acquires))
+    const auto& held = acq->lock;
+    if (held && !quorum_said(r, 0, held->token(), acq->at, answered::granted, true, acquires))
         say("granted without a quorum of countable grants of one value");
 
     // Then extend, check and unlock what was granted.
     const auto lock_op = [&](const char* what, auto make, bool (*which)(const logged_request&)) {
-        completion done;
-        bool starting = true;
-        auto op = make([&](error_code ec) {
-            ++done.count;
-            done.inside_start = done.inside_start || starting;
-            done.ec = ec;
-            done.at = r.now() + 1;
-        });
+        const auto record = std::make_shared<completion>();
+        auto& done = *record;
+        const bool closed_before = c.closed;
+        const auto first = c.log.size();  // its commands are those logged from here on
+        auto op = make([record, &r](error_code ec) { record->note(ec, std::nullopt, r.now()); });
         std::weak_ptr<void> alive = op;
         r.cancel_current = [w = std::weak_ptr(op)] {
             if (auto p = w.lock())
                 p->cancel();
         };
-        op->start();
-        starting = false;
+        r.start([&] { op->start(); }, done);
         op.reset();
         if (!r.settle())
             say(std::string(what) + " never settled");
@@ -606,14 +645,24 @@ life_result run_life(const life& lf, std::size_t step)
         if (done.inside_start)
             say(std::string(what) + " completed inside start()");
         if (which && !done.ec &&
-            !quorum_said(r, held->token(), done.at, answered::granted, false, which))
+            !quorum_said(r, first, held->token(), done.at, answered::granted, false, which))
             say(std::string(what) + " said ok without a quorum that said so");
-        if (which && done.ec == redlock::error::lock_lost &&
-            !quorum_said(r, held->token(), done.at, answered::refused, false, which))
+        const bool gone =
+            which && quorum_said(r, first, held->token(), done.at, answered::refused, false, which);
+        if (which && done.ec == redlock::error::lock_lost && !gone)
             say(std::string(what) + " said lock_lost without a quorum that said so");
+        if (gone && done.ec != redlock::error::lock_lost)
+            say(std::string(what) + " said " + done.ec.message() +
+                " although a quorum said the token was not there");
+        if (closed_before && done.ec != redlock::error::connection_closed)
+            say(std::string(what) + " on a closed client said " + done.ec.message());
         if (!alive.expired())
             say(std::string(what) + " is still alive after it settled");
+        return done.ec;
     };
+    // A lock granted stays held until its TTL when the client is closed before its unlock
+    // (client::close()): its keys are not leftovers.
+    std::optional<std::string> kept;
     if (held)
     {
         auto sp = c.shared_from_this();
@@ -636,16 +685,27 @@ life_result run_life(const life& lf, std::size_t step)
             },
             nullptr);
         lock_op(
+            "the census",
+            [&](auto on_done) {
+                return std::make_shared<rd::holders_op>(
+                    sp, kind.resources.front(), kind.o,
+                    rd::holders_op::handler(
+                        [on_done](error_code ec, redlock::holders_result) { on_done(ec); }));
+            },
+            nullptr);
+        const auto unlocked = lock_op(
             "the unlock",
             [&](auto on_done) {
                 return std::make_shared<rd::unlock_op>(
                     sp, *held, rd::unlock_op::handler([on_done](error_code ec) { on_done(ec); }));
             },
             releases);
+        if (c.closed && unlocked == redlock::error::connection_closed)
+            kept = std::string(held->token());
     }
     if (!acquire_alive.expired())
         say("the acquisition is still alive after it settled");
-    for (auto& l : leftovers(r))
+    for (auto& l : leftovers(r, kept))
         say(l);
     if (c.unreadable)
         say(std::to_string(c.unreadable) + " commands read as no lock command");
@@ -680,6 +740,8 @@ TEST_CASE("steps: every operation of every kind, one failure at every step, keep
     INFO(runs << " runs, " << problems.size() << " problems");
     if (std::getenv("REDLOCK_STEPS_REPORT"))
     {
+        for (const auto& p : problems)
+            std::fprintf(stderr, "%s\n", p.c_str());
         std::string by_fault;
         for (const auto f : os::all_faults)
             by_fault += std::string(" ") + os::name_of(f) + " " +
@@ -687,7 +749,7 @@ TEST_CASE("steps: every operation of every kind, one failure at every step, keep
         WARN(runs << " runs; injected:" << by_fault);
     }
     CHECK(problems.empty());
-    // Every kind's lives had steps: acquire, extend, check and unlock on three masters.
+    // Every kind's lives had steps: acquire, extend, check, census and unlock on three masters.
     for (const auto& kind : os::all_kinds())
     {
         INFO(kind.name);
