@@ -10,8 +10,8 @@
 
 #include <boost/asio/any_completion_handler.hpp>
 
-#include "driver/op_context.hpp"
 #include "driver/fsm_pump.hpp"
+#include "driver/op_context.hpp"
 #include "runtime/completion.hpp"
 
 namespace redlock::detail {
