@@ -20,14 +20,18 @@ acquire_op::acquire_op(std::shared_ptr<op_context> c, std::string resource, cons
     : op_driver(std::move(c)),
       keys_(c_->cfg.key_prefix, std::move(resource)),
       o_(o)
-{}
+{
+    set_tracked(this);
+}
 
 acquire_op::acquire_op(std::shared_ptr<op_context> c, std::vector<std::string> resources,
                        const lock_options& o)
     : op_driver(std::move(c)),
       keys_(c_->cfg.key_prefix, std::move(resources)),
       o_(o)
-{}
+{
+    set_tracked(this);
+}
 
 void acquire_op::start(lock_handler h)
 {

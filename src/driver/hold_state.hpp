@@ -15,8 +15,8 @@
 #include <boost/asio/post.hpp>
 
 #include "algorithm/lock_value.hpp"
-#include "driver/op_context.hpp"
 #include "driver/fsm_pump.hpp"
+#include "driver/op_context.hpp"
 #include "driver/round.hpp"
 #include "fsm/hold_fsm.hpp"
 #include "runtime/completion.hpp"
@@ -43,8 +43,7 @@ class hold_state final : public timed_entry,
     using clock = std::chrono::steady_clock;
 
 public:
-    hold_state(std::shared_ptr<op_context> c, lock l, hold_options o,
-               asio::any_io_executor work_ex)
+    hold_state(std::shared_ptr<op_context> c, lock l, hold_options o, asio::any_io_executor work_ex)
         : c_(std::move(c)),
           base_(access::state(l)),
           o_(std::move(o)),
@@ -52,7 +51,9 @@ public:
           acquired_at_(clock::now()),
           valid_until_(l.valid_until()),
           holding_(c_->size())
-    {}
+    {
+        set_tracked(this);
+    }
 
     // ---- called on the strand ---------------------------------------------------------------
 

@@ -39,7 +39,9 @@ public:
         : base(std::move(c)),
           l_(std::move(l)),
           h_(std::move(h))
-    {}
+    {
+        this->set_tracked(this);
+    }
 
     std::shared_ptr<void> hold() override { return this->shared_from_this(); }
 

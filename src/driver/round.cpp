@@ -136,7 +136,7 @@ void round::start(round_context& c, kind k, std::span<const std::string> keys,
     // t0 is taken before the first byte is queued: validity counts every microsecond spent.
     t0_ = at == time_point{} ? std::chrono::steady_clock::now() : at;
     last_outcome_at_ = t0_;
-    auto hold = l_->hold();
+    listener_keep keep(*l_);
     // Every master gets the same bytes (a release: one of two forms, EVAL or EVALSHA): each
     // form is encoded once, on first use, and copied to each connection's output.
     for (auto& s : c_->command_scratch)
@@ -384,7 +384,7 @@ void round::on_reply(std::uint32_t tag, const error_code& ec,
 
 void round::on_deadline()
 {
-    auto hold = l_->hold();
+    listener_keep keep(*l_);
     for (std::size_t i = 0; i < m_.size(); ++i)
     {
         if (!m_[i].outstanding)
@@ -423,7 +423,7 @@ void round::notify()
 {
     if (!active_)
         return;
-    auto hold = l_->hold();  // the listener told may let go of itself, and of this round
+    listener_keep keep(*l_);  // the listener told may let go of itself, and of this round
     // A listener that restarts the round from here hears nothing more of the old one: start()
     // empties settled_ (and its own notify() tells what the new round settled so far).
     while (told_ < settled_.size())

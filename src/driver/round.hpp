@@ -26,6 +26,7 @@
 #include "routing/request_mode.hpp"
 #include "runtime/deadline_list.hpp"
 #include "runtime/lock_state.hpp"
+#include "runtime/op_registry.hpp"
 
 namespace redlock::detail {
 
@@ -44,11 +45,34 @@ public:
     /// Every awaited master answered or timed out; called once per round, after the last
     /// on_round_outcome.
     virtual void on_round_finished(round& r) = 0;
-    /// Keeps the listener alive while a callback of the round runs.
+    /// Keeps the listener alive while a callback of the round runs (a listener that is no
+    /// tracked operation: one that is, the round keeps with a busy_scope).
     virtual std::shared_ptr<void> hold() = 0;
+    /// The tracked operation this listener is, if it is one (set_tracked).
+    tracked_op* tracked() const noexcept { return tracked_; }
 
 protected:
     ~round_listener() = default;
+    /// Called in the operation's constructor body (once every base is made).
+    void set_tracked(tracked_op* op) noexcept { tracked_ = op; }
+
+private:
+    tracked_op* tracked_ = nullptr;
+};
+
+/// What a round holds of its listener around the listener's callbacks: a busy_scope on a
+/// tracked operation (no reference count touched), else the listener's hold().
+class listener_keep
+{
+public:
+    explicit listener_keep(round_listener& l)
+        : busy_(l.tracked()),
+          owned_(l.tracked() ? nullptr : l.hold())
+    {}
+
+private:
+    busy_scope busy_;  // first made, last gone: its end may destroy the listener
+    std::shared_ptr<void> owned_;
 };
 
 /// @brief One command sent to every master at once, outcomes gathered against a deadline.

@@ -103,7 +103,7 @@ void round::on_part_reply(std::size_t i, std::size_t part, const error_code& ec,
     auto& ps = rare_->parts[i];
     if (!m_[i].outstanding || ps.left == 0)
         return;
-    auto hold = l_->hold();
+    listener_keep keep(*l_);
     auto& master = *c_->masters[i];
     const auto fail = [&](const error_code& e, std::string_view message) {
         if (ps.failed)

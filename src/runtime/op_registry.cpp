@@ -14,9 +14,11 @@ namespace asio = boost::asio;
 
 void op_list::track(tracked_op& op, std::shared_ptr<void> self) noexcept
 {
-    if (op.self_)
+    if (op.self_ && !op.let_go_)
         return;
-    op.self_ = std::move(self);
+    if (!op.self_)
+        op.self_ = std::move(self);
+    op.let_go_ = false;  // (tracked again before its busy scope closed: it stays)
     op.prev_ = nullptr;
     op.next_ = head_;
     if (head_)
@@ -26,12 +28,17 @@ void op_list::track(tracked_op& op, std::shared_ptr<void> self) noexcept
 
 void op_list::untrack(tracked_op& op) noexcept
 {
-    if (!op.self_)
+    if (!op.self_ || op.let_go_)
         return;
     (op.prev_ ? op.prev_->next_ : head_) = op.next_;
     if (op.next_)
         op.next_->prev_ = op.prev_;
     op.prev_ = op.next_ = nullptr;
+    if (op.busy_)
+    {
+        op.let_go_ = true;  // the last busy_scope drops the reference
+        return;
+    }
     // Last: dropping the reference may destroy the operation, and with it this list's owner.
     auto self = std::move(op.self_);
 }

@@ -2,6 +2,7 @@
 #ifndef REDLOCK_SRC_DETAIL_OP_REGISTRY_HPP
 #define REDLOCK_SRC_DETAIL_OP_REGISTRY_HPP
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -35,9 +36,43 @@ protected:
 
 private:
     friend class op_list;
+    friend class busy_scope;
     std::shared_ptr<void> self_;
     tracked_op* prev_ = nullptr;
     tracked_op* next_ = nullptr;
+    std::uint32_t busy_ = 0;  // busy_scopes open on it
+    bool let_go_ = false;     // untracked while busy: self_ goes when the last scope closes
+};
+
+/// @brief Keeps a tracked operation alive while a callback into it runs, without touching its
+/// reference count: an untrack() meanwhile (the operation completed) keeps the self-reference
+/// until the last scope closes, and that scope's end drops it.
+///
+/// What a round opens around each callback into its listener (round::notify, once per reply): a
+/// copy of a shared_ptr there costs two atomic read-modify-writes per reply. Sound because a
+/// round calls back only while its operation is tracked, or kept alive by a frame further out.
+/// Not thread-safe: on the owner's strand.
+class busy_scope
+{
+public:
+    explicit busy_scope(tracked_op* op) noexcept : op_(op)
+    {
+        if (op_)
+            ++op_->busy_;
+    }
+    busy_scope(const busy_scope&) = delete;
+    busy_scope& operator=(const busy_scope&) = delete;
+    ~busy_scope()
+    {
+        if (op_ && --op_->busy_ == 0 && op_->let_go_) [[unlikely]]
+        {
+            op_->let_go_ = false;
+            auto last = std::move(op_->self_);  // may destroy the operation: the last thing here
+        }
+    }
+
+private:
+    tracked_op* op_;
 };
 
 /// The operations in flight of one owner: an intrusive list, O(1) both ways. Not thread-safe:
@@ -49,7 +84,8 @@ public:
     void track(tracked_op& op, std::shared_ptr<void> self) noexcept;
 
     /// Drops the self-reference taken by track(): `op` (and whatever only it kept alive) may be
-    /// destroyed by the time it returns. Does nothing when `op` is not tracked.
+    /// destroyed by the time it returns, or, while a busy_scope is open on it, when the last
+    /// one closes. Does nothing when `op` is not tracked.
     void untrack(tracked_op& op) noexcept;
 
     /// abandon() and untrack() every operation.
