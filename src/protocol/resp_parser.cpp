@@ -187,6 +187,7 @@ parser::parser(parser_limits limits) : limits_(limits)
     // Enough for the usual replies (a status, an integer, a short array) from the start.
     raw_.reserve(16);
     views_.reserve(16);
+    views_.resize(1);  // (a one-line reply is written into the first directly: on_line)
 }
 
 void parser::reset() noexcept
@@ -282,6 +283,15 @@ parse_status parser::on_line(std::string_view buf, char type_byte, std::size_t b
     {
         if (!rule->valid(text))
             return fail(rule->error);
+        if (raw_.empty()) [[likely]]
+        {
+            // The whole reply (a status, an integer, a null: most of what a lock's round
+            // reads): nothing to record, its one view made here.
+            views_.front() = node_view{rule->leaf, 0, 0, text};
+            view_count_ = 1;
+            status_ = parse_status::done;
+            return status_;
+        }
         push_leaf(rule->leaf, begin, text.size());
         return finish_element(false) ? complete(buf) : proceed;
     }
