@@ -25,7 +25,7 @@ holders_signature signature_of(const std::vector<holder_info>& holders)
 next_holders_op::next_holders_op(std::shared_ptr<op_context> c, std::string resource,
                                  const lock_options& o, holders_signature seen, bool seen_decided,
                                  std::chrono::milliseconds reread_every, handler h)
-    : c_(std::move(c)),
+    : op_base(std::move(c)),
       resource_(std::move(resource)),
       o_(o),
       seen_(std::move(seen)),
@@ -45,13 +45,10 @@ void next_holders_op::start()
     const auto a = fsm_.start(clock::now(), c_->closed);
     if (a.type == observe_action::kind::finish)
         return execute(a);  // refused: posted, never tracked
-    c_->track(*this, shared_from_this());
-    tracked_ = true;
+    keep_alive();
     c_->waiting.observe(keys_, this);
     observing_ = true;
-    initiating_ = true;
-    execute(a);
-    initiating_ = false;
+    initiate([&] { execute(a); });
 }
 
 void next_holders_op::cancel() { execute(fsm_.cancel()); }
@@ -175,12 +172,8 @@ void next_holders_op::finish(error_code ec, holders_result r)
         return;
     auto h = std::move(*h_);
     h_.reset();
-    if (initiating_ || !tracked_)
-        post_completion(h, c_->strand, ec, std::move(r));
-    else
-        dispatch_completion(h, c_->strand, ec, std::move(r));
-    if (tracked_)
-        c_->untrack(*this);
+    deliver(h, ec, std::move(r));
+    let_go();
 }
 
 }  // namespace redlock::detail

@@ -14,7 +14,7 @@
 #include <redlock/holders.hpp>
 #include <redlock/options.hpp>
 
-#include "driver/op_context.hpp"
+#include "driver/op_base.hpp"
 #include "driver/release_watch.hpp"
 #include "driver/waiting_room.hpp"
 #include "fsm/observe_fsm.hpp"
@@ -44,8 +44,7 @@ holders_signature signature_of(const std::vector<holder_info>& holders);
 class next_holders_op final : public watch_listener,
                               public key_observer,
                               public timed_entry,
-                              public tracked_op,
-                              public std::enable_shared_from_this<next_holders_op>
+                              public op_base<next_holders_op>
 {
 public:
     using handler = asio::any_completion_handler<void(error_code, holders_result)>;
@@ -77,7 +76,6 @@ private:
     void on_key_changed() override;
     void on_deadline() override;
 
-    std::shared_ptr<op_context> c_;
     std::string resource_;
     lock_options o_;
     holders_signature seen_;
@@ -85,10 +83,8 @@ private:
     std::optional<handler> h_;
     std::vector<std::string> keys_;  // what holders_op reads: watched and observed
     release_watch watch_;
-    holders_result last_;      // the last read's answer, which a finish may carry
-    bool observing_ = false;   // among the waiting room's observers
-    bool tracked_ = false;     // among the client's tracked operations
-    bool initiating_ = false;  // inside start(): an answer is posted
+    holders_result last_;     // the last read's answer, which a finish may carry
+    bool observing_ = false;  // among the waiting room's observers
 };
 
 }  // namespace redlock::detail

@@ -8,26 +8,25 @@
 #include <span>
 #include <utility>
 
-#include <boost/asio/any_completion_handler.hpp>
-
 #include "driver/fsm_pump.hpp"
-#include "driver/op_context.hpp"
-#include "runtime/completion.hpp"
+#include "driver/op_base.hpp"
 
 namespace redlock::detail {
 
-/// @brief What the Asio driver of every operation that a machine runs shares (acquire_op, and
-/// through lock_op_driver unlock_op, extend_op, check_op, holders_op): the client, the machine
-/// and its pump, cancellation, the operation's life among the client's tracked operations,
-/// and the one rule of delivering its answer: posted when it is given inside the caller's own
-/// call (the initiation, or before the machine ran), dispatched when it follows I/O.
+/// @brief What the Asio driver of every operation that a machine of fsm_events runs shares
+/// (acquire_op, and through lock_op_driver unlock_op, extend_op, check_op, holders_op): on
+/// op_base (the client, the operation's life, the delivery rule), the machine and its pump and
+/// cancellation. The machine is made when the operation starts (make_machine): an answer
+/// before it is posted.
 ///
 /// `Derived` provides `execute(const fsm_action&)` (carry out an action of its machine),
 /// `cancelled_before_start()` (a cancellation that came before the machine was made) and
 /// `abandon()` (tracked_op).
 template <class Derived, class Machine>
-class op_driver : public tracked_op, public std::enable_shared_from_this<Derived>
+class op_driver : public op_base<Derived>
 {
+    using base = op_base<Derived>;
+
 public:
     using clock = std::chrono::steady_clock;
 
@@ -42,15 +41,20 @@ public:
     }
 
 protected:
-    explicit op_driver(std::shared_ptr<op_context> c) : c_(std::move(c)) {}
+    explicit op_driver(std::shared_ptr<op_context> c) : base(std::move(c)) {}
     ~op_driver() = default;
+
+    using base::answered_;
+    using base::c_;
+    using base::deliver;
+    using base::initiating_;
 
     /// Makes the machine, and keeps the operation alive among the client's tracked ones (until
     /// untrack(), or the client abandons it).
     template <class... MachineArgs>
     Machine& make_machine(MachineArgs&&... args)
     {
-        c_->track(*this, this->shared_from_this());
+        this->keep_alive();
         return fsm_.emplace(std::forward<MachineArgs>(args)...);
     }
 
@@ -58,9 +62,7 @@ protected:
     /// posted.
     void initiate(const fsm_event& first)
     {
-        initiating_ = true;
-        drive(first);
-        initiating_ = false;
+        base::initiate([&] { drive(first); });
     }
 
     /// The caller keeps the operation alive across the call (an action may end it and let it
@@ -83,21 +85,7 @@ protected:
     /// Whether drive() is under way (an event given now would be queued).
     bool driving() const noexcept { return pump_.driving(); }
 
-    /// Completes `h` with `args`, the operation's one answer.
-    template <class Signature, class... Args>
-    void deliver(asio::any_completion_handler<Signature>& h, Args&&... args)
-    {
-        answered_ = true;
-        if (initiating_ || !fsm_)
-            post_completion(h, c_->strand, std::forward<Args>(args)...);
-        else
-            dispatch_completion(h, c_->strand, std::forward<Args>(args)...);
-    }
-
-    std::shared_ptr<op_context> c_;
     std::optional<Machine> fsm_;
-    bool answered_ = false;    // answered, or abandoned: nothing more is delivered
-    bool initiating_ = false;  // inside the caller's call: an answer is posted
 
 private:
     Derived& derived() { return static_cast<Derived&>(*this); }
