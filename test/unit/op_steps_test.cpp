@@ -20,8 +20,8 @@
 // - an operation started on a closed client says connection_closed;
 // - every operation let go of itself (no operation left alive), and every command read as a
 //   lock command of the table.
-// Covered kinds: mutex, multi-resource, fenced, permit, reader, writer, fenced writer; with and
-// without a quarantined master; with masters that agree on the fencing counter and permit, one
+// Covered kinds: mutex, multi-resource, fenced, permit, reader, writer, fenced writer; over
+// three masters and over five; with and without a quarantined master; with masters that agree on the fencing counter and permit, one
 // that differs, and all differing.
 #include <catch2/catch.hpp>
 
@@ -159,8 +159,6 @@ struct entry_fate
     std::uint64_t at = 0;    // the step of the answer (rig::clock_)
 };
 
-constexpr std::size_t masters_n = 3;
-constexpr std::size_t quorum_n = masters_n / 2 + 1;
 constexpr std::size_t none = static_cast<std::size_t>(-1);
 
 /// What the completions of one operation saw (shared with its handler, which may outlive the
@@ -184,12 +182,13 @@ struct completion
     }
 };
 
-/// One run: a lock's life over three scripted masters, one fault at one step.
+/// One run: a lock's life over `masters` scripted masters, one fault at one step.
 class rig
 {
 public:
-    rig(fault f, std::size_t step, std::size_t quarantined, spread s, std::size_t late)
-        : c_(std::make_shared<scripted_client>(io_, masters_n)),
+    rig(std::size_t masters, fault f, std::size_t step, std::size_t quarantined, spread s,
+        std::size_t late)
+        : c_(std::make_shared<scripted_client>(io_, masters)),
           fault_(f),
           step_(step),
           spread_(s),
@@ -341,7 +340,7 @@ private:
         const auto& row = e.command.row();
         const auto i = static_cast<std::int64_t>(e.master);
         const std::int64_t differs = spread_ == spread::agree     ? 0
-                                     : spread_ == spread::odd_one ? (e.master + 1 == masters_n)
+                                     : spread_ == spread::odd_one ? (e.master + 1 == c_->size())
                                                                   : i;
         if (row.values == rd::reply_values::permit)
             return differs;
@@ -466,7 +465,7 @@ std::vector<std::string> leftovers(rig& r, const std::optional<std::string>& kep
 {
     std::vector<std::string> out;
     auto& log = r.client().log;
-    for (std::size_t i = 0; i < masters_n; ++i)
+    for (std::size_t i = 0; i < r.client().size(); ++i)
     {
         std::map<std::string, bool> may_hold;
         for (std::size_t k = 0; k < log.size(); ++k)
@@ -501,7 +500,7 @@ bool quorum_said(rig& r, std::size_t from, std::string_view token, std::uint64_t
 {
     auto& log = r.client().log;
     std::map<std::int64_t, std::size_t> votes;
-    for (std::size_t i = 0; i < masters_n; ++i)
+    for (std::size_t i = 0; i < r.client().size(); ++i)
     {
         if (acquisition && r.quarantined(i))
             continue;
@@ -518,7 +517,7 @@ bool quorum_said(rig& r, std::size_t from, std::string_view token, std::uint64_t
             ++votes[how == answered::granted ? last->value : 0];
     }
     for (const auto& [value, n] : votes)
-        if (n >= quorum_n)
+        if (n >= r.client().quorum())
             return true;
     return false;
 }
@@ -531,11 +530,11 @@ bool acquires(const logged_request& e)
 bool extends(const logged_request& e) { return what_it_does(e.command.command) == does::extends; }
 bool releases(const logged_request& e) { return what_it_does(e.command.command) == does::releases; }
 
-/// What one completion of an operation saw.
 /// A lock's life, but for the step of its fault.
 struct life
 {
     kind_case kind;
+    std::size_t masters = 3;
     bool try_mode = false;           // async_try_lock, else async_lock (with retries)
     std::size_t quarantined = none;  // the master in its restart quarantine
     std::size_t late = 0;            // the master that answers last
@@ -547,19 +546,21 @@ std::vector<life> all_lives()
 {
     std::vector<life> out;
     for (const auto& kind : all_kinds())
-        for (const bool try_mode : {false, true})
-            for (const auto quarantined : {none, masters_n - 1})
-                for (const auto late : {masters_n - 1, std::size_t{0}})
-                    for (const auto s : {spread::agree, spread::odd_one, spread::all_apart})
-                        for (const auto f : all_faults)
-                            out.push_back({kind, try_mode, quarantined, late, s, f});
+        for (const std::size_t n : {3, 5})
+            for (const bool try_mode : {false, true})
+                for (const auto quarantined : {none, n - 1})
+                    for (const auto late : {n - 1, std::size_t{0}})
+                        for (const auto s : {spread::agree, spread::odd_one, spread::all_apart})
+                            for (const auto f : all_faults)
+                                out.push_back({kind, n, try_mode, quarantined, late, s, f});
     return out;
 }
 
 std::string describe(const life& l, std::size_t step)
 {
     static constexpr const char* spreads[] = {"agreeing", "one differing", "all differing"};
-    return std::string(l.kind.name) + (l.try_mode ? ", try_lock" : ", lock") +
+    return std::string(l.kind.name) + ", " + std::to_string(l.masters) + " masters" +
+           (l.try_mode ? ", try_lock" : ", lock") +
            (l.quarantined != none ? ", master " + std::to_string(l.quarantined) + " quarantined"
                                   : "") +
            ", master " + std::to_string(l.late) + " late, " + spreads[static_cast<int>(l.s)] +
@@ -578,7 +579,7 @@ life_result run_life(const life& lf, std::size_t step)
 {
     const auto& kind = lf.kind;
     const bool try_mode = lf.try_mode;
-    rig r(lf.f, step, lf.quarantined, lf.s, lf.late);
+    rig r(lf.masters, lf.f, step, lf.quarantined, lf.s, lf.late);
     auto& c = r.client();
     std::vector<std::string> problems;
     const auto say = [&](std::string what) { problems.push_back(std::move(what)); };
@@ -749,7 +750,7 @@ TEST_CASE("steps: every operation of every kind, one failure at every step, keep
         WARN(runs << " runs; injected:" << by_fault);
     }
     CHECK(problems.empty());
-    // Every kind's lives had steps: acquire, extend, check, census and unlock on three masters.
+    // Every kind's lives had steps: acquire, extend, check, census and unlock on three and five masters.
     for (const auto& kind : os::all_kinds())
     {
         INFO(kind.name);
